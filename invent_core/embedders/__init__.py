@@ -1,0 +1,80 @@
+"""Embedders and similarities (the paper's ψ and a_Similarity), behind one registry.
+
+``get_embedder("minilm")`` returns a process-wide instance, so a model is
+loaded once however many callers ask for it. Heavy libraries load on first use.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from .base import CachedEmbedder, Embedder, EncodeStats, Similarity
+from .nli import NLISimilarity
+from .sbert import MINILM, MPNET, SbertEmbedder, SbertSpec, is_installed
+
+#: name -> spec of the packaged sentence embedders. ``minilm`` is the default.
+EMBEDDERS: dict[str, SbertSpec] = {"minilm": MINILM, "mpnet": MPNET}
+DEFAULT_EMBEDDER = "minilm"
+
+_instances: dict[tuple[str, str | None], Similarity] = {}
+_lock = threading.Lock()
+
+
+def available_embedders() -> list[str]:
+    """Names of the packaged embedders whose weights are installed."""
+    return [name for name, spec in EMBEDDERS.items() if is_installed(spec)]
+
+
+def get_embedder(
+    name: str | Similarity = DEFAULT_EMBEDDER, *, device: str | None = None
+) -> Similarity:
+    """The shared instance of a packaged embedder, or an NLI similarity for a model folder.
+
+    Parameters
+    ----------
+    name : ``"minilm"``, ``"mpnet"``, a path to a local NLI model folder
+        (``nli:/path`` or just the path), or an object already implementing
+        :class:`Similarity` (returned unchanged).
+    device : force ``"cpu"`` or ``"cuda"``; default picks CUDA when present.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, listing the known ones.
+    """
+    if not isinstance(name, str):
+        if hasattr(name, "similarity_matrix"):
+            return name
+        raise TypeError(
+            f"embedder must be a name or a Similarity object, got {type(name).__name__}"
+        )
+    key = (name, device)
+    with _lock:
+        if key in _instances:
+            return _instances[key]
+        if name in EMBEDDERS:
+            inst: Similarity = SbertEmbedder(EMBEDDERS[name], device=device)
+        else:
+            path = Path(name[4:] if name.startswith("nli:") else name)
+            if not path.is_dir():
+                raise ValueError(
+                    f"unknown embedder {name!r}: use one of {sorted(EMBEDDERS)} or a local NLI model folder"
+                )
+            inst = NLISimilarity(path, device=device)
+        _instances[key] = inst
+        return inst
+
+
+__all__ = [
+    "CachedEmbedder",
+    "DEFAULT_EMBEDDER",
+    "EMBEDDERS",
+    "EncodeStats",
+    "Embedder",
+    "NLISimilarity",
+    "SbertEmbedder",
+    "Similarity",
+    "available_embedders",
+    "get_embedder",
+]

@@ -1,0 +1,112 @@
+"""The embedder Protocol and the shared text → vector cache.
+
+The paper's ψ maps questions and answers into one space where
+``a_Similarity`` is computed. An embedder here is anything with
+``encode(texts) -> (k, d)`` unit vectors and ``similarity_matrix(texts) ->
+(k, k)`` affinities; entailment models provide only the latter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..random_walk import AffinityKind, affinity_from_embeddings
+
+
+@runtime_checkable
+class Similarity(Protocol):
+    """Anything that turns texts into a (k, k) non-negative affinity matrix."""
+
+    name: str
+
+    @property
+    def identity(self) -> str:
+        """Model name plus the sha256 of its weights: enough to reproduce a score."""
+        ...
+
+    def similarity_matrix(
+        self, texts: Sequence[str], *, kind: AffinityKind = "shifted_cosine"
+    ) -> np.ndarray:
+        """(k, k) affinities in [0, 1]."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Similarity, Protocol):
+    """A Similarity backed by sentence embeddings."""
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(k, d) float32, L2-normalised rows."""
+        ...
+
+
+@dataclass
+class EncodeStats:
+    """How many texts were asked for, and how many actually went through the model."""
+
+    requested: int = 0
+    encoded: int = 0
+    model_calls: int = 0
+
+    @property
+    def saved(self) -> int:
+        return self.requested - self.encoded
+
+
+class CachedEmbedder:
+    """Base class: each distinct text is embedded once per object (bounded cache).
+
+    Subclasses implement ``_encode_batch(texts) -> (k, d)``; this class
+    de-duplicates the request, looks up earlier vectors, embeds only the new
+    texts in one batch and returns rows in the caller's order.
+    """
+
+    name: str = "embedder"
+    max_cache: int = 200_000
+
+    def __init__(self) -> None:
+        self._vectors: dict[str, np.ndarray] = {}
+        self.stats = EncodeStats()
+
+    @property
+    def identity(self) -> str:  # pragma: no cover - overridden
+        return self.name
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        texts = [_check_text(t, i) for i, t in enumerate(texts)]
+        self.stats.requested += len(texts)
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            vecs = np.asarray(self._encode_batch(missing), dtype=np.float32)
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            vecs = np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
+            if len(self._vectors) + len(missing) > self.max_cache:
+                self._vectors.clear()
+            self._vectors.update(zip(missing, vecs))
+            self.stats.encoded += len(missing)
+            self.stats.model_calls += 1
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts])
+
+    @property
+    def dimension(self) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def similarity_matrix(
+        self, texts: Sequence[str], *, kind: AffinityKind = "shifted_cosine"
+    ) -> np.ndarray:
+        return affinity_from_embeddings(self.encode(texts), kind=kind)
+
+
+def _check_text(text: object, index: int) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"text #{index} is {type(text).__name__}, expected str")
+    return text

@@ -1,0 +1,137 @@
+"""Entailment similarity from any local Hugging Face sequence-classification folder.
+
+The paper's third ψ is DeBERTa-v2-xlarge-MNLI: a(x, x') = P(entailment | x, x'),
+which is directed, so it symmetrises ``(a(x, x') + a(x', x)) / 2`` (paper §3
+"Implementation details"). No NLI model exists on PyPI, so this adapter takes
+a folder the user supplies (e.g. a downloaded ``microsoft/deberta-large-mnli``);
+the entailment label is found through ``config.label2id``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .. import _env
+from ..errors import ModelFileError
+from ..random_walk import AffinityKind, symmetrize
+
+
+def _entailment_index(label2id: dict[str, int]) -> int:
+    for label, idx in label2id.items():
+        if label.lower().startswith("entail"):
+            return int(idx)
+    raise ModelFileError(
+        f"the model's config.label2id {label2id} has no 'entailment' label; "
+        "is this an NLI (MNLI-style) model?"
+    )
+
+
+def _folder_digest(folder: Path) -> str:
+    """sha256 over the weight files' names and bytes (first 16 hex digits)."""
+    h = hashlib.sha256()
+    for f in sorted(folder.glob("*")):
+        if f.suffix in {".safetensors", ".bin"} and f.is_file():
+            h.update(f.name.encode())
+            with open(f, "rb") as fh:
+                while block := fh.read(1 << 22):
+                    h.update(block)
+    return h.hexdigest()[:16]
+
+
+class NLISimilarity:
+    """Symmetrised P(entailment) between every pair of texts.
+
+    Parameters
+    ----------
+    folder : a local folder with ``config.json``, tokenizer files and weights.
+    device : ``"cuda"``, ``"cpu"`` or None (CUDA when available).
+    batch_size : premise/hypothesis pairs per forward pass.
+    """
+
+    def __init__(
+        self, folder: str | Path, *, device: str | None = None, batch_size: int = 32
+    ) -> None:
+        self.folder = Path(folder)
+        if not (self.folder / "config.json").is_file():
+            raise ModelFileError(
+                f"{self.folder} is not a Hugging Face model folder (no config.json)"
+            )
+        self.name = f"nli:{self.folder.name}"
+        self._device = device
+        self.batch_size = batch_size
+        self._model = None
+        self._tokenizer = None
+        self._entail = None
+        self._digest: str | None = None
+        self._pairs: dict[tuple[str, str], float] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def identity(self) -> str:
+        if self._digest is None:
+            self._digest = _folder_digest(self.folder)
+        return f"{self.name}@sha256:{self._digest}"
+
+    def load(self):
+        with self._lock:
+            if self._model is None:
+                from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+                device = self._device or _env.torch_device()
+                self._tokenizer = AutoTokenizer.from_pretrained(self.folder, local_files_only=True)
+                model = AutoModelForSequenceClassification.from_pretrained(
+                    self.folder, local_files_only=True
+                )
+                self._entail = _entailment_index(model.config.label2id)
+                self._model = model.to(device).eval()
+        return self._model
+
+    def entailment(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """P(entailment | premise_k ⇒ hypothesis_k) for each pair, shape (k,)."""
+        import torch
+
+        model = self.load()
+        todo = [(p, h) for p, h in zip(premises, hypotheses) if (p, h) not in self._pairs]
+        todo = list(dict.fromkeys(todo))
+        for start in range(0, len(todo), self.batch_size):
+            chunk = todo[start : start + self.batch_size]
+            enc = self._tokenizer(
+                [p for p, _ in chunk],
+                [h for _, h in chunk],
+                padding=True,
+                truncation=True,
+                return_tensors="pt",
+            ).to(model.device)
+            with torch.inference_mode():
+                probs = torch.softmax(model(**enc).logits.float(), dim=-1)[:, self._entail]
+            self._pairs.update(zip(chunk, probs.cpu().numpy().tolist()))
+        return np.array(
+            [self._pairs[(p, h)] for p, h in zip(premises, hypotheses)], dtype=np.float64
+        )
+
+    def directed_matrix(self, texts: Sequence[str]) -> np.ndarray:
+        """(k, k) with ``[i, j] = P(entailment | texts[i] ⇒ texts[j])``, ones on the diagonal."""
+        texts = list(texts)
+        k = len(texts)
+        out = np.eye(k)
+        pairs = [(i, j) for i in range(k) for j in range(k) if i != j and texts[i] != texts[j]]
+        if pairs:
+            scores = self.entailment([texts[i] for i, _ in pairs], [texts[j] for _, j in pairs])
+            for (i, j), s in zip(pairs, scores):
+                out[i, j] = s
+        for i in range(k):
+            for j in range(k):
+                if i != j and texts[i] == texts[j]:
+                    out[i, j] = 1.0  # identical texts entail each other
+        return out
+
+    def similarity_matrix(
+        self, texts: Sequence[str], *, kind: AffinityKind = "shifted_cosine"
+    ) -> np.ndarray:
+        """Symmetrised entailment affinities (``kind`` does not apply and is ignored)."""
+        return symmetrize(self.directed_matrix(texts))

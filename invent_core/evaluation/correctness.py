@@ -1,0 +1,409 @@
+"""Is an LLM's answer correct? Rule-based matchers per dataset and the paper's LLM judge.
+
+Which response is judged
+------------------------
+We judge the response the uncertainty scores were computed from: the answer to the
+*original* question, replication 0. The paper's released code asks the model once more
+for a fresh answer and judges that one, so its labels can disagree with the responses
+its scores describe; we do not do that.
+
+Rules (``method="match"``)
+--------------------------
+All text comparisons use :func:`normalize_answer` (SQuAD: lowercase, drop punctuation
+and the articles a/an/the, collapse whitespace).
+
+- TriviaQA, NQ-open and user files (``"qa"``): :func:`alias_match` — exact match to any
+  alias, or, for a *short* response (at most ``SHORT_RESPONSE_MAX_TOKENS`` tokens after
+  normalisation), an alias occurring in it as a whole-word span ("Wolfgang Amadeus
+  Mozart" matches the alias "Mozart"). Longer responses must match exactly: the answer
+  prompt asks for "only the name", and a long response can name several candidates.
+- SciQ: :func:`contains_match` — the reference occurs as a whole-word span in the
+  response, whatever its length.
+- MMLU: :func:`mmlu_match` — an option letter ("C", "(C)", "C) …", "Answer: C"), else
+  the text of exactly one option.
+- GSM8K: :func:`gsm8k_match` — the last number in the response equals the dataset
+  answer (the number after "####"); commas, "$", units, "%" and "18.0" are handled.
+
+``method="llm"`` asks an LLM the paper's judge prompt (Appendix "Correctness
+Evaluation", temperature 0) and reads Yes/No. The paper uses it for all datasets except
+MMLU (exact match).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from invent_core.prompts import CORRECTNESS_TEMPERATURE, correctness_prompt, format_choices
+
+__all__ = [
+    "SHORT_RESPONSE_MAX_TOKENS",
+    "JUDGE_MAX_TOKENS",
+    "MATCHERS",
+    "normalize_answer",
+    "alias_match",
+    "contains_match",
+    "mmlu_match",
+    "parse_option_letter",
+    "gsm8k_match",
+    "gsm8k_reference",
+    "parse_last_number",
+    "parse_judge_reply",
+    "llm_judge",
+    "judge_correct",
+]
+
+#: Responses up to this many normalised tokens may contain an alias rather than equal it.
+#: The longest TriviaQA reference in the shipped sample is clipped to 10 tokens
+#: (llm-foundry subsample), and the answer prompt asks for "only the name".
+SHORT_RESPONSE_MAX_TOKENS = 10
+
+#: Judge replies are one word ("Please answer with a single word, either Yes or No.").
+JUDGE_MAX_TOKENS = 8
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lowercase, drop punctuation and articles, collapse spaces.
+
+    >>> normalize_answer("The  Eiffel-Tower!")
+    'eiffeltower'
+    """
+    s = str(text).lower()
+    s = "".join(ch for ch in s if ch not in _PUNCT)
+    s = _ARTICLES.sub(" ", s)
+    return " ".join(s.split())
+
+
+_EDGE_PUNCT = ".,;:!?()[]\"“”"
+
+
+def _light_normalize(text: str) -> str:
+    """Casefold, collapse whitespace, strip sentence punctuation at token edges.
+
+    The fallback when SQuAD normalisation erases the answer ("A+" -> "", "~P" -> "p")
+    or merges different MMLU options ("15.6" and "156", "ΔG < 0" and "ΔG > 0").
+    """
+    tokens = (t.strip(_EDGE_PUNCT) for t in str(text).casefold().split())
+    return " ".join(t for t in tokens if t)
+
+
+def _contains_span(haystack: list[str], needle: list[str]) -> bool:
+    """True when ``needle`` occurs as a contiguous run of tokens in ``haystack``."""
+    n = len(needle)
+    if n == 0:
+        return False
+    return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def _as_list(reference: str | Sequence[str]) -> list[str]:
+    refs = [reference] if isinstance(reference, str) else list(reference)
+    refs = [str(r) for r in refs if str(r).strip()]
+    if not refs:
+        raise ValueError("no reference answer given")
+    return refs
+
+
+def alias_match(
+    response: str,
+    aliases: str | Sequence[str],
+    *,
+    max_tokens_for_containment: int | None = SHORT_RESPONSE_MAX_TOKENS,
+) -> bool:
+    """Normalised exact match to any alias, plus containment for short responses.
+
+    Parameters
+    ----------
+    response : the model's answer.
+    aliases : the reference answer or its list of aliases.
+    max_tokens_for_containment : int or None, default ``SHORT_RESPONSE_MAX_TOKENS``
+        A response of at most this many normalised tokens is also correct when an
+        alias occurs in it as a whole-word span. None: containment at any length;
+        0: exact match only.
+
+    Returns
+    -------
+    bool
+    """
+    resp = {True: normalize_answer(response), False: _light_normalize(response)}
+    for alias in _as_list(aliases):
+        squad = bool(normalize_answer(alias))  # SQuAD rule unless it erases the alias
+        a, r = (normalize_answer(alias), resp[True]) if squad else (_light_normalize(alias), resp[False])
+        if not a or not r:
+            continue
+        if r == a:
+            return True
+        tokens = r.split()
+        if max_tokens_for_containment is not None and len(tokens) > max_tokens_for_containment:
+            continue
+        if _contains_span(tokens, a.split()):
+            return True
+    return False
+
+
+def contains_match(response: str, reference: str | Sequence[str]) -> bool:
+    """Correct when a normalised reference occurs in the normalised response (SciQ rule)."""
+    return alias_match(response, reference, max_tokens_for_containment=None)
+
+
+# --- MMLU --------------------------------------------------------------------
+
+_LETTER_ALONE = re.compile(r"^\s*[\(\[]?([A-Z])[\)\]]?\s*[.:]?\s*$")
+_LETTER_LEAD = re.compile(r"^\s*[\(\[]?([A-Z])(?:[\)\]]|[.:])\s")
+_LETTER_SAID = re.compile(
+    r"\b(?i:answer|option|choice)\s*(?i:is)?\s*[:\-]?\s*[\(\[]?([A-Z])\b[\)\]]?"
+)  # the letter itself is case-sensitive: "the answer is a bird" names no option
+
+
+def parse_option_letter(response: str, n_choices: int) -> str | None:
+    """The option letter a response gives, or None.
+
+    Recognised: a bare letter ("C", "(C)", "C."), a leading letter with ")" "." or ":"
+    ("C) Paris", "C. Paris") and "answer/option/choice (is) C". A capital "A" followed
+    by a plain space ("A cell …") is the article, not an option. Letters beyond the
+    number of choices are ignored.
+    """
+    valid = {chr(ord("A") + i) for i in range(n_choices)}
+    for pattern in (_LETTER_ALONE, _LETTER_LEAD, _LETTER_SAID):
+        m = pattern.search(response)
+        if m and m.group(1).upper() in valid:
+            return m.group(1).upper()
+    return None
+
+
+def _choice_normalizer(choices: Sequence[str]):
+    """SQuAD normalisation if it keeps the options distinct and non-empty, else light."""
+    squad = [normalize_answer(c) for c in choices]
+    if all(squad) and len(set(squad)) == len(squad):
+        return normalize_answer
+    return _light_normalize
+
+
+def _letter_of(reference: str | Sequence[str], choices: Sequence[str]) -> str:
+    """Correct option letter from a reference that is a letter or an option's text."""
+    refs = _as_list(reference)
+    letters = [chr(ord("A") + i) for i in range(len(choices))]
+    first = refs[0].strip()
+    if first.upper() in letters and len(first) == 1:
+        return first.upper()
+    norm = _choice_normalizer(choices)
+    norm_choices = [norm(c) for c in choices]
+    for r in refs:
+        if norm(r) in norm_choices:
+            return letters[norm_choices.index(norm(r))]
+    raise ValueError(f"MMLU reference {refs[0]!r} is neither an option letter nor an option text")
+
+
+def mmlu_match(response: str, reference: str | Sequence[str], choices: Sequence[str]) -> bool:
+    """MMLU: option letter, else the text of exactly one option.
+
+    Parameters
+    ----------
+    response : the model's answer.
+    reference : the correct letter ("C") or a list whose first item is the letter (as in
+        the shipped sample: ``["C", "<option text>"]``), or the correct option's text.
+    choices : the option texts, in letter order A, B, C, …
+
+    Returns
+    -------
+    bool. A letter, when one is found, decides. Otherwise the options whose normalised
+    text occurs in the response are collected; an option contained in another found
+    option ("wrong wrong" in "not wrong wrong") is dropped; exactly one must remain.
+    """
+    if not choices:
+        raise ValueError("MMLU matching needs the question's choices")
+    answer = _letter_of(reference, choices)
+    letter = parse_option_letter(response, len(choices))
+    if letter is not None:
+        return letter == answer
+    normalize = _choice_normalizer(choices)
+    resp = normalize(response)
+    norm = [normalize(c) for c in choices]
+    if resp in norm:
+        return chr(ord("A") + norm.index(resp)) == answer
+    tokens = resp.split()
+    found = [i for i, c in enumerate(norm) if c and _contains_span(tokens, c.split())]
+    found = [
+        i
+        for i in found
+        if not any(j != i and _contains_span(norm[j].split(), norm[i].split()) for j in found)
+    ]
+    return len(found) == 1 and chr(ord("A") + found[0]) == answer
+
+
+# --- GSM8K -------------------------------------------------------------------
+
+# thousands groups ("1,234,567") or plain digits, optional decimals; sign kept
+_NUMBER = re.compile(r"(?<![\w.])-?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
+
+
+def parse_last_number(text: str) -> float | None:
+    """The last number in ``text`` as a float, or None.
+
+    Handles "1,000", "$18", "18.0", "18." (sentence end), "-5", "25%", "18 dollars".
+    A "####" marker, if present, restricts the search to the text after it.
+    """
+    if "####" in text:
+        text = text.rsplit("####", 1)[1]
+    matches = list(_NUMBER.finditer(text))
+    if not matches:
+        return None
+    m = matches[-1]
+    whole = m.group(1).replace(",", "")
+    value = float(whole + (m.group(2) or ""))
+    return -value if m.group(0).lstrip().startswith("-") else value
+
+
+def gsm8k_reference(solution: str) -> str:
+    """The final answer of a GSM8K solution: the text after "####", commas removed."""
+    if "####" not in solution:
+        raise ValueError("GSM8K solution has no '####' final-answer marker")
+    return solution.rsplit("####", 1)[1].strip().replace(",", "")
+
+
+def gsm8k_match(response: str, reference: str | Sequence[str]) -> bool:
+    """GSM8K: the response's last number equals the reference number.
+
+    ``reference`` is the dataset answer ("18") or a full solution ending "#### 18".
+    """
+    ref_text = _as_list(reference)[0]
+    ref = parse_last_number(ref_text)
+    if ref is None:
+        raise ValueError(f"GSM8K reference {ref_text!r} holds no number")
+    got = parse_last_number(response)
+    return got is not None and abs(got - ref) <= 1e-6 * max(1.0, abs(ref))
+
+
+# --- LLM judge -----------------------------------------------------------------
+
+
+def parse_judge_reply(text: str) -> bool:
+    """Read a Yes/No judge reply.
+
+    The first word decides when it is "yes" or "no" (any case/punctuation); otherwise a
+    reply containing exactly one of the words "yes"/"no" decides.
+
+    Raises
+    ------
+    ValueError
+        When the reply says neither or both.
+    """
+    words = re.findall(r"[a-z]+", text.lower())
+    if words and words[0] in ("yes", "no"):
+        return words[0] == "yes"
+    said = {w for w in words if w in ("yes", "no")}
+    if len(said) == 1:
+        return said == {"yes"}
+    raise ValueError(f"the correctness judge did not answer Yes or No: {text!r}")
+
+
+def llm_judge(
+    response: str, reference: str, *, question: str, llm: Any, seed: int = 0
+) -> bool:
+    """Ask ``llm`` whether ``response`` and ``reference`` are semantically equivalent.
+
+    Parameters
+    ----------
+    response : the model's answer (A2 in the prompt).
+    reference : the standard answer (A1).
+    question : the original question (Q).
+    llm : an object with ``complete(messages, *, temperature, seed, max_tokens)`` returning
+        an object with ``.text`` (see :class:`invent_core.llm.base.LLM`).
+    seed : int, default 0.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    Paper Appendix "Correctness Evaluation" (prompt) and "LLM Configuration"
+    (temperature 0 for correctness evaluation).
+    """
+    messages = [{"role": "user", "content": correctness_prompt(question, reference, response)}]
+    out = llm.complete(
+        messages, temperature=CORRECTNESS_TEMPERATURE, seed=seed, max_tokens=JUDGE_MAX_TOKENS
+    )
+    return parse_judge_reply(out.text)
+
+
+# --- dispatcher ----------------------------------------------------------------
+
+#: dataset name -> rule of ``method="match"``
+MATCHERS: dict[str, str] = {
+    "triviaqa": "alias",
+    "nq_open": "alias",
+    "nq": "alias",
+    "qa": "alias",
+    "custom": "alias",
+    "sciq": "contains",
+    "mmlu": "mmlu",
+    "gsm8k": "gsm8k",
+}
+
+
+def judge_correct(
+    response: str,
+    reference: str | Sequence[str],
+    *,
+    dataset: str,
+    question: str | None = None,
+    choices: Sequence[str] | None = None,
+    method: Literal["match", "llm"] = "match",
+    llm: Any = None,
+    seed: int = 0,
+) -> bool:
+    """Is ``response`` a correct answer? Dispatches on ``dataset`` and ``method``.
+
+    Parameters
+    ----------
+    response : the answer to the original question, replication 0 (the response the
+        uncertainty scores were computed from; see the module docstring).
+    reference : the reference answer or its aliases (``Example.answers``).
+    dataset : a key of :data:`MATCHERS` ("triviaqa", "nq_open", "sciq", "mmlu", "gsm8k",
+        or "qa"/"custom" for user files; an ``Example.task`` works too).
+    question : the question; required for ``method="llm"``.
+    choices : the options; required for MMLU.
+    method : {"match", "llm"}, default "match"
+        "match": the rule for the dataset. "llm": the paper's judge prompt
+        (:func:`invent_core.prompts.correctness_prompt`) with ``llm``, comparing to the
+        first alias (the paper's prompt has one standard answer); for MMLU the question
+        carries its options and the standard answer is "<letter>. <option text>".
+    llm : an LLM (see :func:`llm_judge`), required for ``method="llm"``.
+    seed : passed to the judge.
+
+    Returns
+    -------
+    bool
+    """
+    rule = MATCHERS.get(dataset)
+    if rule is None:
+        raise ValueError(f"unknown dataset {dataset!r} for correctness; known: {', '.join(MATCHERS)}")
+    if method == "llm":
+        if llm is None:
+            raise ValueError("method='llm' needs an llm object")
+        if question is None:
+            raise ValueError("method='llm' needs the question")
+        ref = _as_list(reference)[0]
+        if rule == "mmlu":
+            if not choices:
+                raise ValueError("MMLU matching needs the question's choices")
+            letter = _letter_of(reference, choices)
+            ref = f"{letter}. {choices[ord(letter) - ord('A')]}"
+            question = f"{question.strip()}\n{format_choices(choices)}"  # as the model saw it
+        return llm_judge(response, ref, question=question, llm=llm, seed=seed)
+    if method != "match":
+        raise ValueError(f"method must be 'match' or 'llm'; got {method!r}")
+    if rule == "alias":
+        return alias_match(response, reference)
+    if rule == "contains":
+        return contains_match(response, reference)
+    if rule == "mmlu":
+        if not choices:
+            raise ValueError("MMLU matching needs the question's choices")
+        return mmlu_match(response, reference, choices)
+    return gsm8k_match(response, reference)

@@ -1,0 +1,244 @@
+"""Method × metric results tables as CSV, Markdown and LaTeX (the edge where numbers
+become text).
+
+Cells are ``mean ± std``; per column the best value is **bold** and the second best
+underlined, as in the paper's tables, with the direction of each metric (AUROC, PRR,
+AUPRC, TSU: higher is better; Brier, ECE: lower is better). Ranks are taken on the
+values *as displayed* (rounded), so methods that print the same number share a mark.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .metrics import METRICS, Evaluation
+
+__all__ = ["Column", "ResultsTable", "results_table", "tsu_results_table", "format_mean_std"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: a key, the header text and its direction."""
+
+    key: str
+    label: str
+    higher_is_better: bool
+
+    @property
+    def header(self) -> str:
+        return f"{self.label} ({'↑' if self.higher_is_better else '↓'})"
+
+
+def format_mean_std(mean: float, std: float | None = None, *, digits: int = 3) -> str:
+    """``"0.812 ± 0.020"``; ``"–"`` for a missing (NaN) mean; no ``±`` without a std."""
+    if mean is None or math.isnan(mean):
+        return "–"
+    if std is None or math.isnan(std):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {std:.{digits}f}"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+@dataclass(frozen=True)
+class ResultsTable:
+    """Numbers of a method × column table and its renderings.
+
+    Attributes
+    ----------
+    methods : row names.
+    columns : the columns with their direction.
+    mean : (n_methods, n_columns) array; NaN = not available.
+    std : (n_methods, n_columns) array; NaN = no std shown.
+    digits : decimals shown (paper: 3; TSU percentages: 2).
+    scale : multiply values by this before display (100 for percentages).
+    """
+
+    methods: tuple[str, ...]
+    columns: tuple[Column, ...]
+    mean: np.ndarray
+    std: np.ndarray
+    digits: int = 3
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        shape = (len(self.methods), len(self.columns))
+        for name in ("mean", "std"):
+            a = np.asarray(getattr(self, name), dtype=np.float64)
+            if a.shape != shape:
+                raise ValueError(f"{name} must have shape {shape} (methods × columns); got {a.shape}")
+            object.__setattr__(self, name, a)
+
+    def marks(self) -> np.ndarray:
+        """(n_methods, n_columns) array of "best", "second" or "" per cell."""
+        out = np.full(self.mean.shape, "", dtype=object)
+        shown = np.round(self.mean * self.scale, self.digits)
+        for j, col in enumerate(self.columns):
+            v = shown[:, j]
+            ok = ~np.isnan(v)
+            distinct = np.unique(v[ok])  # ascending
+            if distinct.size == 0:
+                continue
+            if col.higher_is_better:
+                distinct = distinct[::-1]
+            out[ok & (v == distinct[0]), j] = "best"
+            if distinct.size > 1:
+                out[ok & (v == distinct[1]), j] = "second"
+        return out
+
+    def _cell(self, i: int, j: int) -> tuple[str, str | None]:
+        """(mean text, std text or None); mean text "–" when missing."""
+        m, s = self.mean[i, j], self.std[i, j]
+        if np.isnan(m):
+            return "–", None
+        mt = f"{m * self.scale:.{self.digits}f}"
+        st = None if np.isnan(s) else f"{s * self.scale:.{self.digits}f}"
+        return mt, st
+
+    def to_csv(self) -> str:
+        """CSV with full-precision numbers: ``method, <key>_mean, <key>_std, <key>_mark, …``."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        header = ["method"]
+        for c in self.columns:
+            header += [f"{c.key}_mean", f"{c.key}_std", f"{c.key}_mark"]
+        w.writerow(header)
+        marks = self.marks()
+        for i, method in enumerate(self.methods):
+            row: list[object] = [method]
+            for j in range(len(self.columns)):
+                m, s = self.mean[i, j], self.std[i, j]
+                row += ["" if np.isnan(m) else repr(float(m)), "" if np.isnan(s) else repr(float(s)), marks[i, j]]
+            w.writerow(row)
+        return buf.getvalue()
+
+    def to_markdown(self) -> str:
+        """Markdown table; best ``**bold**``, second ``<ins>underlined</ins>`` (HTML, as
+        Markdown has no underline)."""
+        marks = self.marks()
+        lines = [
+            "| Method | " + " | ".join(c.header for c in self.columns) + " |",
+            "|---|" + "---|" * len(self.columns),
+        ]
+        for i, method in enumerate(self.methods):
+            cells = []
+            for j in range(len(self.columns)):
+                mt, st = self._cell(i, j)
+                if marks[i, j] == "best":
+                    mt = f"**{mt}**"
+                elif marks[i, j] == "second":
+                    mt = f"<ins>{mt}</ins>"
+                cells.append(mt if st is None else f"{mt} ± {st}")
+            name = method.replace("|", r"\|")
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+
+    def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
+        """A booktabs ``table`` in the paper's style:
+        ``\\textbf{0.788}\\scriptsize{$\\pm$0.054}``, second best ``\\underline{…}``."""
+        marks = self.marks()
+        arrows = {True: r"($\uparrow$)", False: r"($\downarrow$)"}
+        head = " & ".join(
+            [r"\textbf{Method}"]
+            + [rf"{_latex_escape(c.label)}~{arrows[c.higher_is_better]}" for c in self.columns]
+        )
+        lines = [r"\begin{table}[t]", r"\centering"]
+        if caption:
+            lines.append(rf"\caption{{{_latex_escape(caption)}}}")
+        if label:
+            lines.append(rf"\label{{{label}}}")
+        lines += [
+            r"\begin{tabular}{l" + "c" * len(self.columns) + "}",
+            r"\toprule",
+            head + r" \\",
+            r"\midrule",
+        ]
+        for i, method in enumerate(self.methods):
+            cells = [_latex_escape(method)]
+            for j in range(len(self.columns)):
+                mt, st = self._cell(i, j)
+                mt = "--" if mt == "–" else mt
+                if marks[i, j] == "best":
+                    mt = rf"\textbf{{{mt}}}"
+                elif marks[i, j] == "second":
+                    mt = rf"\underline{{{mt}}}"
+                cells.append(mt if st is None else rf"{mt}\scriptsize{{$\pm${st}}}")
+            lines.append(" & ".join(cells) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+        return "\n".join(lines) + "\n"
+
+
+def results_table(
+    evaluation: Evaluation,
+    *,
+    metrics: Sequence[str] | None = None,
+    methods: Sequence[str] | None = None,
+    digits: int = 3,
+) -> ResultsTable:
+    """The table of an :class:`~invent_core.evaluation.metrics.Evaluation`.
+
+    Parameters
+    ----------
+    evaluation : from :func:`~invent_core.evaluation.metrics.evaluate_scores`.
+    metrics : column order (default: the evaluation's metrics).
+    methods : row order (default: evaluated methods, then skipped ones shown as "–").
+    digits : decimals (paper: 3).
+    """
+    keys = tuple(metrics or evaluation.metrics)
+    unknown = [k for k in keys if k not in evaluation.metrics]
+    if unknown:
+        raise ValueError(f"metric(s) {', '.join(unknown)} not in this evaluation ({', '.join(evaluation.metrics)})")
+    rows = tuple(methods or (*evaluation.results, *evaluation.skipped))
+    mean = np.full((len(rows), len(keys)), np.nan)
+    std = np.full_like(mean, np.nan)
+    for i, meth in enumerate(rows):
+        if meth not in evaluation.results and meth not in evaluation.skipped:
+            raise ValueError(f"method {meth!r} is not in this evaluation")
+        for j, k in enumerate(keys):
+            cell = evaluation.results.get(meth, {}).get(k)
+            if cell is not None:
+                mean[i, j], std[i, j] = cell.mean, cell.std
+    cols = tuple(Column(k, METRICS[k].label, METRICS[k].higher_is_better) for k in keys)
+    return ResultsTable(rows, cols, mean, std, digits=digits)
+
+
+def tsu_results_table(
+    tsu: Mapping[str, Mapping[str, float]], *, digits: int = 2
+) -> ResultsTable:
+    """TSU table (paper Table tsu_horizontal): method -> {label: fraction in [0, 1]}.
+
+    Shown as percentages with ``digits`` decimals; higher is better; no std. Column
+    order is that of the first method's mapping; use
+    :func:`~invent_core.evaluation.metrics.tsu_label` for the labels.
+    """
+    if not tsu:
+        raise ValueError("no TSU values to tabulate")
+    methods = tuple(tsu)
+    labels: list[str] = []
+    for row in tsu.values():
+        labels += [k for k in row if k not in labels]
+    mean = np.array([[tsu[m].get(k, np.nan) for k in labels] for m in methods], dtype=np.float64)
+    cols = tuple(Column(k, k, True) for k in labels)
+    return ResultsTable(methods, cols, mean, np.full_like(mean, np.nan), digits=digits, scale=100.0)

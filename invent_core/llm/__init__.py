@@ -1,0 +1,126 @@
+"""LLM backends: the embedded packaged model (default) and any OpenAI-compatible server.
+
+Importing this package imports neither ``openai`` nor ``xllamacpp``; they load
+on the first request.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .base import LLM, Completion, Message, ProgressFn, Request, replication_seed, user
+from .cache import LLMCache, cache_key, default_cache_path, resolve_cache
+from .local import LOCAL_MODELS, LocalLLM, ServerConfig, installed_local_models
+from .openai_compat import OpenAICompatLLM, RetryPolicy
+
+__all__ = [
+    "LLM",
+    "Completion",
+    "LLMCache",
+    "LocalLLM",
+    "Message",
+    "OpenAICompatLLM",
+    "ProgressFn",
+    "Request",
+    "RetryPolicy",
+    "ServerConfig",
+    "available_llms",
+    "cache_key",
+    "default_cache_path",
+    "get_llm",
+    "replication_seed",
+    "user",
+]
+
+#: ``get_llm`` specs; "local" is the packaged default.
+LOCAL_ALIASES = {"local": "qwen0.5b", "qwen0.5b": "qwen0.5b", "qwen1.5b": "qwen1.5b"}
+
+
+def available_llms() -> list[str]:
+    """Specs usable now: installed local models, then ``"openai"`` (needs a server).
+
+    ``"local"`` is an alias of ``"qwen0.5b"`` and is not listed separately.
+    """
+    return [*installed_local_models(), "openai"]
+
+
+def get_llm(
+    spec: str | LLM = "local",
+    *,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+    cache: bool | str | os.PathLike | LLMCache | None = True,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    retry: RetryPolicy | None = None,
+    server_config: ServerConfig | None = None,
+) -> LLM:
+    """An LLM backend by name.
+
+    Parameters
+    ----------
+    spec
+        ``"local"`` (= ``"qwen0.5b"``, the packaged default, no key, no
+        network), ``"qwen1.5b"`` (when requirements-strong.txt is installed)
+        or ``"openai"`` (any OpenAI-compatible server: OpenAI, vLLM,
+        llama.cpp). An object that already is an LLM is returned as is.
+    base_url
+        For ``"openai"``: the server's ``…/v1`` URL; default
+        ``$OPENAI_BASE_URL`` or ``https://api.openai.com/v1``.
+    model
+        For ``"openai"``: model name; default ``$OPENAI_MODEL`` or, when the
+        server serves exactly one, that one.
+    api_key
+        For ``"openai"``: default ``$OPENAI_API_KEY``. Never stored or logged.
+    cache
+        ``True``: the default SQLite file ``<cache_dir>/llm_cache.sqlite``; a
+        path: that file; ``None``/``False``: no persistent cache.
+    concurrency
+        Requests in flight at once (default: 2 slots for local models, 4 for servers).
+    timeout
+        Per-request timeout, seconds (default 120 local, 60 remote).
+    retry
+        Retry policy (default ``RetryPolicy()``).
+    server_config
+        llama.cpp settings for local models.
+
+    Raises
+    ------
+    ValueError
+        Unknown spec.
+    LLMError
+        A local model whose packages are not installed.
+    """
+    if not isinstance(spec, str):
+        if isinstance(spec, LLM):
+            return spec
+        raise ValueError(f"llm must be a spec string or an LLM object, got {type(spec).__name__}")
+    name = spec.strip().lower()
+    store = resolve_cache(cache)
+    if name in LOCAL_ALIASES:
+        if base_url is not None:
+            raise ValueError(f"base_url is for spec 'openai', not {spec!r}")
+        return LocalLLM(
+            LOCAL_MODELS[LOCAL_ALIASES[name]],
+            cache=store,
+            concurrency=concurrency,
+            timeout=timeout or 120.0,
+            retry=retry,
+            server_config=server_config,
+        )
+    if name == "openai":
+        url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return OpenAICompatLLM(
+            base_url=url,
+            model=model or os.environ.get("OPENAI_MODEL") or None,
+            api_key=api_key,
+            cache=store,
+            concurrency=concurrency or 4,
+            timeout=timeout or 60.0,
+            retry=retry,
+        )
+    raise ValueError(
+        f"unknown LLM {spec!r}: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai' "
+        f"(installed now: {', '.join(available_llms())})"
+    )

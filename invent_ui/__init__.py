@@ -1,0 +1,20 @@
+"""invent_ui — the Streamlit dashboard's shared helpers (the app is a thin shell).
+
+Pure modules, usable without a Streamlit runtime (and tested that way):
+
+- :mod:`invent_ui.plots` — plotly figure builders (heatmaps, walk graphs,
+  bootstrap histograms, GAAP, TSU and evaluation charts).
+- :mod:`invent_ui.tables` — pandas tables built from run artefacts.
+- :mod:`invent_ui.settings` — the sidebar's :class:`~invent_ui.settings.Settings`.
+- :mod:`invent_ui.assets` — where the shipped demo artefacts live.
+
+Streamlit-side modules (import ``streamlit``):
+
+- :mod:`invent_ui.sidebar` — the settings sidebar every page calls.
+- :mod:`invent_ui.resources` — cached models, demo artefacts and runs.
+- :mod:`invent_ui.feedback` — readable errors, "not there yet" notices, progress.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,83 @@
+"""The entailment-similarity adapter with a tiny randomly initialised model built here (nothing downloaded)."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture(scope="module")
+def tiny_nli(tmp_path_factory):
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from invent_core.embedders.sbert import MINILM, model_folder
+
+    folder = tmp_path_factory.mktemp("tiny-nli")
+    src = model_folder(MINILM)
+    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        shutil.copy(src / name, folder / name)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=3,
+        id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
+        label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2},
+    )
+    BertForSequenceClassification(config).save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.slow
+def test_nli_similarity_is_symmetrised_entailment(tiny_nli):
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from invent_core.embedders import get_embedder
+
+    sim = get_embedder(str(tiny_nli), device="cpu")
+    texts = ["A cat sits on the mat.", "A dog runs in the park.", "Markets fell today."]
+    directed = sim.directed_matrix(texts)
+    s = sim.similarity_matrix(texts)
+    np.testing.assert_allclose(s, (directed + directed.T) / 2)
+    np.testing.assert_allclose(np.diag(s), 1.0)
+    assert np.all((s >= 0) & (s <= 1))
+    # reference: run the model by hand for one directed pair, entailment index from label2id
+    tok = AutoTokenizer.from_pretrained(tiny_nli)
+    model = AutoModelForSequenceClassification.from_pretrained(tiny_nli).eval()
+    enc = tok(texts[0], texts[1], return_tensors="pt")
+    with torch.inference_mode():
+        p = torch.softmax(model(**enc).logits, -1)[0, 2].item()
+    assert directed[0, 1] == pytest.approx(p, abs=1e-5)
+    assert "sha256" in sim.identity
+
+
+@pytest.mark.slow
+def test_nli_folder_without_entailment_label(tmp_path, tiny_nli):
+    import json
+
+    from invent_core.embedders.nli import NLISimilarity
+    from invent_core.errors import ModelFileError
+
+    bad = tmp_path / "bad"
+    shutil.copytree(tiny_nli, bad)
+    cfg = json.loads((bad / "config.json").read_text())
+    cfg["label2id"] = {"A": 0, "B": 1, "C": 2}
+    cfg["id2label"] = {"0": "A", "1": "B", "2": "C"}
+    (bad / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelFileError, match="no 'entailment' label"):
+        NLISimilarity(bad, device="cpu").similarity_matrix(["a", "b"])
+
+
+def test_nli_needs_a_model_folder(tmp_path):
+    from invent_core.embedders.nli import NLISimilarity
+    from invent_core.errors import ModelFileError
+
+    with pytest.raises(ModelFileError, match="not a Hugging Face model folder"):
+        NLISimilarity(tmp_path)
