@@ -111,6 +111,16 @@ def _select(examples: list[Example], limit: int | None, seed: int | None) -> lis
     return examples if limit is None else examples[:limit]
 
 
+def _unquote_csv_artifact(text: str) -> str:
+    """Undo CSV quoting left in a question: ``'"A ""b"" c?"'`` -> ``'A "b" c?'``.
+
+    26 of the 300 shipped TriviaQA questions carry it (llm-foundry's source file).
+    """
+    if len(text) > 1 and text[0] == text[-1] == '"':
+        return text[1:-1].replace('""', '"')
+    return text
+
+
 def load_dataset(name: str, *, limit: int | None = None, seed: int | None = None) -> list[Example]:
     """Load a shipped 300-question benchmark sample.
 
@@ -122,7 +132,8 @@ def load_dataset(name: str, *, limit: int | None = None, seed: int | None = None
 
     Returns
     -------
-    list of :class:`Example`.
+    list of :class:`Example`. Questions wrapped in CSV quotes in the source (26
+    TriviaQA rows) are unquoted; nothing else is changed.
     """
     key = _ALIASES.get(name.lower(), name.lower())
     if key not in DATASETS:
@@ -141,7 +152,7 @@ def load_dataset(name: str, *, limit: int | None = None, seed: int | None = None
         examples.append(
             Example(
                 id=str(row["id"]),
-                question=str(row["question"]),
+                question=_unquote_csv_artifact(str(row["question"])),
                 answers=answers,
                 task=task,
                 choices=tuple(str(c) for c in choices) if choices else None,
@@ -178,7 +189,9 @@ def _read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         except json.JSONDecodeError as err:
             raise DatasetFileError(f"{path} line {lineno}: invalid JSON ({err.msg})") from None
         if not isinstance(row, dict):
-            raise DatasetFileError(f"{path} line {lineno}: expected a JSON object, got {type(row).__name__}")
+            raise DatasetFileError(
+                f"{path} line {lineno}: expected a JSON object, got {type(row).__name__}"
+            )
         yield lineno, row
 
 
@@ -204,7 +217,9 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         for row in reader:
             yield reader.line_num, row
     else:
-        raise DatasetFileError(f"{path}: unsupported file type {suffix!r}; use .csv, .tsv, .jsonl or .json")
+        raise DatasetFileError(
+            f"{path}: unsupported file type {suffix!r}; use .csv, .tsv, .jsonl or .json"
+        )
 
 
 def _find_column(keys: Iterable[str], candidates: tuple[str, ...]) -> str | None:
@@ -235,7 +250,9 @@ def _parse_list(value: Any) -> tuple[str, ...]:
     return tuple(str(x).strip() for x in items if str(x).strip())
 
 
-def load_examples_file(path: str | os.PathLike[str], *, require_answers: bool = False) -> list[Example]:
+def load_examples_file(
+    path: str | os.PathLike[str], *, require_answers: bool = False
+) -> list[Example]:
     """Read user questions from a CSV/TSV, JSONL or JSON file.
 
     Columns (case-insensitive; first match wins):
@@ -260,21 +277,21 @@ def load_examples_file(path: str | os.PathLike[str], *, require_answers: bool = 
     """
     p = Path(path)
     examples: list[Example] = []
-    q_col = a_col = None
     for lineno, row in _read_rows(p):
+        # per row: JSON rows need not share their keys (a CSV header gives every row the same)
+        where = f"{p}" if not examples else f"{p} line {lineno}"
+        q_col = _find_column(row.keys(), QUESTION_COLUMNS)
         if q_col is None:
-            q_col = _find_column(row.keys(), QUESTION_COLUMNS)
-            if q_col is None:
-                cols = ", ".join(repr(k) for k in row.keys() if k is not None) or "none"
-                raise DatasetFileError(
-                    f"{p}: no question column (found {cols}; expected one of "
-                    f"{', '.join(QUESTION_COLUMNS)})"
-                )
-            a_col = _find_column(row.keys(), ANSWER_COLUMNS)
-            if a_col is None and require_answers:
-                raise DatasetFileError(
-                    f"{p}: no answer column (expected one of {', '.join(ANSWER_COLUMNS)})"
-                )
+            cols = ", ".join(repr(k) for k in row.keys() if k is not None) or "none"
+            raise DatasetFileError(
+                f"{where}: no question column (found {cols}; expected one of "
+                f"{', '.join(QUESTION_COLUMNS)})"
+            )
+        a_col = _find_column(row.keys(), ANSWER_COLUMNS)
+        if a_col is None and require_answers:
+            raise DatasetFileError(
+                f"{where}: no answer column (expected one of {', '.join(ANSWER_COLUMNS)})"
+            )
         question = str(row.get(q_col) or "").strip()
         if not question:
             raise DatasetFileError(f"{p} line {lineno}: empty {q_col!r}")

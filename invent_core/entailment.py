@@ -80,7 +80,9 @@ def equivalent(judge: Any, a: str, b: str, *, question: str | None = None) -> bo
     return bool(judge.entails(a, b, question=question) and judge.entails(b, a, question=question))
 
 
-def entailment_matrix(judge: Any, texts: Sequence[str], *, question: str | None = None) -> np.ndarray:
+def entailment_matrix(
+    judge: Any, texts: Sequence[str], *, question: str | None = None
+) -> np.ndarray:
     """(k, k) directed scores ``[i, j] = P(texts[i] ⇒ texts[j])``; 1 on the diagonal and for identical texts."""
     texts = list(texts)
     if hasattr(judge, "matrix"):
@@ -112,7 +114,9 @@ class EmbeddingJudge:
 
     gives_probabilities = False
 
-    def __init__(self, similarity: Any = None, *, threshold: float = DEFAULT_EMBEDDING_THRESHOLD) -> None:
+    def __init__(
+        self, similarity: Any = None, *, threshold: float = DEFAULT_EMBEDDING_THRESHOLD
+    ) -> None:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"embedding-judge threshold must be in (0, 1], got {threshold}")
         self._similarity = similarity
@@ -160,7 +164,9 @@ class NLIJudge:
 
             model = get_embedder(str(model))
         if not hasattr(model, "entailment"):
-            raise TypeError(f"{type(model).__name__} has no entailment(premises, hypotheses) method")
+            raise TypeError(
+                f"{type(model).__name__} has no entailment(premises, hypotheses) method"
+            )
         self.nli = model
         self.threshold = float(threshold)
         self.name = getattr(model, "name", "nli")
@@ -230,7 +236,9 @@ class LLMJudge:
         top_logprobs: int = 10,
     ) -> None:
         if llm is None:
-            raise MethodUnavailable("the LLM entailment judge needs an LLM backend; none was given for this run")
+            raise MethodUnavailable(
+                "the LLM entailment judge needs an LLM backend; none was given for this run"
+            )
         self.llm = llm
         self.seed = int(seed)
         self.threshold = float(threshold)
@@ -259,7 +267,11 @@ class LLMJudge:
         if premise == hypothesis:
             return 1.0
         q = question or ""
-        return self._ask("directed", directed_entailment_prompt(q, premise, hypothesis), ("d", q, premise, hypothesis))
+        return self._ask(
+            "directed",
+            directed_entailment_prompt(q, premise, hypothesis),
+            ("d", q, premise, hypothesis),
+        )
 
     def entails(self, premise: str, hypothesis: str, *, question: str | None = None) -> bool:
         return self.probability(premise, hypothesis, question=question) >= self.threshold
@@ -271,7 +283,10 @@ class LLMJudge:
             return True
         q = question or ""
         lo, hi = sorted((a, b))  # one call per unordered pair, whatever the order asked
-        return self._ask("equivalent", entailment_prompt(q, lo, hi), ("e", q, lo, hi)) >= self.threshold
+        return (
+            self._ask("equivalent", entailment_prompt(q, lo, hi), ("e", q, lo, hi))
+            >= self.threshold
+        )
 
 
 def get_judge(
@@ -322,7 +337,9 @@ def get_judge(
         return NLIJudge(str(path), **kw)
     if hasattr(spec, "entails") and hasattr(spec, "probability"):
         return spec
-    raise TypeError(f"entailment must be a spec string or an EntailmentJudge, got {type(spec).__name__}")
+    raise TypeError(
+        f"entailment must be a spec string or an EntailmentJudge, got {type(spec).__name__}"
+    )
 
 
 def judge_for(ctx: Any) -> EntailmentJudge:

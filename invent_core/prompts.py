@@ -111,11 +111,15 @@ def paraphrase_prompt(sentence: str, n: int = 9) -> str:
 def correctness_prompt(question: str, standard_answer: str, answer: str) -> str:
     """The paper's semantic-equivalence correctness judge (answer Yes/No)."""
     return CORRECTNESS_TEMPLATE.format(
-        question=question.strip(), standard_answer=str(standard_answer).strip(), answer=str(answer).strip()
+        question=question.strip(),
+        standard_answer=str(standard_answer).strip(),
+        answer=str(answer).strip(),
     )
 
 
-def verbalized_confidence_prompt(question: str, task: str = "qa", choices: Sequence[str] | None = None) -> str:
+def verbalized_confidence_prompt(
+    question: str, task: str = "qa", choices: Sequence[str] | None = None
+) -> str:
     """Answer prompt followed by the VU suffix (paper, "VU Derivation")."""
     return f"{answer_prompt(question, task, choices)} {VERBALIZED_CONFIDENCE_SUFFIX}"
 
@@ -130,6 +134,7 @@ def entailment_prompt(question: str, answer1: str, answer2: str) -> str:
     return ENTAILMENT_TEMPLATE.format(
         question=question.strip(), answer1=str(answer1).strip(), answer2=str(answer2).strip()
     )
+
 
 #: Directed entailment judge (LUQ / KLE / DegMat weights with the LLM judge; not in the
 #: paper): does the premise answer imply the hypothesis? Worded like ENTAILMENT_TEMPLATE.

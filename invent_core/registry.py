@@ -152,7 +152,9 @@ class ScoringContext:
         self.seed = seed
         self.llm = llm
         self.entailment = entailment
-        self.extras: dict[str, Any] = dict(extras or {})
+        # Shared, not copied: what methods stash here (e.g. asked confidences) flows
+        # back into the run artefact, so a re-score needs no LLM call.
+        self.extras: dict[str, Any] = extras if extras is not None else {}
         self.task = task
         self.choices = list(choices) if choices else None
         self.temperature = temperature

@@ -26,6 +26,7 @@ from .metrics import (
     tsu_label,
     tsu_pair,
     tsu_score,
+    tsu_table,
 )
 from .report import ResultsTable, results_table, tsu_results_table
 
@@ -54,4 +55,5 @@ __all__ = [
     "tsu_pair",
     "tsu_results_table",
     "tsu_score",
+    "tsu_table",
 ]

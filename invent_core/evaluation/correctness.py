@@ -79,7 +79,7 @@ def normalize_answer(text: str) -> str:
     return " ".join(s.split())
 
 
-_EDGE_PUNCT = ".,;:!?()[]\"“”"
+_EDGE_PUNCT = '.,;:!?()[]"“”'
 
 
 def _light_normalize(text: str) -> str:
@@ -132,7 +132,11 @@ def alias_match(
     resp = {True: normalize_answer(response), False: _light_normalize(response)}
     for alias in _as_list(aliases):
         squad = bool(normalize_answer(alias))  # SQuAD rule unless it erases the alias
-        a, r = (normalize_answer(alias), resp[True]) if squad else (_light_normalize(alias), resp[False])
+        a, r = (
+            (normalize_answer(alias), resp[True])
+            if squad
+            else (_light_normalize(alias), resp[False])
+        )
         if not a or not r:
             continue
         if r == a:
@@ -301,9 +305,7 @@ def parse_judge_reply(text: str) -> bool:
     raise ValueError(f"the correctness judge did not answer Yes or No: {text!r}")
 
 
-def llm_judge(
-    response: str, reference: str, *, question: str, llm: Any, seed: int = 0
-) -> bool:
+def llm_judge(response: str, reference: str, *, question: str, llm: Any, seed: int = 0) -> bool:
     """Ask ``llm`` whether ``response`` and ``reference`` are semantically equivalent.
 
     Parameters
@@ -382,7 +384,9 @@ def judge_correct(
     """
     rule = MATCHERS.get(dataset)
     if rule is None:
-        raise ValueError(f"unknown dataset {dataset!r} for correctness; known: {', '.join(MATCHERS)}")
+        raise ValueError(
+            f"unknown dataset {dataset!r} for correctness; known: {', '.join(MATCHERS)}"
+        )
     if method == "llm":
         if llm is None:
             raise ValueError("method='llm' needs an llm object")

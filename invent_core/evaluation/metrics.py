@@ -20,8 +20,8 @@ Metrics
 - :func:`ece_loss` / :func:`reliability_diagram` — expected calibration error of the
   isotonic-calibrated probabilities.
 - :func:`paired_bootstrap` / :func:`evaluate_scores` — mean ± std over 40 resamples.
-- :func:`tsu_score`, :func:`tsu_pair`, :func:`tsu_chain` — Temperature Sensitivity of
-  Uncertainty, Eq. (tsudefinition).
+- :func:`tsu_score`, :func:`tsu_pair`, :func:`tsu_chain`, :func:`tsu_table` —
+  Temperature Sensitivity of Uncertainty, Eq. (tsudefinition).
 """
 
 from __future__ import annotations
@@ -58,6 +58,9 @@ __all__ = [
     "tsu_pair",
     "tsu_chain",
     "tsu_label",
+    "tsu_table",
+    "PAPER_TSU_PAIRS",
+    "PAPER_TSU_CHAINS",
 ]
 
 Seed = int | np.random.Generator
@@ -90,9 +93,7 @@ def _check_inputs(correct: ArrayLike, uncertainty: ArrayLike) -> tuple[np.ndarra
     c = np.asarray(correct)
     u = np.asarray(uncertainty, dtype=np.float64)
     if c.ndim != 1 or u.ndim != 1:
-        raise ValueError(
-            f"correct and uncertainty must be 1-D; got shapes {c.shape} and {u.shape}"
-        )
+        raise ValueError(f"correct and uncertainty must be 1-D; got shapes {c.shape} and {u.shape}")
     if c.shape != u.shape:
         raise ValueError(
             f"correct and uncertainty must have the same length; got {c.size} and {u.size}"
@@ -373,7 +374,9 @@ def isotonic_probabilities(
     if n_folds < 2:
         raise ValueError(f"n_folds must be at least 2 for cross-fitting; got {n_folds}")
     if c.size < n_folds:
-        raise ValueError(f"cross-fitting with {n_folds} folds needs at least {n_folds} answers; got {c.size}")
+        raise ValueError(
+            f"cross-fitting with {n_folds} folds needs at least {n_folds} answers; got {c.size}"
+        )
     rng = np.random.default_rng(seed)
     folds = np.array_split(rng.permutation(c.size), n_folds)
     prob = np.empty(c.size, dtype=np.float64)
@@ -465,7 +468,9 @@ def reliability_diagram(
     c, u = _check_inputs(correct, uncertainty)
     p = isotonic_probabilities(c, u, cross_fit=cross_fit, n_folds=n_folds, seed=seed)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    b = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, n_bins - 1)  # (n,) bin index
+    b = np.minimum(
+        (p * n_bins).astype(np.int64), n_bins - 1
+    )  # (n,) bin: b/n_bins <= p < (b+1)/n_bins
     count = np.bincount(b, minlength=n_bins)
     sum_p = np.bincount(b, weights=p, minlength=n_bins)
     sum_c = np.bincount(b, weights=c.astype(np.float64), minlength=n_bins)
@@ -933,3 +938,45 @@ def tsu_label(low: float, high: float, *, kind: Literal["pair", "chain"]) -> str
 
     sep = "," if kind == "pair" else "–"
     return f"TSU({fmt(low)}{sep}{fmt(high)})"
+
+
+#: Columns of the paper's TSU table (Table tsu_horizontal), temperatures 0.3/0.7/1.0/1.4.
+PAPER_TSU_PAIRS: tuple[tuple[float, float], ...] = ((1.0, 1.4), (0.7, 1.4))
+PAPER_TSU_CHAINS: tuple[tuple[float, float], ...] = ((0.7, 1.4), (0.3, 1.4))
+
+
+def tsu_table(
+    uq_by_method: Mapping[str, ArrayLike],
+    temperatures: ArrayLike,
+    *,
+    pairs: Sequence[tuple[float, float]] = PAPER_TSU_PAIRS,
+    chains: Sequence[tuple[float, float]] = PAPER_TSU_CHAINS,
+    nan_policy: Literal["raise", "omit"] = "raise",
+) -> dict[str, dict[str, float]]:
+    """TSU pairs and chains for several methods: method -> {label: fraction}.
+
+    Parameters
+    ----------
+    uq_by_method : method -> (n_questions, n_temperatures) array.
+    temperatures : strictly increasing, one per column.
+    pairs, chains : (low, high) temperatures; defaults are the paper's columns
+        TSU(1.0,1.4), TSU(0.7,1.4), TSU(0.7–1.4), TSU(0.3–1.4).
+    nan_policy : see :func:`tsu_score`.
+
+    Returns
+    -------
+    dict, ready for :func:`invent_core.evaluation.report.tsu_results_table`.
+    """
+    out: dict[str, dict[str, float]] = {}
+    for method, uq in uq_by_method.items():
+        row = {}
+        for low, high in pairs:
+            row[tsu_label(low, high, kind="pair")] = tsu_pair(
+                uq, temperatures, low, high, nan_policy=nan_policy
+            )
+        for low, high in chains:
+            row[tsu_label(low, high, kind="chain")] = tsu_chain(
+                uq, temperatures, low, high, nan_policy=nan_policy
+            )
+        out[method] = row
+    return out

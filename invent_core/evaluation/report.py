@@ -88,7 +88,9 @@ class ResultsTable:
         for name in ("mean", "std"):
             a = np.asarray(getattr(self, name), dtype=np.float64)
             if a.shape != shape:
-                raise ValueError(f"{name} must have shape {shape} (methods × columns); got {a.shape}")
+                raise ValueError(
+                    f"{name} must have shape {shape} (methods × columns); got {a.shape}"
+                )
             object.__setattr__(self, name, a)
 
     def marks(self) -> np.ndarray:
@@ -130,7 +132,11 @@ class ResultsTable:
             row: list[object] = [method]
             for j in range(len(self.columns)):
                 m, s = self.mean[i, j], self.std[i, j]
-                row += ["" if np.isnan(m) else repr(float(m)), "" if np.isnan(s) else repr(float(s)), marks[i, j]]
+                row += [
+                    "" if np.isnan(m) else repr(float(m)),
+                    "" if np.isnan(s) else repr(float(s)),
+                    marks[i, j],
+                ]
             w.writerow(row)
         return buf.getvalue()
 
@@ -209,7 +215,9 @@ def results_table(
     keys = tuple(metrics or evaluation.metrics)
     unknown = [k for k in keys if k not in evaluation.metrics]
     if unknown:
-        raise ValueError(f"metric(s) {', '.join(unknown)} not in this evaluation ({', '.join(evaluation.metrics)})")
+        raise ValueError(
+            f"metric(s) {', '.join(unknown)} not in this evaluation ({', '.join(evaluation.metrics)})"
+        )
     rows = tuple(methods or (*evaluation.results, *evaluation.skipped))
     mean = np.full((len(rows), len(keys)), np.nan)
     std = np.full_like(mean, np.nan)
@@ -224,9 +232,7 @@ def results_table(
     return ResultsTable(rows, cols, mean, std, digits=digits)
 
 
-def tsu_results_table(
-    tsu: Mapping[str, Mapping[str, float]], *, digits: int = 2
-) -> ResultsTable:
+def tsu_results_table(tsu: Mapping[str, Mapping[str, float]], *, digits: int = 2) -> ResultsTable:
     """TSU table (paper Table tsu_horizontal): method -> {label: fraction in [0, 1]}.
 
     Shown as percentages with ``digits`` decimals; higher is better; no std. Column

@@ -52,6 +52,10 @@ class Request:
     logprobs, top_logprobs
         Ask for the top log-probabilities of the first generated token
         (P(True), the LLM entailment judge).
+    frequency_penalty
+        OpenAI ``frequency_penalty``; sent only when non-zero.
+    tag
+        Extra cache-key text (never sent), e.g. the rule that cut a streamed reply.
     """
 
     messages: tuple[tuple[tuple[str, str], ...], ...] | Sequence[Message]
@@ -61,6 +65,8 @@ class Request:
     replication: int = 0
     logprobs: bool = False
     top_logprobs: int = 0
+    frequency_penalty: float = 0.0
+    tag: str = ""
 
     def __post_init__(self) -> None:
         msgs = [dict(m) for m in self.messages]

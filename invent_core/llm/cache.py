@@ -53,6 +53,10 @@ def cache_key(identity: str, request: Request) -> str:
         "logprobs": bool(request.logprobs),
         "top_logprobs": int(request.top_logprobs) if request.logprobs else 0,
     }
+    if request.tag:
+        payload["tag"] = request.tag
+    if request.frequency_penalty:
+        payload["frequency_penalty"] = round(float(request.frequency_penalty), 6)
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 

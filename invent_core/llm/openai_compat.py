@@ -14,9 +14,9 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import LLMError
@@ -230,7 +230,7 @@ class OpenAICompatLLM:
         ) from last
 
     # -- requests -----------------------------------------------------------------
-    def _send(self, request: Request) -> Completion:
+    def _kwargs(self, request: Request) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": request.message_list,
@@ -238,10 +238,16 @@ class OpenAICompatLLM:
             "seed": int(request.effective_seed),
             "max_tokens": int(request.max_tokens),
         }
+        if request.frequency_penalty:
+            kwargs["frequency_penalty"] = float(request.frequency_penalty)
         if request.logprobs:
             kwargs["logprobs"] = True
             if request.top_logprobs:
                 kwargs["top_logprobs"] = int(request.top_logprobs)
+        return kwargs
+
+    def _send(self, request: Request) -> Completion:
+        kwargs = self._kwargs(request)
 
         def call(client: Any) -> Completion:
             t0 = time.perf_counter()
@@ -277,6 +283,80 @@ class OpenAICompatLLM:
         completion = self._call_with_retry(call)
         with self._stats_lock:
             self.completions_made += 1
+        return completion
+
+    def _send_streaming(self, request: Request, stop_when: Callable[[str], bool]) -> Completion:
+        kwargs = self._kwargs(request)
+        kwargs.pop("logprobs", None)
+        kwargs.pop("top_logprobs", None)
+
+        def call(client: Any) -> Completion:
+            t0 = time.perf_counter()
+            stream = client.chat.completions.create(
+                **kwargs, stream=True, stream_options={"include_usage": True}
+            )
+            parts: list[str] = []
+            finish: str | None = None
+            usage_d = {"prompt_tokens": 0, "completion_tokens": 0}
+            n_chunks = 0
+            try:
+                for chunk in stream:
+                    usage = getattr(chunk, "usage", None)
+                    if usage is not None:
+                        usage_d = {
+                            "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
+                            "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+                        }
+                    if not chunk.choices:
+                        continue
+                    choice = chunk.choices[0]
+                    delta = getattr(getattr(choice, "delta", None), "content", None)
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+                    if delta:
+                        n_chunks += 1
+                        parts.append(delta)
+                        if "\n" in delta and stop_when("".join(parts)):
+                            finish = "early_stop"
+                            break
+            finally:
+                stream.close()
+            if finish == "early_stop" and not usage_d["completion_tokens"]:
+                usage_d["completion_tokens"] = n_chunks  # llama.cpp streams one token per chunk
+            return Completion(
+                text="".join(parts),
+                usage=usage_d,
+                latency=time.perf_counter() - t0,
+                logprobs=None,
+                cached=False,
+                finish_reason=finish,
+            )
+
+        completion = self._call_with_retry(call)
+        with self._stats_lock:
+            self.completions_made += 1
+        return completion
+
+    def complete_until(
+        self, request: Request, stop_when: Callable[[str], bool], *, tag: str
+    ) -> Completion:
+        """Stream one completion and stop as soon as ``stop_when(text_so_far)`` is true.
+
+        ``stop_when`` is checked after each chunk holding a newline (e.g. "n
+        distinct paraphrases parsed" or "the model started repeating itself"),
+        which saves the rest of ``max_tokens``. ``tag`` names the stop rule and
+        is part of the cache key, so a cached text is one cut by the same rule.
+        Logprobs are not available here.
+        """
+        keyed = replace(request, tag=f"{request.tag}|until:{tag}")
+        identity = self.identity if self.cache is not None else None
+        if identity is not None:
+            hit = self.cache.get(identity, keyed)
+            if hit is not None:
+                return hit
+        completion = self._send_streaming(request, stop_when)
+        if identity is not None:
+            self.cache.put(identity, keyed, completion)
         return completion
 
     def _one(self, request: Request, identity: str | None) -> Completion:

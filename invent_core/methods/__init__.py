@@ -12,6 +12,14 @@ import importlib
 
 MODULES: tuple[str, ...] = (
     "inv_measures",
+    "semantic_entropy",
+    "kernel_entropy",
+    "verbalized",
+    "p_true",
+    "lexsim",
+    "degmat",
+    "luq",
+    "kle",
 )
 
 _loaded = False

@@ -21,7 +21,9 @@ import scipy.linalg
 LaplacianKind = Literal["unnormalized", "normalized"]
 
 
-def check_weights(w: np.ndarray, *, what: str = "weight matrix", symmetric: bool = True) -> np.ndarray:
+def check_weights(
+    w: np.ndarray, *, what: str = "weight matrix", symmetric: bool = True
+) -> np.ndarray:
     """Validate a (k, k) finite, non-negative weight matrix; return it as float64.
 
     Raises
@@ -140,7 +142,7 @@ def von_neumann_entropy(rho: np.ndarray, *, normalize: bool = True) -> float:
     if s > 0:
         lam = lam / s
     nz = lam[lam > 0]
-    return float(-(nz * np.log(nz)).sum())
+    return float(-(nz * np.log(nz)).sum()) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 def shannon_entropy(p: np.ndarray) -> float:
@@ -151,7 +153,7 @@ def shannon_entropy(p: np.ndarray) -> float:
     if np.any(p < 0) or not np.isclose(p.sum(), 1.0):
         raise ValueError(f"probabilities must be >= 0 and sum to 1, got sum {p.sum():.6g}")
     nz = p[p > 0]
-    return float(-(nz * np.log(nz)).sum())
+    return float(-(nz * np.log(nz)).sum()) + 0.0
 
 
 def mean_off_diagonal(w: np.ndarray) -> float:

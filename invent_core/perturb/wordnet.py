@@ -211,7 +211,7 @@ def pos_candidates(word: str) -> dict[str, str]:
     """
     wn = load_wordnet()
     out: dict[str, str] = {}
-    low = word.lower()
+    low = word.lower().replace(" ", "_")  # WordNet spells multi-word lemmas with "_"
     for pos in POS_ORDER:
         base = wn.morphy(low, pos)
         if base is not None and wn.synsets(base, pos):
@@ -230,7 +230,8 @@ def guess_pos(tokens: Sequence[str], index: int) -> tuple[str | None, str | None
 
     Returns
     -------
-    (pos, lemma), or (None, None) if WordNet does not know the word.
+    (pos, lemma), or (None, None) if WordNet does not know the word. The
+    lemma is WordNet's spelling ("golf_player").
     """
     word = tokens[index]
     cands = pos_candidates(word)
@@ -302,6 +303,7 @@ def substitution_set(
         return SubstitutionSet(token=word, pos=None, lemma=None, options=())
     wn = load_wordnet()
     synsets = wn.synsets(lemma, pos)
+    lemma = lemma.replace("_", " ")
     if max_senses is not None:
         synsets = synsets[:max_senses]
     plural = (

@@ -1,0 +1,69 @@
+"""invent dashboard — home page. Run with ``streamlit run app.py``.
+
+A shell over invent_core: every number here comes from the library; the shipped
+demo run (assets/demo_run.json, made by scripts/make_demo_run.py with the real
+pipeline) lets every page show real charts before anything is computed.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from invent_ui import views
+from invent_ui.feedback import guarded, missing
+from invent_ui.resources import demo_run
+from invent_ui.sidebar import page_setup
+
+settings = page_setup("Home", icon="🎲")
+
+st.title("invent — how uncertain is this LLM answer?")
+st.markdown(
+    """
+**Inv-Entropy** (Song et al., NeurIPS 2025) measures how unsure a language model is about a
+question by *perturbing* it: the question is paraphrased (or evolved by **GAAP**) into *n*
+variants, the model answers each one *r* times, and questions and answers become two
+random walks over their semantic similarities. Inv-Entropy is the entropy of
+**P(X | Y)** — how many different questions could have led to the answer the model gave.
+Higher means more uncertain. Everything runs locally: a packaged Qwen2.5 model answers,
+a packaged SBERT model embeds, nothing leaves this machine unless you pick a server.
+"""
+)
+
+st.subheader("Pages")
+pages = [
+    ("pages/1_Explore_a_question.py", "Explore a question", "run one question; perturbations, answers, the two walks, bootstrap, baselines"),
+    ("pages/2_Compare_embedders.py", "Compare embedders", "rescore the same answers with other embedders — no LLM call"),
+    ("pages/3_GAAP_evolution.py", "GAAP evolution", "watch the genetic algorithm build Per(S_x0) generation by generation"),
+    ("pages/4_TSU.py", "TSU", "does uncertainty rise with temperature? per method, pairs and chains"),
+    ("pages/5_Batch_scoring.py", "Batch scoring", "upload a CSV of questions (and answers) and score them all"),
+    ("pages/6_Evaluation.py", "Evaluation", "method × metric leaderboard, ROC, rejection and reliability"),
+]
+cols = st.columns(3)
+for k, (path, label, text) in enumerate(pages):
+    with cols[k % 3]:
+        st.page_link(path, label=label, icon="➡️")
+        st.caption(text)
+
+st.subheader("A shipped demo run")
+if missing("invent_core.pipeline", feature="The demo run"):
+    st.stop()
+run = guarded("Loading the demo run", demo_run)
+if run is None:
+    st.info("No demo run shipped yet: `python scripts/make_demo_run.py` makes assets/demo_run.json.")
+    st.stop()
+st.markdown(f"**Question:** {run.question}")
+st.markdown(f"**Answers to the original question:** {' · '.join(run.responses[0])}")
+st.caption(views.run_caption(run))
+views.measure_metrics(run.score)
+left, right = st.columns([3, 2])
+with left:
+    views.heatmap_row(run.score, colorscale="Blues", key="home", which=("p_x_given_y",))
+with right:
+    st.markdown(
+        """
+Row *j* of **P(X | Y)** is the distribution over the inputs given answer *y_j*: a
+stable model concentrates it on the states that gave similar answers (low entropy),
+a model whose answers scatter spreads it out (high entropy). Hover a cell to read
+the question and the answer behind it. Open **Explore a question** for the full run.
+"""
+    )

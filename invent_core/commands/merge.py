@@ -1,0 +1,49 @@
+"""``python -m invent_core merge PART... -o OUT``: join shard outputs (or convert one output).
+
+Configurations must match (apart from the shard), ids are de-duplicated and
+rows ordered by their original row number. With a single part this converts
+a result file to another format (``-o results.parquet``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "merge",
+        help="join the outputs of 'batch --shard i/N' runs (or convert one output)",
+        description="Join batch outputs made with --shard i/N into one file (.csv, .jsonl, .json or .parquet). "
+        "Each part needs its .meta.json sidecar; configurations must match.",
+    )
+    p.add_argument("parts", nargs="+", type=Path, help="batch outputs to join")
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        help="merged file: .csv, .jsonl, .json or .parquet",
+    )
+    p.add_argument(
+        "--allow-partial", action="store_true", help="merge even if some shards are missing"
+    )
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from ..batch import merge_outputs
+
+    s = merge_outputs(args.parts, args.output, allow_partial=args.allow_partial)
+    print(
+        f"{s.output}: {s.n_rows} rows from {len(s.parts)} part(s)"
+        + (f", {s.n_duplicates} duplicate ids dropped" if s.n_duplicates else "")
+        + (f", {s.n_errors} failed rows listed in the errors sidecar" if s.n_errors else "")
+    )
+    ev = s.evaluation
+    if ev.get("accuracy") is not None:
+        print(f"accuracy {ev['accuracy']:.3f} over {ev['n_judged']} judged rows")
+        for name, m in ev["methods"].items():
+            print(f"  {name:<18} AUROC {m['auroc']:.3f}   PRR {m['prr']:.3f}")
+    return 0

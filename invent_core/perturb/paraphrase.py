@@ -1,0 +1,267 @@
+"""LLM paraphrasing: the paper's "ChatGPT-based paraphrasing" perturbation.
+
+Prompt: ``Please Provide {n} paraphrases for this sentence: {sentence}`` at
+temperature 0.7 (paper, Appendix app:setting). Models answer in many shapes
+(numbered ``1.`` / ``1)`` lists, bullets, quotes, a preamble line, an echo of
+the original, repeats); ``parse_paraphrases`` turns any of them into a clean
+list. ``paraphrase`` returns exactly n: "When fewer than nine are generated,
+we randomly duplicate existing perturbations; when more than nine are
+produced, we randomly sample nine" (paper, "Perturbation Configuration").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from ..errors import LLMError
+from ..prompts import PARAPHRASE_TEMPERATURE, paraphrase_prompt
+
+_ITEM = re.compile(
+    r"""^\s*(?:
+        \(?\d{1,2}\s*[.):\]]        # 1.  1)  (1)  1:  1]
+      | [-*•·–—+]                  # bullets
+      | (?:paraphrase|option|version|sentence|variant)\s*\#?\d{1,2}\s*[.:)\-–]  # Paraphrase 1:
+    )\s*(?P<body>.+?)\s*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_QUOTED = re.compile(r'"([^"]{3,})"|“([^”]{3,})”')
+_WS = re.compile(r"\s+")
+_PREAMBLE = re.compile(
+    r"^(?:sure|certainly|of course|okay|ok|here\s+(?:are|is)|below\s+are|the\s+following)\b",
+    re.IGNORECASE,
+)
+_TRAILING_NOTE = re.compile(r"\s*\((?:[^()]*)\)\s*$")
+
+
+def _key(text: str) -> str:
+    """Comparison key: case- and whitespace-insensitive, trailing punctuation ignored."""
+    return _WS.sub(" ", text).strip().strip(" .?!;:,").casefold()
+
+
+def _unwrap(text: str) -> str:
+    out = text.strip()
+    for _ in range(3):
+        before = out
+        out = re.sub(r"^\*\*(.+)\*\*$", r"\1", out).strip()
+        out = re.sub(r"^\*\*[^*]{0,40}\*\*\s*[:\-–]?\s*", "", out).strip()  # **Formal:** …
+        for left, right in (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"), ("`", "`")):
+            if (
+                len(out) >= 2
+                and out.startswith(left)
+                and (out.endswith(right) or out.endswith(right + ","))
+            ):
+                out = out[len(left) :].rstrip(",")[: -len(right)].strip()
+        if out == before:
+            break
+    return out
+
+
+def _clean_item(body: str, original: str) -> str:
+    out = _unwrap(body)
+    # notes after the paraphrase: "… May? This paraphrase conveys …", "… (more formal)"
+    if original.rstrip().endswith("?") and "?" in out and not out.endswith("?"):
+        out = out[: out.rfind("?") + 1]
+    out = _TRAILING_NOTE.sub("", out).strip() if not out.startswith("(") else out
+    out = _unwrap(out)
+    return _WS.sub(" ", out).strip()
+
+
+def parse_paraphrases(text: str, original: str) -> list[str]:
+    """Paraphrases listed in a model's reply, in order.
+
+    Parameters
+    ----------
+    text
+        The reply to the paraphrase prompt.
+    original
+        The sentence that was paraphrased (dropped wherever it reappears).
+
+    Returns
+    -------
+    Distinct paraphrases (case/whitespace-insensitive), without the original,
+    empties, preamble lines ("Here are 9 paraphrases:") or numbering,
+    bullets and quotes. May be empty.
+    """
+    if not text:
+        return []
+    lines = [ln.replace("**", "").replace("__", "") for ln in str(text).splitlines() if ln.strip()]
+    items: list[str] = []
+    listed = [m.group("body") for ln in lines if (m := _ITEM.match(ln))]
+    if listed:
+        items = listed
+    else:
+        for ln in lines:
+            s = ln.strip()
+            if s.endswith(":") or _PREAMBLE.match(s):
+                continue
+            quoted = [a or b for a, b in _QUOTED.findall(s)]
+            if len(quoted) >= 2:
+                items.extend(quoted)
+            else:
+                items.append(s)
+    # one item holding several quoted sentences: "A?", "B?", "C?"
+    expanded: list[str] = []
+    for it in items:
+        quoted = [a or b for a, b in _QUOTED.findall(it)]
+        if len(quoted) >= 2 and sum(len(q) for q in quoted) >= 0.6 * len(it):
+            expanded.extend(quoted)
+        else:
+            expanded.append(it)
+    seen = {_key(original)}
+    out: list[str] = []
+    for it in expanded:
+        cleaned = _clean_item(it, original)
+        k = _key(cleaned)
+        if not k or k in seen or cleaned.endswith(":"):
+            continue
+        seen.add(k)
+        out.append(cleaned)
+    return out
+
+
+def _line_keys(text: str) -> list[str]:
+    keys = []
+    for ln in text.splitlines():
+        if not ln.strip():
+            continue
+        m = _ITEM.match(ln.replace("**", ""))
+        keys.append(_key(m.group("body") if m else ln))
+    return keys
+
+
+def enough_or_looping(text: str, original: str, n: int, *, repeats: int = 3) -> bool:
+    """Stop rule for a streamed paraphrase reply (complete lines only).
+
+    True once ``n`` distinct paraphrases are parsed, or when the last
+    ``repeats`` lines all repeat the original or an earlier line (small models
+    loop on one sentence until ``max_tokens``).
+    """
+    cut = text.rfind("\n")
+    if cut < 0:
+        return False
+    complete = text[:cut]
+    if len(parse_paraphrases(complete, original)) >= n:
+        return True
+    keys = _line_keys(complete)
+    if len(keys) < repeats + 1:
+        return False
+    orig = _key(original)
+    tail_start = len(keys) - repeats
+    return all(k == orig or k in keys[:i] for i, k in enumerate(keys) if i >= tail_start)
+
+
+def fit_to_n(items: list[str], n: int, rng: np.random.Generator) -> list[str]:
+    """Exactly ``n`` items: sample ``n`` (order kept) when more, duplicate at random when fewer.
+
+    Paper, "Perturbation Configuration".
+    """
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    if not items:
+        raise ValueError("no items to choose from")
+    if len(items) >= n:
+        keep = np.sort(rng.choice(len(items), size=n, replace=False))
+        return [items[int(i)] for i in keep]
+    extra = rng.choice(len(items), size=n - len(items), replace=True)
+    return list(items) + [items[int(i)] for i in extra]
+
+
+def paraphrase(
+    question: str,
+    *,
+    llm: Any = None,
+    n: int = 9,
+    temperature: float = PARAPHRASE_TEMPERATURE,
+    seed: int = 0,
+    max_tokens: int = 400,
+    max_requests: int = 3,
+    frequency_penalty: float = 0.0,
+    rng: np.random.Generator | None = None,
+    stream: bool = True,
+) -> list[str]:
+    """``n`` paraphrases of ``question`` by the LLM.
+
+    Parameters
+    ----------
+    question
+        The sentence to paraphrase.
+    llm
+        An LLM object or spec (``None``: the local default).
+    n
+        Paraphrases wanted (paper: 9).
+    temperature
+        Paper: 0.7.
+    seed
+        Seed of the first request; request k uses the k-th replication seed.
+        Also seeds the sampling/duplication rng unless ``rng`` is given.
+    max_tokens
+        Token budget of one reply.
+    max_requests
+        When a reply yields fewer than ``n`` distinct paraphrases, ask again
+        (with another seed) up to this many requests in all, then pad.
+    frequency_penalty
+        Sent when non-zero (not in the paper; small local models repeat lines).
+    rng
+        Generator for sampling / duplicating to exactly ``n``.
+    stream
+        When the backend can (``complete_until``), stream the reply and stop
+        once ``n`` distinct paraphrases are in or the model loops
+        (:func:`enough_or_looping`), saving the rest of ``max_tokens``.
+
+    Returns
+    -------
+    Exactly ``n`` strings, none equal to ``question``.
+
+    Raises
+    ------
+    LLMError
+        If no request gave a usable paraphrase.
+    """
+    from ..llm import Request, get_llm, user
+
+    if not question or not question.strip():
+        raise ValueError("question is empty: nothing to paraphrase")
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    if max_requests < 1:
+        raise ValueError(f"max_requests must be >= 1, got {max_requests}")
+    model = get_llm("local") if llm is None else get_llm(llm)
+    rng = rng if rng is not None else np.random.default_rng(seed)
+    prompt = paraphrase_prompt(question, n)
+    found: list[str] = []
+    seen: set[str] = set()
+    replies: list[str] = []
+    for k in range(max_requests):
+        req = Request(
+            messages=user(prompt),
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            replication=k,
+            frequency_penalty=frequency_penalty,
+        )
+        if stream and hasattr(model, "complete_until"):
+            reply = model.complete_until(
+                req,
+                lambda text: enough_or_looping(text, question, n),
+                tag=f"paraphrase-enough-or-looping:n={n}",
+            ).text
+        else:
+            reply = model.complete_many([req])[0].text
+        replies.append(reply)
+        for p in parse_paraphrases(reply, question):
+            if _key(p) not in seen:
+                seen.add(_key(p))
+                found.append(p)
+        if len(found) >= n:
+            break
+    if not found:
+        shown = " | ".join(r.strip().replace("\n", " ")[:120] for r in replies)
+        raise LLMError(
+            f"the LLM gave no usable paraphrase of {question!r} in {len(replies)} request(s) "
+            f"(replies: {shown!r}); try another --llm or the gaap perturber"
+        )
+    return fit_to_n(found, n, rng)

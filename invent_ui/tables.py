@@ -1,0 +1,156 @@
+"""pandas tables for the dashboard, built from run artefacts: layout only, no math.
+
+Numbers come from ``invent_core`` (the run's affinities, walk, bootstrap values,
+method results, evaluation tables); these functions put them in rows and columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def perturbations_table(questions: Sequence[str], sim_x: np.ndarray, p_x: np.ndarray) -> pd.DataFrame:
+    """One row per state: the text, its affinity to the original and P_x(x0 → x_i).
+
+    Parameters
+    ----------
+    questions : the m questions, original first.
+    sim_x : (m, m) input affinities of the run (row 0: affinity to the original).
+    p_x : (m, m) input transition matrix.
+    """
+    sim_x, p_x = np.asarray(sim_x), np.asarray(p_x)
+    return pd.DataFrame(
+        {
+            "state": [f"x{i}" + (" (original)" if i == 0 else "") for i in range(len(questions))],
+            "question": list(questions),
+            "affinity to x0": sim_x[0, : len(questions)].astype(float),
+            "P_x(x0 → x_i)": p_x[0, : len(questions)].astype(float),
+        }
+    )
+
+
+def responses_table(questions: Sequence[str], responses: Sequence[Sequence[str]]) -> pd.DataFrame:
+    """The responses grid: one row per question (perturbation), one column per replication."""
+    r = max((len(reps) for reps in responses), default=0)
+    data = {f"rep {k + 1}": [reps[k] if k < len(reps) else "" for reps in responses] for k in range(r)}
+    df = pd.DataFrame(data, index=[f"x{i}" for i in range(len(responses))])
+    df.insert(0, "question", list(questions))
+    return df
+
+
+def measures_table(
+    measures: Mapping[str, float],
+    values: Mapping[str, np.ndarray],
+    *,
+    labels: Mapping[str, str] | None = None,
+    intervals: Mapping[str, tuple[float, float]] | None = None,
+) -> pd.DataFrame:
+    """The Inv measures of one run: value, bootstrap interval and B."""
+    labels = labels or {}
+    intervals = intervals or {}
+    rows = []
+    for name, value in measures.items():
+        lo, hi = intervals.get(name, (np.nan, np.nan))
+        rows.append(
+            {
+                "measure": labels.get(name, name),
+                "value": float(value),
+                "interval low": float(lo),
+                "interval high": float(hi),
+                "B": int(np.asarray(values.get(name, [])).size),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def methods_table(results: Mapping[str, Any], methods: Sequence[Any]) -> pd.DataFrame:
+    """Every registered method's value on one run (or why it has none).
+
+    Parameters
+    ----------
+    results : name → :class:`invent_core.registry.MethodResult`.
+    methods : the registry's :class:`~invent_core.registry.Method` objects, in order.
+    """
+    rows = []
+    for m in methods:
+        res = results.get(m.name)
+        if res is None:
+            status, value, secs = "not computed", np.nan, np.nan
+        elif res.error:
+            status, value, secs = res.error, np.nan, res.seconds
+        else:
+            status, value, secs = "ok", res.value, res.seconds
+        rows.append(
+            {
+                "method": m.label,
+                "family": m.family,
+                "uncertainty": float(value),
+                "seconds": float(secs),
+                "needs": ", ".join(sorted(m.needs)) or "–",
+                "status": status,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def comparison_table(
+    columns: Mapping[str, Mapping[str, float]], *, labels: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """Measures (rows) × embedders (columns), plus the spread across embedders.
+
+    The ``spread`` column is max − min across embedders; the ``rank agrees``
+    column says whether every embedder orders this measure's value the same way
+    relative to the first embedder (layout helper for the highlight).
+    """
+    labels = labels or {}
+    df = pd.DataFrame({col: dict(row) for col, row in columns.items()})
+    df["spread"] = df.max(axis=1) - df.min(axis=1)
+    df.index = [labels.get(i, i) for i in df.index]
+    return df
+
+
+def results_frame(table: Any) -> tuple[pd.DataFrame, np.ndarray]:
+    """A :class:`invent_core.evaluation.report.ResultsTable` as display strings and marks.
+
+    Returns
+    -------
+    (DataFrame of ``"mean ± std"`` strings, (rows, cols) array of "best"/"second"/"").
+    """
+    cells = [[_cell_text(table, i, j) for j in range(len(table.columns))] for i in range(len(table.methods))]
+    df = pd.DataFrame(cells, index=list(table.methods), columns=[c.header for c in table.columns])
+    return df, table.marks()
+
+
+def _cell_text(table: Any, i: int, j: int) -> str:
+    from invent_core.evaluation.report import format_mean_std
+
+    scale = table.scale
+    return format_mean_std(table.mean[i, j] * scale, table.std[i, j] * scale, digits=table.digits)
+
+
+def style_marks(df: pd.DataFrame, marks: np.ndarray) -> Any:
+    """pandas Styler: bold the best cell of each column, underline the second."""
+    css = np.where(marks == "best", "font-weight: bold; background-color: #e6f2e6", "")
+    css = np.where(marks == "second", "text-decoration: underline", css)
+    return df.style.apply(lambda _: pd.DataFrame(css, index=df.index, columns=df.columns), axis=None)
+
+
+def gaap_members_table(members: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """One generation's members with fitness and provenance (see :func:`invent_ui.gaap_view`)."""
+    return pd.DataFrame(
+        [
+            {
+                "text": m["text"],
+                "fitness": float(m["fitness"]),
+                "made by": m.get("kind", ""),
+                "provenance": m.get("provenance", ""),
+                "selected": bool(m.get("selected", False)),
+                "in Per(S_x0)": bool(m.get("in_per", False)),
+            }
+            for m in members
+        ]
+    )

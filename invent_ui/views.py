@@ -1,0 +1,75 @@
+"""Streamlit blocks shared by several pages: they render what invent_core computed."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import streamlit as st
+
+from . import plots, tables
+
+#: Colour scales offered for heatmaps (display-only).
+COLORSCALES: tuple[str, ...] = ("Blues", "Viridis", "Cividis", "Magma", "Greens")
+
+
+@lru_cache(maxsize=1)
+def method_labels() -> dict[str, str]:
+    """Registry name → label as printed in the paper (e.g. ``inv_entropy`` → ``Inv-Entropy``)."""
+    try:
+        from invent_core.registry import list_methods
+
+        return {m.name: m.label for m in list_methods()}
+    except Exception:  # noqa: BLE001 - labels are cosmetic
+        return {}
+
+
+def first_answers(responses: list[list[str]]) -> list[str]:
+    """The answer of replication 1 of each state: what the shown walk's P_y was built on."""
+    return [reps[0] for reps in responses]
+
+
+def measure_metrics(score: Any, *, delta_to: Any = None) -> None:
+    """The five Inv measures as ``st.metric`` tiles (with Δ to another score if given)."""
+    labels = method_labels()
+    cols = st.columns(len(score.measures))
+    for col, (name, value) in zip(cols, score.measures.items()):
+        delta = None
+        if delta_to is not None and name in delta_to.measures:
+            delta = f"{value - delta_to.measures[name]:+.4f}"
+        help_text = None
+        if name in score.values and len(score.values[name]) > 1:
+            lo, hi = score.interval(name)
+            help_text = f"90 % bootstrap interval [{lo:.4f}, {hi:.4f}] over B = {len(score.values[name])}"
+        col.metric(labels.get(name, name), f"{value:.4f}", delta=delta, delta_color="off", help=help_text)
+
+
+def heatmap_row(score: Any, *, colorscale: str, key: str, which: tuple[str, ...] = ("p_x", "p_y", "p_x_given_y")) -> None:
+    """P_x, P_y and P(X|Y) heatmaps side by side (hover shows the texts)."""
+    figs = plots.walk_heatmaps(score.walk, score.questions, first_answers(score.responses), colorscale=colorscale)
+    cols = st.columns(len(which))
+    for col, name in zip(cols, which):
+        col.plotly_chart(figs[name], key=f"{key}_{name}", config={"displaylogo": False})
+
+
+def run_caption(run: Any) -> str:
+    s = run.settings
+    parts = [
+        f"perturber **{s.get('perturber', '?')}**",
+        f"LLM `{str(s.get('llm', '?'))[:60]}`",
+        f"embedder **{s.get('embedder', '?')}**",
+        f"n = {s.get('n_perturbations', len(run.questions) - 1)}",
+        f"r = {s.get('n_replications', len(run.responses[0]))}",
+        f"B = {s.get('n_bootstrap', '?')}",
+        f"T = {s.get('temperature', '?')}",
+        f"seed = {s.get('seed', '?')}",
+    ]
+    if run.timings.get("total"):
+        parts.append(f"{run.timings['total']:.1f} s")
+    return " · ".join(parts)
+
+
+def measures_dataframe(score: Any) -> Any:
+    labels = method_labels()
+    intervals = {n: score.interval(n) for n, v in score.values.items() if len(v) > 1}
+    return tables.measures_table(score.measures, score.values, labels=labels, intervals=intervals)

