@@ -22,8 +22,9 @@ st.markdown(
 **Inv-Entropy** (Song et al., NeurIPS 2025) measures how unsure a language model is about a
 question by *perturbing* it: the question is paraphrased (or evolved by **GAAP**) into *n*
 variants, the model answers each one *r* times, and questions and answers become two
-random walks over their semantic similarities. Inv-Entropy is the entropy of
-**P(X | Y)** — how many different questions could have led to the answer the model gave.
+random walks over their semantic similarities. From them comes **P(X | Y)**, the
+probability of each question given an answer; Inv-Entropy sums −p log p of
+P(x_i | y_i) over the states and averages it over bootstrap resamples of the answers.
 Higher means more uncertain. Everything runs locally: a packaged Qwen2.5 model answers,
 a packaged SBERT model embeds, nothing leaves this machine unless you pick a server.
 """
@@ -31,17 +32,41 @@ a packaged SBERT model embeds, nothing leaves this machine unless you pick a ser
 
 st.subheader("Pages")
 pages = [
-    ("pages/1_Explore_a_question.py", "Explore a question", "run one question; perturbations, answers, the two walks, bootstrap, baselines"),
-    ("pages/2_Compare_embedders.py", "Compare embedders", "rescore the same answers with other embedders — no LLM call"),
-    ("pages/3_GAAP_evolution.py", "GAAP evolution", "watch the genetic algorithm build Per(S_x0) generation by generation"),
-    ("pages/4_TSU.py", "TSU", "does uncertainty rise with temperature? per method, pairs and chains"),
-    ("pages/5_Batch_scoring.py", "Batch scoring", "upload a CSV of questions (and answers) and score them all"),
-    ("pages/6_Evaluation.py", "Evaluation", "method × metric leaderboard, ROC, rejection and reliability"),
+    (
+        "pages/1_Explore_a_question.py",
+        "Explore a question",
+        "run one question; perturbations, answers, the two walks, bootstrap, baselines",
+    ),
+    (
+        "pages/2_Compare_embedders.py",
+        "Compare embedders",
+        "rescore the same answers with other embedders — no LLM call",
+    ),
+    (
+        "pages/3_GAAP_evolution.py",
+        "GAAP evolution",
+        "watch the genetic algorithm build Per(S_x0) generation by generation",
+    ),
+    (
+        "pages/4_TSU.py",
+        "TSU",
+        "does uncertainty rise with temperature? per method, pairs and chains",
+    ),
+    (
+        "pages/5_Batch_scoring.py",
+        "Batch scoring",
+        "upload a CSV of questions (and answers) and score them all",
+    ),
+    (
+        "pages/6_Evaluation.py",
+        "Evaluation",
+        "method × metric leaderboard, ROC, rejection and reliability",
+    ),
 ]
 cols = st.columns(3)
 for k, (path, label, text) in enumerate(pages):
     with cols[k % 3]:
-        st.page_link(path, label=label, icon="➡️")
+        st.page_link(path, label=label, icon=":material/arrow_forward:")
         st.caption(text)
 
 st.subheader("A shipped demo run")
@@ -49,7 +74,9 @@ if missing("invent_core.pipeline", feature="The demo run"):
     st.stop()
 run = guarded("Loading the demo run", demo_run)
 if run is None:
-    st.info("No demo run shipped yet: `python scripts/make_demo_run.py` makes assets/demo_run.json.")
+    st.info(
+        "No demo run shipped yet: `python scripts/make_demo_run.py` makes assets/demo_run.json."
+    )
     st.stop()
 st.markdown(f"**Question:** {run.question}")
 st.markdown(f"**Answers to the original question:** {' · '.join(run.responses[0])}")
@@ -61,9 +88,9 @@ with left:
 with right:
     st.markdown(
         """
-Row *j* of **P(X | Y)** is the distribution over the inputs given answer *y_j*: a
-stable model concentrates it on the states that gave similar answers (low entropy),
-a model whose answers scatter spreads it out (high entropy). Hover a cell to read
-the question and the answer behind it. Open **Explore a question** for the full run.
+Row *j* of **P(X | Y)** is the walk's distribution over the questions given answer
+*y_j*; Inv-Entropy reads its diagonal, the probability P(x_j | y_j) of getting back
+to the question that produced the answer. Hover a cell to read the question and the
+answer behind it. Open **Explore a question** for the whole run.
 """
     )

@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         if name == "__shared__":
             continue
         paper = PAPER_TIME_A.get(name)
-        ratio = f"{paper / r['standalone']:>17.0f}×" if paper else f"{'':>18}"
+        ratio = f"{paper / r['standalone']:>17.1f}×" if paper else f"{'':>18}"
         ptxt = f"{paper:>14.3f}" if paper is not None else f"{'—':>14}"
         print(f"{name:<18}{r['incremental']:>13.5f}{r['standalone']:>12.4f}{ptxt}{ratio}")
     if not args.no_llm:

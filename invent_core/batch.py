@@ -45,7 +45,9 @@ column, an oversized CSV cell, an unwritable output, a configuration that
 differs from the output's) raise :class:`BatchInputError`; rows scored
 before stay in the output. Per-row problems (a blank question, a repeated
 id, a question over the length limit, a ragged or malformed pre-generated
-response set, invalid JSON on one line, a scoring failure) are recorded in
+response set, invalid JSON on one line, a scoring failure — including an
+LLM failure, unless the first :data:`ABORT_AFTER_LLM_ERRORS` rows all fail
+that way) are recorded in
 the errors sidecar and the run continues; :attr:`BatchSummary.ok` is False
 and the CLI exits with status 1. Fatal errors exit with status 2.
 
@@ -109,8 +111,13 @@ ProgressFn = Callable[[int, int, float | None], None]
 
 #: Rows whose texts are embedded together in one model call before scoring.
 EMBED_WINDOW = 32
-#: Cached vectors kept during a batch (≈ 30 MB for MiniLM): bounds memory.
-EMBED_CACHE_LIMIT = 20_000
+#: Cached vectors kept during a batch (≈ 15 MB for MiniLM): bounds memory.
+EMBED_CACHE_LIMIT = 10_000
+
+#: Stop when the first rows of a run all fail with an LLMError (bad key,
+#: unknown model, unreachable server): every other row would fail alike. Once
+#: a row has been scored, LLM failures (e.g. no usable paraphrase) are per row.
+ABORT_AFTER_LLM_ERRORS = 3
 
 #: Packages whose versions go into the sidecar.
 _PACKAGES = (
@@ -720,6 +727,7 @@ def batch_score(
     seen: dict[str, int] = {}  # id -> row where it was first seen
     old_cache = getattr(sim, "max_cache", None)
     fatal: BaseException | None = None
+    llm_failures = 0  # consecutive rows failed by the LLM backend
     errors_f = open(paths["errors"], "w", encoding="utf-8")
 
     def record_error(err: BatchInputError, row_id: str | None, kind: str) -> None:
@@ -779,8 +787,9 @@ def batch_score(
                     except Exception as exc:  # noqa: BLE001 - one row's failure must not stop the file
                         from .errors import LLMError
 
-                        if isinstance(exc, LLMError):
-                            raise  # bad key, unknown model …: every row would fail the same way
+                        llm_failures = llm_failures + 1 if isinstance(exc, LLMError) else 0
+                        if llm_failures >= ABORT_AFTER_LLM_ERRORS and summary.n_scored == 0:
+                            raise  # bad key, unknown model, dead server: every row fails the same way
                         col = "responses" if row.responses is not None else None
                         err = BatchInputError(
                             f"could not score: {type(exc).__name__}: {exc}",
@@ -794,6 +803,11 @@ def batch_score(
                         checkpoint.append(record)
                         summary.n_scored += 1
                         tick.scored += 1
+                if (
+                    info.layout == "long" and reader.lines_read
+                ):  # lines per question, learned so far
+                    rows_seen = summary.n_rows + summary.n_other_shards
+                    tick.total = round(total * rows_seen / reader.lines_read)
                 tick(summary.n_rows)
             if reader_error is not None:
                 fatal = reader_error

@@ -7,7 +7,7 @@ import importlib
 import sys
 
 #: command modules under invent_core.commands, in the order --help lists them
-COMMANDS: tuple[str, ...] = ("score", "batch", "merge", "evaluate", "tsu")
+COMMANDS: tuple[str, ...] = ("score", "batch", "merge", "evaluate", "tsu", "run")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -82,8 +82,15 @@ def _safe(name: str) -> str:
     return f"{slug}-{hashlib.sha1(str(name).encode()).hexdigest()[:8]}"
 
 
-def get_run(example, cfg: ExperimentConfig, runs_dir: Path, llm: Any, *, temperature: float | None = None,
-            progress: Callable | None = None):
+def get_run(
+    example,
+    cfg: ExperimentConfig,
+    runs_dir: Path,
+    llm: Any,
+    *,
+    temperature: float | None = None,
+    progress: Callable | None = None,
+):
     """The run of one example: loaded when saved with the same settings, else generated and saved."""
     from .pipeline import RunArtifact, run_question
 
@@ -94,7 +101,10 @@ def get_run(example, cfg: ExperimentConfig, runs_dir: Path, llm: Any, *, tempera
         run = RunArtifact.load(path)
         saved = {k: run.settings.get(k) for k in key}
         if saved == key:
-            if run.settings.get("n_bootstrap") != cfg.n_bootstrap or run.settings.get("embedder") != cfg.embedder:
+            if (
+                run.settings.get("n_bootstrap") != cfg.n_bootstrap
+                or run.settings.get("embedder") != cfg.embedder
+            ):
                 run = run.rescore(embedder=cfg.embedder, n_bootstrap=cfg.n_bootstrap)
             return run
     run = run_question(
@@ -181,7 +191,7 @@ def evaluate(
     """
     from .commands._common import LazyLLM
     from .evaluation.correctness import judge_correct
-    from .evaluation.metrics import evaluate_scores
+    from .evaluation.metrics import DEFAULT_METRICS, evaluate_scores
     from .evaluation.report import results_table
 
     out = Path(out)
@@ -194,20 +204,37 @@ def evaluate(
     columns = ["id", "dataset", "question", "response", "reference", "correct", *methods]
     for i, ex in enumerate(examples):
         prev = saved.get(ex.id)
-        if prev is not None and all(m in prev and prev[m] != "" for m in methods) and prev.get("correct") != "":
+        if (
+            prev is not None
+            and all(m in prev and prev[m] != "" for m in methods)
+            and prev.get("correct") != ""
+        ):
             row = {k: prev[k] for k in columns}
         else:
             run = get_run(ex, cfg, out / "runs", llm)
             values = score_run(run, methods, llm)
-            run.save(out / "runs" / f"{_safe(ex.id)}_T{cfg.temperature:g}.json")  # keeps extras (VU, P(True))
+            run.save(
+                out / "runs" / f"{_safe(ex.id)}_T{cfg.temperature:g}.json"
+            )  # keeps extras (VU, P(True))
             response = run.responses[0][0]
             correct = judge_correct(
-                response, list(ex.answers), dataset=ex.dataset if ex.dataset != "custom" else ex.task,
-                question=ex.question, choices=list(ex.choices) if ex.choices else None,
-                method=cfg.judge, llm=llm if cfg.judge == "llm" else None,
+                response,
+                list(ex.answers),
+                dataset=ex.dataset if ex.dataset != "custom" else ex.task,
+                question=ex.question,
+                choices=list(ex.choices) if ex.choices else None,
+                method=cfg.judge,
+                llm=llm if cfg.judge == "llm" else None,
             )
-            row = {"id": ex.id, "dataset": ex.dataset, "question": ex.question, "response": response,
-                   "reference": " | ".join(ex.answers), "correct": int(bool(correct)), **values}
+            row = {
+                "id": ex.id,
+                "dataset": ex.dataset,
+                "question": ex.question,
+                "response": response,
+                "reference": " | ".join(ex.answers),
+                "correct": int(bool(correct)),
+                **values,
+            }
         rows.append(row)
         _write_rows(out / "scores.csv", rows, columns)  # checkpoint after every question
         if progress:
@@ -221,7 +248,10 @@ def evaluate(
             f"Brier need both; the per-question scores are kept in {out / 'scores.csv'} "
             "(add questions with --limit, or use a stronger --llm)"
         )
-    evaluation = evaluate_scores(table, correct, n_boot=cfg.n_boot_metrics, seed=cfg.seed)
+    metrics = list(DEFAULT_METRICS)
+    if len(rows) < 10:  # 5-fold cross-fitting needs a few answers per fold
+        metrics = [m for m in metrics if m not in ("brier_cv", "ece")]
+    evaluation = evaluate_scores(table, correct, n_boot=cfg.n_boot_metrics, seed=cfg.seed, metrics=metrics)
     labels = _labels(methods)
     rt = results_table(evaluation)
     files = {
@@ -233,10 +263,16 @@ def evaluate(
     }
     (out / "results.csv").write_text(rt.to_csv())
     (out / "results.md").write_text(rt.to_markdown() + "\n")
-    (out / "results.tex").write_text(rt.to_latex(caption=f"{cfg.dataset or cfg.data}: {len(rows)} questions") + "\n")
-    (out / "results.json").write_text(json.dumps({"labels": labels, **evaluation.to_dict()}, indent=2))
+    (out / "results.tex").write_text(
+        rt.to_latex(caption=f"{cfg.dataset or cfg.data}: {len(rows)} questions") + "\n"
+    )
+    (out / "results.json").write_text(
+        json.dumps({"labels": labels, **evaluation.to_dict()}, indent=2)
+    )
     _write_config(out, cfg, {"n_questions": len(rows), "accuracy": float(correct.mean())})
-    return ExperimentResult(rows, methods, evaluation=evaluation, files=files, llm_started=llm.started)
+    return ExperimentResult(
+        rows, methods, evaluation=evaluation, files=files, llm_started=llm.started
+    )
 
 
 def _labels(methods: Sequence[str]) -> dict[str, str]:
@@ -245,7 +281,9 @@ def _labels(methods: Sequence[str]) -> dict[str, str]:
     return {m: get_method(m).label for m in methods}
 
 
-def default_tsu_columns(temperatures: Sequence[float]) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+def default_tsu_columns(
+    temperatures: Sequence[float],
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
     """Pairs (T_i, T_max) for every lower T_i and chains T_i … T_max spanning ≥ 3 temperatures.
 
     For the paper's 0.3, 0.7, 1.0, 1.4 this gives its four columns (and TSU(0.3,1.4)).
@@ -275,7 +313,9 @@ def tsu(
 
     temps = [float(t) for t in temperatures]
     if len(temps) < 2 or any(b <= a for a, b in zip(temps, temps[1:])):
-        raise ValueError(f"temperatures must be at least two strictly increasing values, got {temps}")
+        raise ValueError(
+            f"temperatures must be at least two strictly increasing values, got {temps}"
+        )
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     examples = load_examples(cfg)
@@ -304,8 +344,14 @@ def tsu(
     (out / "tsu.csv").write_text(rt.to_csv())
     (out / "tsu.md").write_text(rt.to_markdown() + "\n")
     (out / "tsu.tex").write_text(rt.to_latex(caption="TSU (%)") + "\n")
-    (out / "tsu.json").write_text(json.dumps({"temperatures": temps, "tsu": table,
-                                              "unavailable": sorted(set(uq) - set(available))}, indent=2))
+    (out / "tsu.json").write_text(
+        json.dumps(
+            {"temperatures": temps, "tsu": table, "unavailable": sorted(set(uq) - set(available))},
+            indent=2,
+        )
+    )
     _write_config(out, cfg, {"temperatures": temps})
-    files = {k: str(out / f"tsu.{k}") for k in ("csv", "md", "tex", "json")} | {"uq": str(out / "uq.csv")}
+    files = {k: str(out / f"tsu.{k}") for k in ("csv", "md", "tex", "json")} | {
+        "uq": str(out / "uq.csv")
+    }
     return ExperimentResult(rows, methods, tsu=table, files=files, llm_started=llm.started)

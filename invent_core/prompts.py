@@ -23,6 +23,40 @@ GSM8K_SUFFIX = "Answer concisely and return only the result itself."
 #: Appendix "ChatGPT-based paraphrasing"; temperature 0.7 ("LLM Configuration").
 PARAPHRASE_TEMPLATE = "Please Provide {n} paraphrases for this sentence: {sentence}"
 PARAPHRASE_TEMPERATURE = 0.7
+#: Not in the paper: a system message for small local models, which otherwise echo the
+#: sentence or answer it (GPT-3.5 needed none). ``paraphrase(system=None)`` sends none.
+PARAPHRASE_SYSTEM = (
+    "You rewrite sentences. Reply with a numbered list of rewordings of the user's sentence "
+    "that use different words but keep its meaning. Do not answer the question."
+)
+
+#: One-paraphrase-per-request variant (not in the paper) for the small packaged
+#: models: asked for a list of nine, Qwen2.5-0.5B mostly echoes the question,
+#: answers it or drifts into another language; asked for one rewording at a time,
+#: with two worked examples, it rewords reliably. The user turn keeps the paper's
+#: wording with n = 1.
+PARAPHRASE_ONE_SYSTEM = (
+    "You reword questions. Reply with one reworded question only, with the same meaning. "
+    "Never answer it."
+)
+PARAPHRASE_ONE_TEMPLATE = "Please Provide 1 paraphrase for this sentence: {sentence}"
+PARAPHRASE_ONE_EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("Who wrote the novel Moby-Dick?", "Which author wrote the novel Moby-Dick?"),
+    ("How many legs does a spider have?", "What is the number of legs on a spider?"),
+)
+
+
+def paraphrase_one_messages(sentence: str) -> list[dict[str, str]]:
+    """Chat messages asking for a single paraphrase, with the worked examples first."""
+    msgs = [{"role": "system", "content": PARAPHRASE_ONE_SYSTEM}]
+    for q, a in PARAPHRASE_ONE_EXAMPLES:
+        msgs.append({"role": "user", "content": PARAPHRASE_ONE_TEMPLATE.format(sentence=q)})
+        msgs.append({"role": "assistant", "content": a})
+    msgs.append(
+        {"role": "user", "content": PARAPHRASE_ONE_TEMPLATE.format(sentence=sentence.strip())}
+    )
+    return msgs
+
 
 #: Appendix "Correctness Evaluation"; temperature 0 ("LLM Configuration").
 CORRECTNESS_TEMPLATE = (

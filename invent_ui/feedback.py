@@ -29,7 +29,7 @@ def error_text(err: BaseException) -> str:
 
 
 def show_error(err: BaseException, what: str) -> None:
-    st.error(f"**{what} failed.** {error_text(err)}", icon="⚠️")
+    st.error(f"**{what} failed.** {error_text(err)}", icon=":material/error:")
 
 
 def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
@@ -55,7 +55,10 @@ def missing(*modules: str, feature: str) -> bool:
     absent = [m for m in modules if not module_available(m)]
     if absent:
         names = ", ".join(f"`{m}`" for m in absent)
-        st.info(f"{feature} needs {names}, which is not in this checkout yet.", icon="🧩")
+        st.info(
+            f"{feature} needs {names}, which is not in this checkout yet.",
+            icon=":material/extension:",
+        )
         return True
     return False
 
@@ -79,10 +82,9 @@ STAGE_LABELS: dict[str, str] = {
 class StageProgress:
     """A progress bar plus stage line, fed by library progress callbacks.
 
-    Use as ``with StageProgress("Running") as prog: run_question(..., progress=prog)``.
-    Accepts the callback shapes invent_core uses: ``prog(stage, done, total)``,
-    ``prog(done, total)`` and ``prog(event)`` where ``event`` has ``stage``,
-    ``done``/``total`` attributes or keys.
+    Use as ``with StageProgress("Running") as prog: run_question(..., progress=prog)``;
+    other callback shapes are adapted with a lambda, e.g.
+    ``progress=lambda done, total, eta: prog("rows", done, total, eta_seconds=eta)``.
     """
 
     def __init__(self, label: str, stage_labels: dict[str, str] | None = None) -> None:
@@ -106,14 +108,29 @@ class StageProgress:
         elapsed = time.perf_counter() - self.t0
         if exc is None:
             self._bar.progress(1.0)
-            self._status.update(label=f"{self.label}: done in {elapsed:.1f} s", state="complete", expanded=False)
+            self._status.update(
+                label=f"{self.label}: done in {elapsed:.1f} s", state="complete", expanded=False
+            )
         else:
             self._status.update(label=f"{self.label}: failed after {elapsed:.1f} s", state="error")
         self._status.__exit__(None, None, None)
         return False  # the caller decides how to show the error
 
-    def __call__(self, *args: Any, **kwargs: Any) -> None:
-        stage, done, total, eta = _parse_progress(args, kwargs)
+    def __call__(
+        self,
+        event: Any,
+        done: int = 0,
+        total: int = 0,
+        *,
+        eta_seconds: float | None = None,
+    ) -> None:
+        """``prog(progress_event)`` (``.stage, .done, .total, .eta_seconds``, as
+        ``invent_core.pipeline.Progress``) or ``prog(stage, done, total, eta_seconds=…)``."""
+        if isinstance(event, str):
+            stage, eta = event, eta_seconds
+        else:
+            stage, done, total = event.stage, event.done, event.total
+            eta = getattr(event, "eta_seconds", None)
         stage = self.stage_labels.get(stage, stage)
         if stage and stage != self.stage:
             self.stage = stage
@@ -130,24 +147,3 @@ class StageProgress:
                 text += f", {format_eta(eta)} left"
         self._line.markdown(text)
         self._bar.progress(frac)
-
-
-def _parse_progress(args: tuple, kwargs: dict) -> tuple[str, int, int, float | None]:
-    """(stage, done, total, eta seconds or None) from the callback shapes StageProgress accepts."""
-    stage, done, total = kwargs.get("stage", ""), kwargs.get("done", 0), kwargs.get("total", 0)
-    eta = kwargs.get("eta_seconds")
-    if len(args) == 1 and not isinstance(args[0], int | float | str):
-        ev = args[0]
-        get = ev.get if isinstance(ev, dict) else (lambda k, d=None: getattr(ev, k, d))
-        stage = get("stage", "") or ""
-        done, total, eta = get("done", 0) or 0, get("total", 0) or 0, get("eta_seconds", None)
-    elif len(args) >= 3:
-        stage, done, total = args[0], args[1], args[2]
-    elif len(args) == 2:
-        if isinstance(args[0], str):
-            stage, done = args[0], args[1]
-        else:
-            done, total = args
-    elif len(args) == 1 and isinstance(args[0], str):
-        stage = args[0]
-    return str(stage or ""), int(done or 0), int(total or 0), (None if eta is None else float(eta))

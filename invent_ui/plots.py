@@ -37,6 +37,20 @@ OTHER_COLOUR = "#1f77b4"
 _MARGIN = dict(l=10, r=10, t=50, b=10)
 
 
+def array_from_spec(value: Any) -> np.ndarray:
+    """An array read back from a figure's JSON (plotly writes numpy arrays as
+    ``{"dtype", "bdata", "shape"}``, base64; plain lists stay lists)."""
+    import base64
+
+    if isinstance(value, dict) and "bdata" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            arr = arr.reshape([int(s) for s in str(shape).split(",")])
+        return arr
+    return np.asarray(value)
+
+
 def wrap_text(text: str, width: int = 60, max_lines: int = 4) -> str:
     """Hover-friendly text: wrapped with ``<br>``, at most ``max_lines`` lines."""
     lines = textwrap.wrap(" ".join(str(text).split()), width=width) or [""]
@@ -68,7 +82,7 @@ def heatmap_figure(
     col_title: str = "to",
     value_name: str = "p",
     colorscale: str = "Blues",
-    zmin: float | None = 0.0,
+    zmin: float | None = None,
     zmax: float | None = None,
     height: int = 420,
 ) -> go.Figure:
@@ -117,6 +131,7 @@ def walk_heatmaps(
     answers: Sequence[str],
     *,
     colorscale: str = "Blues",
+    zrange: tuple[float, float] | None = None,
 ) -> dict[str, go.Figure]:
     """The three heatmaps of a run: ``P_x``, ``P_y`` and ``P(X|Y)``.
 
@@ -125,6 +140,7 @@ def walk_heatmaps(
     walk : a :class:`invent_core.random_walk.RandomWalk` (m states).
     questions : the m questions (original first).
     answers : the m answers the walk's ``P_y`` was built on (one per state).
+    zrange : fixed colour range (to compare several runs); default: each matrix's own.
 
     Returns
     -------
@@ -132,6 +148,8 @@ def walk_heatmaps(
     """
     m = len(questions)
     xs, ys = state_labels(m, "x"), state_labels(m, "y")
+    zmin, zmax = zrange if zrange is not None else (None, None)
+    common = dict(colorscale=colorscale, zmin=zmin, zmax=zmax)
     return {
         "p_x": heatmap_figure(
             walk.p_x,
@@ -140,7 +158,7 @@ def walk_heatmaps(
             row_texts=questions,
             col_texts=questions,
             title="P<sub>x</sub>: input walk x<sub>i</sub> → x<sub>j</sub>",
-            colorscale=colorscale,
+            **common,
         ),
         "p_y": heatmap_figure(
             walk.p_y,
@@ -149,7 +167,7 @@ def walk_heatmaps(
             row_texts=answers,
             col_texts=answers,
             title="P<sub>y</sub>: output walk y<sub>i</sub> → y<sub>j</sub>",
-            colorscale=colorscale,
+            **common,
         ),
         "p_x_given_y": heatmap_figure(
             walk.p_x_given_y,
@@ -160,9 +178,14 @@ def walk_heatmaps(
             title="P(X | Y): row y<sub>j</sub> is P(x<sub>i</sub> | y<sub>j</sub>)",
             row_title="given",
             col_title="input",
-            colorscale=colorscale,
+            **common,
         ),
     }
+
+
+def shared_range(matrices: Sequence[np.ndarray]) -> tuple[float, float]:
+    """(min, max) over several matrices: one colour scale for side-by-side heatmaps."""
+    return float(min(np.min(a) for a in matrices)), float(max(np.max(a) for a in matrices))
 
 
 def difference_heatmap(
@@ -220,7 +243,12 @@ def walk_graph_figure(
     m = p.shape[0]
     g = nx.DiGraph()
     g.add_nodes_from(range(m))
-    edges = [(i, j, float(p[i, j])) for i in range(m) for j in range(m) if i != j and p[i, j] >= threshold]
+    edges = [
+        (i, j, float(p[i, j]))
+        for i in range(m)
+        for j in range(m)
+        if i != j and p[i, j] >= threshold
+    ]
     g.add_weighted_edges_from(edges)
     # the layout uses all transitions (not only the drawn ones): stable under the slider
     full = nx.Graph()
@@ -236,8 +264,10 @@ def walk_graph_figure(
         lo, hi = float(ws.min()), float(ws.max())
         # group edges into width bins: one line trace per bin keeps the figure light
         n_bins = 6
-        bins = np.zeros(len(edges), dtype=int) if hi - lo < 1e-12 else np.minimum(
-            ((ws - lo) / (hi - lo) * n_bins).astype(int), n_bins - 1
+        bins = (
+            np.zeros(len(edges), dtype=int)
+            if hi - lo < 1e-12
+            else np.minimum(((ws - lo) / (hi - lo) * n_bins).astype(int), n_bins - 1)
         )
         for b in range(n_bins):
             xs: list[float | None] = []
@@ -318,9 +348,13 @@ def bootstrap_figure(
     v = np.asarray(values, dtype=np.float64).ravel()
     mean = float(v.mean())
     fig = go.Figure(
-        go.Histogram(x=v, nbinsx=max(5, min(30, v.size // 2)), name=label, marker_color=OTHER_COLOUR)
+        go.Histogram(
+            x=v, nbinsx=max(5, min(30, v.size // 2)), name=label, marker_color=OTHER_COLOUR
+        )
     )
-    fig.add_vline(x=mean, line=dict(color=ORIGINAL_COLOUR, width=3), annotation_text=f"mean {mean:.4f}")
+    fig.add_vline(
+        x=mean, line=dict(color=ORIGINAL_COLOUR, width=3), annotation_text=f"mean {mean:.4f}"
+    )
     if interval is not None:
         lo, hi = interval
         fig.add_vrect(x0=lo, x1=hi, fillcolor="orange", opacity=0.15, line_width=0)
@@ -348,7 +382,9 @@ def measures_grid_figure(
     for k, name in enumerate(names, start=1):
         v = np.asarray(values[name], dtype=np.float64).ravel()
         fig.add_trace(
-            go.Histogram(x=v, name=labels.get(name, name), marker_color=PALETTE[k % len(PALETTE)], nbinsx=15),
+            go.Histogram(
+                x=v, name=labels.get(name, name), marker_color=PALETTE[k % len(PALETTE)], nbinsx=15
+            ),
             row=1,
             col=k,
         )
@@ -362,7 +398,9 @@ def measures_grid_figure(
 # ---------------------------------------------------------------------------
 
 
-def affinity_bar_figure(affinity: Sequence[float], texts: Sequence[str], *, title: str) -> go.Figure:
+def affinity_bar_figure(
+    affinity: Sequence[float], texts: Sequence[str], *, title: str
+) -> go.Figure:
     """One bar per perturbation: its affinity a(x0, x_i) to the original question."""
     a = np.asarray(affinity, dtype=np.float64)
     labels = state_labels(len(a))
@@ -409,7 +447,12 @@ def measures_comparison_figure(
 # GAAP
 # ---------------------------------------------------------------------------
 
-_ORIGIN_COLOURS = {"init": "#1f77b4", "selected": "#7f7f7f", "crossover": "#2ca02c", "mutation": "#ff7f0e"}
+_ORIGIN_COLOURS = {
+    "initial": "#1f77b4",
+    "parent": "#7f7f7f",
+    "crossover": "#2ca02c",
+    "mutation": "#ff7f0e",
+}
 
 
 def gaap_generations_figure(
@@ -424,8 +467,9 @@ def gaap_generations_figure(
     Parameters
     ----------
     generations : ``generations[t]`` is a list of member dicts with at least
-        ``text``, ``fitness`` and ``kind`` (how it was made: init, selected,
-        crossover, mutation); ``in_per`` marks members that entered Per(S_x0).
+        ``text``, ``fitness`` and ``kind`` (how it was made: initial, parent,
+        crossover, mutation); ``in_per`` marks members that entered Per(S_x0)
+        (see :func:`invent_ui.tables.gaap_members`).
     delta : the stopping threshold δ on fitness (drawn as a line).
     """
     fig = go.Figure()
@@ -470,7 +514,9 @@ def gaap_generations_figure(
             hovertemplate="%{customdata}<br>fitness %{y:.4f}<extra>in Per</extra>",
         )
     )
-    fig.add_hline(y=delta, line=dict(color=ORIGINAL_COLOUR, dash="dash"), annotation_text=f"δ = {delta:g}")
+    fig.add_hline(
+        y=delta, line=dict(color=ORIGINAL_COLOUR, dash="dash"), annotation_text=f"δ = {delta:g}"
+    )
     fig.update_layout(
         title=dict(text=f"GAAP: fitness a(x0, ·) of every member, generations 0–{upto}"),
         xaxis_title="generation t",
@@ -500,7 +546,9 @@ def gaap_fitness_box_figure(
                 showlegend=False,
             )
         )
-    fig.add_hline(y=delta, line=dict(color=ORIGINAL_COLOUR, dash="dash"), annotation_text=f"δ = {delta:g}")
+    fig.add_hline(
+        y=delta, line=dict(color=ORIGINAL_COLOUR, dash="dash"), annotation_text=f"δ = {delta:g}"
+    )
     fig.update_layout(
         title=dict(text="Fitness distribution per generation"),
         yaxis_title="fitness",
@@ -610,7 +658,9 @@ def roc_figure(
     c = np.asarray(correct).astype(int)
     fig = go.Figure()
     fig.add_trace(
-        go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line=dict(color="grey", dash="dot"), name="random")
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", line=dict(color="grey", dash="dot"), name="random"
+        )
     )
     for k, (name, u) in enumerate(uncertainties.items()):
         fpr, tpr, _ = roc_curve(c, confidence_from_uncertainty(u))
@@ -625,7 +675,9 @@ def roc_figure(
             )
         )
     fig.update_layout(
-        title=dict(text="ROC: confidence predicting a correct answer (AUROC in legend)"),
+        title=dict(
+            text="ROC: confidence predicting a correct answer (full-sample AUROC in legend)"
+        ),
         xaxis_title="false positive rate",
         yaxis_title="true positive rate",
         height=420,
@@ -660,7 +712,9 @@ def rejection_figure(
     if curves:
         first = next(iter(curves.values()))
         base = float(np.asarray(first.accuracy_kept)[0])
-        fig.add_hline(y=base, line=dict(color="grey", dash="dot"), annotation_text="random rejection")
+        fig.add_hline(
+            y=base, line=dict(color="grey", dash="dot"), annotation_text="random rejection"
+        )
     fig.update_layout(
         title=dict(text="Rejection curves: accuracy of the answers kept"),
         xaxis_title="fraction rejected (most uncertain first)",
@@ -671,7 +725,9 @@ def rejection_figure(
     return fig
 
 
-def reliability_figure(diagrams: Mapping[str, Any], *, labels: Mapping[str, str] | None = None) -> go.Figure:
+def reliability_figure(
+    diagrams: Mapping[str, Any], *, labels: Mapping[str, str] | None = None
+) -> go.Figure:
     """Reliability diagram(s): accuracy against calibrated confidence per bin.
 
     Parameters
@@ -681,7 +737,9 @@ def reliability_figure(diagrams: Mapping[str, Any], *, labels: Mapping[str, str]
     labels = labels or {}
     fig = go.Figure()
     fig.add_trace(
-        go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line=dict(color="grey", dash="dot"), name="perfect")
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", line=dict(color="grey", dash="dot"), name="perfect"
+        )
     )
     for k, (name, d) in enumerate(diagrams.items()):
         ok = np.asarray(d.count) > 0
@@ -698,7 +756,9 @@ def reliability_figure(diagrams: Mapping[str, Any], *, labels: Mapping[str, str]
             )
         )
     fig.update_layout(
-        title=dict(text="Reliability: isotonic-calibrated P(correct) per bin (marker size = answers)"),
+        title=dict(
+            text="Reliability: isotonic-calibrated P(correct) per bin (marker size = answers)"
+        ),
         xaxis_title="mean predicted P(correct)",
         yaxis_title="fraction correct",
         height=420,

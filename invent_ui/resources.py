@@ -89,17 +89,16 @@ def demo_json(path: Path) -> Any | None:
 
 def load_run_bytes(data: bytes) -> Any:
     """A run from an uploaded JSON file (``RunArtifact.to_json`` format)."""
-    import tempfile
-
     from invent_core.pipeline import RunArtifact
 
-    with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as fh:
-        fh.write(data)
-        tmp = Path(fh.name)
     try:
-        return RunArtifact.load(tmp)
-    finally:
-        tmp.unlink(missing_ok=True)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"the run file is not UTF-8 text: {err}") from err
+    try:
+        return RunArtifact.from_json(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"the run file is not valid JSON: {err}") from err
 
 
 # ---------------------------------------------------------------------------
@@ -140,8 +139,10 @@ def rescored(fingerprint: str, embedder_name: str, n_bootstrap: int, seed: int, 
     return getattr(out, "score", out)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def method_results(fingerprint: str, names: tuple[str, ...], llm_id: str, _run: Any, _llm: Any) -> dict:
+@st.cache_resource(show_spinner="Computing the methods on this run…", max_entries=32)
+def method_results(
+    fingerprint: str, names: tuple[str, ...], llm_id: str, _run: Any, _llm: Any
+) -> dict:
     """The registry's methods ``names`` on a run (errors recorded per method, not raised)."""
     from invent_core.registry import ScoringContext, compute_methods
 
@@ -151,3 +152,36 @@ def method_results(fingerprint: str, names: tuple[str, ...], llm_id: str, _run: 
 
 def fingerprint(run: Any) -> str:
     return run_fingerprint(run)
+
+
+# ---------------------------------------------------------------------------
+# Evaluation payloads (see invent_ui.experiments)
+# ---------------------------------------------------------------------------
+
+
+def payload_key(payload: Any) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[
+        :16
+    ]
+
+
+@st.cache_resource(show_spinner="Bootstrapping the metrics…", max_entries=8)
+def evaluation(key: str, n_boot: int, seed: int, _payload: Any) -> Any:
+    """``evaluate_scores`` of an evaluation payload (paired bootstrap, cached per payload)."""
+    from invent_core.evaluation.metrics import evaluate_scores
+
+    from .experiments import eval_arrays
+
+    correct, table = eval_arrays(_payload)
+    return evaluate_scores(table, correct, n_boot=n_boot, seed=seed)
+
+
+def work_dir(*parts: str) -> Path:
+    """A folder under invent's cache dir for the dashboard's runs and uploads."""
+    from invent_core._env import cache_dir
+
+    path = cache_dir().joinpath("dashboard", *parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path

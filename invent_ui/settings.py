@@ -94,7 +94,11 @@ def secret_fingerprint(secret: str | None) -> str:
 def run_fingerprint(run: Any) -> str:
     """A stable id of a run's texts and settings (cache key of results derived from it)."""
     blob = json.dumps(
-        [list(run.questions), [list(r) for r in run.responses], _jsonable(getattr(run, "settings", {}))],
+        [
+            list(run.questions),
+            [list(r) for r in run.responses],
+            _jsonable(getattr(run, "settings", {})),
+        ],
         sort_keys=True,
         default=str,
     )

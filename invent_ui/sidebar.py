@@ -1,9 +1,10 @@
 """The settings sidebar every page calls first: one definition, shared session state.
 
-Widget state does not survive a page switch in a multipage app, so the
-canonical values live in ``st.session_state[STATE_KEY]`` (a plain dict) and
-each widget is re-seeded from it when its own key is gone. Opening any page
-first (a deep link on a fresh server) initialises the defaults.
+A widget's own state is dropped when another page's script runs, so each
+widget's value is re-committed to session state before the widget is created
+(see :func:`_seed`), and the settings as a whole live in
+``st.session_state[STATE_KEY]`` (a plain dict) for :func:`current_settings`.
+Opening any page first (a deep link on a fresh server) initialises the defaults.
 """
 
 from __future__ import annotations
@@ -52,9 +53,13 @@ def _options(getter: str, fallback: list[str]) -> list[str]:
 
 
 def _seed(name: str, value: Any) -> str:
+    """The widget key for ``name``, its state (re)committed before the widget is created.
+
+    Re-assigning the current value makes it survive a page switch (a widget's own
+    state is dropped when another page's script runs); ``value`` seeds a fresh session.
+    """
     key = _PREFIX + name
-    if key not in st.session_state:
-        st.session_state[key] = value
+    st.session_state[key] = st.session_state.get(key, value)
     return key
 
 
@@ -107,18 +112,28 @@ def sidebar_settings() -> Settings:
     )
     c1, c2 = sb.columns(2)
     canon["n_perturbations"] = int(
-        c1.number_input("n perturbations", 1, 20, step=1, key=_seed("n_perturbations", canon["n_perturbations"]))
+        c1.number_input(
+            "n perturbations", 1, 20, step=1, key=_seed("n_perturbations", canon["n_perturbations"])
+        )
     )
     canon["n_replications"] = int(
-        c2.number_input("r replications", 1, 10, step=1, key=_seed("n_replications", canon["n_replications"]))
+        c2.number_input(
+            "r replications", 1, 10, step=1, key=_seed("n_replications", canon["n_replications"])
+        )
     )
     c3, c4 = sb.columns(2)
     canon["n_bootstrap"] = int(
-        c3.number_input("B bootstrap", 1, 500, step=5, key=_seed("n_bootstrap", canon["n_bootstrap"]))
+        c3.number_input(
+            "B bootstrap", 1, 500, step=5, key=_seed("n_bootstrap", canon["n_bootstrap"])
+        )
     )
-    canon["seed"] = int(c4.number_input("seed", 0, 2**31 - 1, step=1, key=_seed("seed", canon["seed"])))
+    canon["seed"] = int(
+        c4.number_input("seed", 0, 2**31 - 1, step=1, key=_seed("seed", canon["seed"]))
+    )
     canon["temperature"] = float(
-        sb.slider("temperature", 0.0, 2.0, step=0.1, key=_seed("temperature", float(canon["temperature"])))
+        sb.slider(
+            "temperature", 0.0, 2.0, step=0.1, key=_seed("temperature", float(canon["temperature"]))
+        )
     )
     with sb.expander("Local NLI model folder (optional)"):
         folder = st.text_input(

@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 
 
-def perturbations_table(questions: Sequence[str], sim_x: np.ndarray, p_x: np.ndarray) -> pd.DataFrame:
+def perturbations_table(
+    questions: Sequence[str], sim_x: np.ndarray, p_x: np.ndarray
+) -> pd.DataFrame:
     """One row per state: the text, its affinity to the original and P_x(x0 → x_i).
 
     Parameters
@@ -36,7 +38,9 @@ def perturbations_table(questions: Sequence[str], sim_x: np.ndarray, p_x: np.nda
 def responses_table(questions: Sequence[str], responses: Sequence[Sequence[str]]) -> pd.DataFrame:
     """The responses grid: one row per question (perturbation), one column per replication."""
     r = max((len(reps) for reps in responses), default=0)
-    data = {f"rep {k + 1}": [reps[k] if k < len(reps) else "" for reps in responses] for k in range(r)}
+    data = {
+        f"rep {k + 1}": [reps[k] if k < len(reps) else "" for reps in responses] for k in range(r)
+    }
     df = pd.DataFrame(data, index=[f"x{i}" for i in range(len(responses))])
     df.insert(0, "question", list(questions))
     return df
@@ -113,6 +117,22 @@ def comparison_table(
     return df
 
 
+def style_comparison(df: pd.DataFrame, *, rel_tol: float = 0.05) -> Any:
+    """Styler of :func:`comparison_table`: cells more than ``rel_tol`` away from the first
+    embedder's value in orange, the spread column shaded by its size."""
+    cols = [c for c in df.columns if c != "spread"]
+    base = df[cols[0]]
+    css = pd.DataFrame("", index=df.index, columns=df.columns)
+    for c in cols[1:]:
+        far = (df[c] - base).abs() > rel_tol * base.abs().clip(lower=1e-12)
+        css.loc[far, c] = "background-color: #ffe0b2; font-weight: bold"
+    top = float(df["spread"].max()) or 1.0
+    css["spread"] = [
+        f"background-color: rgba(230, 81, 0, {0.6 * v / top:.2f})" for v in df["spread"]
+    ]
+    return df.style.format("{:.4f}").apply(lambda _: css, axis=None)
+
+
 def results_frame(table: Any) -> tuple[pd.DataFrame, np.ndarray]:
     """A :class:`invent_core.evaluation.report.ResultsTable` as display strings and marks.
 
@@ -120,7 +140,10 @@ def results_frame(table: Any) -> tuple[pd.DataFrame, np.ndarray]:
     -------
     (DataFrame of ``"mean ± std"`` strings, (rows, cols) array of "best"/"second"/"").
     """
-    cells = [[_cell_text(table, i, j) for j in range(len(table.columns))] for i in range(len(table.methods))]
+    cells = [
+        [_cell_text(table, i, j) for j in range(len(table.columns))]
+        for i in range(len(table.methods))
+    ]
     df = pd.DataFrame(cells, index=list(table.methods), columns=[c.header for c in table.columns])
     return df, table.marks()
 
@@ -136,14 +159,17 @@ def style_marks(df: pd.DataFrame, marks: np.ndarray) -> Any:
     """pandas Styler: bold the best cell of each column, underline the second."""
     css = np.where(marks == "best", "font-weight: bold; background-color: #e6f2e6", "")
     css = np.where(marks == "second", "text-decoration: underline", css)
-    return df.style.apply(lambda _: pd.DataFrame(css, index=df.index, columns=df.columns), axis=None)
+    return df.style.apply(
+        lambda _: pd.DataFrame(css, index=df.index, columns=df.columns), axis=None
+    )
 
 
 def gaap_members_table(members: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """One generation's members with fitness and provenance (see :func:`invent_ui.gaap_view`)."""
+    """One generation's members with fitness and provenance (rows of :func:`gaap_members`)."""
     return pd.DataFrame(
         [
             {
+                "#": int(m.get("index", k)),
                 "text": m["text"],
                 "fitness": float(m["fitness"]),
                 "made by": m.get("kind", ""),
@@ -151,6 +177,49 @@ def gaap_members_table(members: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
                 "selected": bool(m.get("selected", False)),
                 "in Per(S_x0)": bool(m.get("in_per", False)),
             }
-            for m in members
+            for k, m in enumerate(members)
         ]
+    )
+
+
+def gaap_members(trace: Any) -> list[list[dict[str, Any]]]:
+    """A :class:`invent_core.perturb.gaap.GaapTrace` as plain member dicts per generation.
+
+    Each dict: ``index`` (#i in its generation, as provenance refers to it),
+    ``text``, ``fitness``, ``kind`` (initial / parent / crossover / mutation),
+    ``provenance`` (the trace's own one-line description), ``selected``, ``in_per``.
+    """
+    return [
+        [
+            {
+                "index": i,
+                "text": m.text,
+                "fitness": float(m.fitness),
+                "kind": m.origin.op,
+                "provenance": m.origin.describe(),
+                "selected": bool(m.selected),
+                "in_per": bool(m.in_perturbations),
+            }
+            for i, m in enumerate(gen.members)
+        ]
+        for gen in trace.generations
+    ]
+
+
+def gaap_generations_table(trace: Any) -> pd.DataFrame:
+    """One row per generation: size, best and mean fitness, what was dropped, sampled for Per."""
+    per_counts = [
+        sum(1 for p in trace.perturbations if p.generation == g.index) for g in trace.generations
+    ]
+    return pd.DataFrame(
+        {
+            "generation": [g.index for g in trace.generations],
+            "members": [len(g.members) for g in trace.generations],
+            "best fitness": [g.max_fitness for g in trace.generations],
+            "mean fitness": [g.mean_fitness for g in trace.generations],
+            "duplicates dropped": [g.n_duplicates for g in trace.generations],
+            "capped": [g.n_capped for g in trace.generations],
+            "sampled (t = kτ)": [g.sampled for g in trace.generations],
+            "into Per(S_x0)": per_counts,
+        }
     )

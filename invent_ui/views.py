@@ -29,24 +29,27 @@ def first_answers(responses: list[list[str]]) -> list[str]:
     return [reps[0] for reps in responses]
 
 
-def measure_metrics(score: Any, *, delta_to: Any = None) -> None:
-    """The five Inv measures as ``st.metric`` tiles (with Δ to another score if given)."""
+def measure_metrics(score: Any) -> None:
+    """The five Inv measures as ``st.metric`` tiles (bootstrap interval in the help)."""
     labels = method_labels()
     cols = st.columns(len(score.measures))
     for col, (name, value) in zip(cols, score.measures.items()):
-        delta = None
-        if delta_to is not None and name in delta_to.measures:
-            delta = f"{value - delta_to.measures[name]:+.4f}"
         help_text = None
         if name in score.values and len(score.values[name]) > 1:
             lo, hi = score.interval(name)
-            help_text = f"90 % bootstrap interval [{lo:.4f}, {hi:.4f}] over B = {len(score.values[name])}"
-        col.metric(labels.get(name, name), f"{value:.4f}", delta=delta, delta_color="off", help=help_text)
+            help_text = (
+                f"90 % bootstrap interval [{lo:.4f}, {hi:.4f}] over B = {len(score.values[name])}"
+            )
+        col.metric(labels.get(name, name), f"{value:.4f}", help=help_text)
 
 
-def heatmap_row(score: Any, *, colorscale: str, key: str, which: tuple[str, ...] = ("p_x", "p_y", "p_x_given_y")) -> None:
+def heatmap_row(
+    score: Any, *, colorscale: str, key: str, which: tuple[str, ...] = ("p_x", "p_y", "p_x_given_y")
+) -> None:
     """P_x, P_y and P(X|Y) heatmaps side by side (hover shows the texts)."""
-    figs = plots.walk_heatmaps(score.walk, score.questions, first_answers(score.responses), colorscale=colorscale)
+    figs = plots.walk_heatmaps(
+        score.walk, score.questions, first_answers(score.responses), colorscale=colorscale
+    )
     cols = st.columns(len(which))
     for col, name in zip(cols, which):
         col.plotly_chart(figs[name], key=f"{key}_{name}", config={"displaylogo": False})

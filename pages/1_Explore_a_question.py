@@ -38,7 +38,9 @@ with st.expander("Ask a question", expanded=st.session_state.get(RUN_KEY) is Non
 
     names = guarded("Listing the dataset samples", available_datasets) or []
     dataset = c1.selectbox("Dataset sample", ["—", *names], key="explore_dataset")
-    if dataset != "—":
+    if dataset == "—":
+        st.session_state["explore_task"] = ("qa", None)  # a typed question is open QA
+    else:
         examples = guarded(f"Loading {dataset}", load_dataset, dataset, limit=50, seed=0) or []
         c2.selectbox(
             "Pick a question",
@@ -58,7 +60,10 @@ with st.expander("Ask a question", expanded=st.session_state.get(RUN_KEY) is Non
         ["paraphrase", "gaap"],
         horizontal=True,
         key="explore_perturber",
-        format_func=lambda p: {"paraphrase": "LLM paraphrasing", "gaap": "GAAP (genetic algorithm)"}[p],
+        format_func=lambda p: {
+            "paraphrase": "LLM paraphrasing",
+            "gaap": "GAAP (genetic algorithm)",
+        }[p],
     )
     c4.caption(
         f"n = {settings.n_perturbations}, r = {settings.n_replications}: "
@@ -105,7 +110,10 @@ if run is None:
     if run is None:
         st.info("No run yet and no demo run shipped (`python scripts/make_demo_run.py`).")
         st.stop()
-    st.info("Showing the shipped demo run. Type a question and press **Run** for your own.", icon="💡")
+    st.info(
+        "Showing the shipped demo run. Type a question and press **Run** for your own.",
+        icon=":material/lightbulb:",
+    )
 
 score = run.score
 
@@ -121,26 +129,9 @@ st.download_button(
     key="explore_download",
 )
 
-tab_pert, tab_walk, tab_boot, tab_base = st.tabs(
-    ["Perturbations & answers", "Random walks", "Bootstrap", "Baselines"]
+tab_walk, tab_pert, tab_boot, tab_base = st.tabs(
+    ["Random walks", "Perturbations & answers", "Bootstrap", "Baselines"]
 )
-
-with tab_pert:
-    st.markdown("**The perturbations and their affinity a(x0, x_i) to the original question**")
-    st.dataframe(
-        tables.perturbations_table(run.questions, score.sim_x, score.walk.p_x),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "affinity to x0": st.column_config.ProgressColumn(format="%.3f", min_value=0.0, max_value=1.0),
-            "P_x(x0 → x_i)": st.column_config.NumberColumn(format="%.4f"),
-        },
-    )
-    st.markdown("**Answers: one row per question, one column per replication**")
-    st.dataframe(tables.responses_table(run.questions, run.responses), width="stretch")
-    if run.raw_responses and run.raw_responses != run.responses:
-        with st.expander("Raw answers before cleaning"):
-            st.dataframe(tables.responses_table(run.questions, run.raw_responses), width="stretch")
 
 with tab_walk:
     c1, c2 = st.columns([1, 3])
@@ -163,7 +154,9 @@ with tab_walk:
     )
     g1, g2 = st.columns(2)
     g1.plotly_chart(
-        plots.walk_graph_figure(score.walk.p_x, texts=run.questions, threshold=threshold, title="Input walk P_x"),
+        plots.walk_graph_figure(
+            score.walk.p_x, texts=run.questions, threshold=threshold, title="Input walk P_x"
+        ),
         key="explore_graph_x",
     )
     g2.plotly_chart(
@@ -176,6 +169,25 @@ with tab_walk:
         ),
         key="explore_graph_y",
     )
+
+with tab_pert:
+    st.markdown("**The perturbations and their affinity a(x0, x_i) to the original question**")
+    st.dataframe(
+        tables.perturbations_table(run.questions, score.sim_x, score.walk.p_x),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "affinity to x0": st.column_config.ProgressColumn(
+                format="%.3f", min_value=0.0, max_value=1.0
+            ),
+            "P_x(x0 → x_i)": st.column_config.NumberColumn(format="%.4f"),
+        },
+    )
+    st.markdown("**Answers: one row per question, one column per replication**")
+    st.dataframe(tables.responses_table(run.questions, run.responses), width="stretch")
+    if run.raw_responses and run.raw_responses != run.responses:
+        with st.expander("Raw answers before cleaning"):
+            st.dataframe(tables.responses_table(run.questions, run.raw_responses), width="stretch")
 
 with tab_boot:
     labels = views.method_labels()
@@ -191,9 +203,14 @@ with tab_boot:
         views.measures_dataframe(score),
         hide_index=True,
         width="stretch",
-        column_config={c: st.column_config.NumberColumn(format="%.4f") for c in ("value", "interval low", "interval high")},
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4f")
+            for c in ("value", "interval low", "interval high")
+        },
     )
-    st.caption("Shaded: 90 % percentile interval. NR-Inv-Entropy uses replication 1 only (one value).")
+    st.caption(
+        "Shaded: 90 % percentile interval. NR-Inv-Entropy uses replication 1 only (one value)."
+    )
 
 with tab_base:
     from invent_core.registry import list_methods
@@ -203,7 +220,8 @@ with tab_base:
     offline = tuple(m.name for m in methods if not ({"llm", "logprobs"} & set(m.needs)))
     needs_llm = tuple(m.name for m in methods if {"llm", "logprobs"} & set(m.needs))
     results = dict(
-        guarded("Computing the baselines", resources.method_results, fp, offline, "", run, None) or {}
+        guarded("Computing the baselines", resources.method_results, fp, offline, "", run, None)
+        or {}
     )
     llm_key = f"explore_llm_methods_{fp}_{settings.key()}"
     if needs_llm:

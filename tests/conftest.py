@@ -26,3 +26,14 @@ def minilm():
     emb = get_embedder("minilm")
     emb.load()
     return emb
+
+
+@pytest.fixture(scope="session")
+def local_llm():
+    """The packaged Qwen 0.5B on an embedded llama.cpp server, started once (no cache)."""
+    from invent_core.llm import get_llm
+
+    llm = get_llm("local", cache=None)
+    llm.complete([{"role": "user", "content": "Hi"}], max_tokens=1)  # start the server now
+    yield llm
+    llm.close()

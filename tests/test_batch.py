@@ -214,6 +214,24 @@ def test_value_column_and_no_id(minilm, tmp_path):
     assert s.n_judged == 3 and recs[0]["answer"] == "Tokyo"
 
 
+def test_small_embedding_cache_gives_the_same_scores(minilm, tmp_path, monkeypatch):
+    """The batch bounds the embedder's cache; evictions in mid-run must not change a score."""
+    import invent_core.batch as batch
+
+    rows = make_rows(10)
+    batch_score(write_csv(tmp_path / "a_in.csv", rows), tmp_path / "a.csv", n_bootstrap=B)
+    # a window mixing texts already cached (rows) with new ones, over the limit
+    new = [
+        dict(r, id=f"n{i}", question=f"Another question {i}?")
+        for i, r in enumerate(make_rows(10, seed=7))
+    ]
+    monkeypatch.setattr(batch, "EMBED_CACHE_LIMIT", 12)
+    before = minilm.max_cache
+    s = batch_score(write_csv(tmp_path / "b_in.csv", rows + new), tmp_path / "b.csv", n_bootstrap=B)
+    assert s.ok and minilm.max_cache == before  # restored
+    assert_same_scores(records(tmp_path / "a.csv"), records(tmp_path / "b.csv")[:10])
+
+
 def test_progress_reports_done_total_eta(minilm, wide_csv, tmp_path):
     calls = []
     batch_score(

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from invent_core.batch import batch_score
 from invent_core.batch_io import iter_records
 
 pytestmark = pytest.mark.slow  # subprocesses load the real MiniLM
@@ -153,12 +154,12 @@ batch_score(sys.argv[1], sys.argv[2], n_bootstrap=5, progress=lambda d, t, e: ti
 """
 
 
-def test_kill_9_then_resume_loses_nothing(tmp_path):
+def test_kill_9_then_resume_loses_nothing(minilm, tmp_path):
     inp = write_wide(tmp_path / "in.csv", 30)
     worker = tmp_path / "worker.py"
     worker.write_text(WORKER)
     ref = tmp_path / "ref.csv"
-    subprocess.run([sys.executable, str(worker), inp, ref, "0"], check=True, env=env(), timeout=300)
+    batch_score(inp, ref, n_bootstrap=5)  # the uninterrupted run, in-process
 
     out = tmp_path / "out.csv"
     proc = subprocess.Popen([sys.executable, str(worker), inp, out, "0.15"], env=env())
@@ -191,10 +192,10 @@ def test_kill_9_then_resume_loses_nothing(tmp_path):
     )
 
 
-def test_shards_and_merge_cli(tmp_path):
+def test_shards_and_merge_cli(minilm, tmp_path):
     inp = write_wide(tmp_path / "in.csv", 12)
     one = tmp_path / "one.csv"
-    assert cli("batch", inp, "-o", one, "-B", 5, "-q").returncode == 0
+    batch_score(inp, one, n_bootstrap=5)  # one run, in-process
     parts = []
     for i in (1, 2):
         part = tmp_path / f"p{i}.csv"

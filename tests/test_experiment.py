@@ -15,7 +15,11 @@ QUESTIONS = [
     ("q1", "What is the capital of France?", "Paris"),
     ("q2", "What is the capital of Japan?", "Tokyo"),
     ("q3", "Brunswick, Lancastrian and Pearl Pickler are types of which vegetable?", "Onion"),
-    ("q4", "Which Scottish king was said to have died of leprosy in 1329?", "Robert the Bruce|Robert I"),
+    (
+        "q4",
+        "Which Scottish king was said to have died of leprosy in 1329?",
+        "Robert the Bruce|Robert I",
+    ),
 ]
 
 
@@ -52,8 +56,14 @@ def test_default_tsu_columns_cover_the_papers():
 def test_evaluate_end_to_end_then_rerun_without_llm(tmp_path, data_file):
     from invent_core.llm import get_llm
 
-    cfg = ExperimentConfig(data=str(data_file), methods=("inv", "lexsim", "semantic_entropy"),
-                           n_perturbations=2, n_replications=2, n_bootstrap=10, n_boot_metrics=10)
+    cfg = ExperimentConfig(
+        data=str(data_file),
+        methods=("inv", "lexsim", "semantic_entropy"),
+        n_perturbations=2,
+        n_replications=2,
+        n_bootstrap=10,
+        n_boot_metrics=10,
+    )
     started = []
 
     def factory():
@@ -82,11 +92,24 @@ def test_evaluate_end_to_end_then_rerun_without_llm(tmp_path, data_file):
 def test_tsu_end_to_end(tmp_path, data_file):
     from invent_core.llm import get_llm
 
-    cfg = ExperimentConfig(data=str(data_file), limit=2, methods=("inv", "lexsim"),
-                           n_perturbations=2, n_replications=2, n_bootstrap=10)
+    cfg = ExperimentConfig(
+        data=str(data_file),
+        limit=2,
+        methods=("inv", "lexsim"),
+        n_perturbations=2,
+        n_replications=2,
+        n_bootstrap=10,
+    )
     res = tsu(cfg, [0.3, 1.2], tmp_path, llm_factory=lambda: get_llm("local"))
     table = json.loads((tmp_path / "tsu.json").read_text())["tsu"]
-    assert set(table) == {"inv_entropy", "ni_entropy", "nr_inv_entropy", "wd_px_py", "max_py_x", "lexsim"}
+    assert set(table) == {
+        "inv_entropy",
+        "ni_entropy",
+        "nr_inv_entropy",
+        "wd_px_py",
+        "max_py_x",
+        "lexsim",
+    }
     for row in table.values():
         for v in row.values():
             assert 0.0 <= v <= 1.0
@@ -100,9 +123,27 @@ def test_cli_evaluate_reports_single_class_without_losing_scores(tmp_path):
     path = tmp_path / "one.csv"
     path.write_text("question,answer\nWhat is the capital of France?,Paris\n")
     out = subprocess.run(
-        [sys.executable, "-m", "invent_core", "evaluate", "--data", str(path), "-n", "2", "-r", "2", "-B", "5",
-         "--methods", "inv", "-o", str(tmp_path / "o"), "-q"],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "invent_core",
+            "evaluate",
+            "--data",
+            str(path),
+            "-n",
+            "2",
+            "-r",
+            "2",
+            "-B",
+            "5",
+            "--methods",
+            "inv",
+            "-o",
+            str(tmp_path / "o"),
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 2, out.stderr
     assert "need both" in out.stderr and "Traceback" not in out.stderr

@@ -180,7 +180,7 @@ def golf(minilm) -> GaapResult:
 
 @pytest.mark.slow
 def test_key_tokens_of_the_paper_example(minilm):
-    keys = key_tokens(GOLF_Q, 0.2, model=minilm.model)
+    keys = key_tokens(GOLF_Q, 0.2, embedder=minilm)
     assert [k.token for k in keys] == ["golfer", "1982", "British", "championships"]
     assert keys[0].score == pytest.approx(0.487, abs=0.01)
     words = Template.parse(GOLF_Q).words
@@ -189,10 +189,10 @@ def test_key_tokens_of_the_paper_example(minilm):
 
 @pytest.mark.slow
 def test_key_tokens_avoid_stop_words_unless_nothing_else(minilm):
-    keys = key_tokens("Who is he?", 0.5, model=minilm.model)
+    keys = key_tokens("Who is he?", 0.5, embedder=minilm)
     assert len(keys) == 1 and keys[0].token.lower() in {"who", "is", "he"}
     with pytest.raises(ValueError, match="no word tokens"):
-        key_tokens("?!", 0.5, model=minilm.model)
+        key_tokens("?!", 0.5, embedder=minilm)
 
 
 @pytest.mark.slow
@@ -239,9 +239,12 @@ def test_every_member_is_explained_by_its_origin(golf):
                 assert prev.members[o.parents[0]].slots == m.slots
                 parents_here.add(o.parents[0])
                 continue
-            a, b = (prev.members[i].slots for i in o.parents)
-            assert prev.members[o.parents[0]].selected and prev.members[o.parents[1]].selected
-            child = crossover(a, b, o.point)[0]
+            assert all(prev.members[i].selected for i in o.parents)
+            if len(o.parents) == 1:  # a population of one: the parent mutated directly
+                child = prev.members[o.parents[0]].slots
+            else:
+                a, b = (prev.members[i].slots for i in o.parents)
+                child = crossover(a, b, o.point)[0]
             if o.op == "crossover":
                 assert m.slots == child
             else:
@@ -306,6 +309,7 @@ def test_embedding_cache_is_used(minilm):
     assert tr.embedding_requested == minilm.stats.requested - before[0]
     assert tr.embedding_encoded == minilm.stats.encoded - before[1]
     distinct = {m.text for g in tr.generations for m in g.members} | {GOLF_Q + " "}
+    distinct |= {w.lower() for w in tr.words}  # KeyBERT's candidate words
     # every distinct text embedded at most once; carried-over parents come from the cache
     assert tr.embedding_encoded <= len(distinct)
     assert res.embedding_calls_saved > 0
@@ -324,13 +328,24 @@ def test_exactly_n_for_short_questions_and_tiny_populations(minilm):
     three = gaap("Who wrote Hamlet?", embedder=minilm, seed=0)
     assert len(three.perturbations) == 9 and "Who wrote Hamlet?" not in three.perturbations
     tiny = gaap("In 1982?", embedder=minilm, seed=0, delta=0.0)  # Pop_0 = {"In?"}
-    assert tiny.trace.stop_reason == "population_too_small"
+    assert [len(g.members) for g in tiny.trace.generations] == [1] * 7  # nothing to mutate
     assert tiny.perturbations == ["In?"] * 9
     assert sum(p.duplicate for p in tiny.trace.perturbations) == 8
     many = gaap("Who wrote Hamlet?", embedder=minilm, seed=0, n=40, max_generations=0)
     assert len(many.perturbations) == 40 and len(many.trace.generations) == 1
     nothing = gaap("1982", embedder=minilm, seed=0)  # deleting the only word leaves nothing
     assert nothing.trace.stop_reason == "empty" and nothing.perturbations == ["1982"] * 9
+
+
+@pytest.mark.slow
+def test_a_population_of_one_evolves_by_mutation(minilm):
+    q = '"What type of clothing is a ""sou-wester""?"'  # key token unknown to WordNet
+    res = gaap(q, embedder=minilm, seed=0)
+    gens = res.trace.generations
+    assert len(gens[0].members) == 1
+    assert len(gens[1].members) > 1
+    assert {m.origin.op for m in gens[1].members} == {"parent", "mutation"}
+    assert len(set(res.perturbations)) > 1
 
 
 @pytest.mark.slow

@@ -130,3 +130,17 @@ def test_max_senses_limits_the_set():
     first = substitution_set(words, 0, max_senses=1)
     assert 0 < len(first.options) < len(full.options)
     assert {o.text for o in first.options} <= {o.text for o in full.options}
+
+
+@pytest.mark.slow
+def test_lookups_from_many_threads_agree_with_serial():
+    from concurrent.futures import ThreadPoolExecutor
+
+    words = _words(GOLF_Q)
+    serial = [substitution_set(words, i) for i in range(len(words))]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for _ in range(3):
+            parallel = list(pool.map(lambda i: substitution_set(words, i), range(len(words))))
+            assert parallel == serial
+        loaded = list(pool.map(lambda _: wnmod.load_wordnet(), range(8)))
+    assert all(r is loaded[0] for r in loaded)

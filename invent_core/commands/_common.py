@@ -12,29 +12,49 @@ from typing import Any
 def add_llm_args(p: argparse.ArgumentParser) -> None:
     """--llm, --base-url, --model, --api-key-env, --concurrency, --no-cache, --cache."""
     g = p.add_argument_group("LLM backend")
-    g.add_argument("--llm", default="local",
-                   help="local (default: packaged Qwen2.5-0.5B, no key), qwen1.5b if installed, "
-                        "or openai (any OpenAI-compatible server, with --base-url)")
-    g.add_argument("--base-url", default=None, help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument(
+        "--llm",
+        default="local",
+        help="local (default: packaged Qwen2.5-0.5B, no key), qwen1.5b if installed, "
+        "or openai (any OpenAI-compatible server, with --base-url)",
+    )
+    g.add_argument(
+        "--base-url", default=None, help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
+    )
     g.add_argument("--model", default=None, help="model name on the server")
-    g.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="environment variable holding the API key (the key is never written anywhere)")
+    g.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        help="environment variable holding the API key (the key is never written anywhere)",
+    )
     g.add_argument("--concurrency", type=int, default=None, help="LLM requests in flight at once")
-    g.add_argument("--no-cache", action="store_true", help="do not read or write the persistent LLM cache")
+    g.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the persistent LLM cache"
+    )
     g.add_argument("--cache", default=None, metavar="PATH", help="SQLite file for the LLM cache")
 
 
 def add_generation_args(p: argparse.ArgumentParser, *, temperature: bool = True) -> None:
     """-n, -r, -B, --temperature, --seed, --perturber, --embedder (paper defaults)."""
     g = p.add_argument_group("perturbation and scoring (defaults follow the paper)")
-    g.add_argument("-n", "--n-perturbations", type=int, default=9, help="perturbations per question (paper: 9)")
-    g.add_argument("-r", "--n-replications", type=int, default=5, help="answers per question (paper: 5)")
-    g.add_argument("-B", "--n-bootstrap", type=int, default=30, help="bootstrap resamples (paper: 30)")
+    g.add_argument(
+        "-n", "--n-perturbations", type=int, default=9, help="perturbations per question (paper: 9)"
+    )
+    g.add_argument(
+        "-r", "--n-replications", type=int, default=5, help="answers per question (paper: 5)"
+    )
+    g.add_argument(
+        "-B", "--n-bootstrap", type=int, default=30, help="bootstrap resamples (paper: 30)"
+    )
     if temperature:
-        g.add_argument("-t", "--temperature", type=float, default=0.7, help="answer temperature (paper: 0.7)")
+        g.add_argument(
+            "-t", "--temperature", type=float, default=0.7, help="answer temperature (paper: 0.7)"
+        )
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--perturber", choices=["paraphrase", "gaap"], default="paraphrase")
-    g.add_argument("--embedder", default="minilm", help="minilm (default), mpnet, or an NLI model folder")
+    g.add_argument(
+        "--embedder", default="minilm", help="minilm (default), mpnet, or an NLI model folder"
+    )
 
 
 def llm_from_args(args: argparse.Namespace) -> Any:
@@ -45,7 +65,9 @@ def llm_from_args(args: argparse.Namespace) -> Any:
     api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
     kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
     if args.llm == "openai" or args.base_url:
-        return get_llm("openai", base_url=args.base_url, model=args.model, api_key=api_key, **kwargs)
+        return get_llm(
+            "openai", base_url=args.base_url, model=args.model, api_key=api_key, **kwargs
+        )
     return get_llm(args.llm, **kwargs)
 
 
@@ -92,8 +114,11 @@ class ProgressLine:
             return
         elapsed = time.perf_counter() - self.t0
         eta = elapsed / self.done * (self.total - self.done)
-        print(f"{self.desc}: {self.done}/{self.total}  elapsed {elapsed:.0f}s  ETA {eta:.0f}s  {note[:50]}",
-              file=sys.stderr, flush=True)
+        print(
+            f"{self.desc}: {self.done}/{self.total}  elapsed {elapsed:.0f}s  ETA {eta:.0f}s  {note[:50]}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def close(self) -> None:
         if self._bar is not None:

@@ -12,7 +12,10 @@ import argparse
 import math
 import sys
 import time
+from functools import partial
 from pathlib import Path
+
+from ._common import LazyLLM, add_generation_args, add_llm_args, llm_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,29 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="inv",
         help="baselines besides the Inv measures: inv (none), all, baselines, or names",
     )
-    p.add_argument(
-        "--embedder", default="minilm", help="minilm (default), mpnet, or an NLI model folder"
-    )
-    p.add_argument(
-        "--llm", default=None, help="local (default), qwen1.5b or openai (with --base-url)"
-    )
-    p.add_argument(
-        "--base-url", default=None, help="OpenAI-compatible server, e.g. http://host:8000/v1 (vLLM)"
-    )
-    p.add_argument("--model", default=None, help="model name on the server")
-    p.add_argument("--concurrency", type=int, default=None, help="LLM requests in flight at once")
-    p.add_argument(
-        "-n", "--n-perturbations", type=int, default=9, help="perturbations per question (paper: 9)"
-    )
-    p.add_argument(
-        "-r", "--n-replications", type=int, default=5, help="responses per question (paper: 5)"
-    )
-    p.add_argument("-t", "--temperature", type=float, default=0.7)
-    p.add_argument("--perturber", default="paraphrase", choices=["paraphrase", "gaap"])
-    p.add_argument(
-        "-B", "--n-bootstrap", type=int, default=30, help="bootstrap resamples (paper: 30)"
-    )
-    p.add_argument("--seed", type=int, default=0)
+    add_llm_args(p)
+    add_generation_args(p)
     p.add_argument(
         "--shard", default=None, help="i/N: score only part i of N (by a hash of the id)"
     )
@@ -115,19 +97,8 @@ class _Printer:
 def main(args: argparse.Namespace) -> int:
     from ..batch import batch_score
 
-    llm = args.llm
-    if llm is not None or args.base_url is not None:
-        from ..llm import get_llm
-
-        spec = llm or "openai"
-        kwargs = {"concurrency": args.concurrency}
-        if spec.lower() == "openai":
-            kwargs.update(base_url=args.base_url, model=args.model)
-        llm = get_llm(spec, **kwargs)
-    elif args.concurrency is not None:
-        from ..llm import get_llm
-
-        llm = get_llm("local", concurrency=args.concurrency)
+    # built on first use only: a file of pre-generated responses never starts an LLM
+    llm = LazyLLM(partial(llm_from_args, args))
     printer = None if args.quiet else _Printer()
     try:
         summary = batch_score(

@@ -17,15 +17,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Re-running with the same settings makes no LLM call.",
     )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--dataset", help="triviaqa, sciq, nq_open, mmlu or gsm8k (shipped 300-question samples)")
+    src.add_argument(
+        "--dataset", help="triviaqa, sciq, nq_open, mmlu or gsm8k (shipped 300-question samples)"
+    )
     src.add_argument("--data", help="your CSV/JSONL with question and answer columns")
     p.add_argument("--limit", type=int, default=None, help="first N questions")
-    p.add_argument("--sample-seed", type=int, default=None, help="shuffle with this seed before --limit")
-    p.add_argument("--methods", default="all", help="all, inv, baselines, or a comma list of method names")
-    p.add_argument("--judge", choices=["match", "llm"], default="match",
-                   help="correctness by rules per dataset (default) or the paper's LLM judge prompt")
-    p.add_argument("--n-boot", type=int, default=40, help="bootstrap resamples of the metrics (paper: 40)")
-    p.add_argument("-o", "--out", default=None, help="output folder (default runs/evaluate-<dataset>)")
+    p.add_argument(
+        "--sample-seed", type=int, default=None, help="shuffle with this seed before --limit"
+    )
+    p.add_argument(
+        "--methods", default="all", help="all, inv, baselines, or a comma list of method names"
+    )
+    p.add_argument(
+        "--judge",
+        choices=["match", "llm"],
+        default="match",
+        help="correctness by rules per dataset (default) or the paper's LLM judge prompt",
+    )
+    p.add_argument(
+        "--n-boot", type=int, default=40, help="bootstrap resamples of the metrics (paper: 40)"
+    )
+    p.add_argument(
+        "-o", "--out", default=None, help="output folder (default runs/evaluate-<dataset>)"
+    )
     p.add_argument("-q", "--quiet", action="store_true")
     add_generation_args(p)
     add_llm_args(p)
@@ -36,27 +50,43 @@ def config_from_args(args: argparse.Namespace, **extra):
     from ..experiment import ExperimentConfig
 
     return ExperimentConfig(
-        dataset=args.dataset, data=args.data, limit=args.limit, sample_seed=args.sample_seed,
+        dataset=args.dataset,
+        data=args.data,
+        limit=args.limit,
+        sample_seed=args.sample_seed,
         methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
-        perturber=args.perturber, n_perturbations=args.n_perturbations, n_replications=args.n_replications,
-        n_bootstrap=args.n_bootstrap, seed=args.seed, embedder=args.embedder, **extra,
+        perturber=args.perturber,
+        n_perturbations=args.n_perturbations,
+        n_replications=args.n_replications,
+        n_bootstrap=args.n_bootstrap,
+        seed=args.seed,
+        embedder=args.embedder,
+        **extra,
     )
 
 
 def main(args: argparse.Namespace) -> int:
     from ..experiment import evaluate, load_examples
 
-    cfg = config_from_args(args, temperature=args.temperature, judge=args.judge, n_boot_metrics=args.n_boot)
+    cfg = config_from_args(
+        args, temperature=args.temperature, judge=args.judge, n_boot_metrics=args.n_boot
+    )
     out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
     bar = ProgressLine(len(load_examples(cfg)), "evaluate", quiet=args.quiet)
     try:
-        res = evaluate(cfg, out, llm_factory=partial(llm_from_args, args),
-                       progress=lambda done, total, note: bar.update(note))
+        res = evaluate(
+            cfg,
+            out,
+            llm_factory=partial(llm_from_args, args),
+            progress=lambda done, total, note: bar.update(note),
+        )
     finally:
         bar.close()
     ev = res.evaluation
-    print(f"{ev.n_questions} questions, accuracy {ev.accuracy:.3f} ({ev.n_correct} correct); "
-          f"mean ± std over {ev.n_boot} paired bootstrap resamples")
+    print(
+        f"{ev.n_questions} questions, accuracy {ev.accuracy:.3f} ({ev.n_correct} correct); "
+        f"mean ± std over {ev.n_boot} paired bootstrap resamples"
+    )
     print(open(res.files["markdown"]).read())
     for method, why in ev.skipped.items():
         print(f"  {method}: skipped ({why})")

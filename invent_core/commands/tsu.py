@@ -19,8 +19,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", help="triviaqa, sciq, nq_open, mmlu or gsm8k")
     src.add_argument("--data", help="your CSV/JSONL with a question column")
-    p.add_argument("--temperatures", type=float, nargs="+", default=[0.3, 0.7, 1.0, 1.4],
-                   help="strictly increasing (paper: 0.3 0.7 1.0 1.4)")
+    p.add_argument(
+        "--temperatures",
+        type=float,
+        nargs="+",
+        default=[0.3, 0.7, 1.0, 1.4],
+        help="strictly increasing (paper: 0.3 0.7 1.0 1.4)",
+    )
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--sample-seed", type=int, default=None)
     p.add_argument("--methods", default="all")
@@ -39,8 +44,13 @@ def main(args: argparse.Namespace) -> int:
     total = len(load_examples(cfg)) * len(args.temperatures)
     bar = ProgressLine(total, "tsu", quiet=args.quiet)
     try:
-        res = tsu(cfg, args.temperatures, out, llm_factory=partial(llm_from_args, args),
-                  progress=lambda done, tot, note: bar.update(note))
+        res = tsu(
+            cfg,
+            args.temperatures,
+            out,
+            llm_factory=partial(llm_from_args, args),
+            progress=lambda done, tot, note: bar.update(note),
+        )
     finally:
         bar.close()
     print(open(res.files["md"]).read())

@@ -88,7 +88,10 @@ class CachedEmbedder:
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
             vecs = np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
             if len(self._vectors) + len(missing) > self.max_cache:
+                # keep the vectors this call still needs, drop the rest
+                keep = {t: self._vectors[t] for t in texts if t in self._vectors}
                 self._vectors.clear()
+                self._vectors.update(keep)
             self._vectors.update(zip(missing, vecs))
             self.stats.encoded += len(missing)
             self.stats.model_calls += 1

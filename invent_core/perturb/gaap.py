@@ -37,6 +37,8 @@ Choices the paper leaves open (documented where they are made)
   only after the cut, B only before it); such children are dropped (and
   counted), so Per(S_x0) never contains the question itself unless nothing
   else exists.
+* **A population of one** cannot cross over; its member is then mutated
+  directly, so a question with one poor key token still evolves.
 * **Population cap.** Pop_{t+1} is de-duplicated by text (first occurrence in
   the order Pa, Off, Mu wins) and, above ``max_population``, a uniform random
   subset is kept. Pop_0 is not capped (the paper defines it as all single
@@ -156,7 +158,9 @@ class Origin:
       * ``"crossover"``: child of ``parents = (A, B)`` (previous generation)
         cut after ``point`` words: A's first ``point`` slots, then B's;
       * ``"mutation"``: that crossover child, then slot ``position``
-        (``word``) replaced by ``replacement`` ("" = deletion).
+        (``word``) replaced by ``replacement`` ("" = deletion). With a single
+        ``parents`` entry, the parent itself was mutated (a population of one
+        cannot cross over).
     """
 
     op: Literal["initial", "parent", "crossover", "mutation"]
@@ -179,6 +183,8 @@ class Origin:
             return f"initial: {change}"
         if self.op == "parent":
             return f"selected parent #{self.parents[0]}"
+        if len(self.parents) == 1:
+            return f"mutation of #{self.parents[0]}: {change}"
         cut = f"after word {self.point}" if self.point is not None else "(no cut: 1 word)"
         cross = f"crossover of #{self.parents[0]} × #{self.parents[1]} {cut}"
         return cross if self.op == "crossover" else f"{cross}, then mutation {change}"
@@ -233,7 +239,7 @@ class Generation:
     index: int
     members: tuple[Member, ...]
     n_duplicates: int = 0  # candidates dropped as repeats of an earlier text
-    n_original: int = 0  # candidates dropped because they equal S_x0
+    n_original: int = 0  # candidates dropped because they equal S_x0 (or are empty)
     n_capped: int = 0  # dropped to respect max_population
     sampled: bool = False  # t is a multiple of τ: Per(S_x0) draws from it
 
@@ -311,7 +317,7 @@ class GaapTrace:
     sub_sets: tuple[SubEntry, ...]  # every SUB(t) used: key tokens, then mutated words
     generations: tuple[Generation, ...]
     perturbations: tuple[PerturbationPick, ...]
-    stop_reason: str  # "max_generations", "delta", "population_too_small", "empty"
+    stop_reason: str  # "max_generations", "delta" or "empty" (Pop_0 had no member)
     config: GaapConfig
     seed: int | None
     embedder: str  # identity of the fitness embedder
@@ -496,9 +502,9 @@ def mutate(
 
 
 class _Run:
-    """State of one GAAP run: template, SUB cache, fitness function, trace pieces."""
+    """State of one GAAP run: the question's template, the SUB cache and the fitness."""
 
-    def __init__(self, question: str, cfg: GaapConfig, emb: Any, rng: np.random.Generator):
+    def __init__(self, question: str, cfg: GaapConfig, emb: Any):
         self.template = Template.parse(question)
         self.words = self.template.words
         if not self.words:
@@ -506,7 +512,6 @@ class _Run:
         self.question = question
         self.cfg = cfg
         self.emb = emb
-        self.rng = rng
         self.subs: dict[tuple[int, str], SubstitutionSet] = {}
         self.stops = stop_words()
 
@@ -635,9 +640,9 @@ def gaap(
     stats = getattr(emb, "stats", None)
     req0, enc0 = (stats.requested, stats.encoded) if stats is not None else (0, 0)
     rng = np.random.default_rng(seed)
-    run = _Run(question, cfg, emb, rng)
+    run = _Run(question, cfg, emb)
 
-    keys = key_tokens(question, cfg.ratio, model=get_embedder("minilm").model)
+    keys = key_tokens(question, cfg.ratio, embedder=get_embedder("minilm"))
     key_pos = {k.position for k in keys}
 
     # Pop_0: every single-key-token substitution, deletion included
@@ -673,9 +678,6 @@ def gaap(
         if t >= cfg.max_generations:
             stop_reason = "max_generations"
             break
-        if len(pop.members) < 2:
-            stop_reason = "population_too_small"
-            break
         fitness = np.array([m.fitness for m in pop.members])
         parents = roulette(fitness, cfg.n_parents, rng)  # Pa_t
         selected_per_gen.append({int(i) for i in parents})
@@ -694,8 +696,13 @@ def gaap(
                 h, c1, c2 = None, tuple(a), tuple(b)
             offspring.append((c1, Origin("crossover", parents=(int(ia), int(ib)), point=h)))
             offspring.append((c2, Origin("crossover", parents=(int(ib), int(ia)), point=h)))
+        if not offspring:  # one member cannot cross over: mutate it directly (ours)
+            i = int(parents[0])
+            sources = [(pop.members[i].slots, Origin("crossover", parents=(i,)))]
+        else:
+            sources = offspring
         mutated: list[tuple[tuple[str, ...], Origin]] = []
-        for slots, o in offspring:
+        for slots, o in sources:
             m = mutate(slots, run.mutable(slots, key_pos), run.sub, rng)
             if m is None:
                 continue

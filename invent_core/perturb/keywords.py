@@ -7,7 +7,7 @@ between words (spaces, punctuation) is kept as the *gaps* of a
 :class:`Template`, so a sentence can be rebuilt from any sequence of words.
 
 Key tokens are KeyBERT's keywords over single words, with the packaged MiniLM
-model passed in as an object (KeyBERT's own default is the same family,
+model passed in as an object (its vectors come through the embedder's cache) (KeyBERT's own default is the same family,
 all-MiniLM-L6-v2; a hub name would be fetched) and scikit-learn's English stop
 words (nltk's stopword list is not available offline). KeyBERT is given a
 ``CountVectorizer`` with the same regular expression, so each keyword is
@@ -123,15 +123,18 @@ def _keybert_for(model: Any) -> Any:
         return kb
 
 
-def key_tokens(text: str, ratio: float, *, model: Any = None) -> tuple[KeyToken, ...]:
+def key_tokens(text: str, ratio: float, *, embedder: Any = None) -> tuple[KeyToken, ...]:
     """k(S, r): the q = int(r · p) most key word tokens of ``text``, by KeyBERT.
 
     Parameters
     ----------
     text : the sentence S.
     ratio : r, the share of word tokens to return (0 < r ≤ 1).
-    model : a loaded ``SentenceTransformer``; default the packaged MiniLM
-        (``get_embedder("minilm").model``).
+    embedder : the packaged MiniLM embedder (default ``get_embedder("minilm")``).
+        KeyBERT is built on its ``SentenceTransformer`` (``KeyBERT(model=
+        embedder.model)``) and is handed the sentence and candidate-word
+        vectors from ``embedder.encode``, so they go through the embedder's
+        text → vector cache like every other text of a run.
 
     Returns
     -------
@@ -150,20 +153,28 @@ def key_tokens(text: str, ratio: float, *, model: Any = None) -> tuple[KeyToken,
     if not words:
         raise ValueError(f"no word tokens in {text!r}")
     q = n_key_tokens(len(words), ratio)
-    if model is None:
+    if embedder is None:
         from ..embedders import get_embedder
 
-        model = get_embedder("minilm").model
+        embedder = get_embedder("minilm")
     from sklearn.feature_extraction.text import CountVectorizer
 
-    kb = _keybert_for(model)
+    kb = _keybert_for(embedder.model)
     lowered = [w.lower() for w in words]
     found: list[tuple[str, float]] = []
     for stops in (sorted(stop_words()), None):
-        if stops is not None and all(w in stop_words() for w in lowered):
-            continue
         vec = CountVectorizer(token_pattern=WORD_PATTERN, stop_words=stops, lowercase=True)
-        found = kb.extract_keywords(text, vectorizer=vec, top_n=q)
+        try:
+            candidates = list(vec.fit([text]).get_feature_names_out())
+        except ValueError:  # empty vocabulary: only stop words
+            continue
+        found = kb.extract_keywords(
+            text,
+            vectorizer=vec,
+            top_n=q,
+            doc_embeddings=embedder.encode([text]),
+            word_embeddings=embedder.encode(candidates),
+        )
         if found:
             break
     out: list[KeyToken] = []

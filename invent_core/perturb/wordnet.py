@@ -31,23 +31,28 @@ context rules, in this order:
 
 The rules are a heuristic; the chosen part of speech is recorded in each
 :class:`SubstitutionSet` so a trace shows it.
+
+Lookups are serialised by a lock (nltk's reader shares open file handles), so
+GAAP runs in several threads are safe.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .. import _env
 from ..errors import ModelFileError
 
 Relation = Literal["synonym", "hypernym", "hyponym", "deletion"]
+T = TypeVar("T")
 
 #: WordNet's parts of speech as nltk names them (adjective "a" includes satellites "s").
 POS_ORDER: tuple[str, ...] = ("n", "v", "a", "r")
@@ -63,6 +68,17 @@ _NOMINAL_CUES = frozenset(
 
 _lock = threading.Lock()
 _reader: Any = None
+# nltk's reader seeks and reads shared file handles: one lookup at a time
+_lookup_lock = threading.RLock()
+
+
+def _serialised(fn: Callable[..., T]) -> Callable[..., T]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        with _lookup_lock:
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 @dataclass(frozen=True)
@@ -203,6 +219,7 @@ def load_wordnet() -> Any:
     return _reader
 
 
+@_serialised
 def pos_candidates(word: str) -> dict[str, str]:
     """Parts of speech under which WordNet knows ``word``, each with its base form.
 
@@ -219,6 +236,7 @@ def pos_candidates(word: str) -> dict[str, str]:
     return out
 
 
+@_serialised
 def guess_pos(tokens: Sequence[str], index: int) -> tuple[str | None, str | None]:
     """Part of speech and base form of ``tokens[index]`` by the module's rules.
 
@@ -267,6 +285,7 @@ def _tagged_count(lemma: str, pos: str) -> int:
     )
 
 
+@_serialised
 def substitution_set(
     tokens: Sequence[str],
     index: int,

@@ -1,0 +1,126 @@
+"""Compare embedders: the same answers rescored with two or three embedders — no LLM call."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from invent_ui import plots, resources, tables, views
+from invent_ui.feedback import guarded, missing
+from invent_ui.settings import EMBEDDER_LABELS, run_fingerprint
+from invent_ui.sidebar import page_setup
+
+settings = page_setup("Compare embedders", icon="🧭")
+st.title("Compare embedders")
+st.caption(
+    "The embedder ψ decides what 'similar' means. Here the same questions and answers are "
+    "scored again with other embedders (run.rescore: embeddings and bootstrap only, no LLM call)."
+)
+if missing("invent_core.pipeline", feature="Comparing embedders"):
+    st.stop()
+
+run = st.session_state.get("explore_run")
+source = "your last run on *Explore a question*"
+if run is None:
+    run = guarded("Loading the demo run", resources.demo_run)
+    source = "the shipped demo run"
+if run is None:
+    st.info("No run to compare yet: run a question on *Explore a question* first.")
+    st.stop()
+st.markdown(f"Rescoring {source}: **{run.question}**")
+st.caption(views.run_caption(run))
+
+from invent_core.embedders import available_embedders
+
+options = guarded("Listing the embedders", available_embedders) or [settings.embedder]
+if settings.embedder not in options:
+    options.append(settings.embedder)
+chosen = st.multiselect(
+    "Embedders (two or three)",
+    options,
+    default=options[:3],
+    max_selections=3,
+    format_func=lambda s: EMBEDDER_LABELS.get(s, f"NLI · {s}"),
+    key="compare_embedders",
+)
+if len(chosen) < 2:
+    st.info("Pick at least two embedders.")
+    st.stop()
+
+fp = run_fingerprint(run)
+scores = {}
+with st.spinner("Rescoring (embedding the texts once per embedder)…"):
+    for name in chosen:
+        res = guarded(
+            f"Rescoring with {name}",
+            resources.rescored,
+            fp,
+            name,
+            settings.n_bootstrap,
+            int(run.settings.get("seed", settings.seed)),
+            run,
+        )
+        if res is not None:
+            scores[name] = res
+if len(scores) < 2:
+    st.stop()
+
+labels = views.method_labels()
+st.subheader("Measures")
+table = tables.comparison_table({n: s.measures for n, s in scores.items()}, labels=labels)
+spread_max = float(table["spread"].max())
+st.dataframe(
+    tables.style_comparison(table),
+    width="stretch",
+)
+st.caption(
+    "Orange cells differ by more than 5 % from the first embedder; `spread` = max − min across "
+    f"embedders (darker = more disagreement; largest {spread_max:.4f}). "
+    f"B = {settings.n_bootstrap} bootstrap resamples, same seed for every embedder."
+)
+st.plotly_chart(
+    plots.measures_comparison_figure({n: s.measures for n, s in scores.items()}, labels=labels),
+    key="compare_bars",
+)
+
+st.subheader("Matrices side by side")
+c1, c2 = st.columns([1, 2])
+which = c1.radio(
+    "Matrix",
+    ["p_x", "p_y", "p_x_given_y"],
+    format_func={"p_x": "P_x (inputs)", "p_y": "P_y (outputs)", "p_x_given_y": "P(X | Y)"}.get,
+    horizontal=True,
+    key="compare_matrix",
+)
+colorscale = c2.selectbox("Colour scale", views.COLORSCALES, key="compare_colorscale")
+cols = st.columns(len(scores))
+answers = views.first_answers(run.responses)
+zrange = plots.shared_range([getattr(sc.walk, which) for sc in scores.values()])
+for col, (name, sc) in zip(cols, scores.items()):
+    with col:
+        st.markdown(f"**{EMBEDDER_LABELS.get(name, name)}**")
+        fig = plots.walk_heatmaps(
+            sc.walk, run.questions, answers, colorscale=colorscale, zrange=zrange
+        )[which]
+        st.plotly_chart(fig, key=f"compare_heat_{name}")
+
+base_name, base = next(iter(scores.items()))
+st.subheader(f"Differences from {EMBEDDER_LABELS.get(base_name, base_name)}")
+diff_cols = st.columns(len(scores) - 1)
+xs = plots.state_labels(len(run.questions), "x")
+ys = plots.state_labels(len(run.questions), "y")
+row_texts = run.questions if which == "p_x" else answers
+col_texts = answers if which == "p_y" else run.questions
+for col, (name, sc) in zip(diff_cols, list(scores.items())[1:]):
+    col.plotly_chart(
+        plots.difference_heatmap(
+            getattr(base.walk, which),
+            getattr(sc.walk, which),
+            labels=xs if which == "p_x" else ys,
+            col_labels=ys if which == "p_y" else xs,
+            row_texts=row_texts,
+            col_texts=col_texts,
+            title=f"{name} − {base_name}",
+        ),
+        key=f"compare_diff_{name}",
+    )
+st.caption("Red: the other embedder puts more probability there; blue: less.")

@@ -1,0 +1,69 @@
+"""Regenerate the TSU page's demo: a small real temperature sweep on a dataset sample.
+
+    python scripts/make_demo_tsu.py                  # assets/demo_tsu.json
+
+Runs ``invent_core.experiment.tsu`` (every registered method on runs at each
+temperature; paper temperatures 0.3, 0.7, 1.0, 1.4) with the local default
+LLM and small n, r, then writes the payload the page reads
+(:func:`invent_ui.experiments.tsu_payload`). Runs are kept under
+``.cache/demo_tsu/`` so a second call resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--dataset", default="triviaqa")
+    parser.add_argument("--limit", type=int, default=4)
+    parser.add_argument("--temperatures", default="0.3,0.7,1.0,1.4")
+    parser.add_argument("--perturber", choices=("gaap", "paraphrase"), default="gaap")
+    parser.add_argument("-n", "--n-perturbations", type=int, default=4)
+    parser.add_argument("-r", "--n-replications", type=int, default=3)
+    parser.add_argument("--llm", default="local")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--work", type=Path, default=ROOT / ".cache" / "demo_tsu")
+    parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_tsu.json")
+    args = parser.parse_args(argv)
+
+    from invent_core.experiment import ExperimentConfig, tsu
+    from invent_core.llm import get_llm
+    from invent_ui.experiments import parse_temperatures, tsu_payload
+
+    temps = parse_temperatures(args.temperatures)
+    cfg = ExperimentConfig(
+        dataset=args.dataset,
+        limit=args.limit,
+        perturber=args.perturber,
+        n_perturbations=args.n_perturbations,
+        n_replications=args.n_replications,
+        seed=args.seed,
+    )
+    t0 = time.perf_counter()
+    result = tsu(
+        cfg,
+        temps,
+        args.work
+        / f"{args.dataset}_{args.perturber}_n{args.n_perturbations}_r{args.n_replications}",
+        llm_factory=lambda: get_llm(args.llm),
+        progress=lambda done, total, note: print(f"{done}/{total} {note[:70]}", flush=True),
+    )
+    payload = tsu_payload(result.rows, result.methods, temps, cfg)
+    args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{len(result.rows)} runs in {time.perf_counter() - t0:.0f} s; wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

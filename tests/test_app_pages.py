@@ -1,0 +1,329 @@
+"""Every dashboard page under Streamlit's AppTest, on the shipped demo artefacts (no LLM run).
+
+Each page is opened directly (as a deep link on a fresh server would run it),
+so the shared sidebar helper must initialise the defaults by itself. Charts
+are checked through the plotly spec each page sends to the browser.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from invent_ui import assets  # noqa: E402
+from invent_ui.plots import array_from_spec as decode  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
+TIMEOUT = 180  # first model load and, under load, a slow CPU
+
+pytestmark = pytest.mark.slow  # loads the packaged embedders
+
+
+def open_page(name: str, **state) -> AppTest:
+    path = ROOT / ("app.py" if name == "app.py" else f"pages/{name}")
+    at = AppTest.from_file(str(path), default_timeout=TIMEOUT)
+    for k, v in state.items():
+        at.session_state[k] = v
+    return at.run()
+
+
+def chart(at: AppTest, key: str) -> dict:
+    """The plotly spec of the chart with this key."""
+    return json.loads(at.get_by_key(key).proto.spec)
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.fixture(scope="module")
+def demo_run():
+    from invent_core.pipeline import RunArtifact
+
+    assert assets.DEMO_RUN.exists(), (
+        "assets/demo_run.json is missing: python scripts/make_demo_run.py"
+    )
+    return RunArtifact.load(assets.DEMO_RUN)
+
+
+def test_every_page_is_a_file_with_the_expected_name():
+    assert PAGES == [
+        "1_Explore_a_question.py",
+        "2_Compare_embedders.py",
+        "3_GAAP_evolution.py",
+        "4_TSU.py",
+        "5_Batch_scoring.py",
+        "6_Evaluation.py",
+    ]
+
+
+def test_demo_assets_are_real_runs(demo_run):
+    assert demo_run.settings["llm"].startswith("local:sha256=")  # the packaged model made it
+    assert len(demo_run.questions) == demo_run.settings["n_perturbations"] + 1 == 10
+    assert len(demo_run.responses[0]) == demo_run.settings["n_replications"] == 5
+    assert demo_run.usage["requests"] == 50
+    gaap = json.loads(assets.DEMO_GAAP.read_text())
+    assert gaap["perturbations"] == demo_run.perturbations
+    for path in (assets.DEMO_EVAL, assets.DEMO_TSU):
+        assert path.exists(), (
+            f"{path.name} is missing: python scripts/{'make_demo_eval' if 'eval' in path.name else 'make_demo_tsu'}.py"
+        )
+
+
+def test_home(demo_run):
+    at = open_page("app.py")
+    assert_clean(at)
+    assert "invent" in at.title[0].value
+    assert [m.label for m in at.metric][:2] == ["Inv-Entropy", "NI-Entropy"]
+    assert float(at.metric[0].value) == pytest.approx(demo_run.measures["inv_entropy"], abs=1e-4)
+    z = decode(chart(at, "home_p_x_given_y")["data"][0]["z"])
+    np.testing.assert_allclose(z.sum(axis=1), 1.0)
+    assert len(at.get("page_link")) == 6
+    assert at.sidebar.selectbox(key="sb_llm").value == "qwen0.5b"
+
+
+def test_explore_shows_the_demo_run(demo_run):
+    at = open_page("1_Explore_a_question.py")
+    assert_clean(at)
+    assert "demo run" in at.info[0].value
+    assert at.subheader[0].value == demo_run.question
+    for name in ("p_x", "p_y", "p_x_given_y"):
+        data = chart(at, f"explore_{name}")["data"][0]
+        z = decode(data["z"])
+        np.testing.assert_allclose(z.sum(axis=1), 1.0, err_msg=name)
+        np.testing.assert_allclose(z, getattr(demo_run.score.walk, name))
+    hover = chart(at, "explore_p_x")["data"][0]["customdata"]
+    assert hover[0][0][0].startswith(demo_run.question[:20])  # row x0's text is the question
+    answers = chart(at, "explore_p_y")["data"][0]["customdata"]
+    assert answers[1][0][0] == demo_run.responses[1][0]
+    boot = decode(chart(at, "explore_boot")["data"][0]["x"])
+    np.testing.assert_allclose(boot, demo_run.score.values["inv_entropy"])
+    for key in ("explore_graph_x", "explore_graph_y", "explore_boot_grid"):
+        assert chart(at, key)["data"]
+    frames = {tuple(d.value.columns): d.value for d in at.dataframe}
+    grid = next(v for k, v in frames.items() if "rep 5" in k)
+    assert grid.shape == (10, 6) and grid.iloc[0, 1] == demo_run.responses[0][0]
+    methods = next(v for k, v in frames.items() if "status" in k)
+    offline = methods[~methods["needs"].str.contains("llm")]
+    assert (offline["status"] == "ok").all(), offline
+    assert methods.loc[methods["method"] == "Inv-Entropy", "uncertainty"].item() == pytest.approx(
+        demo_run.measures["inv_entropy"]
+    )
+    assert (methods.loc[methods["needs"].str.contains("llm"), "status"] == "not computed").all()
+    assert at.get("download_button")
+
+
+def test_explore_threshold_is_display_only(demo_run):
+    at = open_page("1_Explore_a_question.py")
+    before = chart(at, "explore_graph_x")["layout"]["title"]["text"]
+    t0 = time.perf_counter()
+    at.slider(key="explore_threshold").set_value(0.0).run()
+    rerun = time.perf_counter() - t0
+    assert_clean(at)
+    after = chart(at, "explore_graph_x")["layout"]["title"]["text"]
+    assert before != after and "90 edges" in after  # 10 states: every off-diagonal transition
+    at.selectbox(key="explore_colorscale").set_value("Viridis").run()
+    assert_clean(at)
+    assert "explore_run" not in at.session_state  # nothing was (re)computed: still the demo
+    assert rerun < 20, f"a display-only rerun took {rerun:.1f} s"
+
+
+def test_explore_opens_a_saved_run_and_refuses_garbage(demo_run):
+    small = demo_run.rescore(n_bootstrap=5)
+    small.question = "an uploaded run"
+    at = open_page("1_Explore_a_question.py")
+    at.file_uploader(key="explore_upload").set_value(
+        ("run.json", small.to_json().encode(), "application/json")
+    ).run()
+    assert_clean(at)
+    assert at.subheader[0].value == "an uploaded run"
+    at.file_uploader(key="explore_upload").set_value(
+        ("run.json", b"{not json", "application/json")
+    ).run()
+    assert not at.exception
+    assert (
+        "Reading the run file failed" in at.error[0].value and "not valid JSON" in at.error[0].value
+    )
+    assert at.subheader[0].value == demo_run.question  # falls back to the demo run
+
+
+def test_explore_reports_a_backend_failure_readably():
+    at = open_page("1_Explore_a_question.py")
+    at.selectbox(key="sb_llm").set_value("openai").run()
+    at.text_input(key="sb_base_url").set_value("http://127.0.0.1:9/v1")  # nothing listens on port 9
+    at.text_input(key="sb_model").set_value("m")
+    at.text_input(key="sb_api_key_input").set_value("sk-test-not-saved")
+    at.radio(key="explore_perturber").set_value("paraphrase")
+    at.text_area(key="explore_question").set_value("What is the capital of France?")
+    at.button(key="explore_run_button").click().run()
+    assert not at.exception
+    assert "The run failed" in at.error[0].value and "127.0.0.1:9" in at.error[0].value
+    assert "Traceback" not in at.error[0].value
+    assert "sk-test" not in json.dumps(at.session_state["invent_settings"])  # the key is no setting
+
+
+def test_sidebar_settings_survive_a_page_switch():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.number_input(key="sb_n_perturbations").set_value(3).run()
+    at.switch_page("pages/6_Evaluation.py").run()
+    assert_clean(at)
+    assert at.number_input(key="sb_n_perturbations").value == 3
+    assert at.session_state["invent_settings"]["n_perturbations"] == 3
+
+
+def test_compare_embedders(demo_run):
+    at = open_page("2_Compare_embedders.py")
+    assert_clean(at)
+    chosen = at.multiselect(key="compare_embedders").value
+    assert chosen[:2] == ["minilm", "mpnet"]
+    table = at.dataframe[0].value
+    assert list(table.columns) == [*chosen, "spread"]
+    assert table.loc["Inv-Entropy", "minilm"] == pytest.approx(demo_run.measures["inv_entropy"])
+    at.radio(key="compare_matrix").set_value("p_x_given_y").run()
+    heat_mini, heat_mpnet = (chart(at, f"compare_heat_{e}")["data"][0] for e in ("minilm", "mpnet"))
+    assert (heat_mini["zmin"], heat_mini["zmax"]) == (
+        heat_mpnet["zmin"],
+        heat_mpnet["zmax"],
+    )  # one scale
+    z_mini, z_mpnet = decode(heat_mini["z"]), decode(heat_mpnet["z"])
+    np.testing.assert_allclose(z_mini, demo_run.score.walk.p_x_given_y)  # rescoring with the same ψ
+    np.testing.assert_allclose(z_mpnet.sum(axis=1), 1.0)
+    assert not np.allclose(z_mini, z_mpnet)
+    diff = decode(chart(at, "compare_diff_mpnet")["data"][0]["z"])
+    np.testing.assert_allclose(diff, z_mpnet - z_mini, atol=1e-12)
+
+
+def test_gaap_evolution_replays_the_demo_trace():
+    from invent_core.perturb.gaap import GaapResult
+
+    res = GaapResult.from_dict(json.loads(assets.DEMO_GAAP.read_text()))
+    at = open_page("3_GAAP_evolution.py")
+    assert_clean(at)
+    spec = chart(at, "gaap_scatter_view")
+    assert spec["layout"]["shapes"][0]["y0"] == pytest.approx(res.trace.config.delta)
+    shown = sum(len(decode(t["y"])) for t in spec["data"] if "Per" not in t["name"])
+    assert shown == len(res.trace.generations[0].members)  # generation 0 only
+    at.button(key="gaap_next").click().run()
+    assert at.slider(key="gaap_generation").value == 1
+    members = [d.value for d in at.dataframe if "provenance" in d.value.columns][0]
+    assert len(members) == len(res.trace.generations[1].members)
+    assert members["provenance"].str.contains("crossover|selected parent|mutation").all()
+    at.button(key="gaap_play").click().run()
+    assert_clean(at)
+    last = len(res.trace.generations) - 1
+    assert at.slider(key="gaap_generation").value == last
+    per = [d.value for d in at.dataframe if "perturbation" in d.value.columns][0]
+    assert list(per["perturbation"]) == res.perturbations
+
+
+def test_tsu_page_on_the_demo_sweep():
+    payload = json.loads(assets.DEMO_TSU.read_text())
+    at = open_page("4_TSU.py")
+    assert_clean(at)
+    curves = chart(at, "tsu_curves")
+    assert [float(x) for x in decode(curves["data"][0]["x"])] == payload["temperatures"]
+    tsu = [d.value for d in at.dataframe if any("TSU(" in c for c in d.value.columns)][0]
+    assert "Inv-Entropy" in tsu.index
+    cells = tsu.to_numpy().ravel()
+    assert all(0.0 <= float(c) <= 100.0 for c in cells if c != "–")
+    bars = chart(at, "tsu_bars")
+    assert all(0.0 <= float(v) <= 100.0 for t in bars["data"] for v in decode(t["y"]))
+    at.toggle(key="tsu_normalize").set_value(False).run()
+    assert_clean(at)
+
+
+def _wide_csv(tmp_path: Path) -> bytes:
+    """Four questions with pre-generated responses (no LLM call) and reference answers."""
+    rows = [
+        ("1", "What is the capital of France?", "Paris", ["Paris", "Paris"], "Paris"),
+        ("2", "Which planet is called the Red Planet?", "Mars", ["Mars", "Venus"], "Mars"),
+        ("3", "Who wrote Hamlet?", "Shakespeare", ["Marlowe", "Bacon"], "Marlowe"),
+        ("4", "What is the largest ocean?", "Pacific", ["Atlantic", "Indian"], "Atlantic"),
+    ]
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["id", "question", "answer", "perturbations", "responses"])
+    for rid, q, a, alts, first in rows:
+        perts = [q.replace("What", "Which") if q.startswith("What") else "Tell me: " + q, q.lower()]
+        responses = [[first, alts[0]], [alts[0], alts[1]], [alts[1], first]]
+        w.writerow([rid, q, a, json.dumps(perts), json.dumps(responses)])
+    return buf.getvalue().encode()
+
+
+def test_batch_scoring_scores_downloads_and_resumes(tmp_path, monkeypatch):
+    monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
+    data = _wide_csv(tmp_path)
+    at = open_page("5_Batch_scoring.py")
+    assert_clean(at)
+    at.file_uploader(key="batch_upload").set_value(("qa.csv", data, "text/csv")).run()
+    assert_clean(at)
+    assert "Schema OK" in at.success[0].value and "wide" in at.success[0].value
+    at.multiselect(key="batch_methods").set_value(["lexsim"]).run()
+    at.button(key="batch_run").click().run()
+    assert_clean(at)
+    assert "Scored 4 row(s)" in at.success[-1].value
+    results = [d.value for d in at.dataframe if "inv_entropy" in d.value.columns][0]
+    assert (
+        len(results) == 4
+        and results["inv_entropy"].notna().all()
+        and results["lexsim"].notna().all()
+    )
+    assert results["correct"].tolist() == [1, 1, 0, 0]
+    assert {b.proto.label for b in at.get("download_button")} == {"Download CSV", "Download JSON"}
+    assert chart(at, "batch_roc")["data"] and chart(at, "batch_rej")["data"]
+    # a browser refresh is a new session: the same upload finds its scored rows
+    again = open_page("5_Batch_scoring.py")
+    again.file_uploader(key="batch_upload").set_value(("qa.csv", data, "text/csv")).run()
+    again.multiselect(key="batch_methods").set_value(["lexsim"]).run()
+    assert_clean(again)
+    assert "4 row(s) already scored" in again.info[0].value
+    assert again.button(key="batch_run").label == "Resume scoring"
+    uploads = list((tmp_path / "cache" / "dashboard" / "batch").iterdir())
+    assert len(uploads) == 1 and (uploads[0] / "input.csv").read_bytes() == data
+
+
+def test_batch_rejects_a_file_without_questions(tmp_path, monkeypatch):
+    monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
+    at = open_page("5_Batch_scoring.py")
+    at.file_uploader(key="batch_upload").set_value(
+        ("bad.csv", b"name,age\nbob,3\n", "text/csv")
+    ).run()
+    assert not at.exception
+    assert "Checking the file failed" in at.error[0].value and "question" in at.error[0].value
+
+
+def test_evaluation_page_on_the_demo():
+    payload = json.loads(assets.DEMO_EVAL.read_text())
+    at = open_page("6_Evaluation.py")
+    assert_clean(at)
+    board = at.dataframe[0].value
+    assert "Inv-Entropy" in board.index and any(c.startswith("AUROC") for c in board.columns)
+    assert int(at.metric[1].value) == len(payload["rows"])
+    shown = at.multiselect(key="eval_methods").value
+    roc = chart(at, "eval_roc")
+    assert len(roc["data"]) == len(shown) + 1  # + the random diagonal
+    assert chart(at, "eval_rejection")["data"] and chart(at, "eval_reliability")["data"]
+
+
+@pytest.mark.parametrize("page", ["app.py", *PAGES])
+def test_page_opens_first_without_error(page):
+    at = open_page(page)
+    assert_clean(at)
+    assert at.sidebar.number_input(key="sb_n_perturbations").value == 9
+    assert at.title

@@ -1,0 +1,110 @@
+"""The packaged model on a real llama.cpp server (xllamacpp), through the real openai client."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from invent_core.llm import Request, available_llms, get_llm, user
+from invent_core.llm.local import LOCAL_MODELS, QWEN_05B
+from invent_core.packaged import parts_installed
+
+pytestmark = pytest.mark.slow
+
+FRANCE = "What is the capital of France? Answer concisely and return only the name."
+
+
+@pytest.fixture(scope="module")
+def llamacpp_url():
+    """A plain llama.cpp server (one slot) serving the packaged GGUF on 127.0.0.1."""
+    import xllamacpp
+
+    p = xllamacpp.CommonParams()
+    p.model.path = str(QWEN_05B.path())
+    p.verbosity = -1
+    p.n_ctx = 1024
+    p.n_parallel = 1
+    p.n_gpu_layers = 0
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    p.hostnames = ["127.0.0.1"]
+    p.port = port
+    server = xllamacpp.Server(p)
+    yield f"http://127.0.0.1:{port}/v1"
+    del server
+
+
+def test_openai_backend_against_llamacpp_server(llamacpp_url):
+    llm = get_llm("openai", base_url=llamacpp_url, model="qwen", api_key="unused", cache=None)
+    c = llm.complete(user(FRANCE), temperature=0.0, seed=0, max_tokens=8)
+    assert "Paris" in c.text
+    assert c.usage["prompt_tokens"] > 10 and 0 < c.usage["completion_tokens"] <= 8
+    assert llm.identity == f"{llamacpp_url}|model=qwen"
+
+
+def test_logprobs_of_first_token(llamacpp_url):
+    llm = get_llm("openai", base_url=llamacpp_url, model="qwen", cache=None)
+    c = llm.complete(
+        user("Is Paris the capital of France? Please answer with a single word, either Yes or No."),
+        temperature=0.0,
+        max_tokens=2,
+        logprobs=True,
+        top_logprobs=5,
+    )
+    assert c.logprobs is not None and len(c.logprobs) == 5
+    assert c.logprobs[0][1] >= c.logprobs[-1][1]
+    p_yes, p_no = c.first_token_prob("Yes"), c.first_token_prob("No")
+    assert p_yes + p_no > 0.8  # the judge's answer is read from these two
+    assert c.text.strip().lower().startswith("yes" if p_yes > p_no else "no")
+
+
+def test_seeded_replications_differ_and_repeat(llamacpp_url):
+    llm = get_llm("openai", base_url=llamacpp_url, model="qwen", cache=None)
+    prompt = user("Name one random animal. Answer with one word.")
+    reqs = [Request(prompt, temperature=1.5, seed=7, max_tokens=6, replication=k) for k in range(6)]
+    texts = [c.text for c in llm.complete_many(reqs)]
+    assert len(set(texts)) >= 2, texts
+    again = [c.text for c in llm.complete_many(reqs[:2])]
+    assert again == texts[:2]  # same seed, same text
+
+
+def test_local_default_backend(local_llm):
+    assert local_llm.identity == f"local:sha256={QWEN_05B.sha256}|model=qwen0.5b"
+    c = local_llm.complete(user(FRANCE), temperature=0.0, max_tokens=8)
+    assert "Paris" in c.text and not c.cached
+    assert local_llm.server.running and local_llm.server.port is not None
+
+
+def test_streaming_stop_rule(local_llm):
+    req = Request(user("Count from 1 to 10, one number per line."), temperature=0.0, max_tokens=60)
+    full = local_llm.complete_many([req])[0]
+    assert full.text.count("\n") >= 5, full.text
+    cut = local_llm.complete_until(req, lambda text: text.count("\n") >= 2, tag="two-lines")
+    assert cut.finish_reason == "early_stop"
+    assert cut.text.count("\n") == 2 and full.text.startswith(cut.text)
+    assert 0 < cut.usage["completion_tokens"] < full.usage["completion_tokens"]
+
+
+def test_close_stops_and_next_call_restarts():
+    llm = get_llm("local", cache=None)
+    llm.complete(user("Hi"), max_tokens=1)
+    port = llm.server.port
+    llm.close()
+    assert not llm.server.running
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    assert "Paris" in llm.complete(user(FRANCE), max_tokens=8).text
+    assert llm.server.running
+
+
+def test_available_llms_lists_installed_models():
+    names = available_llms()
+    assert names[0] == "qwen0.5b" and names[-1] == "openai"
+    assert ("qwen1.5b" in names) == parts_installed(LOCAL_MODELS["qwen1.5b"].parts)
+    if "qwen1.5b" not in names:
+        from invent_core.errors import LLMError
+
+        with pytest.raises(LLMError, match="requirements-strong.txt"):
+            get_llm("qwen1.5b")
