@@ -420,13 +420,16 @@ def affinity_bar_figure(
     return fig
 
 
-def measures_comparison_figure(
+def grouped_bar_figure(
     table: Mapping[str, Mapping[str, float]],
     *,
     labels: Mapping[str, str] | None = None,
-    title: str = "Measures per embedder",
+    title: str,
+    scale: float = 1.0,
+    hover_format: str = "%{y:.4g}",
+    height: int = 340,
 ) -> go.Figure:
-    """Grouped bars: ``table[column][measure]`` (e.g. embedder → measure → value)."""
+    """Grouped bars: one trace per ``table`` key, one bar per inner key, values × ``scale``."""
     labels = labels or {}
     fig = go.Figure()
     for k, (col, row) in enumerate(table.items()):
@@ -435,12 +438,23 @@ def measures_comparison_figure(
             go.Bar(
                 name=col,
                 x=[labels.get(n, n) for n in names],
-                y=[row[n] for n in names],
+                y=[scale * row[n] for n in names],
                 marker_color=PALETTE[k % len(PALETTE)],
+                hovertemplate="%{x}: " + hover_format + "<extra>" + col + "</extra>",
             )
         )
-    fig.update_layout(barmode="group", title=dict(text=title), height=340, margin=_MARGIN)
+    fig.update_layout(barmode="group", title=dict(text=title), height=height, margin=_MARGIN)
     return fig
+
+
+def measures_comparison_figure(
+    table: Mapping[str, Mapping[str, float]],
+    *,
+    labels: Mapping[str, str] | None = None,
+    title: str = "Measures per embedder",
+) -> go.Figure:
+    """Grouped bars: ``table[column][measure]`` (e.g. embedder → measure → value)."""
+    return grouped_bar_figure(table, labels=labels, title=title)
 
 
 # ---------------------------------------------------------------------------
@@ -618,22 +632,10 @@ def tsu_bar_figure(
     title: str = "TSU per method (higher = more temperature-sensitive)",
 ) -> go.Figure:
     """Grouped bars: ``tsu[column_label][method]`` as percentages."""
-    labels = labels or {}
-    fig = go.Figure()
-    for k, (col, row) in enumerate(tsu.items()):
-        names = list(row)
-        fig.add_trace(
-            go.Bar(
-                name=col,
-                x=[labels.get(n, n) for n in names],
-                y=[100.0 * row[n] for n in names],
-                marker_color=PALETTE[k % len(PALETTE)],
-                hovertemplate="%{x}: %{y:.1f} %<extra>" + col + "</extra>",
-            )
-        )
-    fig.update_layout(
-        barmode="group", title=dict(text=title), yaxis_title="TSU (%)", height=400, margin=_MARGIN
+    fig = grouped_bar_figure(
+        tsu, labels=labels, title=title, scale=100.0, hover_format="%{y:.1f} %", height=400
     )
+    fig.update_layout(yaxis_title="TSU (%)")
     fig.update_yaxes(range=[0, 100])
     return fig
 

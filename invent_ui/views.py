@@ -76,3 +76,22 @@ def measures_dataframe(score: Any) -> Any:
     labels = method_labels()
     intervals = {n: score.interval(n) for n, v in score.values.items() if len(v) > 1}
     return tables.measures_table(score.measures, score.values, labels=labels, intervals=intervals)
+
+
+def result_or_demo(key: str, demo_path: Any, *, what: str, script: str, hint: str) -> Any:
+    """The page's own result from the session, else the shipped demo (with a note saying so).
+
+    Stops the page with a notice when neither exists.
+    """
+    from . import resources
+    from .feedback import guarded
+
+    payload = st.session_state.get(key)
+    if payload is not None:
+        return payload
+    payload = guarded(f"Loading the {what}", resources.demo_json, demo_path)
+    if payload is None:
+        st.info(f"Nothing computed yet and no {what} shipped (`python {script}`).")
+        st.stop()
+    st.info(f"Showing the shipped {what} (a small real run). {hint}", icon=":material/lightbulb:")
+    return payload

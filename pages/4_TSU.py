@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from invent_ui import assets, plots, resources, tables
+from invent_ui import assets, plots, resources, tables, views
 from invent_ui.feedback import StageProgress, guarded, missing, show_error
 from invent_ui.sidebar import page_setup
 
@@ -89,16 +89,13 @@ with st.expander("Run a temperature sweep", expanded=False):
         except Exception as err:  # noqa: BLE001 - shown, not raised
             show_error(err, "The sweep")
 
-payload = st.session_state.get(RESULT_KEY)
-if payload is None:
-    payload = guarded("Loading the demo sweep", resources.demo_json, assets.DEMO_TSU)
-    if payload is None:
-        st.info("No sweep yet and no demo shipped (`python scripts/make_demo_tsu.py`).")
-        st.stop()
-    st.info(
-        "Showing the shipped demo sweep (a small real run). Run your own above.",
-        icon=":material/lightbulb:",
-    )
+payload = views.result_or_demo(
+    RESULT_KEY,
+    assets.DEMO_TSU,
+    what="demo sweep",
+    script="scripts/make_demo_tsu.py",
+    hint="Run your own above.",
+)
 
 arrays = guarded("Reading the sweep", tsu_arrays, payload)
 if arrays is None:

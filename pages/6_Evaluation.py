@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from invent_ui import assets, plots, resources, tables
+from invent_ui import assets, plots, resources, tables, views
 from invent_ui.feedback import StageProgress, guarded, missing, show_error
 from invent_ui.sidebar import page_setup
 
@@ -70,16 +70,13 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
         except Exception as err:  # noqa: BLE001 - shown, not raised
             show_error(err, "The evaluation")
 
-payload = st.session_state.get(RESULT_KEY)
-if payload is None:
-    payload = guarded("Loading the demo evaluation", resources.demo_json, assets.DEMO_EVAL)
-    if payload is None:
-        st.info("No evaluation yet and no demo shipped (`python scripts/make_demo_eval.py`).")
-        st.stop()
-    st.info(
-        "Showing the shipped demo evaluation (a small real run). Run your own above.",
-        icon=":material/lightbulb:",
-    )
+payload = views.result_or_demo(
+    RESULT_KEY,
+    assets.DEMO_EVAL,
+    what="demo evaluation",
+    script="scripts/make_demo_eval.py",
+    hint="Run your own above.",
+)
 
 arrays = guarded("Reading the evaluation", eval_arrays, payload)
 if arrays is None:

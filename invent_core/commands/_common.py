@@ -61,10 +61,12 @@ def llm_from_args(args: argparse.Namespace) -> Any:
     """Build the LLM backend the options describe (lazy: the local server starts on first use)."""
     from ..llm import get_llm
 
+    if args.llm != "openai" and (args.base_url or args.model):
+        raise ValueError("--base-url and --model go with --llm openai")
     cache: Any = None if args.no_cache else (args.cache or True)
-    api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
     kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
-    if args.llm == "openai" or args.base_url:
+    if args.llm == "openai":
+        api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
         return get_llm(
             "openai", base_url=args.base_url, model=args.model, api_key=api_key, **kwargs
         )

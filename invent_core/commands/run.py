@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
+
+from ._common import add_generation_args, add_llm_args, llm_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,41 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(no key, no network).",
     )
     p.add_argument("question", help="the question to score")
-    p.add_argument(
-        "--llm",
-        default="local",
-        help="local (default, = qwen0.5b), qwen1.5b (requirements-strong.txt) or openai",
-    )
-    p.add_argument(
-        "--base-url", help="OpenAI-compatible server URL ending in /v1 (with --llm openai)"
-    )
-    p.add_argument("--model", help="model name on that server (default: the one it serves)")
-    p.add_argument(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        help="environment variable holding the API key (default OPENAI_API_KEY)",
-    )
-    p.add_argument("--perturber", choices=["paraphrase", "gaap"], default="paraphrase")
-    p.add_argument("-n", "--n-perturbations", type=int, default=9, help="perturbations (paper: 9)")
-    p.add_argument(
-        "-r", "--n-replications", type=int, default=5, help="answers per input (paper: 5)"
-    )
-    p.add_argument(
-        "-B", "--n-bootstrap", type=int, default=30, help="bootstrap resamples (paper: 30)"
-    )
-    p.add_argument(
-        "--temperature", type=float, default=0.7, help="answer temperature (default 0.7)"
-    )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--embedder", default="minilm", help="minilm (default), mpnet or an NLI folder")
+    add_generation_args(p)
     p.add_argument("--task", choices=["qa", "mmlu", "gsm8k"], default="qa")
     p.add_argument("--choice", action="append", dest="choices", help="an MMLU option (repeat)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM cache")
-    p.add_argument(
-        "--cache", type=Path, help="LLM cache file (default <cache dir>/llm_cache.sqlite)"
-    )
     p.add_argument("--save", type=Path, help="write the run artifact (JSON) here")
     p.add_argument("--json", action="store_true", help="print the run artifact as JSON")
+    add_llm_args(p)
     p.set_defaults(func=main)
 
 
@@ -84,19 +56,9 @@ class _Bars:
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..llm import get_llm
     from ..pipeline import run_question
 
-    if args.llm != "openai" and (args.base_url or args.model):
-        raise ValueError("--base-url and --model go with --llm openai")
-    cache = None if args.no_cache else (args.cache if args.cache is not None else True)
-    llm = get_llm(
-        args.llm,
-        base_url=args.base_url,
-        model=args.model,
-        api_key=os.environ.get(args.api_key_env) if args.llm == "openai" else None,
-        cache=cache,
-    )
+    llm = llm_from_args(args)
     bars = _Bars(enabled=not args.json)
     try:
         art = run_question(
