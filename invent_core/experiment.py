@@ -251,9 +251,11 @@ def evaluate(
     metrics = list(DEFAULT_METRICS)
     if len(rows) < 10:  # 5-fold cross-fitting needs a few answers per fold
         metrics = [m for m in metrics if m not in ("brier_cv", "ece")]
-    evaluation = evaluate_scores(table, correct, n_boot=cfg.n_boot_metrics, seed=cfg.seed, metrics=metrics)
+    evaluation = evaluate_scores(
+        table, correct, n_boot=cfg.n_boot_metrics, seed=cfg.seed, metrics=metrics
+    )
     labels = _labels(methods)
-    rt = results_table(evaluation)
+    rt = results_table(evaluation, labels=labels)
     files = {
         "scores": str(out / "scores.csv"),
         "csv": str(out / "results.csv"),
@@ -340,7 +342,7 @@ def tsu(
     available = {m: v for m, v in uq.items() if not np.isnan(v).all()}
     pairs, chains = default_tsu_columns(temps)
     table = tsu_table(available, temps, pairs=pairs, chains=chains, nan_policy="omit")
-    rt = tsu_results_table(table)
+    rt = tsu_results_table(table, labels=_labels(list(table)))
     (out / "tsu.csv").write_text(rt.to_csv())
     (out / "tsu.md").write_text(rt.to_markdown() + "\n")
     (out / "tsu.tex").write_text(rt.to_latex(caption="TSU (%)") + "\n")

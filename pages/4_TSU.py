@@ -143,9 +143,8 @@ table = guarded(
 )
 if table is None:
     st.stop()
-rt = tsu_results_table(table)
+rt = tsu_results_table(table, labels=labels)
 df, marks = tables.results_frame(rt)
-df.index = [labels.get(m, m) for m in df.index]
 st.dataframe(tables.style_marks(df, marks), width="stretch", height=36 * (len(df) + 1) + 3)
 st.caption(
     "TSU in %: the share of questions whose uncertainty strictly increases from the lower to the "

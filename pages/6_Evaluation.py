@@ -110,9 +110,8 @@ if ev is None:
     st.stop()
 
 st.subheader("Leaderboard")
-rt = results_table(ev)
+rt = results_table(ev, labels=labels)
 df, marks = tables.results_frame(rt)
-df.index = [labels.get(m, m) for m in df.index]
 st.dataframe(tables.style_marks(df, marks), width="stretch", height=36 * (len(df) + 1) + 3)
 st.caption("Bold: best per column; underlined: second. ↑ higher is better, ↓ lower is better.")
 if ev.skipped:

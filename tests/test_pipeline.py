@@ -141,14 +141,25 @@ def test_run_command_from_cache(cached_run, tmp_path, capsys):
 def test_run_question_with_gaap_perturber(local_llm, minilm):
     question = "Which golfer won both the British and US Open championships in 1982?"
     art = run_question(
-        question, perturber="gaap", llm=local_llm, embedder=minilm, n_perturbations=3, n_replications=2,
-        n_bootstrap=5, seed=0,
+        question,
+        perturber="gaap",
+        llm=local_llm,
+        embedder=minilm,
+        n_perturbations=3,
+        n_replications=2,
+        n_bootstrap=5,
+        seed=0,
     )
     assert art.settings["perturber"] == "gaap"
     assert len(art.perturbations) == 3 and all("_" not in p for p in art.perturbations)
     assert art.gaap_trace is not None and art.gaap_trace["generations"]
     # every perturbation is a member of a traced generation that entered Per(S_x0)
-    members = {m["text"] for g in art.gaap_trace["generations"] for m in g["members"] if m["in_perturbations"]}
+    members = {
+        m["text"]
+        for g in art.gaap_trace["generations"]
+        for m in g["members"]
+        if m["in_perturbations"]
+    }
     assert set(art.perturbations) <= members
     back = RunArtifact.from_json(art.to_json())
     assert back.gaap_trace == art.gaap_trace

@@ -120,3 +120,17 @@ def test_format_mean_std_and_shape_check():
     assert format_mean_std(0.5) == "0.500"
     with pytest.raises(ValueError, match=r"mean must have shape \(1, 1\)"):
         ResultsTable(("a",), (Column("x", "X", True),), np.zeros((2, 1)), np.zeros((1, 1)))
+
+
+def test_tables_show_method_labels_when_given():
+    from invent_core.evaluation.metrics import evaluate_scores
+    from invent_core.evaluation.report import results_table, tsu_results_table
+
+    correct = [1, 0, 1, 0, 1, 0]
+    ev = evaluate_scores({"inv_entropy": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7]}, correct, n_boot=5, seed=0)
+    md = results_table(ev, labels={"inv_entropy": "Inv-Entropy"}).to_markdown()
+    assert "| Inv-Entropy |" in md and "inv_entropy" not in md
+    tsu_md = tsu_results_table(
+        {"lexsim": {"TSU(1,1.4)": 0.5}}, labels={"lexsim": "LexSim"}
+    ).to_markdown()
+    assert "| LexSim |" in tsu_md

@@ -202,6 +202,7 @@ def results_table(
     metrics: Sequence[str] | None = None,
     methods: Sequence[str] | None = None,
     digits: int = 3,
+    labels: Mapping[str, str] | None = None,
 ) -> ResultsTable:
     """The table of an :class:`~invent_core.evaluation.metrics.Evaluation`.
 
@@ -211,6 +212,7 @@ def results_table(
     metrics : column order (default: the evaluation's metrics).
     methods : row order (default: evaluated methods, then skipped ones shown as "–").
     digits : decimals (paper: 3).
+    labels : method name -> row label (e.g. ``"inv_entropy"`` -> ``"Inv-Entropy"``).
     """
     keys = tuple(metrics or evaluation.metrics)
     unknown = [k for k in keys if k not in evaluation.metrics]
@@ -229,22 +231,30 @@ def results_table(
             if cell is not None:
                 mean[i, j], std[i, j] = cell.mean, cell.std
     cols = tuple(Column(k, METRICS[k].label, METRICS[k].higher_is_better) for k in keys)
-    return ResultsTable(rows, cols, mean, std, digits=digits)
+    shown = tuple((labels or {}).get(m, m) for m in rows)
+    return ResultsTable(shown, cols, mean, std, digits=digits)
 
 
-def tsu_results_table(tsu: Mapping[str, Mapping[str, float]], *, digits: int = 2) -> ResultsTable:
+def tsu_results_table(
+    tsu: Mapping[str, Mapping[str, float]],
+    *,
+    digits: int = 2,
+    labels: Mapping[str, str] | None = None,
+) -> ResultsTable:
     """TSU table (paper Table tsu_horizontal): method -> {label: fraction in [0, 1]}.
 
     Shown as percentages with ``digits`` decimals; higher is better; no std. Column
     order is that of the first method's mapping; use
-    :func:`~invent_core.evaluation.metrics.tsu_label` for the labels.
+    :func:`~invent_core.evaluation.metrics.tsu_label` for the labels. ``labels``
+    maps method names to row labels.
     """
     if not tsu:
         raise ValueError("no TSU values to tabulate")
     methods = tuple(tsu)
-    labels: list[str] = []
+    keys: list[str] = []
     for row in tsu.values():
-        labels += [k for k in row if k not in labels]
-    mean = np.array([[tsu[m].get(k, np.nan) for k in labels] for m in methods], dtype=np.float64)
-    cols = tuple(Column(k, k, True) for k in labels)
-    return ResultsTable(methods, cols, mean, np.full_like(mean, np.nan), digits=digits, scale=100.0)
+        keys += [k for k in row if k not in keys]
+    mean = np.array([[tsu[m].get(k, np.nan) for k in keys] for m in methods], dtype=np.float64)
+    cols = tuple(Column(k, k, True) for k in keys)
+    shown = tuple((labels or {}).get(m, m) for m in methods)
+    return ResultsTable(shown, cols, mean, np.full_like(mean, np.nan), digits=digits, scale=100.0)
