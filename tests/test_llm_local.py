@@ -108,3 +108,16 @@ def test_available_llms_lists_installed_models():
 
         with pytest.raises(LLMError, match="requirements-strong.txt"):
             get_llm("qwen1.5b")
+
+
+def test_another_instance_closing_the_shared_server_does_not_strand_this_one():
+    """Two LocalLLM objects share one server per process; one closing it (as the
+    CLI does on exit) must not leave the other talking to a dead port."""
+    a = get_llm("local", cache=None)
+    b = get_llm("local", cache=None)
+    a.complete(user("Hi"), max_tokens=1)
+    b.complete(user("Hi"), max_tokens=1)
+    b.close()  # stops the shared server
+    a2 = get_llm("local", cache=None)
+    a2.complete(user("Hi"), max_tokens=1)  # restarts it, maybe on another port
+    assert "Paris" in a.complete(user(FRANCE), max_tokens=8).text

@@ -242,6 +242,7 @@ class LocalLLM(OpenAICompatLLM):
         )
         self._server: LocalServer | None = None
         self._server_lock = threading.Lock()
+        self._client_port: int | None = None
 
     def _identity_base(self) -> str:
         return f"local:sha256={self.spec.sha256}"
@@ -257,10 +258,15 @@ class LocalLLM(OpenAICompatLLM):
         return self.server.start()
 
     def _get_client(self) -> Any:
-        # the server may have been stopped (close) since the client was made
-        if self._client is not None and not self.server.running:
+        # The process-wide server may have been stopped since the client was made
+        # (``close`` here or on another LocalLLM of the same model), and possibly
+        # restarted on another port: then the client points nowhere.
+        server = self.server
+        if self._client is not None and (not server.running or server.port != self._client_port):
             super().close()
-        return super()._get_client()
+        client = super()._get_client()
+        self._client_port = server.port
+        return client
 
     def close(self) -> None:
         """Close the client and stop the embedded server (restarted on next use)."""
