@@ -223,7 +223,7 @@ def paraphrase(
     style
         ``"list"``: the paper's one request for ``n`` paraphrases.
         ``"single"``: one paraphrase per request (``prompts.paraphrase_one_messages``,
-        with two worked examples), about ``n + n/3`` requests with distinct
+        with two worked examples), ``n + 1`` requests (then more for repeats) with distinct
         seeds, sent concurrently. ``"auto"`` (default): ``"single"`` for the
         packaged local models, ``"list"`` for servers. Why we depart from the
         paper here: asked for a list, the packaged 0.5B model mostly echoes
@@ -349,9 +349,7 @@ def _paraphrase_single(
         missing = n - len(found)
         if missing <= 0 or replication >= budget:
             break
-        count = min(
-            missing + max(1, -(-missing // 3)), budget - replication
-        )  # a third more, for repeats
+        count = min(missing + 1, budget - replication)  # one spare, for an echo or a repeat
         reqs = [
             Request(
                 messages=messages,
