@@ -182,7 +182,7 @@ def sidecar_paths(output: str | os.PathLike) -> dict[str, Path]:
     }
 
 
-def _versions() -> dict[str, str | None]:
+def package_versions() -> dict[str, str | None]:
     import importlib.metadata as md
 
     from . import __version__
@@ -679,7 +679,7 @@ def batch_score(
             "size": info.size,
         },
         "output": str(out_path),
-        "versions": _versions(),
+        "versions": package_versions(),
         "models": {
             "embedder": sim.identity,
             "embedder_sha256": getattr(getattr(sim, "spec", None), "weights_sha256", None),
@@ -991,7 +991,7 @@ def merge_outputs(
         {
             "config": config,
             "merged_from": [str(p) for p in part_paths],
-            "versions": _versions(),
+            "versions": package_versions(),
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "summary": asdict(summary),
         },

@@ -167,9 +167,9 @@ def _write_rows(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> N
 
 
 def _write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> None:
-    from .batch import _versions  # the same package list the batch sidecar records
+    from .batch import package_versions  # the same package list the batch sidecar records
 
-    meta = {"config": asdict(cfg), **extra, "versions": _versions()}
+    meta = {"config": asdict(cfg), **extra, "versions": package_versions()}
     (out / "config.json").write_text(json.dumps(meta, indent=2, default=str))
 
 
@@ -189,10 +189,10 @@ def evaluate(
     llm_factory : builds the LLM backend; called only if something must be generated.
     progress : called after each question with (done, total, note).
     """
-    from .commands._common import LazyLLM
     from .evaluation.correctness import judge_correct
     from .evaluation.metrics import DEFAULT_METRICS, evaluate_scores
     from .evaluation.report import results_table
+    from .llm import LazyLLM
 
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
@@ -309,9 +309,9 @@ def tsu(
 
     Writes ``uq.csv`` (question × temperature × method), ``tsu.{csv,md,tex,json}``.
     """
-    from .commands._common import LazyLLM
     from .evaluation.metrics import tsu_table
     from .evaluation.report import tsu_results_table
+    from .llm import LazyLLM
 
     temps = [float(t) for t in temperatures]
     if len(temps) < 2 or any(b <= a for a, b in zip(temps, temps[1:])):

@@ -15,7 +15,8 @@ import time
 from functools import partial
 from pathlib import Path
 
-from ._common import LazyLLM, add_generation_args, add_llm_args, llm_from_args
+from ..llm import LazyLLM
+from ._common import add_generation_args, add_llm_args, llm_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:

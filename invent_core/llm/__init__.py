@@ -10,10 +10,12 @@ import os
 
 from .base import LLM, Completion, Message, ProgressFn, Request, replication_seed, user
 from .cache import LLMCache, cache_key, default_cache_path, resolve_cache
+from .lazy import LazyLLM
 from .local import LOCAL_MODELS, LocalLLM, ServerConfig, installed_local_models
 from .openai_compat import OpenAICompatLLM, RetryPolicy
 
 __all__ = [
+    "LazyLLM",
     "LLM",
     "Completion",
     "LLMCache",
