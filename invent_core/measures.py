@@ -7,11 +7,10 @@ matrices ``p_x`` and ``p_y`` of shape ``(..., m, m)``; outputs have shape ``(...
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
 from scipy.stats import wasserstein_distance
 
+from .config import MaxVariant, WDGround
 from .random_walk import p_x_given_y, p_x_marginal, p_y_given_x, p_y_marginal
 
 
@@ -54,9 +53,6 @@ def ni_entropy(p_x: np.ndarray, p_y: np.ndarray) -> np.ndarray:
     return _neg_p_log_p(diag).sum(axis=-1)
 
 
-WDGround = Literal["index", "discrete", "released_code"]
-
-
 def wd_px_py(p_x: np.ndarray, p_y: np.ndarray, *, ground: WDGround = "index") -> np.ndarray:
     """WD-px-py: Wasserstein distance between P(X) and P(Y) (paper §3 "Baselines" (iii)).
 
@@ -96,9 +92,6 @@ def wd_px_py(p_x: np.ndarray, p_y: np.ndarray, *, ground: WDGround = "index") ->
     raise ValueError(
         f"unknown WD ground metric {ground!r}; use 'index', 'discrete' or 'released_code'"
     )
-
-
-MaxVariant = Literal["paper", "released_code"]
 
 
 def max_py_x(p_x: np.ndarray, p_y: np.ndarray, *, variant: MaxVariant = "paper") -> np.ndarray:

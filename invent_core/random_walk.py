@@ -17,11 +17,10 @@ Quantification in Language Models", NeurIPS 2025, Eqs. (dualdiffusion), (p_y), (
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
-AffinityKind = Literal["shifted_cosine", "abs_cosine"]
+from .config import AffinityKind
 
 #: Floor under similarities: a row of zero affinities would make P undefined.
 _TINY = 1e-12

@@ -57,6 +57,79 @@ def add_generation_args(p: argparse.ArgumentParser, *, temperature: bool = True)
     )
 
 
+def _parse_optional(kind: type):
+    """argparse type for an optional field: ``none`` → None, else ``kind(text)``."""
+
+    def parse(text: str):
+        return None if text.strip().lower() in ("none", "") else kind(text)
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _parse_bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def add_config_args(
+    p: argparse.ArgumentParser, cls: type | None = None, *, exclude: tuple[str, ...] = ()
+) -> None:
+    """One option per field of ``cls`` (default :class:`~invent_core.config.RunConfig`).
+
+    Generated from :func:`invent_core.config.iter_options`, so a new config
+    field is an option of every command at once. Defaults are ``None`` here
+    (meaning "the config's default"), so :func:`config_from_args` can tell
+    what the user typed.
+    """
+    from ..config import RunConfig, iter_options
+
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for opt in iter_options(cls or RunConfig):
+        if opt.name in exclude:
+            continue
+        section = opt.path[0] if len(opt.path) > 1 else "run"
+        g = groups.get(section)
+        if g is None:
+            g = groups[section] = p.add_argument_group(f"{section} options (defaults: the paper's)")
+        flags = [opt.flag] if opt.flag else []
+        kind = _parse_bool if opt.type is bool else opt.type
+        if opt.optional:
+            kind = _parse_optional(kind)
+        g.add_argument(
+            *flags,
+            opt.long_flag,
+            dest=opt.name,
+            type=kind,
+            choices=opt.choices,
+            default=None,
+            metavar=opt.name.upper() if opt.choices is None else None,
+            help=f"{opt.help} (default: {opt.default})",
+        )
+
+
+def config_from_args(args: argparse.Namespace, cls: type | None = None, base: Any = None) -> Any:
+    """The config the options describe; an invalid value raises ``ValueError`` naming the option."""
+    from ..config import RunConfig, config_from_flat, iter_options
+
+    cls = cls or RunConfig
+    given = {k: v for k, v in vars(args).items() if v is not None}
+    try:
+        return config_from_flat(cls, given, base)
+    except ValueError as err:
+        msg = str(err)
+        for opt in iter_options(cls):  # "RunConfig.temperature must …" → "--temperature must …"
+            owner = f".{opt.path[-1]} "
+            if owner in msg and opt.name in given:
+                msg = msg.replace(msg.split(" ", 1)[0] + " ", f"{opt.long_flag} ", 1)
+                break
+        raise ValueError(msg) from err
+
+
 def llm_from_args(args: argparse.Namespace) -> Any:
     """Build the LLM backend the options describe (lazy: the local server starts on first use)."""
     from ..llm import get_llm

@@ -62,7 +62,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..random_walk import AffinityKind, affinity_from_cosine
+from ..config import GaapConfig
+from ..random_walk import affinity_from_cosine
 from .keywords import KeyToken, Template, key_tokens, stop_words
 from .wordnet import Substitution, SubstitutionSet
 
@@ -70,77 +71,6 @@ from .wordnet import Substitution, SubstitutionSet
 ProgressFn = Callable[[int, int], None]
 
 DELETION = Substitution("", "deletion")
-
-
-@dataclass(frozen=True)
-class GaapConfig:
-    """Settings of one GAAP run.
-
-    Parameters
-    ----------
-    n : number of perturbations returned (paper, Appendix "Experimental
-        setting": nine per question).
-    delta : stop when the best fitness falls below δ (paper §3: δ = 0.7).
-    ratio : r, share of word tokens that are key tokens, q = int(r·p) ≥ 1.
-        Ours (the paper does not give r): 0.2 gives 4 key tokens on a
-        22-word TriviaQA question.
-    max_generations : T, the most generations after Pop_0. Ours.
-    tau : τ, sampling gap between generations for Per(S_x0). Ours; with
-        T = 6 and τ = 2, Per samples Pop_0, Pop_2, Pop_4, Pop_6.
-    n_parents : parents drawn by roulette wheel per generation (without
-        replacement). Ours.
-    max_population : cap on |Pop_{t+1}| after de-duplication. Ours; equal to
-        the most Pa ∪ Off ∪ Mu can hold with 10 parents (10 + 10 + 10).
-    max_senses : use only the first senses of each word (WordNet orders them
-        by frequency); None = all senses, as the paper.
-    mutate : ``"content"`` (any non-stop-word slot) or ``"key"`` (key
-        positions only). Ours; see the module docstring.
-    inflect_plurals : pluralise replacements of regular plural nouns
-        ("championships" → "titles"). Ours; the paper substitutes base forms.
-    affinity : fitness a(x_0, x) from cosine; ``"shifted_cosine"`` is the
-        paper's (1 + cos)/2 (§3).
-    """
-
-    n: int = 9  # paper, Appendix "Experimental setting"
-    delta: float = 0.7  # paper, §3 "Implementation details"
-    ratio: float = 0.2  # ours
-    max_generations: int = 6  # ours (the paper's T / Num is not given)
-    tau: int = 2  # ours
-    n_parents: int = 10  # ours
-    max_population: int = 30  # ours
-    max_senses: int | None = None  # paper: every hypernym, hyponym, synonym
-    mutate: Literal["content", "key"] = "content"  # ours
-    inflect_plurals: bool = True  # ours
-    affinity: AffinityKind = "shifted_cosine"  # paper, §3
-
-    def __post_init__(self) -> None:
-        if self.n < 1:
-            raise ValueError(f"n must be at least 1, got {self.n}")
-        if not 0.0 <= self.delta <= 1.0:
-            raise ValueError(f"delta must be in [0, 1], got {self.delta}")
-        if not 0.0 < self.ratio <= 1.0:
-            raise ValueError(f"ratio must be in (0, 1], got {self.ratio}")
-        if self.max_generations < 0:
-            raise ValueError(f"max_generations must be >= 0, got {self.max_generations}")
-        if self.tau < 1:
-            raise ValueError(f"tau must be at least 1, got {self.tau}")
-        if self.n_parents < 2:
-            raise ValueError(f"n_parents must be at least 2, got {self.n_parents}")
-        if self.max_population < self.n_parents:
-            raise ValueError(
-                f"max_population ({self.max_population}) must be >= n_parents ({self.n_parents})"
-            )
-        if self.max_senses is not None and self.max_senses < 1:
-            raise ValueError(f"max_senses must be None or >= 1, got {self.max_senses}")
-        if self.mutate not in ("content", "key"):
-            raise ValueError(f"mutate must be 'content' or 'key', got {self.mutate!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GaapConfig:
-        return cls(**d)
 
 
 # --------------------------------------------------------------------- trace

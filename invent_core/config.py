@@ -1,0 +1,417 @@
+"""Run configuration: one frozen dataclass per concern, each default written once.
+
+Every entry point (``run_question``, ``score_responses``, ``batch_score``,
+``evaluate``/``tsu``, the dashboard) takes one of these objects instead of a
+mirror of its fields, and the CLI's options and the sidebar's widgets are
+generated from the fields (:func:`iter_options`), so a new knob reaches every
+entry point at once. A config travels inside the run artefact and
+round-trips through JSON (:func:`config_to_dict`, ``RunConfig.from_dict``).
+
+- :class:`ScoreConfig`: how responses become the Inv measures (ψ, B, seed,
+  affinity, the WD ground metric, the MAX variant).
+- :class:`GaapConfig`: the genetic-algorithm perturber (paper §2.5).
+- :class:`ParaphraseConfig`: the LLM paraphraser (paper §4).
+- :class:`RunConfig`: one question end to end: perturber, n, r, temperature,
+  the answer budget, and the three above.
+
+Pure: numpy-free, no heavy import. Validation lives here, once, with
+messages that name the option the user typed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args, get_origin
+
+AffinityKind = Literal["shifted_cosine", "abs_cosine"]
+WDGround = Literal["index", "discrete", "released_code"]
+MaxVariant = Literal["paper", "released_code"]
+
+#: Highest answer temperature accepted (OpenAI's API limit; llama.cpp takes more,
+#: but above 2 a 0.5B model emits noise, not answers).
+MAX_TEMPERATURE = 2.0
+
+
+def _opt(default: Any, help: str, *, flag: str | None = None, cli: bool = True, **extra: Any):
+    """A dataclass field with the metadata the CLI / sidebar generators read.
+
+    ``flag`` is an extra short option (``"-n"``); ``cli=False`` keeps a field
+    out of the generated options (it is set from another one).
+    """
+    meta = {"help": help, "flag": flag, "cli": cli, **extra}
+    if isinstance(default, list | dict | set):  # pragma: no cover - no mutable defaults here
+        raise TypeError("mutable defaults are not allowed in a frozen config")
+    return field(default=default, metadata=meta)
+
+
+def _check_int(owner: str, name: str, value: Any, *, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{owner}.{name} must be an integer, got {value!r}")
+    if value < low:
+        raise ValueError(f"{owner}.{name} must be at least {low}, got {value}")
+
+
+def _check_float(owner: str, name: str, value: Any, *, low: float, high: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{owner}.{name} must be a finite number, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{owner}.{name} must be in [{low:g}, {high:g}], got {value:g}")
+
+
+def _check_choice(owner: str, name: str, value: Any, kind: Any) -> None:
+    allowed = get_args(kind)
+    if value not in allowed:
+        raise ValueError(
+            f"{owner}.{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}"
+        )
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    """How responses become the Inv measures (Algorithm 1 minus the LLM calls)."""
+
+    embedder: str = _opt(
+        "minilm",
+        "ψ: minilm (paper's SBERT-small), mpnet (SBERT-large) or an NLI model folder",
+    )  # paper §3 "Implementation details": SBERT-small by default
+    n_bootstrap: int = _opt(
+        30, "B, bootstrap resamples", flag="-B"
+    )  # paper, Appendix "Replication and Bootstrapping" (S = 30)
+    seed: int = _opt(
+        0, "seeds perturbation, answer replications and the bootstrap"
+    )  # ours: one seed at the edge
+    affinity: AffinityKind = _opt(
+        "shifted_cosine",
+        "a(·,·) from cosine: shifted_cosine (paper, (1+cos)/2) or abs_cosine (released code)",
+    )  # paper §3: (1 + cos) / 2
+    wd_ground: WDGround = _opt(
+        "index", "WD-px-py ground metric (the paper names none)"
+    )  # ours; see measures.wd_px_py
+    max_variant: MaxVariant = _opt(
+        "paper", "MAX-py-x: the paper's definition or the released code's"
+    )  # paper §3 "Baselines" (iv)
+
+    def __post_init__(self) -> None:
+        o = "ScoreConfig"
+        if not isinstance(self.embedder, str) or not self.embedder.strip():
+            raise ValueError(f"{o}.embedder must be a non-empty name, got {self.embedder!r}")
+        _check_int(o, "n_bootstrap", self.n_bootstrap, low=1)
+        _check_int(o, "seed", self.seed, low=0)
+        _check_choice(o, "affinity", self.affinity, AffinityKind)
+        _check_choice(o, "wd_ground", self.wd_ground, WDGround)
+        _check_choice(o, "max_variant", self.max_variant, MaxVariant)
+
+
+@dataclass(frozen=True)
+class GaapConfig:
+    """Settings of one GAAP run (paper §2.5, Appendix "GAAP Implementation Details").
+
+    ``n`` is the number of perturbations returned; inside a :class:`RunConfig`
+    it is taken from ``n_perturbations``. ``affinity`` is the fitness
+    a(x_0, ·); δ = 0.7 is the paper's threshold on its (1 + cos)/2 scale, so it
+    stays the paper's kernel even when the run scores with another one.
+    """
+
+    n: int = _opt(9, "GAAP perturbations", cli=False)  # paper, Appendix "Experimental setting"
+    delta: float = _opt(0.7, "δ: stop when the best fitness falls below it")  # paper §3
+    ratio: float = _opt(
+        0.2, "share of word tokens that are key tokens"
+    )  # ours: 4 key tokens on a 22-word question
+    max_generations: int = _opt(6, "T, most generations after Pop_0")  # ours (not given)
+    tau: int = _opt(2, "τ, sampling gap between generations")  # ours
+    n_parents: int = _opt(10, "parents drawn by roulette wheel per generation")  # ours
+    max_population: int = _opt(30, "cap on a generation after de-duplication")  # ours: 10+10+10
+    max_senses: int | None = _opt(
+        None, "use only the first WordNet senses (default: all, as the paper)"
+    )  # paper: every synonym, hypernym, hyponym
+    mutate: Literal["content", "key"] = _opt(
+        "content", "mutation sites: any content word, or key tokens only"
+    )  # ours
+    inflect_plurals: bool = _opt(True, "pluralise replacements of plural nouns")  # ours
+    affinity: AffinityKind = _opt("shifted_cosine", "fitness a(x_0, ·) from cosine")  # paper §3
+
+    def __post_init__(self) -> None:
+        o = "GaapConfig"
+        _check_int(o, "n", self.n, low=1)
+        _check_float(o, "delta", self.delta, low=0.0, high=1.0)
+        _check_float(o, "ratio", self.ratio, low=1e-9, high=1.0)
+        _check_int(o, "max_generations", self.max_generations, low=0)
+        _check_int(o, "tau", self.tau, low=1)
+        _check_int(o, "n_parents", self.n_parents, low=2)
+        if self.max_population < self.n_parents:
+            raise ValueError(
+                f"{o}.max_population ({self.max_population}) must be >= n_parents ({self.n_parents})"
+            )
+        if self.max_senses is not None:
+            _check_int(o, "max_senses", self.max_senses, low=1)
+        _check_choice(o, "mutate", self.mutate, Literal["content", "key"])
+        _check_choice(o, "affinity", self.affinity, AffinityKind)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GaapConfig:
+        return _from_dict(cls, data)
+
+
+@dataclass(frozen=True)
+class ParaphraseConfig:
+    """Settings of the LLM paraphraser (paper §4, Appendix "Prompts")."""
+
+    style: Literal["auto", "list", "single"] = _opt(
+        "auto", "list: the paper's one-request list; single: one rewording per request"
+    )  # ours: auto = single for the packaged local models, list for servers
+    temperature: float | None = _opt(
+        None, "paraphrasing temperature (default: 0.7 for list, 1.0 for single)"
+    )  # paper: 0.7 (list); ours: 1.0 (single)
+    max_tokens: int = _opt(400, "token budget of one paraphrase reply")  # ours: a list of nine
+    max_requests: int = _opt(
+        3, "requests before padding by duplication (list style)"
+    )  # ours; paper pads at once
+    frequency_penalty: float = _opt(
+        0.5, "OpenAI frequency_penalty of the list request (0 = the paper's)"
+    )  # ours: stops small models repeating a line
+
+    def __post_init__(self) -> None:
+        o = "ParaphraseConfig"
+        _check_choice(o, "style", self.style, Literal["auto", "list", "single"])
+        if self.temperature is not None:
+            _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
+        _check_int(o, "max_tokens", self.max_tokens, low=1)
+        _check_int(o, "max_requests", self.max_requests, low=1)
+        _check_float(o, "frequency_penalty", self.frequency_penalty, low=-2.0, high=2.0)
+
+
+Perturber = str  # a name in invent_core.perturb's registry ("paraphrase", "gaap")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One question end to end: perturb → answer (m × r) → clean → score.
+
+    ``seed`` is ``score.seed``: one seed at the edge seeds the perturbation,
+    the answer replications and the bootstrap.
+    """
+
+    perturber: Perturber = _opt(
+        "paraphrase", "how questions are perturbed", choices=("paraphrase", "gaap")
+    )  # paper Table 1: paraphrasing; §2.5: GAAP
+    n_perturbations: int = _opt(9, "n, perturbations per question", flag="-n")  # paper §3
+    n_replications: int = _opt(
+        5, "r, answers per question", flag="-r"
+    )  # paper, Appendix "Replication and Bootstrapping"
+    temperature: float = _opt(
+        0.7, "answer temperature", flag="-t"
+    )  # paper, Appendix "LLM Configuration"
+    answer_max_tokens: int = _opt(32, "token budget per answer")  # ours: answers are short
+    score: ScoreConfig = field(default_factory=ScoreConfig)
+    paraphrase: ParaphraseConfig = field(default_factory=ParaphraseConfig)
+    gaap: GaapConfig = field(default_factory=GaapConfig)
+
+    def __post_init__(self) -> None:
+        o = "RunConfig"
+        if not isinstance(self.perturber, str) or not self.perturber:
+            raise ValueError(f"{o}.perturber must be a name, got {self.perturber!r}")
+        _check_int(o, "n_perturbations", self.n_perturbations, low=1)
+        _check_int(o, "n_replications", self.n_replications, low=1)
+        _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
+        _check_int(o, "answer_max_tokens", self.answer_max_tokens, low=1)
+        if self.gaap.n != self.n_perturbations:  # one n: the run's
+            object.__setattr__(self, "gaap", dataclasses.replace(self.gaap, n=self.n_perturbations))
+
+    @property
+    def seed(self) -> int:
+        return self.score.seed
+
+    @property
+    def embedder(self) -> str:
+        return self.score.embedder
+
+    def replace(self, **changes: Any) -> RunConfig:
+        """A copy with fields changed; dotted or flat names reach nested configs.
+
+        ``cfg.replace(seed=1, n_bootstrap=10, gaap_delta=0.6)`` is
+        ``cfg.replace(score=…, gaap=…)`` spelled out.
+        """
+        return _replace_flat(self, changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return config_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """Inverse of :meth:`to_dict`; unknown keys are an error naming them."""
+        return _from_dict(cls, data)
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any]) -> RunConfig:
+        """The config of a run saved before configs existed (its flat ``settings`` dict).
+
+        Keys that are not options (the llm identity, timings …) are ignored;
+        missing ones take today's defaults.
+        """
+        flat = {k: v for k, v in settings.items() if k in _flat_names(cls)}
+        return _replace_flat(cls(), flat)
+
+
+# -- generic helpers: flattening, JSON, options ---------------------------------
+
+
+def _nested_types(cls: type) -> dict[str, type]:
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls) if _is_config(hints[f.name])}
+
+
+def _is_config(tp: Any) -> bool:
+    return isinstance(tp, type) and dataclasses.is_dataclass(tp)
+
+
+#: nested field → prefix of its flat option names ("" = unprefixed: --embedder, --seed).
+PREFIX = {"score": "", "paraphrase": "paraphrase_", "gaap": "gaap_"}
+
+
+def _flat_names(cls: type) -> dict[str, tuple[str, ...]]:
+    """Flat option name → path of field names, e.g. ``"gaap_delta" → ("gaap", "delta")``."""
+    out: dict[str, tuple[str, ...]] = {}
+    nested = _nested_types(cls)
+    for f in dataclasses.fields(cls):
+        if f.name in nested:
+            for sub, path in _flat_names(nested[f.name]).items():
+                out[PREFIX.get(f.name, f.name + "_") + sub] = (f.name, *path)
+        else:
+            out[f.name] = (f.name,)
+    return out
+
+
+def _replace_flat(cfg: Any, changes: dict[str, Any]) -> Any:
+    names = _flat_names(type(cfg))
+    direct = {k: v for k, v in changes.items() if k in {f.name for f in dataclasses.fields(cfg)}}
+    grouped: dict[str, dict[str, Any]] = {}
+    for key, value in changes.items():
+        if key in direct:
+            continue
+        path = names.get(key) or tuple(key.split("."))
+        if path[0] not in _nested_types(type(cfg)) or key not in names and "." not in key:
+            known = ", ".join(sorted(names))
+            raise ValueError(f"unknown option {key!r} for {type(cfg).__name__}; known: {known}")
+        grouped.setdefault(path[0], {})[".".join(path[1:])] = value
+    for name, sub in grouped.items():
+        inner = direct.get(name, getattr(cfg, name))
+        direct[name] = _replace_flat(inner, sub)
+    return dataclasses.replace(cfg, **direct) if direct else cfg
+
+
+def config_to_dict(cfg: Any) -> dict[str, Any]:
+    """JSON-ready nested dict of a config (tuples become lists)."""
+    return json_ready(dataclasses.asdict(cfg))
+
+
+def json_ready(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    return value
+
+
+def _from_dict(cls: type, data: dict[str, Any]) -> Any:
+    if not isinstance(data, dict):
+        raise ValueError(f"{cls.__name__} must be a JSON object, got {type(data).__name__}")
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"unknown {cls.__name__} keys: {', '.join(unknown)}")
+    nested = _nested_types(cls)
+    kwargs = {
+        k: _from_dict(nested[k], v) if k in nested else (tuple(v) if isinstance(v, list) else v)
+        for k, v in data.items()
+    }
+    return cls(**kwargs)
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One generated option: what argparse and the sidebar need to know of a field."""
+
+    name: str  # flat name: "n_bootstrap", "gaap_delta"
+    path: tuple[str, ...]  # ("score", "n_bootstrap")
+    type: type  # int, float, str or bool (after Optional)
+    default: Any
+    help: str
+    flag: str | None = None  # extra short flag ("-B")
+    choices: tuple[Any, ...] | None = None
+    optional: bool = False  # None is allowed
+
+    @property
+    def long_flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+def _base_type(tp: Any) -> tuple[type, tuple[Any, ...] | None, bool]:
+    """(python type, Literal choices or None, whether None is allowed) of an annotation."""
+    optional = False
+    if get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        optional = len(args) < len(get_args(tp))
+        tp = args[0]
+    if get_origin(tp) is Literal:
+        choices = get_args(tp)
+        return type(choices[0]), choices, optional
+    return tp, None, optional
+
+
+def iter_options(cls: type = RunConfig) -> Iterator[OptionSpec]:
+    """Every option of ``cls`` (nested configs flattened), in declaration order."""
+    yield from _iter_options(cls, (), cls())
+
+
+def _iter_options(cls: type, path: tuple[str, ...], instance: Any) -> Iterator[OptionSpec]:
+    hints = typing.get_type_hints(cls)
+    prefix = "".join(PREFIX.get(p, p + "_") for p in path)
+    for f in dataclasses.fields(cls):
+        tp = hints[f.name]
+        value = getattr(instance, f.name)
+        if _is_config(tp):
+            yield from _iter_options(tp, (*path, f.name), value)
+            continue
+        if not f.metadata.get("cli", True):
+            continue
+        base, choices, optional = _base_type(tp)
+        yield OptionSpec(
+            name=prefix + f.name,
+            path=(*path, f.name),
+            type=base,
+            default=value,
+            help=f.metadata.get("help", ""),
+            flag=f.metadata.get("flag"),
+            choices=f.metadata.get("choices", choices),
+            optional=optional,
+        )
+
+
+def config_from_flat(cls: type, values: dict[str, Any], base: Any = None) -> Any:
+    """A config of ``cls`` from flat option values (e.g. an argparse namespace's dict).
+
+    Keys that are not options of ``cls`` are ignored; ``base`` (default: the
+    defaults) supplies the rest.
+    """
+    names = _flat_names(cls)
+    picked = {k: v for k, v in values.items() if k in names}
+    return _replace_flat(base if base is not None else cls(), picked)
+
+
+def flat_values(cfg: Any) -> dict[str, Any]:
+    """Flat option name → value of a config (inverse of :func:`config_from_flat`)."""
+    out = {}
+    for name, path in _flat_names(type(cfg)).items():
+        value = cfg
+        for p in path:
+            value = getattr(value, p)
+        out[name] = value
+    return out
