@@ -188,6 +188,34 @@ class ParaphraseConfig:
         _check_float(o, "frequency_penalty", self.frequency_penalty, low=-2.0, high=2.0)
 
 
+@dataclass(frozen=True)
+class AdaptiveConfig:
+    """The adaptive perturbation budget (ours, beyond the paper).
+
+    The paper names "adaptively determine when further perturbation is
+    unnecessary" as future work. With ``enabled``, a run grows its
+    perturbation set ``start, start + step, …`` up to ``RunConfig.n_perturbations``
+    and stops as soon as the bootstrap interval of Inv-Entropy, divided by
+    log(m) (its largest value for m states, so the rule reads the same for
+    every m), is narrower than ``tolerance``.
+    """
+
+    enabled: bool = _opt(False, "grow the perturbation set until Inv-Entropy is stable")  # ours
+    start: int = _opt(3, "perturbations of the first step")  # ours
+    step: int = _opt(2, "perturbations added per step")  # ours
+    tolerance: float = _opt(
+        0.02, "stop when the 90% bootstrap interval of Inv-Entropy / log(m) is narrower"
+    )  # ours: chosen on the shipped runs, see benchmarks/bench_adaptive.py
+    level: float = _opt(0.9, "level of the bootstrap interval")  # ours, as the dashboard's
+
+    def __post_init__(self) -> None:
+        o = "AdaptiveConfig"
+        _check_int(o, "start", self.start, low=1)
+        _check_int(o, "step", self.step, low=1)
+        _check_float(o, "tolerance", self.tolerance, low=0.0, high=10.0)
+        _check_float(o, "level", self.level, low=0.01, high=0.999)
+
+
 Perturber = str  # a name in invent_core.perturb's registry ("paraphrase", "gaap")
 
 
@@ -213,6 +241,7 @@ class RunConfig:
     score: ScoreConfig = field(default_factory=ScoreConfig)
     paraphrase: ParaphraseConfig = field(default_factory=ParaphraseConfig)
     gaap: GaapConfig = field(default_factory=GaapConfig)
+    adaptive: AdaptiveConfig = field(default_factory=AdaptiveConfig)
 
     def __post_init__(self) -> None:
         o = "RunConfig"
@@ -273,7 +302,12 @@ def _is_config(tp: Any) -> bool:
 
 
 #: nested field → prefix of its flat option names ("" = unprefixed: --embedder, --seed).
-PREFIX = {"score": "", "paraphrase": "paraphrase_", "gaap": "gaap_"}
+PREFIX = {"score": "", "paraphrase": "paraphrase_", "gaap": "gaap_", "adaptive": "adaptive_"}
+
+
+def _flat_name(prefix: str, name: str) -> str:
+    # A nested ``enabled`` switch is named after its section: --adaptive, not --adaptive-enabled.
+    return prefix.rstrip("_") if name == "enabled" and prefix else prefix + name
 
 
 def _flat_names(cls: type) -> dict[str, tuple[str, ...]]:
@@ -283,7 +317,7 @@ def _flat_names(cls: type) -> dict[str, tuple[str, ...]]:
     for f in dataclasses.fields(cls):
         if f.name in nested:
             for sub, path in _flat_names(nested[f.name]).items():
-                out[PREFIX.get(f.name, f.name + "_") + sub] = (f.name, *path)
+                out[_flat_name(PREFIX.get(f.name, f.name + "_"), sub)] = (f.name, *path)
         else:
             out[f.name] = (f.name,)
     return out
@@ -291,13 +325,21 @@ def _flat_names(cls: type) -> dict[str, tuple[str, ...]]:
 
 def _replace_flat(cfg: Any, changes: dict[str, Any]) -> Any:
     names = _flat_names(type(cfg))
-    direct = {k: v for k, v in changes.items() if k in {f.name for f in dataclasses.fields(cfg)}}
+    nested = _nested_types(type(cfg))
+    # A nested field given a config object is replaced whole; a plain value under a
+    # nested field's name is a flat option (``adaptive=True`` is adaptive.enabled).
+    direct = {
+        k: v
+        for k, v in changes.items()
+        if k in {f.name for f in dataclasses.fields(cfg)}
+        and (k not in nested or dataclasses.is_dataclass(v))
+    }
     grouped: dict[str, dict[str, Any]] = {}
     for key, value in changes.items():
         if key in direct:
             continue
         path = names.get(key) or tuple(key.split("."))
-        if path[0] not in _nested_types(type(cfg)) or key not in names and "." not in key:
+        if path[0] not in nested or key not in names and "." not in key:
             known = ", ".join(sorted(names))
             raise ValueError(f"unknown option {key!r} for {type(cfg).__name__}; known: {known}")
         grouped.setdefault(path[0], {})[".".join(path[1:])] = value
@@ -384,7 +426,7 @@ def _iter_options(cls: type, path: tuple[str, ...], instance: Any) -> Iterator[O
             continue
         base, choices, optional = _base_type(tp)
         yield OptionSpec(
-            name=prefix + f.name,
+            name=_flat_name(prefix, f.name),
             path=(*path, f.name),
             type=base,
             default=value,

@@ -67,15 +67,6 @@ def _parse_optional(kind: type):
     return parse
 
 
-def _parse_bool(text: str) -> bool:
-    low = text.strip().lower()
-    if low in ("1", "true", "yes", "on"):
-        return True
-    if low in ("0", "false", "no", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
 def add_config_args(
     p: argparse.ArgumentParser, cls: type | None = None, *, exclude: tuple[str, ...] = ()
 ) -> None:
@@ -97,9 +88,17 @@ def add_config_args(
         if g is None:
             g = groups[section] = p.add_argument_group(f"{section} options (defaults: the paper's)")
         flags = [opt.flag] if opt.flag else []
-        kind = _parse_bool if opt.type is bool else opt.type
-        if opt.optional:
-            kind = _parse_optional(kind)
+        if opt.type is bool:  # --adaptive / --no-adaptive
+            g.add_argument(
+                *flags,
+                opt.long_flag,
+                dest=opt.name,
+                action=argparse.BooleanOptionalAction,
+                default=None,
+                help=f"{opt.help} (default: {'on' if opt.default else 'off'})",
+            )
+            continue
+        kind = _parse_optional(opt.type) if opt.optional else opt.type
         g.add_argument(
             *flags,
             opt.long_flag,
