@@ -1,0 +1,91 @@
+"""Scale-out to a served model: how full does `batch` keep a server's request pool?
+
+Starts :mod:`loopback_server` on 127.0.0.1 (every request answered after
+``--delay`` seconds, whatever the load, as a large cluster would), scores
+``--questions`` TriviaQA questions with n = 9, r = 5 through the
+OpenAI-compatible backend at several ``--concurrency`` values, and prints
+requests/s against the ideal ``concurrency / delay``. The LLM cache is off so
+every request reaches the server.
+
+    python benchmarks/bench_scaleout.py [--questions 24] [--delay 0.5] [--concurrency 1 8 32 64]
+
+Target (issue #11): ≥ 70 % of the ideal request rate at --concurrency 64.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from loopback_server import LoopbackServer  # noqa: E402
+
+
+def _questions(n: int, folder: Path) -> Path:
+    from invent_core.datasets import load_dataset
+
+    path = folder / "questions.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "question"])
+        for ex in load_dataset("triviaqa", limit=n):
+            w.writerow([ex.id, ex.question])
+    return path
+
+
+def _one(inp: Path, folder: Path, concurrency: int, delay: float) -> tuple[float, int, int]:
+    from invent_core.batch import batch_score
+    from invent_core.config import RunConfig
+    from invent_core.embedders import get_embedder
+    from invent_core.llm import get_llm
+
+    out = folder / f"out_c{concurrency}.csv"
+    with LoopbackServer(delay=delay) as srv:
+        llm = get_llm(
+            "openai", base_url=srv.base_url, model="loopback", cache=None, concurrency=concurrency
+        )
+        t0 = time.perf_counter()
+        summary = batch_score(
+            inp, out, RunConfig(), llm=llm, embedder=get_embedder("minilm"), methods="inv"
+        )
+        wall = time.perf_counter() - t0
+        llm.close()
+        if not summary.ok:
+            print(f"  warning: {summary.failed} rows failed", file=sys.stderr)
+        return wall, srv.requests, srv.max_in_flight
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--questions", type=int, default=24)
+    ap.add_argument("--delay", type=float, default=0.5)
+    ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
+    args = ap.parse_args()
+    from invent_core.embedders import get_embedder
+
+    get_embedder("minilm").load()
+    folder = Path(tempfile.mkdtemp(prefix="bench_scaleout_"))
+    inp = _questions(args.questions, folder)
+    print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()}")
+    print(f"{args.questions} questions, n=9, r=5, server delay {args.delay:g} s")
+    print(
+        f"{'concurrency':>11} {'requests':>9} {'wall s':>8} {'req/s':>7} {'ideal':>7} {'share':>6} {'max in flight':>13}  load"
+    )
+    for c in args.concurrency:
+        wall, n_req, peak = _one(inp, folder, c, args.delay)
+        rate, ideal = n_req / wall, c / args.delay
+        print(
+            f"{c:>11} {n_req:>9} {wall:>8.1f} {rate:>7.1f} {ideal:>7.1f} {rate / ideal:>6.0%} "
+            f"{peak:>13}  {os.getloadavg()[0]:.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""A loopback OpenAI-compatible server that answers every request after a fixed delay.
+
+It stands in for a vLLM / SGLang / llama.cpp cluster whose latency does not
+depend on load, so a benchmark measures the *client*: how full it keeps the
+request pool. Paraphrase requests (the paper's prompt, "Please Provide N
+paraphrases for this sentence: S") get N distinct rewordings of S that keep
+its words (so they pass the validity gate); every other request gets a short
+answer drawn from the request's seed. Chat completions, streamed or not, and
+``GET /v1/models`` are served; nothing else.
+
+    with LoopbackServer(delay=0.5) as srv:
+        srv.base_url   # http://127.0.0.1:PORT/v1
+        srv.requests   # chat completions served so far
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+_PARAPHRASE = re.compile(r"Please Provide (\d+) paraphrases? for this sentence: (.*)", re.S)
+_LEADS = (
+    "Can you tell me: {q}",
+    "Do you know: {q}",
+    "I would like to know: {q}",
+    "Tell me: {q}",
+    "Quick question: {q}",
+    "Here is my question: {q}",
+    "Could you say: {q}",
+    "Please answer: {q}",
+    "I wonder: {q}",
+    "Help me out: {q}",
+)
+_ANSWERS = ("Paris", "London", "Tom Watson", "42", "Jupiter", "Mozart", "B")
+
+
+def reply_text(messages: list[dict[str, Any]], seed: int) -> str:
+    """What the fake model says to ``messages``."""
+    last = str(messages[-1].get("content", "")) if messages else ""
+    m = _PARAPHRASE.search(last)
+    if m:
+        n, q = int(m.group(1)), m.group(2).strip()
+        return "\n".join(f"{i + 1}. {_LEADS[i % len(_LEADS)].format(q=q)}" for i in range(n))
+    return _ANSWERS[seed % len(_ANSWERS)]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def _json(self, code: int, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self._json(200, {"object": "list", "data": [{"id": "loopback", "object": "model"}]})
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        length = int(self.headers.get("Content-Length", 0))
+        req = json.loads(self.rfile.read(length) or b"{}")
+        self.server.enter()
+        try:
+            time.sleep(self.server.delay)
+            text = reply_text(req.get("messages", []), int(req.get("seed") or 0))
+        finally:
+            self.server.leave()
+        if req.get("stream"):
+            self._stream(text)
+        else:
+            self._json(200, _completion(text))
+
+    def _stream(self, text: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for chunk in (text, None):
+            delta = {"content": chunk} if chunk is not None else {}
+            finish = None if chunk is not None else "stop"
+            ev = {
+                "id": "x",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": "loopback",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+            self.wfile.write(f"data: {json.dumps(ev)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+
+
+def _completion(text: str) -> dict[str, Any]:
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "loopback",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+    }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.delay = delay
+        self.requests = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+
+    def enter(self) -> None:
+        with self._lock:
+            self.requests += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+class LoopbackServer:
+    """Context manager running :class:`_Server` in a thread on 127.0.0.1."""
+
+    def __init__(self, delay: float = 0.5) -> None:
+        self._srv = _Server(delay)
+        self._thread = threading.Thread(target=self._srv.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._srv.server_address[1]}/v1"
+
+    @property
+    def requests(self) -> int:
+        return self._srv.requests
+
+    @property
+    def max_in_flight(self) -> int:
+        return self._srv.max_in_flight
+
+    def __enter__(self) -> LoopbackServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._srv.shutdown()
+        self._srv.server_close()
