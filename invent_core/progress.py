@@ -1,0 +1,281 @@
+"""Progress of a long action, read the same way by the CLI and the dashboard.
+
+A producer (the pipeline, an evaluation, a TSU sweep, a batch) emits events
+with three fields, ``stage`` (``"perturb"``, ``"generate"``, ``"questions"`` …),
+``done`` and ``total``. :class:`ProgressTracker` consumes them, whatever their
+class (duck-typed, so ``pipeline.Progress`` plugs in as it is), and answers
+what a person wants to see: done/total per stage, elapsed time, time left,
+and one line for a terminal. :class:`CancelToken` is the other direction: the
+person asks to stop, and the producer checks between requests.
+
+Time left is rate-based and honest: ``None`` until a rate has been measured
+within the stage (at least one item finished after the stage's first event),
+so a run never shows "0 s left" before anything happened.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from .errors import Cancelled
+
+__all__ = [
+    "ProgressEvent",
+    "Event",
+    "StageProgress",
+    "ProgressTracker",
+    "CancelToken",
+    "format_seconds",
+]
+
+#: Least seconds between two CLI progress lines within a stage (issue 14:
+#: "updated at least every 2 s"; more often floods a log file).
+RENDER_INTERVAL = 2.0
+
+
+class ProgressEvent(Protocol):
+    """Anything with ``stage``, ``done`` and ``total`` (e.g. ``pipeline.Progress``)."""
+
+    stage: str
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Event:
+    """A plain progress event, for producers that have none of their own."""
+
+    stage: str
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class StageProgress:
+    """What is known of one stage.
+
+    Attributes
+    ----------
+    stage : its name, as the producer sent it.
+    done, total : the last counts received; ``total`` 0 = unknown.
+    elapsed : seconds since the stage's first event.
+    time_left : seconds, from the rate within the stage; ``None`` until an item
+        finished after the first event, or when ``total`` is unknown.
+    """
+
+    stage: str
+    done: int
+    total: int
+    elapsed: float
+    time_left: float | None
+
+    @property
+    def finished(self) -> bool:
+        """Whether ``done`` reached a known ``total``."""
+        return self.total > 0 and self.done >= self.total
+
+    @property
+    def fraction(self) -> float | None:
+        """``done / total`` in [0, 1], ``None`` when the total is unknown."""
+        return min(1.0, self.done / self.total) if self.total > 0 else None
+
+
+@dataclass
+class _Stage:
+    first_t: float  # time of the stage's first event
+    first_done: int  # its ``done`` then: items already finished (cache hits) are no rate
+    done: int
+    total: int
+
+
+def format_seconds(seconds: float) -> str:
+    """``"8 s"``, ``"2 min 05 s"``, ``"1 h 03 min"`` (rounded to whole seconds)."""
+    s = max(0, int(round(seconds)))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {(s % 3600) // 60:02d} min"
+
+
+class ProgressTracker:
+    """Per-stage counts, elapsed time and time left from a stream of events.
+
+    Call it (or :meth:`update`) with each event; it is thread-safe, so a
+    worker thread may feed it while the page reads :meth:`snapshot`.
+
+    Parameters
+    ----------
+    clock : seconds, monotonic (``time.monotonic``; tests pass a fake).
+    render_interval : least seconds between two lines of :meth:`poll_line`
+        within a stage.
+
+    Examples
+    --------
+    >>> t = ProgressTracker()
+    >>> t(Event("generate", 0, 50))
+    >>> t.current.done, t.current.total, t.current.time_left
+    (0, 50, None)
+    """
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        render_interval: float = RENDER_INTERVAL,
+    ) -> None:
+        self._clock = clock
+        self._interval = render_interval
+        self._lock = threading.Lock()
+        self._start = clock()
+        self._stages: dict[str, _Stage] = {}
+        self._current: str | None = None
+        self._rendered_at: float | None = None
+        self._rendered_stage: str | None = None
+        self._rendered_done: int | None = None
+
+    def update(self, event: ProgressEvent) -> None:
+        """Record one event (any object with ``stage``, ``done``, ``total``)."""
+        stage, done, total = str(event.stage), int(event.done), int(event.total or 0)
+        now = self._clock()
+        with self._lock:
+            st = self._stages.get(stage)
+            if st is None or done < st.done:
+                # a new stage, or the same one counting again (next question): restart its clock
+                self._stages[stage] = _Stage(now, done, done, total)
+            else:
+                st.done, st.total = done, total
+            self._current = stage
+
+    __call__ = update
+
+    def _view(self, name: str, now: float) -> StageProgress:
+        st = self._stages[name]
+        return StageProgress(
+            stage=name,
+            done=st.done,
+            total=st.total,
+            elapsed=now - st.first_t,
+            time_left=_time_left(st, now),
+        )
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the tracker was made."""
+        return self._clock() - self._start
+
+    @property
+    def current(self) -> StageProgress | None:
+        """The stage of the latest event, ``None`` before any."""
+        with self._lock:
+            return None if self._current is None else self._view(self._current, self._clock())
+
+    def snapshot(self) -> list[StageProgress]:
+        """Every stage seen so far, in order of first appearance."""
+        now = self._clock()
+        with self._lock:
+            return [self._view(name, now) for name in self._stages]
+
+    def render_line(self) -> str:
+        """One line: ``"generate 23/50 · 12 s elapsed · ≈ 14 s left"``."""
+        cur = self.current
+        if cur is None:
+            return f"starting · {format_seconds(self.elapsed)} elapsed"
+        counts = f"{cur.done}/{cur.total}" if cur.total > 0 else f"{cur.done}"
+        parts = [f"{cur.stage} {counts}", f"{format_seconds(self.elapsed)} elapsed"]
+        if cur.finished:
+            parts.append("done")
+        elif cur.time_left is not None:
+            parts.append(f"≈ {format_seconds(cur.time_left)} left")
+        return " · ".join(parts)
+
+    def poll_line(self) -> str | None:
+        """:meth:`render_line` when one is due, else ``None``.
+
+        Due on a new stage, when a stage finishes, or when ``render_interval``
+        seconds have passed since the last line and the counts moved or time
+        passed (the elapsed time always moves). The CLI calls this on each
+        event and prints what it returns.
+        """
+        now = self._clock()
+        with self._lock:
+            stage = self._current
+            st = self._stages.get(stage) if stage is not None else None
+            new_stage = stage != self._rendered_stage
+            finished = (
+                st is not None
+                and st.total > 0
+                and st.done >= st.total
+                and self._rendered_done != st.done
+            )
+            waited = self._rendered_at is None or now - self._rendered_at >= self._interval
+            if not (new_stage or finished or waited):
+                return None
+            self._rendered_at, self._rendered_stage = now, stage
+            self._rendered_done = st.done if st is not None else None
+        return self.render_line()
+
+
+def _time_left(st: _Stage, now: float) -> float | None:
+    """Seconds left: (total − done) / rate.
+
+    The rate is the items finished since the stage's first event per second
+    since then, measured up to *now*, so a stall makes time left grow instead
+    of reaching "0 s" while nothing moves.
+    """
+    if st.total <= 0:
+        return None
+    if st.done >= st.total:
+        return 0.0
+    gained, spent = st.done - st.first_done, now - st.first_t
+    if gained <= 0 or spent <= 0:
+        return None
+    return (st.total - st.done) * spent / gained
+
+
+class CancelToken:
+    """A thread-safe "stop" flag: the page sets it, the producer checks it.
+
+    Producers call :meth:`raise_if_cancelled` before issuing each new request
+    (or batch of requests); the :class:`~invent_core.errors.Cancelled` it
+    raises carries a message that says what was kept.
+
+    Examples
+    --------
+    >>> token = CancelToken()
+    >>> token.cancelled
+    False
+    >>> token.cancel(); token.cancelled
+    True
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the producer to stop (idempotent, callable from any thread)."""
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._event.is_set()
+
+    def raise_if_cancelled(self, done: int | None = None, total: int | None = None) -> None:
+        """Raise :class:`~invent_core.errors.Cancelled` if :meth:`cancel` was called.
+
+        Parameters
+        ----------
+        done, total : what was finished, to say so in the message
+            (``"cancelled after 23 of 50; the 23 finished are kept"``).
+        """
+        if not self._event.is_set():
+            return
+        if done is None:
+            raise Cancelled("cancelled; the work finished before is kept")
+        of = f" of {total}" if total else ""
+        raise Cancelled(f"cancelled after {done}{of}; the {done} finished are kept")
