@@ -10,6 +10,7 @@ values *as displayed* (rounded), so methods that print the same number share a m
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 from collections.abc import Mapping, Sequence
@@ -74,6 +75,9 @@ class ResultsTable:
     std : (n_methods, n_columns) array; NaN = no std shown.
     digits : decimals shown (paper: 3; TSU percentages: 2).
     scale : multiply values by this before display (100 for percentages).
+    mark_best : bold the best and underline the second best per column; False
+        for a sample too small to judge (``evaluation.sample_size.judgeable``),
+        where a rank would be noise presented as a finding.
     """
 
     methods: tuple[str, ...]
@@ -82,6 +86,7 @@ class ResultsTable:
     std: np.ndarray
     digits: int = 3
     scale: float = 1.0
+    mark_best: bool = True
 
     def __post_init__(self) -> None:
         shape = (len(self.methods), len(self.columns))
@@ -96,6 +101,8 @@ class ResultsTable:
     def marks(self) -> np.ndarray:
         """(n_methods, n_columns) array of "best", "second" or "" per cell."""
         out = np.full(self.mean.shape, "", dtype=object)
+        if not self.mark_best:
+            return out
         shown = np.round(self.mean * self.scale, self.digits)
         for j, col in enumerate(self.columns):
             v = shown[:, j]
@@ -109,6 +116,10 @@ class ResultsTable:
             if distinct.size > 1:
                 out[ok & (v == distinct[1]), j] = "second"
         return out
+
+    def unmarked(self) -> ResultsTable:
+        """Return the table without best / second best marks (a sample too small to judge)."""
+        return dataclasses.replace(self, mark_best=False)
 
     def _cell(self, i: int, j: int) -> tuple[str, str | None]:
         """(mean text, std text or None); mean text "–" when missing."""
