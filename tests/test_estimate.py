@@ -1,0 +1,215 @@
+"""The estimate before Run: call counts, the throughput log (EWMA, persisted), the text."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from invent_core.config import RunConfig
+from invent_core.estimate import (
+    GAAP_KEY,
+    PRIOR_SECONDS,
+    Rate,
+    ThroughputLog,
+    count_llm_calls,
+    estimate_run,
+    llm_key,
+    record_run,
+)
+from invent_core.llm import Completion
+from invent_core.llm.local import QWEN_05B, QWEN_15B
+from invent_core.llm.names import describe_llm, local_model
+from invent_core.perturb.paraphrase import paraphrase
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCAL = f"local:sha256={QWEN_05B.sha256}|model=qwen0.5b"
+STRONG = f"local:sha256={QWEN_15B.sha256}|model=qwen1.5b"
+SERVER = "http://127.0.0.1:8000/v1|model=llama-3-8b"
+Q = "What is the capital of France?"
+
+
+class RecordingLLM:
+    """Counts requests; answers each single-paraphrase request with a new rewording."""
+
+    identity = "recording"
+
+    def __init__(self) -> None:
+        self.requests = []
+
+    def complete(self, messages, **kw):  # pragma: no cover - unused
+        raise AssertionError
+
+    def complete_many(self, requests, progress=None):
+        out = []
+        for req in requests:
+            self.requests.append(req)
+            k = len(self.requests)
+            # one distinct question per request; a numbered list for list requests
+            text = "\n".join(f"{i}. Which city is capital {k}-{i} of France?" for i in range(1, 12))
+            out.append(
+                Completion(text=text if "paraphrases" in str(req.messages) else f"City {k}?")
+            )
+        return out
+
+    def close(self):
+        pass
+
+
+def test_llm_names_of_identities():
+    assert local_model(LOCAL) == "qwen0.5b" and local_model("local") == "qwen0.5b"
+    assert local_model(STRONG) == "qwen1.5b" and local_model(SERVER) is None
+    assert local_model("local:sha256=0000|model=qwen0.5b") is None  # another file is not ours
+    assert describe_llm(LOCAL) == "Qwen2.5-Coder-0.5B-Instruct"
+    assert describe_llm(SERVER) == "llama-3-8b at 127.0.0.1:8000"
+    assert "sha256" not in describe_llm(LOCAL)
+
+
+@pytest.mark.parametrize(
+    ("perturber", "identity", "n", "r", "questions", "calls"),
+    [
+        ("paraphrase", LOCAL, 9, 5, 1, 10 + 50),  # n + 1 single requests, (n + 1)·r answers
+        ("paraphrase", SERVER, 9, 5, 1, 1 + 50),  # one list request
+        ("gaap", LOCAL, 9, 5, 1, 50),  # GAAP asks no LLM
+        ("gaap", LOCAL, 4, 3, 10, 10 * 15),  # an evaluation: × questions
+        ("paraphrase", "local", 2, 1, 3, 3 * (3 + 3)),
+    ],
+)
+def test_count_llm_calls(perturber, identity, n, r, questions, calls):
+    cfg = RunConfig(perturber=perturber, n_perturbations=n, n_replications=r)
+    assert count_llm_calls(cfg, llm_identity=identity, n_questions=questions) == calls
+
+
+def test_paraphrase_style_option_overrides_auto():
+    cfg = RunConfig().replace(paraphrase_style="list")
+    assert count_llm_calls(cfg, llm_identity=LOCAL) == 1 + 50
+    cfg = RunConfig().replace(paraphrase_style="single")
+    assert count_llm_calls(cfg, llm_identity=SERVER) == 10 + 50
+
+
+@pytest.mark.parametrize(("style", "identity"), [("single", LOCAL), ("list", SERVER)])
+def test_perturbation_count_matches_what_paraphrase_sends(style, identity):
+    cfg = RunConfig(n_perturbations=5, n_replications=1)
+    llm = RecordingLLM()
+    out = paraphrase(Q, llm=llm, n=5, seed=0, style=style)
+    assert len(out) == 5
+    answers = (cfg.n_perturbations + 1) * cfg.n_replications
+    assert len(llm.requests) == count_llm_calls(cfg, llm_identity=identity) - answers
+
+
+def test_throughput_log_ewma_and_persistence(tmp_path):
+    path = tmp_path / "t.json"
+    log = ThroughputLog(path, alpha=0.5)
+    key = llm_key(SERVER)
+    assert log.measured(key) is None and log.rate(key) is None
+    assert log.record(key, 10.0, 20) == Rate(0.5, 1, "measured")
+    assert log.record(key, 30.0, 20) == Rate(1.0, 2, "measured")  # 0.5·1.5 + 0.5·0.5
+    assert ThroughputLog(path).rate(key) == Rate(1.0, 2, "measured")  # read back from disk
+    assert json.loads(path.read_text())[key] == {"seconds": 1.0, "samples": 2}
+    assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
+
+
+def test_throughput_log_ignores_cached_runs_and_bad_files(tmp_path):
+    path = tmp_path / "t.json"
+    log = ThroughputLog(path)
+    assert log.record("k", 5.0, 0) is None  # everything came from the cache
+    assert log.record("k", 0.0, 3) is None
+    assert log.record("k", float("nan"), 3) is None
+    assert not path.exists()
+    path.write_text("{broken")
+    assert log.measured("k") is None  # unreadable = empty
+    assert log.record("k", 2.0, 1) == Rate(2.0, 1, "measured")  # and is overwritten
+    path.write_text(json.dumps({"k": {"seconds": -1, "samples": 3}}))
+    assert log.measured("k") is None
+    with pytest.raises(ValueError, match="alpha must be in"):
+        ThroughputLog(path, alpha=0)
+
+
+def test_priors_for_the_packaged_models_and_gaap_only(tmp_path):
+    log = ThroughputLog(tmp_path / "t.json")
+    assert log.rate(llm_key(LOCAL)) == Rate(PRIOR_SECONDS["qwen0.5b"], 0, "prior")
+    assert log.rate(llm_key(STRONG)) == Rate(PRIOR_SECONDS["qwen1.5b"], 0, "prior")
+    assert log.rate(GAAP_KEY) == Rate(PRIOR_SECONDS["gaap"], 0, "prior")
+    assert log.rate(llm_key(SERVER)) is None
+    log.record(llm_key(LOCAL), 3.0, 10)
+    assert log.rate(llm_key(LOCAL)) == Rate(0.3, 1, "measured")  # a measurement beats the prior
+
+
+def test_estimate_text_prior_then_measured(tmp_path):
+    log = ThroughputLog(tmp_path / "t.json")
+    cfg = RunConfig()  # n = 9, r = 5, paraphrase
+    est = estimate_run(cfg, llm_identity=LOCAL, throughput=log)
+    assert est.llm_calls == 60 and est.source == "prior"
+    assert est.seconds == pytest.approx(60 * PRIOR_SECONDS["qwen0.5b"])
+    assert est.text == (
+        "≈ 60 LLM calls, ≈ 21 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)"
+    )
+    log.record(llm_key(LOCAL), 25.0, 50)
+    est = estimate_run(cfg, llm_identity=LOCAL, throughput=log)
+    assert est.seconds == pytest.approx(30.0) and est.source == "measured"
+    assert est.text.endswith("≈ 30 s with Qwen2.5-Coder-0.5B-Instruct on this machine (measured)")
+
+
+def test_estimate_gaap_adds_its_own_time_and_mixes_sources(tmp_path):
+    log = ThroughputLog(tmp_path / "t.json")
+    log.record(llm_key(LOCAL), 10.0, 20)  # 0.5 s per request, measured
+    cfg = RunConfig(perturber="gaap", n_perturbations=4, n_replications=3)
+    est = estimate_run(cfg, llm_identity=LOCAL, throughput=log, n_questions=10)
+    assert est.llm_calls == 150
+    assert est.seconds == pytest.approx(150 * 0.5 + 10 * PRIOR_SECONDS["gaap"])
+    assert est.source == "partly measured"
+    assert est.text.startswith("≈ 150 LLM calls for 10 questions, ≈ 2 min 05 s")
+
+
+def test_estimate_for_an_unmeasured_server_gives_no_time(tmp_path):
+    log = ThroughputLog(tmp_path / "t.json")
+    est = estimate_run(RunConfig(), llm_identity=SERVER, throughput=log)
+    assert est.seconds is None and est.source is None
+    assert est.text == (
+        "≈ 51 LLM calls with llama-3-8b at 127.0.0.1:8000; "
+        "time unknown until a first run with it is measured"
+    )
+    log.record(llm_key(SERVER), 5.1, 51)
+    est = estimate_run(RunConfig().replace(adaptive=True), llm_identity=SERVER, throughput=log)
+    assert est.text == "at most 51 LLM calls, ≈ 5 s with llama-3-8b at 127.0.0.1:8000 (measured)"
+
+
+def test_record_run_from_a_run_artefact(tmp_path):
+    run = json.loads((ROOT / "assets" / "demo_run.json").read_text())  # GAAP, 50 answers
+    log = ThroughputLog(tmp_path / "t.json")
+    identity = run["settings"]["llm"]
+    record_run(
+        log,
+        llm_identity=identity,
+        perturber=run["settings"]["perturber"],
+        timings=run["timings"],
+        usage=run["usage"],
+    )
+    assert log.measured(llm_key(identity)).seconds == pytest.approx(run["timings"]["generate"] / 50)
+    assert log.measured(GAAP_KEY).seconds == pytest.approx(run["timings"]["perturb"])
+    cached = {"requests": 50, "cached": 50}
+    record_run(
+        log, llm_identity=SERVER, perturber="paraphrase", timings={"generate": 0.1}, usage=cached
+    )
+    assert log.measured(llm_key(SERVER)) is None  # a fully cached run measures nothing
+
+
+def test_log_written_by_one_process_is_read_by_another(tmp_path):
+    env = {**os.environ, "INVENT_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    code = """
+        from invent_core.estimate import ThroughputLog, llm_key
+        ThroughputLog().record(llm_key("local"), 8.0, 20)
+    """
+    subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=ROOT, check=True)
+    log = ThroughputLog(tmp_path / "throughput.json")
+    assert log.measured(llm_key("local")) == Rate(0.4, 1, "measured")
+
+
+def test_n_questions_is_validated():
+    with pytest.raises(ValueError, match="n_questions must be >= 0"):
+        count_llm_calls(RunConfig(), llm_identity=LOCAL, n_questions=-1)
