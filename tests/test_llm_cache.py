@@ -290,3 +290,17 @@ def test_read_only_folder_runs_without_a_cache(tmp_path):
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert done.stdout.split() == ["miss", "False", "False", "0"]
     assert f"LLM cache {folder / 'c.sqlite'} is not used" in done.stderr
+
+
+def test_processes_sharing_a_corrupt_file_repair_it_once_and_lose_nothing(tmp_path):
+    path = tmp_path / "c.sqlite"
+    _filled(path, n=50)
+    with open(path, "r+b") as fh:
+        fh.write(b"garbage!" * 64)
+    procs = [_writer(tmp_path, tag, 150) for tag in ("a", "b", "c")]
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    assert len(LLMCache(path)) == 450  # every process wrote into the one fresh file
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    moved = [p for p in _corrupt_copies(path) if not p.name.endswith(("-wal", "-shm"))]
+    assert len(moved) == 1

@@ -12,6 +12,7 @@ unreachable file is repaired or bypassed with a warning, never an error.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -19,7 +20,7 @@ import sqlite3
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -141,11 +142,11 @@ class LLMCache:
         for _attempt in range(3):  # open; after a repair open again
             if not self.enabled:
                 return None
-            generation = self._generation
+            generation, before = self._generation, _inode(self.path)
             try:
                 conn = self._open()
             except sqlite3.Error as err:
-                if not self._recover(err, "open", inode=None):
+                if not self._recover(err, "open", inode=before):
                     return None
                 continue
             local.conn, local.pid, local.generation = conn, os.getpid(), generation
@@ -181,7 +182,7 @@ class LLMCache:
                 self._generation += 1  # another process already replaced the file
                 return True
             if code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
-                return self._move_aside(err)
+                return self._move_aside(err, inode=inode)
             if what == "open" and self.writable:
                 self.writable = False  # maybe only writing is refused: try read-only
                 self._open_error = err
@@ -199,8 +200,13 @@ class LLMCache:
             self._warn_once(what, f"LLM cache {self.path}: a {what} failed ({err}); skipped")
             return False
 
-    def _move_aside(self, err: sqlite3.Error) -> bool:
-        """Rename a corrupt file (and its WAL files) to ``<name>.corrupt-<time>``."""
+    def _move_aside(self, err: sqlite3.Error, *, inode: int | None) -> bool:
+        """Rename a corrupt file (and its WAL files) to ``<name>.corrupt-<time>``.
+
+        Under a lock on the folder, and only if the file is still the one that
+        failed (``inode``): several processes may find the same corruption, and
+        only the first may move it — the others must not move its fresh file.
+        """
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
@@ -209,15 +215,19 @@ class LLMCache:
         target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
         if target.exists():
             target = target.with_name(f"{target.name}-{os.getpid()}")
-        try:
-            os.replace(self.path, target)
-            for suffix in ("-wal", "-shm"):
-                side = self.path.with_name(self.path.name + suffix)
-                if side.exists():
-                    os.replace(side, target.with_name(target.name + suffix))
-        except OSError as move_err:
-            self._turn_off(f"it is corrupt ({err}) and cannot be moved aside ({move_err})")
-            return False
+        with _folder_lock(self.path.parent):
+            if inode is not None and _inode(self.path) != inode:
+                self._generation += 1  # moved by another process meanwhile
+                return True
+            try:
+                os.replace(self.path, target)
+                for suffix in ("-wal", "-shm"):
+                    side = self.path.with_name(self.path.name + suffix)
+                    if side.exists():
+                        os.replace(side, target.with_name(target.name + suffix))
+            except OSError as move_err:
+                self._turn_off(f"it is corrupt ({err}) and cannot be moved aside ({move_err})")
+                return False
         self._generation += 1
         self._warn_once(
             f"moved:{target}",
@@ -333,6 +343,23 @@ def _setup(conn: sqlite3.Connection) -> None:
             if not busy or attempt == 49:
                 raise
             time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``folder`` (no lock file left behind; none where unsupported)."""
+    try:
+        import fcntl
+
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _inode(path: Path) -> int | None:
