@@ -347,7 +347,7 @@ def _setup(conn: sqlite3.Connection) -> None:
 
 @contextlib.contextmanager
 def _folder_lock(folder: Path) -> Iterator[None]:
-    """An exclusive ``flock`` on ``folder`` (no lock file left behind; none where unsupported)."""
+    """Hold an exclusive ``flock`` on ``folder`` (no lock file left; none where unsupported)."""
     try:
         import fcntl
 
