@@ -16,7 +16,19 @@ class MethodUnavailable(InventError):
 
 
 class LLMError(InventError):
-    """An LLM backend failed in a way retrying cannot fix (bad key, unknown model, …)."""
+    """An LLM request failed for good: a bad key, an unknown model, or retries used up."""
+
+
+class LLMTimeout(LLMError):
+    """An LLM request gave no complete reply within its deadline (every attempt)."""
+
+
+class InventWarning(UserWarning):
+    """Something went wrong that the run works around (shown once, naming the file)."""
+
+
+class CacheWarning(InventWarning):
+    """The LLM cache file is corrupt, read-only or unusable: the run goes on without it."""
 
 
 class Cancelled(InventError):

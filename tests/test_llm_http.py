@@ -18,13 +18,27 @@ from invent_core.errors import LLMError
 from invent_core.llm import LLMCache, Request, RetryPolicy, get_llm, user
 
 
+def _default_content(body: dict) -> str:
+    return f"answer seed={body.get('seed')} temp={body.get('temperature')}"
+
+
 class FakeOpenAI:
+    """A scripted OpenAI-compatible server: each POST gets the next action (else ``default``).
+
+    Non-streamed and streamed (``"stream": true``, server-sent events) requests
+    share the action names; ``content(body)`` is the text a good reply carries.
+    """
+
+    TRICKLE_BYTES = 60  # one every 0.2 s: 12 s, far past a 2 s deadline
+
     def __init__(self):
         self.actions: list[str] = []
         self.default = "ok"
+        self.content = _default_content
         self.bodies: list[dict] = []
         self.headers: list[dict] = []
         self.lock = threading.Lock()
+        self.stopping = threading.Event()
         owner = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -33,14 +47,31 @@ class FakeOpenAI:
             def log_message(self, *args):
                 pass
 
-            def _send(self, status, payload: bytes, headers=None):
+            def _send(self, status, payload: bytes, headers=None, ctype="application/json"):
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(payload)))
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def _trickle(self, ctype, tail: bytes):
+                """Headers at once, then one byte every 0.2 s (a body that never seems stuck)."""
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(owner.TRICKLE_BYTES + len(tail)))
+                self.end_headers()
+                try:
+                    for _ in range(owner.TRICKLE_BYTES):
+                        if owner.stopping.is_set():
+                            return
+                        self.wfile.write(b"\n")
+                        self.wfile.flush()
+                        time.sleep(0.2)
+                    self.wfile.write(tail)
+                except OSError:  # the client gave up
+                    self.close_connection = True
 
             def do_GET(self):
                 self._send(
@@ -66,16 +97,37 @@ class FakeOpenAI:
                     self._send(401, err("invalid api key"))
                 elif action == "404":
                     self._send(404, err("model not found"))
-                elif action == "badjson":
-                    self._send(200, b'{"choices": [ {"mess')
                 elif action == "slow":
                     time.sleep(1.5)
                     self._send(200, owner.completion(body))
                 elif action == "drop":
                     self.close_connection = True
                     self.connection.shutdown(2)
+                elif action == "html":
+                    page = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+                    self._send(200, page, ctype="text/html")
+                elif body.get("stream"):
+                    self._stream(action, body)
                 else:
-                    self._send(200, owner.completion(body))
+                    self._reply(action, body)
+
+            def _reply(self, action, body):
+                """A non-streamed 200 reply: good, or malformed in the way ``action`` names."""
+                if action == "badjson":
+                    self._send(200, b'{"choices": [ {"mess')
+                elif action == "trickle":
+                    self._trickle("application/json", owner.completion(body))
+                else:
+                    self._send(200, owner.completion(body, action))
+
+            def _stream(self, action, body):
+                """A streamed 200 reply (SSE): good, or broken in the way ``action`` names."""
+                if action == "trickle":
+                    tail = b"".join(owner.sse_events(body, "ok"))
+                    self._trickle("text/event-stream", tail)
+                    return
+                payload = b"".join(owner.sse_events(body, action))
+                self._send(200, payload, ctype="text/event-stream")
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -83,14 +135,14 @@ class FakeOpenAI:
         self.thread.start()
         self.base_url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
 
-    @staticmethod
-    def completion(body: dict) -> bytes:
-        content = f"answer seed={body.get('seed')} temp={body.get('temperature')}"
-        choice = {
-            "index": 0,
-            "message": {"role": "assistant", "content": content},
-            "finish_reason": "stop",
-        }
+    def completion(self, body: dict, action: str = "ok") -> bytes:
+        content = self.content(body)
+        message = {"role": "assistant", "content": content}
+        if action == "nullcontent":
+            message["content"] = None
+        elif action == "emptycontent":
+            message["content"] = ""
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
         if body.get("logprobs"):
             choice["logprobs"] = {
                 "content": [
@@ -105,22 +157,55 @@ class FakeOpenAI:
                     }
                 ]
             }
-        return json.dumps(
-            {
+        reply = {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "m"),
+            "choices": [] if action == "nochoices" else [choice],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+        }
+        return json.dumps(reply).encode()
+
+    def sse_events(self, body: dict, action: str) -> list[bytes]:
+        """Server-sent events of one streamed reply, two characters per chunk."""
+
+        def chunk(delta: dict, finish=None, choices=True) -> bytes:
+            event = {
                 "id": "x",
-                "object": "chat.completion",
+                "object": "chat.completion.chunk",
                 "created": 0,
                 "model": body.get("model", "m"),
-                "choices": [choice],
-                "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]
+                if choices
+                else [],
             }
-        ).encode()
+            return b"data: " + json.dumps(event).encode() + b"\n\n"
+
+        text = self.content(body)
+        if action == "badjson":
+            events = [chunk({"role": "assistant"}), b'data: {"choices": [ {"del\n\n']
+        elif action == "nochoices":
+            events = [chunk({}, choices=False) for _ in range(3)]
+        elif action == "nullcontent":
+            events = [chunk({"role": "assistant", "content": None}) for _ in range(3)]
+            events.append(chunk({}, finish="stop"))
+        elif action in ("emptycontent", "nocontent"):  # a stream that ends without any text
+            events = [chunk({"role": "assistant", "content": ""}), chunk({}, finish="stop")]
+        elif action == "errorevent":
+            events = [b'data: {"error": {"message": "slot unavailable", "type": "server"}}\n\n']
+        else:
+            events = [chunk({"role": "assistant"})]
+            events += [chunk({"content": text[i : i + 2]}) for i in range(0, len(text), 2)]
+            events.append(chunk({}, finish="stop"))
+        return [*events, b"data: [DONE]\n\n"]
 
     @property
     def count(self) -> int:
         return len(self.bodies)
 
     def close(self):
+        self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -286,3 +371,209 @@ def test_cached_rerun_sends_no_request(fake, tmp_path):
 def test_unknown_spec():
     with pytest.raises(ValueError, match="unknown LLM 'gpt9'"):
         get_llm("gpt9")
+
+
+# -- item 1 / 10: a reply that is not a usable completion is a failed request --------
+
+BAD_REPLIES = ["badjson", "html", "nochoices", "nullcontent", "emptycontent"]
+BAD_STREAMS = ["badjson", "html", "nochoices", "nullcontent", "nocontent", "errorevent"]
+
+
+def _ask(llm, req, streamed: bool):
+    if streamed:
+        return llm.complete_until(req, lambda text: False, tag="test")
+    return llm.complete_many([req])[0]
+
+
+@pytest.mark.parametrize(
+    ("bad", "streamed"),
+    [(b, False) for b in BAD_REPLIES] + [(b, True) for b in BAD_STREAMS],
+)
+def test_bad_reply_fails_is_not_cached_and_is_asked_again(fake, tmp_path, bad, streamed):
+    """All attempts malformed → LLMError, nothing cached; the server recovers → a request."""
+    path = tmp_path / "c.sqlite"
+    fake.default = bad
+    llm = make(fake, cache=LLMCache(path))
+    req = Request(user("What is the capital of France?"), temperature=0.7, max_tokens=16)
+    with pytest.raises(LLMError, match="gave up after 4 attempts"):
+        _ask(llm, req, streamed)
+    assert fake.count == 4, "a malformed reply is retried like a 5xx"
+    assert len(LLMCache(path)) == 0, "a malformed reply must never be cached"
+    fake.default = "ok"
+    again = _ask(make(fake, cache=LLMCache(path)), req, streamed)  # the same run, re-run
+    assert fake.count == 5 and not again.cached
+    assert again.text == _default_content(fake.bodies[-1])
+    assert _ask(make(fake, cache=LLMCache(path)), req, streamed).cached
+    assert fake.count == 5
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_bad_replies_back_off_like_server_errors(fake, streamed):
+    fake.actions = ["nullcontent", "nullcontent", "ok"]
+    policy = RetryPolicy(max_attempts=3, base_delay=0.2, max_delay=1.0, jitter=0.0)
+    llm = make(fake, retry=policy)
+    t0 = time.perf_counter()
+    c = _ask(llm, Request(user("x")), streamed)
+    assert c.text.startswith("answer") and fake.count == 3
+    assert time.perf_counter() - t0 >= 0.2 + 0.4 - 0.02  # the same backoff as for a 500
+
+
+def test_content_null_is_a_failed_request_not_an_empty_answer(fake):
+    fake.default = "nullcontent"
+    llm = make(fake)
+    with pytest.raises(LLMError, match=r"no text \(finish_reason='stop'\)"):
+        llm.complete(user("x"))
+    fake.actions, fake.default = ["emptycontent"], "ok"
+    assert llm.complete(user("x")).text.startswith("answer")  # "" was retried, not returned
+
+
+def test_empty_text_with_logprobs_is_still_a_judgement(fake):
+    """The P(True) judge reads the first token's alternatives, not the text."""
+    fake.default = "emptycontent"
+    c = make(fake).complete(user("Yes or No?"), logprobs=True, top_logprobs=2)
+    assert c.text == "" and c.logprobs == [["Yes", -0.1], ["No", -2.5]] and fake.count == 1
+
+
+def test_empty_reply_cached_by_an_older_version_is_asked_again(fake, tmp_path):
+    from invent_core.llm import Completion
+
+    cache = LLMCache(tmp_path / "c.sqlite")
+    llm = make(fake, cache=cache)
+    req = Request(user("q"))
+    cache.put(llm.identity, req, Completion(""))  # what main cached after a bad reply
+    assert llm.complete_many([req])[0].text.startswith("answer") and fake.count == 1
+
+
+PARAPHRASES = (
+    "1. Which city is the capital of France?\n"
+    "2. What city serves as the capital of France?\n"
+    "3. Name the capital city of France?\n"
+)
+
+
+@pytest.mark.parametrize("style", ["list", "single"])
+def test_paraphrase_run_after_bad_replies_asks_the_server_again(fake, tmp_path, style):
+    """A paraphrase run whose replies were all bad fails; re-run after recovery it succeeds."""
+    from invent_core.perturb.paraphrase import paraphrase
+
+    question = "What is the capital of France?"
+    fake.content = lambda body: PARAPHRASES if style == "list" else PARAPHRASES.split("\n")[0][3:]
+    fake.default = "nullcontent"
+    path = tmp_path / "c.sqlite"
+    kw = {"n": 3, "seed": 0, "style": style, "max_requests": 1}
+    with pytest.raises(LLMError):
+        paraphrase(question, llm=make(fake, cache=LLMCache(path)), **kw)
+    failed = fake.count
+    assert failed >= 4
+    fake.default = "ok"
+    out = paraphrase(question, llm=make(fake, cache=LLMCache(path)), **kw)
+    assert len(out) == 3 and fake.count > failed, "the re-run must reach the server"
+
+
+# -- item 15: a total deadline per request ------------------------------------------
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_trickling_server_is_cut_at_the_deadline(fake, streamed):
+    """One byte every 0.2 s never trips a per-read timeout; the 2 s total deadline does."""
+    from invent_core.errors import LLMTimeout
+
+    fake.default = "trickle"
+    llm = make(fake, timeout=2.0, retry=RetryPolicy(max_attempts=2, base_delay=0.01))
+    t0 = time.perf_counter()
+    with pytest.raises(LLMTimeout, match=r"no complete reply within the 2 s deadline \(2 attempt"):
+        _ask(llm, Request(user("x")), streamed)
+    elapsed = time.perf_counter() - t0
+    assert fake.count == 2 and 2 * 2.0 <= elapsed < 2 * 2.0 + 2.0, elapsed
+
+
+def test_deadline_leaves_a_steady_reply_alone(fake):
+    fake.actions = ["slow"]  # 1.5 s, then the whole reply
+    assert make(fake, timeout=3.0).complete(user("x")).text.startswith("answer")
+    assert fake.count == 1
+
+
+def test_timeout_must_be_positive(fake):
+    with pytest.raises(ValueError, match="timeout must be > 0"):
+        make(fake, timeout=0)
+
+
+def test_dead_server_is_an_llm_error():
+    llm = get_llm(
+        "openai", base_url="http://127.0.0.1:9/v1", model="m", cache=None, retry=FAST, timeout=2
+    )
+    with pytest.raises(LLMError, match=r"127\.0\.0\.1:9/v1: gave up after 4 attempts"):
+        llm.complete(user("x"))
+
+
+# -- item 16: credentials in the base URL -----------------------------------------------
+
+
+def test_credentials_in_base_url_are_sent_never_shown_or_stored(fake, tmp_path, caplog):
+    import base64
+    import logging
+
+    from invent_core.llm import redact_url
+
+    secret_url = fake.base_url.replace("http://", "http://alice:sk-url-secret@")
+    path = tmp_path / "c.sqlite"
+    llm = get_llm(
+        "openai", base_url=secret_url, model="fake-model", cache=LLMCache(path), retry=FAST
+    )
+    llm.complete(user("hi"))
+    sent = fake.headers[0]["authorization"]
+    assert sent == "Basic " + base64.b64encode(b"alice:sk-url-secret").decode()
+    plain = make(fake, cache=LLMCache(path))
+    assert llm.base_url == fake.base_url == redact_url(secret_url)
+    assert llm.identity == plain.identity  # the same cache key as without credentials
+    plain.complete(user("hi"))
+    assert fake.count == 1, "the credentials are not part of the cache key"
+    fake.default = "500"
+    with caplog.at_level(logging.DEBUG), pytest.raises(LLMError) as info:
+        llm.complete(user("other"))
+    shown = " ".join([llm.base_url, llm.identity, repr(llm), str(info.value), caplog.text])
+    assert "alice" not in shown and "sk-url-secret" not in shown
+    stored = b"".join(f.read_bytes() for f in tmp_path.iterdir())
+    assert fake.base_url.encode() in stored and b"sk-url-secret" not in stored
+
+
+def test_credentials_never_reach_a_connection_error():
+    llm = get_llm(
+        "openai", base_url="http://bob:sk-dead@127.0.0.1:9/v1", model="m", cache=None, retry=FAST
+    )
+    with pytest.raises(LLMError) as info:
+        llm.complete(user("x"))
+    assert "sk-dead" not in str(info.value) and "bob" not in str(info.value)
+
+
+def test_concurrency_zero_is_refused_not_replaced(fake):
+    with pytest.raises(ValueError, match="concurrency must be >= 1, got 0"):
+        make(fake, concurrency=0)
+
+
+# -- item 5: a corrupt cache costs requests, never a failed request ------------------------
+
+
+@pytest.mark.parametrize("damage", ["header", "page"])
+def test_every_request_succeeds_through_a_corrupt_cache(fake, tmp_path, damage):
+    import os
+    import sqlite3
+
+    from invent_core.errors import CacheWarning
+
+    path = tmp_path / "c.sqlite"
+    fake.content = lambda body: body["messages"][0]["content"] * 200  # ~1 kB rows: many pages
+    reqs = [Request(user(f"q{i:03d} "), max_tokens=8) for i in range(150)]
+    make(fake, cache=LLMCache(path), concurrency=4).complete_many(reqs)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    with open(path, "r+b") as fh:
+        fh.seek(0 if damage == "header" else 4096 * 20)
+        fh.write(os.urandom(4096))
+    with pytest.warns(
+        CacheWarning, match=r"c\.sqlite is corrupt .* moved it to c\.sqlite\.corrupt-"
+    ):
+        out = make(fake, cache=LLMCache(path), concurrency=4).complete_many(reqs)
+    assert [c.text for c in out] == [f"q{i:03d} " * 200 for i in range(150)]
+    assert fake.count > 150  # what the bad file held was asked again

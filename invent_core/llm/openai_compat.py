@@ -3,7 +3,16 @@
 One code path for every backend: the official ``openai`` client (its own
 retries disabled, ``max_retries=0``) plus our retry policy, a bounded thread
 pool for concurrency and the persistent cache. The API key lives only inside
-the client object: it is never logged, stored, cached nor part of ``repr``.
+the client object: it is never logged, stored, cached nor part of ``repr``;
+credentials written into the base URL (``https://user:key@host/v1``) are taken
+out of it at once and only ever sent.
+
+Only a usable completion is returned or cached. A 2xx reply that is not one —
+not JSON, an HTML page, no ``choices``, ``content: null``, an empty text, a
+stream that ends without any text — is a failed request, retried like a 5xx
+and, when every attempt fails, an ``LLMError``. That includes a model that
+really generated nothing: an empty answer cannot be scored, and the caller
+reports the question as failed instead of scoring "" as an answer.
 """
 
 from __future__ import annotations
@@ -19,7 +28,8 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import LLMError
+from ..errors import LLMError, LLMTimeout
+from ._http import http_client, http_library, split_credentials
 from .base import Completion, Message, ProgressFn, Request
 from .cache import LLMCache
 
@@ -33,7 +43,7 @@ class RetryPolicy:
     Defaults: 5 attempts, 0.5 s base doubling to at most 20 s (common practice
     for rate-limited APIs); ``Retry-After`` is honoured up to
     ``max_retry_after`` seconds. Retried: 408, 409, 429, 5xx, timeouts,
-    dropped connections, malformed replies. Never retried: other 4xx
+    dropped connections, malformed or empty replies. Never retried: other 4xx
     (401/403 bad key, 404 unknown model, 400 bad request).
     """
 
@@ -78,6 +88,62 @@ class _Malformed(Exception):
     """A 2xx reply that is not a usable chat completion."""
 
 
+def _usage(obj: Any) -> dict[str, int]:
+    usage = getattr(obj, "usage", None)
+    return {
+        "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
+        "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+    }
+
+
+def _first_token_logprobs(choice: Any) -> list[list[Any]]:
+    """``[[token, logprob], …]`` of the first generated token, best first."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return []
+    first = content[0]
+    alts = getattr(first, "top_logprobs", None) or [first]
+    return sorted(([a.token, float(a.logprob)] for a in alts), key=lambda t: -t[1])
+
+
+def _check_usable(completion: Completion, request: Request) -> Completion:
+    """``completion``, or ``_Malformed`` when it carries nothing to use.
+
+    Usable: some text, or — for a logprobs request (the P(True) judge reads
+    the first token's alternatives, not the text) — first-token logprobs.
+    """
+    if completion.text or (request.logprobs and completion.logprobs):
+        return completion
+    raise _Malformed(
+        f"the reply has no text (finish_reason={completion.finish_reason!r}): "
+        "content null, empty, or a stream that ended without any"
+    )
+
+
+def _read_stream(stream: Any, stop_when: Callable[[str], bool]) -> Completion:
+    """Collect a streamed reply's text until it ends or ``stop_when`` says enough."""
+    parts: list[str] = []
+    finish: str | None = None
+    usage_d = {"prompt_tokens": 0, "completion_tokens": 0}
+    for chunk in stream:
+        if getattr(chunk, "usage", None) is not None:
+            usage_d = _usage(chunk)
+        if not getattr(chunk, "choices", None):
+            continue
+        choice = chunk.choices[0]
+        delta = getattr(getattr(choice, "delta", None), "content", None)
+        if choice.finish_reason:
+            finish = choice.finish_reason
+        if delta:
+            parts.append(delta)
+            if "\n" in delta and stop_when("".join(parts)):
+                finish = "early_stop"
+                break
+    if finish == "early_stop" and not usage_d["completion_tokens"]:
+        usage_d["completion_tokens"] = len(parts)  # llama.cpp streams one token per chunk
+    return Completion(text="".join(parts), usage=usage_d, finish_reason=finish)
+
+
 class OpenAICompatLLM:
     """Chat completions over the OpenAI protocol, with retries, concurrency and a cache.
 
@@ -85,6 +151,8 @@ class OpenAICompatLLM:
     ----------
     base_url
         e.g. ``https://api.openai.com/v1``, ``http://127.0.0.1:8000/v1`` (vLLM).
+        Credentials in it (``https://user:key@host/v1``) are sent as HTTP basic
+        auth and removed from the URL kept, shown, saved and hashed.
     model
         Model name the server serves. ``None``: asked from ``/v1/models`` on
         first use (works when the server serves exactly one).
@@ -96,10 +164,16 @@ class OpenAICompatLLM:
     concurrency
         Requests in flight at once in ``complete_many`` (default 4).
     timeout
-        Per-request timeout in seconds (default 60).
+        Total deadline of one attempt, in seconds (default 60): connecting,
+        waiting and reading the whole reply. A server that trickles bytes is
+        cut off at the deadline; the attempt then counts as a timeout.
     retry
         The retry policy (the client's own retries are off).
     """
+
+    #: Whether a timed-out attempt is tried again (a remote server may be busy
+    #: for a moment; see ``LocalLLM`` for the packaged model).
+    retry_timeouts = True
 
     def __init__(
         self,
@@ -115,8 +189,11 @@ class OpenAICompatLLM:
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if not timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
         self.name = name
-        self.base_url = base_url.rstrip("/")
+        url, self._url_auth = split_credentials(base_url.rstrip("/"))
+        self.base_url = url  # never holds credentials: it is shown and part of the identity
         self._model = model
         self._api_key = api_key
         self.cache = cache
@@ -130,7 +207,8 @@ class OpenAICompatLLM:
         self.requests_sent = 0  # HTTP attempts, including retries
         self.completions_made = 0
 
-    def __repr__(self) -> str:  # never shows the key
+    def __repr__(self) -> str:
+        """Show the URL and model, never a key."""
         return f"{type(self).__name__}(base_url={self.base_url!r}, model={self._model!r})"
 
     # -- identity -------------------------------------------------------------
@@ -139,12 +217,14 @@ class OpenAICompatLLM:
 
     @property
     def model(self) -> str:
+        """The model name sent with each request (asked from the server when not given)."""
         if self._model is None:
             self._model = self._discover_model()
         return self._model
 
     @property
     def identity(self) -> str:
+        """Cache-key identity: the base URL without credentials, plus the model."""
         return f"{self._identity_base()}|model={self.model}"
 
     # -- client -----------------------------------------------------------------
@@ -164,6 +244,7 @@ class OpenAICompatLLM:
                     api_key=key,
                     max_retries=0,
                     timeout=self.timeout,
+                    http_client=http_client(self.timeout, self._url_auth),
                 )
             return self._client
 
@@ -183,51 +264,74 @@ class OpenAICompatLLM:
 
     # -- retry --------------------------------------------------------------------
     def _call_with_retry(self, fn: Any) -> Any:
-        import openai
-
         policy = self.retry
         last: Exception | None = None
-        for attempt in range(1, policy.max_attempts + 1):
+        attempt = 0
+        while attempt < policy.max_attempts:
+            attempt += 1
             client = self._get_client()
             with self._stats_lock:
                 self.requests_sent += 1
             try:
                 return fn(client)
-            except openai.AuthenticationError as err:
-                raise LLMError(
-                    f"{self.base_url}: authentication failed (HTTP 401): check the API key "
-                    "(OPENAI_API_KEY or --api-key-env)"
-                ) from err
-            except openai.PermissionDeniedError as err:
-                raise LLMError(
-                    f"{self.base_url}: permission denied (HTTP 403) for model {self._model!r}: "
-                    "the key may not have access to it"
-                ) from err
-            except openai.NotFoundError as err:
-                raise LLMError(
-                    f"{self.base_url}: not found (HTTP 404): unknown model {self._model!r} or wrong "
-                    f"base URL (it usually ends in /v1): {_brief(err)}"
-                ) from err
-            except openai.APIStatusError as err:
-                status = err.status_code
-                if status not in (408, 409, 429) and status < 500:
-                    raise LLMError(f"{self.base_url}: HTTP {status}: {_brief(err)}") from err
+            except Exception as err:  # noqa: BLE001 - sorted by _retry_wait, unknown re-raised
+                wait_s = self._retry_wait(err)
                 last = err
-                wait_s = _retry_after(err)
-            except (openai.APIConnectionError, json.JSONDecodeError, _Malformed) as err:
-                # APITimeoutError is an APIConnectionError
-                last = err
-                wait_s = None
-            if attempt == policy.max_attempts:
+            if attempt == policy.max_attempts or (_is_timeout(last) and not self.retry_timeouts):
                 break
             backoff = policy.backoff(attempt, self._rng)
             delay = backoff if wait_s is None else min(policy.max_retry_after, max(wait_s, 0.0))
             log.info("LLM request failed (%s); retry %d in %.2fs", _brief(last), attempt, delay)
             time.sleep(delay)
-        raise LLMError(
-            f"{self.base_url}: gave up after {policy.max_attempts} attempts: "
+        raise self._give_up(last, attempt) from last
+
+    def _retry_wait(self, err: Exception) -> float | None:
+        """For a retryable ``err``: the server's Retry-After (or None); else raise.
+
+        Raises ``LLMError`` for failures retrying cannot fix (401, 403, 404,
+        other 4xx) and re-raises anything that is not an HTTP or reply failure.
+        """
+        import openai
+
+        if isinstance(err, openai.AuthenticationError):
+            raise LLMError(
+                f"{self.base_url}: authentication failed (HTTP 401): check the API key "
+                "(OPENAI_API_KEY or --api-key-env)"
+            ) from err
+        if isinstance(err, openai.PermissionDeniedError):
+            raise LLMError(
+                f"{self.base_url}: permission denied (HTTP 403) for model {self._model!r}: "
+                "the key may not have access to it"
+            ) from err
+        if isinstance(err, openai.NotFoundError):
+            raise LLMError(
+                f"{self.base_url}: not found (HTTP 404): unknown model {self._model!r} or wrong "
+                f"base URL (it usually ends in /v1): {_brief(err)}"
+            ) from err
+        if isinstance(err, openai.APIStatusError):
+            if err.status_code not in (408, 409, 429) and err.status_code < 500:
+                raise LLMError(f"{self.base_url}: HTTP {err.status_code}: {_brief(err)}") from err
+            return _retry_after(err)
+        # connection errors and timeouts (APITimeoutError is an APIConnectionError), a
+        # reply that is not JSON or not a completion, an error event inside a stream,
+        # and transport errors raised while a stream is read
+        transport = http_library().TransportError  # raised as-is while a stream is read
+        if isinstance(err, openai.APIError | json.JSONDecodeError | _Malformed | transport):
+            return None
+        raise err
+
+    def _give_up(self, last: Exception | None, attempts: int) -> LLMError:
+        """Build the error that ends a request: ``LLMTimeout`` when the last attempt timed out."""
+        if _is_timeout(last):
+            return LLMTimeout(
+                f"{self.base_url}: no complete reply within the {self.timeout:g} s deadline "
+                f"({attempts} attempt(s)); the server is overloaded or trickling its reply "
+                "(a longer deadline: timeout=…)"
+            )
+        return LLMError(
+            f"{self.base_url}: gave up after {attempts} attempts: "
             f"{type(last).__name__}: {_brief(last)}"
-        ) from last
+        )
 
     # -- requests -----------------------------------------------------------------
     def _kwargs(self, request: Request) -> dict[str, Any]:
@@ -257,28 +361,14 @@ class OpenAICompatLLM:
             if not choices or getattr(choices[0], "message", None) is None:
                 raise _Malformed(f"reply without choices: {str(resp)[:200]}")
             choice = choices[0]
-            usage = getattr(resp, "usage", None)
-            usage_d = {
-                "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
-                "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
-            }
-            top: list[list[Any]] | None = None
-            if request.logprobs:
-                top = []
-                content = getattr(getattr(choice, "logprobs", None), "content", None)
-                if content:
-                    first = content[0]
-                    alts = getattr(first, "top_logprobs", None) or [first]
-                    top = [[a.token, float(a.logprob)] for a in alts]
-                    top.sort(key=lambda t: -t[1])
-            return Completion(
+            completion = Completion(
                 text=choice.message.content or "",
-                usage=usage_d,
+                usage=_usage(resp),
                 latency=latency,
-                logprobs=top,
-                cached=False,
+                logprobs=_first_token_logprobs(choice) if request.logprobs else None,
                 finish_reason=getattr(choice, "finish_reason", None),
             )
+            return _check_usable(completion, request)
 
         completion = self._call_with_retry(call)
         with self._stats_lock:
@@ -295,42 +385,12 @@ class OpenAICompatLLM:
             stream = client.chat.completions.create(
                 **kwargs, stream=True, stream_options={"include_usage": True}
             )
-            parts: list[str] = []
-            finish: str | None = None
-            usage_d = {"prompt_tokens": 0, "completion_tokens": 0}
-            n_chunks = 0
             try:
-                for chunk in stream:
-                    usage = getattr(chunk, "usage", None)
-                    if usage is not None:
-                        usage_d = {
-                            "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
-                            "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
-                        }
-                    if not chunk.choices:
-                        continue
-                    choice = chunk.choices[0]
-                    delta = getattr(getattr(choice, "delta", None), "content", None)
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
-                    if delta:
-                        n_chunks += 1
-                        parts.append(delta)
-                        if "\n" in delta and stop_when("".join(parts)):
-                            finish = "early_stop"
-                            break
+                completion = _read_stream(stream, stop_when)
             finally:
                 stream.close()
-            if finish == "early_stop" and not usage_d["completion_tokens"]:
-                usage_d["completion_tokens"] = n_chunks  # llama.cpp streams one token per chunk
-            return Completion(
-                text="".join(parts),
-                usage=usage_d,
-                latency=time.perf_counter() - t0,
-                logprobs=None,
-                cached=False,
-                finish_reason=finish,
-            )
+            completion.latency = time.perf_counter() - t0
+            return _check_usable(completion, request)
 
         completion = self._call_with_retry(call)
         with self._stats_lock:
@@ -479,3 +539,10 @@ def _brief(err: BaseException | None) -> str:
         if msg:
             return str(msg)[:300]
     return str(err)[:300]
+
+
+def _is_timeout(err: BaseException | None) -> bool:
+    """Whether ``err`` is a timeout (the client's, or the deadline's inside a stream)."""
+    import openai
+
+    return isinstance(err, openai.APITimeoutError | http_library().TimeoutException)
