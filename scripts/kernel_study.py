@@ -19,6 +19,10 @@ kernels, so the resamples are paired) gives Inv-Entropy. Printed per kernel:
 
 ``--canonical`` embeds the canonical answers (:mod:`invent_core.canonical`:
 MMLU letter, GSM8K number) instead of the cleaned ones.
+
+Sentence embedders only (``minilm``, ``mpnet``): the kernels map cosines. A
+folder holding runs of one question at several temperatures (``tsu``) uses the
+first run file in name order.
 """
 
 from __future__ import annotations
