@@ -10,7 +10,8 @@ round-trips through JSON (:func:`config_to_dict`, ``RunConfig.from_dict``).
 - :class:`ScoreConfig`: how responses become the Inv measures (ψ, B, seed,
   affinity, the WD ground metric, the MAX variant).
 - :class:`GaapConfig`: the genetic-algorithm perturber (paper §2.5).
-- :class:`ParaphraseConfig`: the LLM paraphraser (paper §4).
+- :class:`ParaphraseConfig`: the LLM paraphraser (paper §4), with its
+  :class:`GateConfig` (the validity gate of every paraphrase).
 - :class:`RunConfig`: one question end to end: perturber, n, r, temperature,
   the answer budget, and the three above.
 
@@ -28,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args, get_origin
 
-AffinityKind = Literal["shifted_cosine", "abs_cosine"]
+AffinityKind = Literal["shifted_cosine", "abs_cosine", "exp_cosine"]
 WDGround = Literal["index", "discrete", "released_code"]
 MaxVariant = Literal["paper", "released_code"]
 
@@ -87,8 +88,12 @@ class ScoreConfig:
     )  # ours: one seed at the edge
     affinity: AffinityKind = _opt(
         "shifted_cosine",
-        "a(·,·) from cosine: shifted_cosine (paper, (1+cos)/2) or abs_cosine (released code)",
+        "a(·,·) from cosine: shifted_cosine (paper, (1+cos)/2), abs_cosine (released code) "
+        "or exp_cosine (ours, exp((cos-1)/τ))",
     )  # paper §3: (1 + cos) / 2
+    kernel_tau: float = _opt(
+        0.25, "τ of the exp_cosine affinity exp((cos-1)/τ); smaller is sharper"
+    )  # ours: see random_walk.affinity_from_cosine for the measured Δ per τ
     wd_ground: WDGround = _opt(
         "index", "WD-px-py ground metric (the paper names none)"
     )  # ours; see measures.wd_px_py
@@ -103,6 +108,7 @@ class ScoreConfig:
         _check_int(o, "n_bootstrap", self.n_bootstrap, low=1)
         _check_int(o, "seed", self.seed, low=0)
         _check_choice(o, "affinity", self.affinity, AffinityKind)
+        _check_float(o, "kernel_tau", self.kernel_tau, low=1e-3, high=10.0)
         _check_choice(o, "wd_ground", self.wd_ground, WDGround)
         _check_choice(o, "max_variant", self.max_variant, MaxVariant)
 
@@ -161,6 +167,52 @@ class GaapConfig:
 
 
 @dataclass(frozen=True)
+class GateConfig:
+    """The validity gate every paraphrase passes before it is answered (issue #12 §1).
+
+    Affinities are on the paper's (1 + cos)/2 scale, whatever kernel the run
+    scores with, so δ keeps the meaning it has for GAAP. See
+    :mod:`invent_core.perturb.gate` for the checks and their order.
+    """
+
+    enabled: bool = _opt(True, "check paraphrases (false: accept every reply, as the paper)")
+    delta: float = _opt(
+        0.7, "δ: least (1+cos)/2 affinity of a paraphrase to the original"
+    )  # paper §3: GAAP's δ = 0.7
+    min_length_ratio: float = _opt(
+        0.5, "shortest paraphrase, as a share of the original's words"
+    )  # ours
+    max_length_ratio: float = _opt(
+        2.5, "longest paraphrase, as a multiple of the original's words"
+    )  # ours: "Who wrote Hamlet?" may become "Which playwright was the author of Hamlet?"
+    length_slack: int = _opt(
+        3, "words added to both counts before the ratio (short questions)"
+    )  # ours
+    near_duplicate: float = _opt(
+        0.995, "(1+cos)/2 affinity at or above which two texts count as one"
+    )  # ours: cos ≥ 0.99; "What's the capital …" vs "What is the capital …" is 0.997 (MiniLM)
+    min_entity_recall: float = _opt(
+        1.0, "share of the original's numbers and named entities a paraphrase must keep"
+    )  # ours: every one
+    max_extra_requests: int = _opt(
+        9, "re-asks for rejected paraphrases before padding by duplication"
+    )  # ours: at most n more; the paper pads at once
+
+    def __post_init__(self) -> None:
+        """Check every field; a message names the field and the bad value."""
+        o = "GateConfig"
+        if not isinstance(self.enabled, bool):
+            raise ValueError(f"{o}.enabled must be true or false, got {self.enabled!r}")
+        _check_float(o, "delta", self.delta, low=0.0, high=1.0)
+        _check_float(o, "min_length_ratio", self.min_length_ratio, low=0.0, high=1.0)
+        _check_float(o, "max_length_ratio", self.max_length_ratio, low=1.0, high=100.0)
+        _check_int(o, "length_slack", self.length_slack, low=0)
+        _check_float(o, "near_duplicate", self.near_duplicate, low=0.0, high=1.0)
+        _check_float(o, "min_entity_recall", self.min_entity_recall, low=0.0, high=1.0)
+        _check_int(o, "max_extra_requests", self.max_extra_requests, low=0)
+
+
+@dataclass(frozen=True)
 class ParaphraseConfig:
     """Settings of the LLM paraphraser (paper §4, Appendix "Prompts")."""
 
@@ -177,6 +229,7 @@ class ParaphraseConfig:
     frequency_penalty: float = _opt(
         0.5, "OpenAI frequency_penalty of the list request (0 = the paper's)"
     )  # ours: stops small models repeating a line
+    gate: GateConfig = field(default_factory=GateConfig)  # issue #12 §1
 
     def __post_init__(self) -> None:
         o = "ParaphraseConfig"

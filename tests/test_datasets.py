@@ -16,12 +16,13 @@ from invent_core.datasets import (
 from invent_core.prompts import answer_prompt
 
 NAMES = ("triviaqa", "sciq", "nq_open", "mmlu", "gsm8k")
+SHIPPED = (*NAMES, "arithmetic")  # + the generated testbed (tests/test_testbed.py)
 
 
 def test_assets_ship_manifest_and_licences():
     d = datasets_dir()
     manifest = json.loads((d / "MANIFEST.json").read_text())
-    assert set(manifest) == set(NAMES) == set(available_datasets())
+    assert set(manifest) == set(SHIPPED) == set(available_datasets())
     licences = (d / "LICENSES.md").read_text()
     for entry in manifest.values():
         assert (d / entry["file"]).is_file()

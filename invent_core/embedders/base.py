@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..random_walk import AffinityKind, affinity_from_embeddings
+from ..random_walk import KERNEL_TAU, AffinityKind, affinity_from_embeddings
 
 
 @runtime_checkable
@@ -29,9 +29,17 @@ class Similarity(Protocol):
         ...
 
     def similarity_matrix(
-        self, texts: Sequence[str], *, kind: AffinityKind = "shifted_cosine"
+        self,
+        texts: Sequence[str],
+        *,
+        kind: AffinityKind = "shifted_cosine",
+        tau: float = KERNEL_TAU,
     ) -> np.ndarray:
-        """(k, k) affinities in [0, 1]."""
+        """(k, k) affinities in [0, 1].
+
+        ``kind`` and ``tau`` pick the kernel, see
+        :func:`invent_core.random_walk.affinity_from_cosine`.
+        """
         ...
 
 
@@ -104,9 +112,14 @@ class CachedEmbedder:
         raise NotImplementedError
 
     def similarity_matrix(
-        self, texts: Sequence[str], *, kind: AffinityKind = "shifted_cosine"
+        self,
+        texts: Sequence[str],
+        *,
+        kind: AffinityKind = "shifted_cosine",
+        tau: float = KERNEL_TAU,
     ) -> np.ndarray:
-        return affinity_from_embeddings(self.encode(texts), kind=kind)
+        """(k, k) affinities of the texts' embeddings under the kernel ``kind`` (τ = ``tau``)."""
+        return affinity_from_embeddings(self.encode(texts), kind=kind, tau=tau)
 
 
 def _check_text(text: object, index: int) -> str:

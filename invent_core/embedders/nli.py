@@ -13,12 +13,13 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 
 from .. import _env
 from ..errors import ModelFileError
-from ..random_walk import AffinityKind, symmetrize
+from ..random_walk import KERNEL_TAU, AffinityKind, affinity_from_cosine, symmetrize
 
 
 def _entailment_index(label2id: dict[str, int]) -> int:
@@ -131,7 +132,36 @@ class NLISimilarity:
         return out
 
     def similarity_matrix(
-        self, texts: Sequence[str], *, kind: AffinityKind = "shifted_cosine"
+        self,
+        texts: Sequence[str],
+        *,
+        kind: AffinityKind = "shifted_cosine",
+        tau: float = KERNEL_TAU,
     ) -> np.ndarray:
-        """Symmetrised entailment affinities (``kind`` does not apply and is ignored)."""
-        return symmetrize(self.directed_matrix(texts))
+        """Symmetrised entailment affinities s = (P(x ⇒ x') + P(x' ⇒ x)) / 2, under ``kind``.
+
+        An entailment probability is not a cosine. It plays the role of the
+        paper's affinity (1 + cos)/2, so the kinds read it through
+        ``cos ≡ 2 s − 1``: ``"shifted_cosine"`` is s itself (the paper, §3),
+        ``"exp_cosine"`` is ``exp(2 (s − 1) / τ)``, the same sharpening as for
+        embeddings. ``"abs_cosine"`` would call contradicting texts (s = 0)
+        identical, so it is refused.
+
+        Raises
+        ------
+        ValueError
+            For ``kind="abs_cosine"`` or an unknown kind.
+        """
+        if kind == "abs_cosine":
+            raise ValueError(
+                "affinity 'abs_cosine' is not defined for an NLI similarity (|2s - 1| would make "
+                "contradicting texts identical); use 'shifted_cosine' or 'exp_cosine'"
+            )
+        if kind not in get_args(AffinityKind):
+            raise ValueError(
+                f"unknown affinity kind {kind!r}; use 'shifted_cosine' or 'exp_cosine'"
+            )
+        s = symmetrize(self.directed_matrix(texts))  # (k, k) in [0, 1]
+        if kind == "shifted_cosine":
+            return s
+        return affinity_from_cosine(2.0 * s - 1.0, kind=kind, tau=tau)

@@ -23,6 +23,13 @@ and the articles a/an/the, collapse whitespace).
   the text of exactly one option.
 - GSM8K: :func:`gsm8k_match` — the last number in the response equals the dataset
   answer (the number after "####"); commas, "$", units, "%" and "18.0" are handled.
+- The arithmetic testbed (:mod:`invent_core.testbed`): :func:`number_match` — a numeric
+  reference needs the response's last number to equal it exactly ("56.", "The answer is
+  56" are right for 56, "560" is not); a text reference (a table lookup) uses
+  :func:`alias_match`.
+
+The parsers (option letters, numbers, normalisation) live in :mod:`invent_core.canonical`,
+shared with the canonical answers the random walk reads.
 
 ``method="llm"`` asks an LLM the paper's judge prompt (Appendix "Correctness
 Evaluation", temperature 0) and reads Yes/No. The paper uses it for all datasets except
@@ -32,10 +39,18 @@ MMLU (exact match).
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from invent_core.canonical import (
+    choice_normalizer,
+    contains_span,
+    light_normalize,
+    normalize_answer,
+    option_letter,
+    parse_last_number,
+    parse_option_letter,
+)
 from invent_core.prompts import CORRECTNESS_TEMPERATURE, correctness_prompt, format_choices
 
 __all__ = [
@@ -49,6 +64,7 @@ __all__ = [
     "parse_option_letter",
     "gsm8k_match",
     "gsm8k_reference",
+    "number_match",
     "parse_last_number",
     "parse_judge_reply",
     "llm_judge",
@@ -62,42 +78,6 @@ SHORT_RESPONSE_MAX_TOKENS = 10
 
 #: Judge replies are one word ("Please answer with a single word, either Yes or No.").
 JUDGE_MAX_TOKENS = 8
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(text: str) -> str:
-    """SQuAD normalisation: lowercase, drop punctuation and articles, collapse spaces.
-
-    >>> normalize_answer("The  Eiffel-Tower!")
-    'eiffeltower'
-    """
-    s = str(text).lower()
-    s = "".join(ch for ch in s if ch not in _PUNCT)
-    s = _ARTICLES.sub(" ", s)
-    return " ".join(s.split())
-
-
-_EDGE_PUNCT = '.,;:!?()[]"“”'
-
-
-def _light_normalize(text: str) -> str:
-    """Casefold, collapse whitespace, strip sentence punctuation at token edges.
-
-    The fallback when SQuAD normalisation erases the answer ("A+" -> "", "~P" -> "p")
-    or merges different MMLU options ("15.6" and "156", "ΔG < 0" and "ΔG > 0").
-    """
-    tokens = (t.strip(_EDGE_PUNCT) for t in str(text).casefold().split())
-    return " ".join(t for t in tokens if t)
-
-
-def _contains_span(haystack: list[str], needle: list[str]) -> bool:
-    """True when ``needle`` occurs as a contiguous run of tokens in ``haystack``."""
-    n = len(needle)
-    if n == 0:
-        return False
-    return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
 
 def _as_list(reference: str | Sequence[str]) -> list[str]:
@@ -129,13 +109,13 @@ def alias_match(
     -------
     bool
     """
-    resp = {True: normalize_answer(response), False: _light_normalize(response)}
+    resp = {True: normalize_answer(response), False: light_normalize(response)}
     for alias in _as_list(aliases):
         squad = bool(normalize_answer(alias))  # SQuAD rule unless it erases the alias
         a, r = (
             (normalize_answer(alias), resp[True])
             if squad
-            else (_light_normalize(alias), resp[False])
+            else (light_normalize(alias), resp[False])
         )
         if not a or not r:
             continue
@@ -144,7 +124,7 @@ def alias_match(
         tokens = r.split()
         if max_tokens_for_containment is not None and len(tokens) > max_tokens_for_containment:
             continue
-        if _contains_span(tokens, a.split()):
+        if contains_span(tokens, a.split()):
             return True
     return False
 
@@ -156,36 +136,6 @@ def contains_match(response: str, reference: str | Sequence[str]) -> bool:
 
 # --- MMLU --------------------------------------------------------------------
 
-_LETTER_ALONE = re.compile(r"^\s*[\(\[]?([A-Z])[\)\]]?\s*[.:]?\s*$")
-_LETTER_LEAD = re.compile(r"^\s*[\(\[]?([A-Z])(?:[\)\]]|[.:])\s")
-_LETTER_SAID = re.compile(
-    r"\b(?i:answer|option|choice)\s*(?i:is)?\s*[:\-]?\s*[\(\[]?([A-Z])\b[\)\]]?"
-)  # the letter itself is case-sensitive: "the answer is a bird" names no option
-
-
-def parse_option_letter(response: str, n_choices: int) -> str | None:
-    """The option letter a response gives, or None.
-
-    Recognised: a bare letter ("C", "(C)", "C."), a leading letter with ")" "." or ":"
-    ("C) Paris", "C. Paris") and "answer/option/choice (is) C". A capital "A" followed
-    by a plain space ("A cell …") is the article, not an option. Letters beyond the
-    number of choices are ignored.
-    """
-    valid = {chr(ord("A") + i) for i in range(n_choices)}
-    for pattern in (_LETTER_ALONE, _LETTER_LEAD, _LETTER_SAID):
-        m = pattern.search(response)
-        if m and m.group(1).upper() in valid:
-            return m.group(1).upper()
-    return None
-
-
-def _choice_normalizer(choices: Sequence[str]):
-    """SQuAD normalisation if it keeps the options distinct and non-empty, else light."""
-    squad = [normalize_answer(c) for c in choices]
-    if all(squad) and len(set(squad)) == len(squad):
-        return normalize_answer
-    return _light_normalize
-
 
 def _letter_of(reference: str | Sequence[str], choices: Sequence[str]) -> str:
     """Correct option letter from a reference that is a letter or an option's text."""
@@ -194,7 +144,7 @@ def _letter_of(reference: str | Sequence[str], choices: Sequence[str]) -> str:
     first = refs[0].strip()
     if first.upper() in letters and len(first) == 1:
         return first.upper()
-    norm = _choice_normalizer(choices)
+    norm = choice_normalizer(choices)
     norm_choices = [norm(c) for c in choices]
     for r in refs:
         if norm(r) in norm_choices:
@@ -220,46 +170,10 @@ def mmlu_match(response: str, reference: str | Sequence[str], choices: Sequence[
     """
     if not choices:
         raise ValueError("MMLU matching needs the question's choices")
-    answer = _letter_of(reference, choices)
-    letter = parse_option_letter(response, len(choices))
-    if letter is not None:
-        return letter == answer
-    normalize = _choice_normalizer(choices)
-    resp = normalize(response)
-    norm = [normalize(c) for c in choices]
-    if resp in norm:
-        return chr(ord("A") + norm.index(resp)) == answer
-    tokens = resp.split()
-    found = [i for i, c in enumerate(norm) if c and _contains_span(tokens, c.split())]
-    found = [
-        i
-        for i in found
-        if not any(j != i and _contains_span(norm[j].split(), norm[i].split()) for j in found)
-    ]
-    return len(found) == 1 and chr(ord("A") + found[0]) == answer
+    return option_letter(response, choices) == _letter_of(reference, choices)
 
 
 # --- GSM8K -------------------------------------------------------------------
-
-# thousands groups ("1,234,567") or plain digits, optional decimals; sign kept
-_NUMBER = re.compile(r"(?<![\w.])-?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
-
-
-def parse_last_number(text: str) -> float | None:
-    """The last number in ``text`` as a float, or None.
-
-    Handles "1,000", "$18", "18.0", "18." (sentence end), "-5", "25%", "18 dollars".
-    A "####" marker, if present, restricts the search to the text after it.
-    """
-    if "####" in text:
-        text = text.rsplit("####", 1)[1]
-    matches = list(_NUMBER.finditer(text))
-    if not matches:
-        return None
-    m = matches[-1]
-    whole = m.group(1).replace(",", "")
-    value = float(whole + (m.group(2) or ""))
-    return -value if m.group(0).lstrip().startswith("-") else value
 
 
 def gsm8k_reference(solution: str) -> str:
@@ -280,6 +194,25 @@ def gsm8k_match(response: str, reference: str | Sequence[str]) -> bool:
         raise ValueError(f"GSM8K reference {ref_text!r} holds no number")
     got = parse_last_number(response)
     return got is not None and abs(got - ref) <= 1e-6 * max(1.0, abs(ref))
+
+
+# --- arithmetic testbed ---------------------------------------------------------
+
+_PLAIN_NUMBER = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*$")
+
+
+def number_match(response: str, reference: str | Sequence[str]) -> bool:
+    """Testbed rule: exact number for a numeric reference, alias match for a text one.
+
+    ``reference`` "56": correct when the last number in the response is 56 ("56",
+    "56.", "56.0", "The answer is 56", "7 x 8 = 56"); "560" or "5" are wrong.
+    ``reference`` "Canberra" or "Au": :func:`alias_match`.
+    """
+    ref = _as_list(reference)[0]
+    if not _PLAIN_NUMBER.match(ref):
+        return alias_match(response, reference)
+    got = parse_last_number(response)
+    return got is not None and got == float(ref)
 
 
 # --- LLM judge -----------------------------------------------------------------
@@ -345,6 +278,7 @@ MATCHERS: dict[str, str] = {
     "sciq": "contains",
     "mmlu": "mmlu",
     "gsm8k": "gsm8k",
+    "arithmetic": "number",
 }
 
 
@@ -367,7 +301,7 @@ def judge_correct(
         uncertainty scores were computed from; see the module docstring).
     reference : the reference answer or its aliases (``Example.answers``).
     dataset : a key of :data:`MATCHERS` ("triviaqa", "nq_open", "sciq", "mmlu", "gsm8k",
-        or "qa"/"custom" for user files; an ``Example.task`` works too).
+        "arithmetic", or "qa"/"custom" for user files; an ``Example.task`` works too).
     question : the question; required for ``method="llm"``.
     choices : the options; required for MMLU.
     method : {"match", "llm"}, default "match"
@@ -406,6 +340,8 @@ def judge_correct(
         return alias_match(response, reference)
     if rule == "contains":
         return contains_match(response, reference)
+    if rule == "number":
+        return number_match(response, reference)
     if rule == "mmlu":
         if not choices:
             raise ValueError("MMLU matching needs the question's choices")
