@@ -96,18 +96,17 @@ def _p_true_one(ctx: ScoringContext, answer: str, config: PTrueConfig) -> dict:
 
 
 def compute(ctx: ScoringContext, config: PTrueConfig = DEFAULT_CONFIG) -> float:
+    """1 − the frequency-weighted P(True) of the distinct original answers (higher = more uncertain)."""
     settings = {"n_samples": config.n_samples, "temperature": ctx.temperature}
-    store = ctx.extras.setdefault(EXTRAS_KEY, {"settings": settings, "answers": {}})
-    if store.get("settings") != settings:
-        store.clear()
-        store.update({"settings": settings, "answers": {}})
-    done = store["answers"]
     counts = Counter(ctx.original_responses)
     total = 0.0
     for answer, c in sorted(counts.items()):
-        if answer not in done:
-            done[answer] = _p_true_one(ctx, answer, config)
-        total += c * done[answer]["p_true"]
+        judged = ctx.ask_once(
+            (EXTRAS_KEY, "answers", answer),
+            lambda answer=answer: _p_true_one(ctx, answer, config),
+            settings=settings,
+        )
+        total += c * judged["p_true"]
     return 1.0 - total / sum(counts.values())
 
 
