@@ -64,6 +64,11 @@ def register(method: Method) -> Method:
     return method
 
 
+def is_registered(name: str) -> bool:
+    """Whether a method called ``name`` is registered (without importing the method modules)."""
+    return name in _REGISTRY
+
+
 def _load() -> None:
     from . import methods
 
@@ -165,6 +170,7 @@ __all__ = [
     "ScoringContext",
     "compute_methods",
     "get_method",
+    "is_registered",
     "list_methods",
     "register",
     "resolve_methods",
