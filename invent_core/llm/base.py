@@ -137,7 +137,13 @@ class Completion:
 
 @runtime_checkable
 class LLM(Protocol):
-    """What the pipeline and the baselines need from a model."""
+    """What the pipeline and the baselines need from a model.
+
+    Optional capabilities are declared, not guessed: a backend that can stream
+    one reply and stop early implements :class:`StreamingLLM`; a backend that
+    rewords better one request at a time sets the class attribute
+    ``prefers_single_paraphrase = True`` (read by :func:`prefers_single_paraphrase`).
+    """
 
     @property
     def identity(self) -> str:
@@ -160,3 +166,27 @@ class LLM(Protocol):
     ) -> list[Completion]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class StreamingLLM(LLM, Protocol):
+    """An :class:`LLM` that can stream one reply and stop as soon as a rule says so."""
+
+    def complete_until(
+        self, request: Request, stop_when: Callable[[str], bool], *, tag: str
+    ) -> Completion:
+        """Stream ``request`` and stop once ``stop_when(text_so_far)`` is true.
+
+        ``tag`` names the stop rule; it is part of the cache key, so a cached
+        text is one cut by the same rule.
+        """
+        ...
+
+
+def prefers_single_paraphrase(llm: Any) -> bool:
+    """Whether ``llm`` declares that it paraphrases better one rewording per request.
+
+    Backends declare it as a class attribute (the packaged small local models
+    do: asked for a list they echo the question); undeclared means False.
+    """
+    return bool(getattr(llm, "prefers_single_paraphrase", False))

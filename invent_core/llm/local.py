@@ -214,6 +214,9 @@ class LocalLLM(OpenAICompatLLM):
     survives port changes and restarts.
     """
 
+    #: The packaged models are small: one rewording per request works, a list does not.
+    prefers_single_paraphrase = True
+
     def __init__(
         self,
         spec: LocalModelSpec = QWEN_05B,
