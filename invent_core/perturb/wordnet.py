@@ -50,6 +50,7 @@ from typing import Any, Literal, TypeVar
 
 from .. import _env
 from ..errors import ModelFileError
+from ..serialize import JsonDataclass
 
 Relation = Literal["synonym", "hypernym", "hyponym", "deletion"]
 T = TypeVar("T")
@@ -82,22 +83,15 @@ def _serialised(fn: Callable[..., T]) -> Callable[..., T]:
 
 
 @dataclass(frozen=True)
-class Substitution:
+class Substitution(JsonDataclass):
     """One element of SUB(t): the replacement text ("" for deletion) and how it relates to t."""
 
     text: str
     relation: Relation
 
-    def to_dict(self) -> dict[str, str]:
-        return {"text": self.text, "relation": self.relation}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Substitution:
-        return cls(text=d["text"], relation=d["relation"])
-
 
 @dataclass(frozen=True)
-class SubstitutionSet:
+class SubstitutionSet(JsonDataclass):
     """WordNet neighbours of one token in context.
 
     Attributes
@@ -114,23 +108,6 @@ class SubstitutionSet:
     pos: str | None
     lemma: str | None
     options: tuple[Substitution, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "token": self.token,
-            "pos": self.pos,
-            "lemma": self.lemma,
-            "options": [o.to_dict() for o in self.options],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> SubstitutionSet:
-        return cls(
-            token=d["token"],
-            pos=d["pos"],
-            lemma=d["lemma"],
-            options=tuple(Substitution.from_dict(o) for o in d["options"]),
-        )
 
 
 def source_folder() -> Path:
