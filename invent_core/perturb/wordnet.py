@@ -332,7 +332,9 @@ def substitution_set(
                 add(syn.lemma_names(), "synonym")
             else:
                 related = syn.hypernyms() if relation == "hypernym" else syn.hyponyms()
-                for rel in related:
+                # nltk keeps pointers in a set of (pos, offset): its order changes with
+                # PYTHONHASHSEED, so sort into WordNet's file order for reproducible runs
+                for rel in sorted(related, key=lambda s: (s.pos(), s.offset())):
                     add(rel.lemma_names(), relation)  # type: ignore[arg-type]
     return SubstitutionSet(token=word, pos=pos, lemma=lemma, options=tuple(options))
 
