@@ -160,4 +160,3 @@ def clean_response(text: str | None, question: str | None = None) -> str:
     out = cut_format_tokens(out)
     out = first_line(out)
     return strip_answer_decorations(out)
-

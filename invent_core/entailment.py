@@ -52,7 +52,7 @@ DEFAULT_PROBABILITY_THRESHOLD = 0.5
 
 @runtime_checkable
 class EntailmentJudge(Protocol):
-    """Does ``premise`` entail ``hypothesis`` (as answers to ``question``)?"""
+    """A judge of whether ``premise`` entails ``hypothesis`` (as answers to ``question``)."""
 
     name: str
     #: True when :meth:`probability` is a graded probability fit to be a graph
@@ -127,6 +127,7 @@ class EmbeddingJudge:
 
     @property
     def similarity(self) -> Any:
+        """The Similarity object, loaded on first use (default: the packaged MiniLM)."""
         if self._similarity is None or isinstance(self._similarity, str):
             from .embedders import get_embedder
 
@@ -134,17 +135,21 @@ class EmbeddingJudge:
         return self._similarity
 
     def matrix(self, texts: Sequence[str], *, question: str | None = None) -> np.ndarray:
+        """(k, k) symmetric affinities of ``texts`` (``question`` unused)."""
         return np.asarray(self.similarity.similarity_matrix(list(texts)), dtype=np.float64)
 
     def probability(self, premise: str, hypothesis: str, *, question: str | None = None) -> float:
+        """The affinity a(premise, hypothesis); 1 for identical texts."""
         if premise == hypothesis:
             return 1.0
         return float(self.matrix([premise, hypothesis])[0, 1])
 
     def entails(self, premise: str, hypothesis: str, *, question: str | None = None) -> bool:
+        """``probability(...) >= threshold``."""
         return self.probability(premise, hypothesis) >= self.threshold
 
     def equivalent(self, a: str, b: str, *, question: str | None = None) -> bool:
+        """Same as :meth:`entails` (the affinity is symmetric)."""
         return self.entails(a, b)  # symmetric
 
 
@@ -174,14 +179,17 @@ class NLIJudge:
         self.name = getattr(model, "name", "nli")
 
     def matrix(self, texts: Sequence[str], *, question: str | None = None) -> np.ndarray:
+        """(k, k) directed ``P(texts[i] ⇒ texts[j])`` from the NLI model."""
         return np.asarray(self.nli.directed_matrix(list(texts)), dtype=np.float64)
 
     def probability(self, premise: str, hypothesis: str, *, question: str | None = None) -> float:
+        """P(entailment | premise, hypothesis); 1 for identical texts."""
         if premise == hypothesis:
             return 1.0
         return float(self.nli.entailment([premise], [hypothesis])[0])
 
     def entails(self, premise: str, hypothesis: str, *, question: str | None = None) -> bool:
+        """``probability(...) >= threshold``."""
         return self.probability(premise, hypothesis) >= self.threshold
 
 
@@ -264,6 +272,7 @@ class LLMJudge:
         return self._memo[key]
 
     def probability(self, premise: str, hypothesis: str, *, question: str | None = None) -> float:
+        """P(Yes) to the directed entailment prompt; 1 for identical texts."""
         from .prompts import directed_entailment_prompt
 
         if premise == hypothesis:
@@ -276,9 +285,11 @@ class LLMJudge:
         )
 
     def entails(self, premise: str, hypothesis: str, *, question: str | None = None) -> bool:
+        """``probability(...) >= threshold``."""
         return self.probability(premise, hypothesis, question=question) >= self.threshold
 
     def equivalent(self, a: str, b: str, *, question: str | None = None) -> bool:
+        """Both directions in one question, once per unordered pair."""
         from .prompts import entailment_prompt
 
         if a == b:

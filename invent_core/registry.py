@@ -48,6 +48,7 @@ class Method:
     simplifications: str = ""  # what this implementation simplifies or chooses
 
     def __post_init__(self) -> None:
+        """Reject needs that :data:`NEEDS` does not define."""
         unknown = set(self.needs) - set(NEEDS)
         if unknown:
             raise ValueError(f"method {self.name!r} declares unknown needs {sorted(unknown)}")

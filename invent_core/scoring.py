@@ -51,6 +51,7 @@ class Measures:
     values: dict[str, float]
 
     def __getattr__(self, item: str):
+        """The walk's ``p_*`` distributions and the measures by name."""
         # only called for names that are not fields: p_* from the walk, measures from values
         fields = self.__dict__
         if item.startswith("p_") and "walk" in fields:

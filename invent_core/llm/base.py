@@ -69,6 +69,7 @@ class Request:
     tag: str = ""
 
     def __post_init__(self) -> None:
+        """Validate and freeze the messages (a hashable cache key)."""
         msgs = [dict(m) for m in self.messages]
         for m in msgs:
             if "role" not in m or "content" not in m:
@@ -83,10 +84,12 @@ class Request:
 
     @property
     def message_list(self) -> list[Message]:
+        """The messages as OpenAI-style dicts."""
         return [dict(m) for m in self.messages]  # type: ignore[arg-type]
 
     @property
     def effective_seed(self) -> int:
+        """The seed sent: :func:`replication_seed` of ``seed`` and ``replication``."""
         return replication_seed(self.seed, self.replication)
 
 
@@ -159,13 +162,19 @@ class LLM(Protocol):
         max_tokens: int = 32,
         logprobs: bool = False,
         top_logprobs: int = 0,
-    ) -> Completion: ...
+    ) -> Completion:
+        """One chat completion."""
+        ...
 
     def complete_many(
         self, requests: Sequence[Request], progress: ProgressFn | None = None
-    ) -> list[Completion]: ...
+    ) -> list[Completion]:
+        """Several requests (concurrently where the backend can), in order."""
+        ...
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release the backend's resources (servers, connections)."""
+        ...
 
 
 @runtime_checkable

@@ -38,6 +38,7 @@ def degree_uncertainty(w: np.ndarray) -> float:
 
 
 def compute(ctx: ScoringContext) -> float:
+    """DegMat of the r original answers' weight matrix (higher = more uncertain)."""
     w, _ = ctx.response_weights
     return degree_uncertainty(w)
 

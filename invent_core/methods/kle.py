@@ -58,6 +58,7 @@ def kernel_language_entropy(
 
 
 def compute(ctx: ScoringContext) -> float:
+    """KLE of the r original answers' weight matrix (higher = more uncertain)."""
     w, _ = ctx.response_weights
     if w.shape[0] == 1:
         return 0.0  # a one-node graph: K is 1×1, VNE = 0

@@ -56,6 +56,7 @@ def luq_uncertainty(
 
 
 def compute(ctx: ScoringContext) -> float:
+    """LUQ of the r original answers (higher = more uncertain)."""
     answers = ctx.original_responses
     n = len(answers)
     if n < 2:

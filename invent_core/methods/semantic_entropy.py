@@ -67,6 +67,7 @@ def discrete_semantic_entropy(cluster_ids: Sequence[int]) -> float:
 
 
 def compute(ctx: ScoringContext) -> float:
+    """Semantic Entropy of the r original answers (higher = more uncertain)."""
     answers = ctx.original_responses
     if len(answers) == 1:
         return 0.0  # one answer is one cluster: documented value for r = 1

@@ -91,10 +91,12 @@ class Generation(JsonDataclass):
 
     @property
     def max_fitness(self) -> float:
+        """Best fitness of the generation (NaN when empty)."""
         return max((m.fitness for m in self.members), default=float("nan"))
 
     @property
     def mean_fitness(self) -> float:
+        """Mean fitness of the generation (NaN when empty)."""
         return float(np.mean([m.fitness for m in self.members])) if self.members else float("nan")
 
 
@@ -161,4 +163,5 @@ class GaapResult(JsonDataclass):
 
     @property
     def embedding_calls_saved(self) -> int:
+        """Texts whose embedding came from the embedder's cache instead of the model."""
         return self.trace.embedding_calls_saved

@@ -57,6 +57,7 @@ class Template:
 
     @classmethod
     def parse(cls, text: str) -> Template:
+        """Split ``text`` into word slots and the text between them."""
         words: list[str] = []
         gaps: list[str] = []
         end = 0
@@ -103,7 +104,7 @@ class KeyToken(JsonDataclass):
 
 
 def n_key_tokens(p: int, ratio: float) -> int:
-    """q = int(r · p), at least 1 (paper, Appendix "Key words selection")."""
+    """The number of key tokens, q = int(r · p), at least 1 (paper, Appendix "Key words selection")."""
     return max(1, int(ratio * p))
 
 

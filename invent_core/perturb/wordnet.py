@@ -167,7 +167,7 @@ def _copy_once() -> Path:
 
 
 def load_wordnet() -> Any:
-    """nltk's WordNet reader over the packaged WordNet 3.0, set up once per process.
+    """The nltk WordNet reader over the packaged WordNet 3.0, set up once per process.
 
     Thread-safe. The first call copies the data (≈ 35 MB, once per cache
     folder) and loads the index (a few seconds); later calls are free.
