@@ -76,8 +76,7 @@ class ScoringContext:
         self.task = task
         self.choices = list(choices) if choices else None
         self.temperature = temperature
-        if score is not None:
-            self.__dict__["score"] = score  # pre-fills the cached property below
+        self._given_score = score
 
     @classmethod
     def from_run(cls, run: Any, **overrides: Any) -> ScoringContext:
@@ -146,7 +145,9 @@ class ScoringContext:
 
     @cached_property
     def score(self) -> Any:
-        """The Inv measures' :class:`~invent_core.scoring.ScoreResult` (computed once)."""
+        """The Inv measures' :class:`~invent_core.scoring.ScoreResult` (the given one, or computed once)."""
+        if self._given_score is not None:
+            return self._given_score
         from .scoring import score_responses
 
         c = self.config

@@ -68,14 +68,15 @@ def test_from_run_reads_the_config_or_the_old_settings():
         assert (ctx.seed, ctx.n_bootstrap, ctx.temperature) == (4, 7, 1.1)
 
 
-def test_from_run_keeps_the_saved_score_unless_the_scoring_changes():
+def test_from_run_keeps_the_saved_score_unless_the_scoring_changes(minilm):
     saved = object()
     run = _run(config=RunConfig(), score=saved)
     assert ScoringContext.from_run(run).score is saved
     assert ScoringContext.from_run(run, llm=FakeLLM()).score is saved
-    rescored = ScoringContext.from_run(run, config=ScoreConfig(n_bootstrap=3))
-    assert "score" not in rescored.__dict__  # recomputed on first use
-    assert "score" not in ScoringContext.from_run(run, embedder="mpnet").__dict__
+    rescored = ScoringContext.from_run(run, config=ScoreConfig(n_bootstrap=3), embedder=minilm)
+    assert rescored.score is not saved and len(rescored.score.values["inv_entropy"]) == 3
+    other = ScoringContext.from_run(run, embedder=minilm)
+    assert other.score is not saved and other.score.embedder == minilm.identity
 
 
 def test_embedder_object_overrides_the_config(minilm):
