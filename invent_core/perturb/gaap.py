@@ -13,8 +13,10 @@ From a question S_x0 = (t_1, …, t_p):
 5. Per(S_x0) = uniform samples from Pop_0, Pop_τ, Pop_2τ, … (Eq. perdef),
    exactly n texts.
 
-Every step is recorded in a :class:`GaapTrace` (JSON via ``to_dict`` /
-``from_dict``) so a demo can replay it generation by generation.
+Every step is recorded in a :class:`~invent_core.perturb.gaap_trace.GaapTrace`
+(JSON via ``to_dict`` / ``from_dict``) so a demo can replay it generation by
+generation. The search reads as :func:`initial_population` →
+:func:`next_generation` (repeated by :func:`evolve`) → :func:`sample_perturbations`.
 
 Choices the paper leaves open (documented where they are made)
 ---------------------------------------------------------------
@@ -355,9 +357,8 @@ def next_generation(
         i = int(parents[0])
         sources = [(pop.members[i].slots, Origin("crossover", parents=(i,)))]
     mutated = _mutations(run, sources, rng)
-    return run.generation(pop.index + 1, carried + offspring + mutated, rng), {
-        int(i) for i in parents
-    }
+    selected = {int(i) for i in parents}
+    return run.generation(pop.index + 1, carried + offspring + mutated, rng), selected
 
 
 def _stop_reason(pop: Generation, cfg: GaapConfig) -> str | None:
