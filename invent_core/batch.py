@@ -357,6 +357,7 @@ class _RowScorer:
             self.sim.encode(list(dict.fromkeys(texts)))
 
     def score(self, row: InputRow) -> dict[str, Any]:
+        from .config import ScoreConfig
         from .registry import ScoringContext, compute_methods
 
         t0 = time.perf_counter()
@@ -365,9 +366,8 @@ class _RowScorer:
             ctx = ScoringContext(
                 [row.question, *(row.perturbations or [])],
                 row.responses,
+                ScoreConfig(n_bootstrap=self.n_bootstrap, seed=self.seed),
                 embedder=self.sim,
-                n_bootstrap=self.n_bootstrap,
-                seed=self.seed,
                 llm=None,  # pre-generated: no LLM call at all
                 task=row.task,
                 choices=row.choices,

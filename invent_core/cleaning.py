@@ -160,8 +160,3 @@ def clean_response(text: str | None, question: str | None = None) -> str:
     out = cut_format_tokens(out)
     out = first_line(out)
     return strip_answer_decorations(out)
-
-
-def clean_responses(texts: list[str], question: str | None = None) -> list[str]:
-    """``clean_response`` on each text."""
-    return [clean_response(t, question) for t in texts]

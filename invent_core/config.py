@@ -145,7 +145,11 @@ class GaapConfig:
         o = "GaapConfig"
         _check_int(o, "n", self.n, low=1)
         _check_float(o, "delta", self.delta, low=0.0, high=1.0)
-        _check_float(o, "ratio", self.ratio, low=1e-9, high=1.0)
+        _check_float(o, "ratio", self.ratio, low=0.0, high=1.0)
+        if self.ratio == 0:
+            raise ValueError(f"{o}.ratio must be in (0, 1], got 0")
+        if isinstance(self.max_generations, int) and self.max_generations < 0:
+            raise ValueError(f"{o}.max_generations must be >= 0, got {self.max_generations}")
         _check_int(o, "max_generations", self.max_generations, low=0)
         _check_int(o, "tau", self.tau, low=1)
         _check_int(o, "n_parents", self.n_parents, low=2)
@@ -153,9 +157,12 @@ class GaapConfig:
             raise ValueError(
                 f"{o}.max_population ({self.max_population}) must be >= n_parents ({self.n_parents})"
             )
-        if self.max_senses is not None:
-            _check_int(o, "max_senses", self.max_senses, low=1)
-        _check_choice(o, "mutate", self.mutate, Literal["content", "key"])
+        if self.max_senses is not None and not (
+            isinstance(self.max_senses, int) and self.max_senses >= 1
+        ):
+            raise ValueError(f"{o}.max_senses must be None or >= 1, got {self.max_senses!r}")
+        if self.mutate not in ("content", "key"):
+            raise ValueError(f"{o}.mutate must be 'content' or 'key', got {self.mutate!r}")
         _check_choice(o, "affinity", self.affinity, AffinityKind)
 
     def to_dict(self) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 
 Semantic Entropy (Farquhar et al., 2024) clusters answers by *bidirectional
 entailment*; LUQ, DegMat and KLE can weight their graphs by entailment
-probabilities. The original papers use a DeBERTa-MNLI model, which no
-offline registry carries (see /work/shared/MODELS.md), so the judge is a
+probabilities. The original papers use a DeBERTa-MNLI model, which is not
+packaged with invent (it would have to be downloaded), so the judge is a
 Protocol with three implementations:
 
 ``EmbeddingJudge`` (default, ``None`` / ``"embedding"``)
@@ -17,10 +17,11 @@ Protocol with three implementations:
     P(entailment | premise, hypothesis) from
     :meth:`invent_core.embedders.nli.NLISimilarity.entailment`.
 
-:func:`get_judge` turns a spec into a judge; :func:`judge_for` does it once
-per :class:`~invent_core.registry.ScoringContext`; :func:`response_weights`
-is the single place that decides which (r, r) weight matrix the graph
-baselines read.
+:func:`get_judge` turns a spec into a judge;
+:class:`~invent_core.context.ScoringContext` builds one per run
+(``ctx.judge``) and decides, in ``ctx.response_weights``, which (r, r) weight
+matrix the graph baselines read (:func:`entailment_weights` under a
+probability judge).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .errors import MethodUnavailable
+from .random_walk import symmetrize
 
 #: Shifted-cosine affinity (1 + cos) / 2 at or above which two answers count as
 #: equivalent for the embedding judge: cos ≥ 0.7. Chosen on MiniLM pairs
@@ -50,7 +52,7 @@ DEFAULT_PROBABILITY_THRESHOLD = 0.5
 
 @runtime_checkable
 class EntailmentJudge(Protocol):
-    """Does ``premise`` entail ``hypothesis`` (as answers to ``question``)?"""
+    """A judge of whether ``premise`` entails ``hypothesis`` (as answers to ``question``)."""
 
     name: str
     #: True when :meth:`probability` is a graded probability fit to be a graph
@@ -125,6 +127,7 @@ class EmbeddingJudge:
 
     @property
     def similarity(self) -> Any:
+        """The Similarity object, loaded on first use (default: the packaged MiniLM)."""
         if self._similarity is None or isinstance(self._similarity, str):
             from .embedders import get_embedder
 
@@ -132,17 +135,21 @@ class EmbeddingJudge:
         return self._similarity
 
     def matrix(self, texts: Sequence[str], *, question: str | None = None) -> np.ndarray:
+        """(k, k) symmetric affinities of ``texts`` (``question`` unused)."""
         return np.asarray(self.similarity.similarity_matrix(list(texts)), dtype=np.float64)
 
     def probability(self, premise: str, hypothesis: str, *, question: str | None = None) -> float:
+        """The affinity a(premise, hypothesis); 1 for identical texts."""
         if premise == hypothesis:
             return 1.0
         return float(self.matrix([premise, hypothesis])[0, 1])
 
     def entails(self, premise: str, hypothesis: str, *, question: str | None = None) -> bool:
+        """``probability(...) >= threshold``."""
         return self.probability(premise, hypothesis) >= self.threshold
 
     def equivalent(self, a: str, b: str, *, question: str | None = None) -> bool:
+        """Same as :meth:`entails` (the affinity is symmetric)."""
         return self.entails(a, b)  # symmetric
 
 
@@ -172,14 +179,17 @@ class NLIJudge:
         self.name = getattr(model, "name", "nli")
 
     def matrix(self, texts: Sequence[str], *, question: str | None = None) -> np.ndarray:
+        """(k, k) directed ``P(texts[i] ⇒ texts[j])`` from the NLI model."""
         return np.asarray(self.nli.directed_matrix(list(texts)), dtype=np.float64)
 
     def probability(self, premise: str, hypothesis: str, *, question: str | None = None) -> float:
+        """P(entailment | premise, hypothesis); 1 for identical texts."""
         if premise == hypothesis:
             return 1.0
         return float(self.nli.entailment([premise], [hypothesis])[0])
 
     def entails(self, premise: str, hypothesis: str, *, question: str | None = None) -> bool:
+        """``probability(...) >= threshold``."""
         return self.probability(premise, hypothesis) >= self.threshold
 
 
@@ -262,6 +272,7 @@ class LLMJudge:
         return self._memo[key]
 
     def probability(self, premise: str, hypothesis: str, *, question: str | None = None) -> float:
+        """P(Yes) to the directed entailment prompt; 1 for identical texts."""
         from .prompts import directed_entailment_prompt
 
         if premise == hypothesis:
@@ -274,9 +285,11 @@ class LLMJudge:
         )
 
     def entails(self, premise: str, hypothesis: str, *, question: str | None = None) -> bool:
+        """``probability(...) >= threshold``."""
         return self.probability(premise, hypothesis, question=question) >= self.threshold
 
     def equivalent(self, a: str, b: str, *, question: str | None = None) -> bool:
+        """Both directions in one question, once per unordered pair."""
         from .prompts import entailment_prompt
 
         if a == b:
@@ -342,43 +355,25 @@ def get_judge(
     )
 
 
-def judge_for(ctx: Any) -> EntailmentJudge:
-    """The judge of a :class:`~invent_core.registry.ScoringContext` (built once, kept on the context)."""
-    judge = ctx.__dict__.get("_entailment_judge")
-    if judge is None:
-        spec = ctx.entailment
-        judge = get_judge(
-            spec,
-            similarity=ctx.similarity if spec in (None, "embedding") else None,
-            llm=ctx.llm,
-            seed=ctx.seed,
-        )
-        ctx.__dict__["_entailment_judge"] = judge
-    return judge
+def entailment_weights(
+    judge: Any, texts: Sequence[str], *, question: str | None = None
+) -> np.ndarray:
+    """(k, k) symmetric weights ``(P(i⇒j) + P(j⇒i)) / 2`` with 1 on the diagonal.
+
+    The graph baselines' weight matrix under a probability judge (NLI
+    folder, LLM): Lin et al. (2024), Eq. (W).
+    """
+    w = symmetrize(entailment_matrix(judge, texts, question=question))
+    np.fill_diagonal(w, 1.0)
+    return w
 
 
 def response_weights(ctx: Any) -> tuple[np.ndarray, str]:
-    """The (r, r) symmetric weight matrix the graph baselines read, and its source.
+    """The (r, r) weights the graph baselines read and their source (``ctx.response_weights``).
 
-    With the default embedding judge: ``ctx.original_affinity`` (the answers'
-    block of the shared run matrix, so every method reads the same numbers).
-    With a probability judge (NLI folder, LLM): the symmetrised directed
-    entailment probabilities ``(P(i⇒j) + P(j⇒i)) / 2`` over the original
-    answers, with 1 on the diagonal (Lin et al. 2024, Eq. (W)).
+    See :attr:`invent_core.context.ScoringContext.response_weights`.
     """
-    cached = ctx.__dict__.get("_response_weights")
-    if cached is not None:
-        return cached
-    judge = judge_for(ctx)
-    if getattr(judge, "gives_probabilities", False):
-        p = entailment_matrix(judge, ctx.original_responses, question=ctx.original_question)
-        w = (p + p.T) / 2.0
-        np.fill_diagonal(w, 1.0)
-        out = (w, f"entailment:{judge.name}")
-    else:
-        out = (np.asarray(ctx.original_affinity, dtype=np.float64), "affinity")
-    ctx.__dict__["_response_weights"] = out
-    return out
+    return ctx.response_weights
 
 
 __all__ = [
@@ -389,9 +384,9 @@ __all__ = [
     "LLMJudge",
     "NLIJudge",
     "entailment_matrix",
+    "entailment_weights",
     "equivalent",
     "get_judge",
-    "judge_for",
     "response_weights",
     "yes_probability",
 ]

@@ -3,14 +3,18 @@
 Every measure is "higher = more uncertain" and accepts a leading batch axis so
 all B bootstrap resamples are scored at once. Inputs are the transition
 matrices ``p_x`` and ``p_y`` of shape ``(..., m, m)``; outputs have shape ``(...)``.
+:data:`INV_MEASURES` lists the family once, for the bootstrap and the registry.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.stats import wasserstein_distance
 
-from .config import MaxVariant, WDGround
+from .config import MaxVariant, ScoreConfig, WDGround
 from .random_walk import p_x_given_y, p_x_marginal, p_y_given_x, p_y_marginal
 
 
@@ -113,3 +117,68 @@ def max_py_x(p_x: np.ndarray, p_y: np.ndarray, *, variant: MaxVariant = "paper")
     if variant == "released_code":
         return p_y_marginal(p_y).max(axis=-1)
     raise ValueError(f"unknown MAX variant {variant!r}; use 'paper' or 'released_code'")
+
+
+# -- the Inv family: one table read by the bootstrap and by the method registry --------
+
+_REF = "Song et al., Inv-Entropy, NeurIPS 2025"
+
+
+@dataclass(frozen=True)
+class InvMeasure:
+    """One measure of the Inv family: how to compute it and how the registry shows it.
+
+    ``fn(p_x, p_y, config)`` maps transition matrices of shape (..., m, m) to
+    values of shape (...), higher = more uncertain; ``config`` is the run's
+    :class:`~invent_core.config.ScoreConfig` (for options such as
+    ``wd_ground``). ``resampled`` measures are averaged over the B bootstrap
+    resamples (Eq. meanentropy); the others are computed once, on the first
+    replication of every state.
+    """
+
+    label: str  # as printed in the paper's tables
+    reference: str  # paper citation
+    summary: str  # one line: what it measures
+    fn: Callable[[np.ndarray, np.ndarray, ScoreConfig], np.ndarray]
+    simplifications: str = ""  # what this implementation chooses where the paper is silent
+    resampled: bool = True
+
+
+#: name → measure, in the order of the paper's Table 1. Adding an Inv variant is
+#: one function above plus one entry here: :func:`invent_core.scoring.bootstrap_measures`,
+#: ``ScoreResult.measures`` and the method registry all iterate this table.
+INV_MEASURES: dict[str, InvMeasure] = {
+    "inv_entropy": InvMeasure(
+        label="Inv-Entropy",
+        reference=_REF + ", Eqs. (entropy), (meanentropy)",
+        summary="Bootstrap mean of -Σ P(x_i|y_i) log P(x_i|y_i) over resampled replications.",
+        fn=lambda p_x, p_y, config: inv_entropy(p_x, p_y),
+    ),
+    "ni_entropy": InvMeasure(
+        label="NI-Entropy",
+        reference=_REF + ", §3 Baselines (i)",
+        summary="Same entropy on the forward conditional P(y_i|x_i) (Bayes).",
+        fn=lambda p_x, p_y, config: ni_entropy(p_x, p_y),
+    ),
+    "nr_inv_entropy": InvMeasure(
+        label="NR-Inv-Entropy",
+        reference=_REF + ", §3 Baselines (ii)",
+        summary="Inv-Entropy without replications: the first response of each question.",
+        fn=lambda p_x, p_y, config: inv_entropy(p_x, p_y),
+        resampled=False,
+    ),
+    "wd_px_py": InvMeasure(
+        label="WD-px-py",
+        reference=_REF + ", §3 Baselines (iii)",
+        summary="Wasserstein distance between P(X) and P(Y) on the state set.",
+        fn=lambda p_x, p_y, config: wd_px_py(p_x, p_y, ground=config.wd_ground),
+        simplifications="Ground metric not named by the paper: state index by default "
+        "(see measures.wd_px_py).",
+    ),
+    "max_py_x": InvMeasure(
+        label="MAX-py-x",
+        reference=_REF + ", §3 Baselines (iv)",
+        summary="max_i P(y_i|x_i).",
+        fn=lambda p_x, p_y, config: max_py_x(p_x, p_y, variant=config.max_variant),
+    ),
+}

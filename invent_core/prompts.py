@@ -8,9 +8,7 @@ all the prompts used in our experiments."
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
-Task = Literal["qa", "mmlu", "gsm8k"]
 TASKS: tuple[str, ...] = ("qa", "mmlu", "gsm8k")
 
 #: Appendix "Generating Responses", TriviaQA / SciQ / NQ.

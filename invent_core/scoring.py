@@ -14,17 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from .measures import MaxVariant, WDGround, inv_entropy, max_py_x, ni_entropy, wd_px_py
+from .config import ScoreConfig
+from .measures import INV_MEASURES, MaxVariant, WDGround
 from .random_walk import AffinityKind, RandomWalk, random_walk, transition_matrix
 
-#: The measures of the paper's framework, in the order of its Table 1.
-MEASURE_NAMES: tuple[str, ...] = (
-    "inv_entropy",
-    "ni_entropy",
-    "nr_inv_entropy",
-    "wd_px_py",
-    "max_py_x",
-)
+#: The measures of the paper's framework, in the order of its Table 1
+#: (the keys of :data:`invent_core.measures.INV_MEASURES`).
+MEASURE_NAMES: tuple[str, ...] = tuple(INV_MEASURES)
 
 
 @dataclass(frozen=True)
@@ -44,18 +40,24 @@ class ScoreOptions:
 
 @dataclass(frozen=True)
 class Measures:
-    """Result of :func:`measures_from_similarity`: the walk and the four measures of one (X, Y)."""
+    """Result of :func:`measures_from_similarity`: the walk and the measures of one (X, Y).
+
+    ``values`` holds every resampled measure of :data:`~invent_core.measures.INV_MEASURES`;
+    each is also an attribute (``m.inv_entropy``), as are the walk's
+    distributions (``m.p_x_given_y``).
+    """
 
     walk: RandomWalk
-    inv_entropy: float
-    ni_entropy: float
-    wd_px_py: float
-    max_py_x: float
+    values: dict[str, float]
 
     def __getattr__(self, item: str):
-        # p_x, p_y, p_y_marginal, … are read straight from the walk.
-        if item.startswith("p_"):
-            return getattr(self.walk, item)
+        """The walk's ``p_*`` distributions and the measures by name."""
+        # only called for names that are not fields: p_* from the walk, measures from values
+        fields = self.__dict__
+        if item.startswith("p_") and "walk" in fields:
+            return getattr(fields["walk"], item)
+        if item in fields.get("values", {}):
+            return fields["values"][item]
         raise AttributeError(item)
 
 
@@ -69,11 +71,7 @@ def _check_affinity(sim: np.ndarray, what: str) -> np.ndarray:
 
 
 def measures_from_similarity(
-    sim_x: np.ndarray,
-    sim_y: np.ndarray,
-    *,
-    wd_ground: WDGround = "index",
-    max_variant: MaxVariant = "paper",
+    sim_x: np.ndarray, sim_y: np.ndarray, config: ScoreConfig | None = None
 ) -> Measures:
     """All distributions and measures from input and output affinities (one output per state).
 
@@ -82,11 +80,15 @@ def measures_from_similarity(
     sim_x : (m, m) affinity a(x_i, x_j) of the original question and its n
         perturbations (m = n + 1).
     sim_y : (m, m) affinity a(y_i, y_j) of one response to each of them.
+    config : options of the measures (``wd_ground``, ``max_variant``);
+        default :class:`~invent_core.config.ScoreConfig`.
 
     Returns
     -------
     Measures with ``p_x, p_y, p_y_marginal, p_x_given_y, p_x_marginal,
-    p_y_given_x`` and ``inv_entropy, ni_entropy, wd_px_py, max_py_x``.
+    p_y_given_x`` and the resampled measures of
+    :data:`~invent_core.measures.INV_MEASURES` (``inv_entropy, ni_entropy,
+    wd_px_py, max_py_x``).
 
     Examples
     --------
@@ -99,14 +101,14 @@ def measures_from_similarity(
     sim_y = _check_affinity(sim_y, "sim_y")
     if sim_x.shape != sim_y.shape:
         raise ValueError(f"sim_x {sim_x.shape} and sim_y {sim_y.shape} must have the same shape")
+    config = config if config is not None else ScoreConfig()
     p_x, p_y = transition_matrix(sim_x), transition_matrix(sim_y)
-    return Measures(
-        walk=random_walk(p_x, p_y),
-        inv_entropy=float(inv_entropy(p_x, p_y)),
-        ni_entropy=float(ni_entropy(p_x, p_y)),
-        wd_px_py=float(wd_px_py(p_x, p_y, ground=wd_ground)),
-        max_py_x=float(max_py_x(p_x, p_y, variant=max_variant)),
-    )
+    values = {
+        name: float(measure.fn(p_x, p_y, config))
+        for name, measure in INV_MEASURES.items()
+        if measure.resampled
+    }
+    return Measures(walk=random_walk(p_x, p_y), values=values)
 
 
 def bootstrap_indices(
@@ -126,11 +128,9 @@ def bootstrap_measures(
     sim_x: np.ndarray,
     sim_y_all: np.ndarray,
     n_replications: int,
+    config: ScoreConfig | None = None,
     *,
-    n_bootstrap: int = 30,
     rng: np.random.Generator,
-    wd_ground: WDGround = "index",
-    max_variant: MaxVariant = "paper",
 ) -> dict[str, np.ndarray]:
     """Inv-Entropy and its variants on B bootstrap resamples, all at once.
 
@@ -140,17 +140,20 @@ def bootstrap_measures(
     sim_y_all : (m·r, m·r) affinities of every response, state-major: row
         ``i * r + k`` is replication k of state i.
     n_replications : r.
-    n_bootstrap : B.
+    config : B (``n_bootstrap``) and the measures' options (``wd_ground``,
+        ``max_variant``); default :class:`~invent_core.config.ScoreConfig`.
     rng : the only source of randomness.
 
     Returns
     -------
-    dict with ``inv_entropy, ni_entropy, wd_px_py, max_py_x`` → (B,) arrays.
+    dict: every resampled measure of :data:`~invent_core.measures.INV_MEASURES`
+    (``inv_entropy, ni_entropy, wd_px_py, max_py_x``) → (B,) array.
 
     References
     ----------
     Paper Algorithm 1 and Eq. (meanentropy): the mean of these values is Ĥ(X|Y).
     """
+    config = config if config is not None else ScoreConfig()
     sim_x = _check_affinity(sim_x, "sim_x")
     m = sim_x.shape[0]
     r = int(n_replications)
@@ -158,16 +161,15 @@ def bootstrap_measures(
         raise ValueError(
             f"sim_y_all must have shape ({m * r}, {m * r}) for m={m}, r={r}; got {sim_y_all.shape}"
         )
-    idx = bootstrap_indices(m, r, n_bootstrap, rng)  # (B, m)
+    idx = bootstrap_indices(m, r, config.n_bootstrap, rng)  # (B, m)
     flat = np.arange(m) * r + idx  # (B, m): row of sim_y_all for y_i^(b)
     sim_y_b = sim_y_all[flat[:, :, None], flat[:, None, :]]  # (B, m, m)
     p_x = transition_matrix(sim_x)  # (m, m), shared by every resample
     p_y = transition_matrix(sim_y_b)  # (B, m, m)
     return {
-        "inv_entropy": inv_entropy(p_x, p_y),
-        "ni_entropy": ni_entropy(p_x, p_y),
-        "wd_px_py": wd_px_py(p_x, p_y, ground=wd_ground),
-        "max_py_x": max_py_x(p_x, p_y, variant=max_variant),
+        name: measure.fn(p_x, p_y, config)
+        for name, measure in INV_MEASURES.items()
+        if measure.resampled
     }
 
 
@@ -350,24 +352,13 @@ def score_from_similarity(
     """The bootstrap and the NR measure from precomputed affinities (see :func:`score_responses`)."""
     m, r = len(questions), len(responses[0])
     rng = np.random.default_rng(options.seed)
-    values = bootstrap_measures(
-        sim_x,
-        sim_y,
-        r,
-        n_bootstrap=options.n_bootstrap,
-        rng=rng,
-        wd_ground=options.wd_ground,
-        max_variant=options.max_variant,
-    )
+    values = bootstrap_measures(sim_x, sim_y, r, options, rng=rng)
     first = np.arange(m) * r  # replication 0 of each state
-    nr = measures_from_similarity(
-        sim_x,
-        sim_y[np.ix_(first, first)],
-        wd_ground=options.wd_ground,
-        max_variant=options.max_variant,
-    )
-    values["nr_inv_entropy"] = np.array([nr.inv_entropy])
-    measures = {name: float(np.mean(values[name])) for name in MEASURE_NAMES}
+    nr = measures_from_similarity(sim_x, sim_y[np.ix_(first, first)], options)
+    for name, measure in INV_MEASURES.items():
+        if not measure.resampled:  # NR: once, on the first replication's walk
+            values[name] = np.array([float(measure.fn(nr.p_x, nr.p_y, options))])
+    measures = {name: float(np.mean(values[name])) for name in INV_MEASURES}
     for name, v in measures.items():
         if not np.isfinite(v):  # pragma: no cover - guarded by transition_matrix
             raise ValueError(f"{name} is not finite; check the similarity inputs")
@@ -375,7 +366,7 @@ def score_from_similarity(
         questions=questions,
         responses=responses,
         measures=measures,
-        values={name: values[name] for name in MEASURE_NAMES},
+        values={name: values[name] for name in INV_MEASURES},
         walk=nr.walk,
         sim_x=sim_x,
         sim_y=sim_y,

@@ -37,20 +37,6 @@ OTHER_COLOUR = "#1f77b4"
 _MARGIN = dict(l=10, r=10, t=50, b=10)
 
 
-def array_from_spec(value: Any) -> np.ndarray:
-    """An array read back from a figure's JSON (plotly writes numpy arrays as
-    ``{"dtype", "bdata", "shape"}``, base64; plain lists stay lists)."""
-    import base64
-
-    if isinstance(value, dict) and "bdata" in value:
-        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if shape:
-            arr = arr.reshape([int(s) for s in str(shape).split(",")])
-        return arr
-    return np.asarray(value)
-
-
 def wrap_text(text: str, width: int = 60, max_lines: int = 4) -> str:
     """Hover-friendly text: wrapped with ``<br>``, at most ``max_lines`` lines."""
     lines = textwrap.wrap(" ".join(str(text).split()), width=width) or [""]

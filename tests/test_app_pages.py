@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
+from plotly_spec import array_from_spec as decode  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from invent_ui import assets  # noqa: E402
-from invent_ui.plots import array_from_spec as decode  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from test_registry_contract import QUESTIONS, FakeLLM
 
+from invent_core.config import ScoreConfig
 from invent_core.entailment import (
     DEFAULT_EMBEDDING_THRESHOLD,
     EmbeddingJudge,
@@ -495,7 +496,12 @@ def test_llm_baselines_with_the_real_local_llm(minilm, local_llm):
     answers = ["Paris", "Paris", "Lyon"]
     qs = ["What is the capital of France?", "Which city is the capital of France?"]
     ctx = ScoringContext(
-        qs, [answers, answers], embedder=minilm, llm=local_llm, entailment="llm", seed=0
+        qs,
+        [answers, answers],
+        ScoreConfig(seed=0),
+        embedder=minilm,
+        llm=local_llm,
+        entailment="llm",
     )
     values = {n: get_method(n).compute(ctx) for n in ("verbalized", "p_true", "semantic_entropy")}
     assert all(np.isfinite(v) for v in values.values()), values
@@ -504,7 +510,12 @@ def test_llm_baselines_with_the_real_local_llm(minilm, local_llm):
     assert set(ctx.extras["verbalized_uncertainty"]["asked"]) == {"Paris", "Lyon"}
     # re-scoring from the stored extras is free and identical
     again = ScoringContext(
-        qs, [answers, answers], embedder=minilm, llm=local_llm, extras=ctx.extras, seed=0
+        qs,
+        [answers, answers],
+        ScoreConfig(seed=0),
+        embedder=minilm,
+        llm=local_llm,
+        extras=ctx.extras,
     )
     assert get_method("verbalized").compute(again) == values["verbalized"]
     assert get_method("p_true").compute(again) == values["p_true"]

@@ -206,3 +206,31 @@ def test_single_style_is_bounded_and_pads_a_question_with_one_rewording():
     assert len(llm.requests) <= 2 * 9 + 2
     with pytest.raises(ValueError, match="unknown paraphrase style"):
         paraphrase(Q, llm=llm, n=2, style="haiku")
+
+
+def test_auto_style_follows_the_declared_capability():
+    class SmallModel(ScriptedLLM):
+        prefers_single_paraphrase = True
+
+    single = SmallModel(["Which city is France's capital?", "Name the French capital?"] * 3)
+    paraphrase(Q, llm=single, n=2, max_requests=1)
+    assert all(r.tag == "paraphrase-one" for r in single.requests)  # one rewording per request
+    listing = ScriptedLLM(["1. A city?\n2. B city?"])
+    paraphrase(Q, llm=listing, n=2)
+    assert "Please Provide 2 paraphrases" in listing.requests[0].message_list[-1]["content"]
+
+
+def test_streaming_backends_are_cut_by_the_stop_rule():
+    class Streaming(ScriptedLLM):
+        def complete_until(self, request, stop_when, *, tag):
+            self.requests.append(request)
+            text, cut = self.replies.pop(0), ""
+            for line in text.splitlines(keepends=True):
+                cut += line
+                if stop_when(cut):
+                    break
+            return Completion(text=cut)
+
+    llm = Streaming(["1. A city?\n2. B city?\n3. C city?\n4. D city?\n"])
+    assert paraphrase(Q, llm=llm, n=2) == ["A city?", "B city?"]
+    assert paraphrase(Q, llm=ScriptedLLM(["1. A city?\n2. B city?"]), n=2, stream=True)

@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pytest
 
+from invent_core.config import ScoreConfig
 from invent_core.errors import MethodUnavailable
 from invent_core.llm.base import Completion
 from invent_core.prompts import VERBALIZED_CONFIDENCE_SUFFIX
@@ -124,7 +125,9 @@ ALL = [m.name for m in list_methods()]
 @pytest.fixture(scope="module")
 def scores(minilm):
     """Every method on the mixed run, computed once (strict: any error fails the test)."""
-    ctx = ScoringContext(QUESTIONS, MIXED, embedder=minilm, llm=FakeLLM(), n_bootstrap=2000)
+    ctx = ScoringContext(
+        QUESTIONS, MIXED, ScoreConfig(n_bootstrap=2000), embedder=minilm, llm=FakeLLM()
+    )
     return compute_methods(ctx, strict=True)
 
 
@@ -167,7 +170,9 @@ def test_invariant_to_replication_order(scores, minilm, name):
     rng = np.random.default_rng(7)
     permuted = [[reps[i] for i in rng.permutation(len(reps))] for reps in MIXED]
     assert permuted != MIXED
-    ctx = ScoringContext(QUESTIONS, permuted, embedder=minilm, llm=FakeLLM(), n_bootstrap=2000)
+    ctx = ScoringContext(
+        QUESTIONS, permuted, ScoreConfig(n_bootstrap=2000), embedder=minilm, llm=FakeLLM()
+    )
     value = compute_methods(ctx, [name], strict=True)[name].value
     # Bootstrap measures resample replication indices, so a permutation changes the draws:
     # with B = 2000 their means agree within a few percent; exact methods to 1e-9.
@@ -181,8 +186,12 @@ def test_invariant_to_replication_order(scores, minilm, name):
 
 @pytest.mark.parametrize("name", ALL)
 def test_identical_less_uncertain_than_scattered(minilm, name):
-    same = ScoringContext(QUESTIONS, IDENTICAL, embedder=minilm, llm=FakeLLM(), n_bootstrap=200)
-    scat = ScoringContext(QUESTIONS, SCATTERED, embedder=minilm, llm=FakeLLM(), n_bootstrap=200)
+    same = ScoringContext(
+        QUESTIONS, IDENTICAL, ScoreConfig(n_bootstrap=200), embedder=minilm, llm=FakeLLM()
+    )
+    scat = ScoringContext(
+        QUESTIONS, SCATTERED, ScoreConfig(n_bootstrap=200), embedder=minilm, llm=FakeLLM()
+    )
     u_same = compute_methods(same, [name], strict=True)[name].value
     u_scat = compute_methods(scat, [name], strict=True)[name].value
     assert u_same < u_scat, f"{name}: identical {u_same:.4f} should be below scattered {u_scat:.4f}"

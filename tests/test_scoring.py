@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from invent_core.config import ScoreConfig
 from invent_core.measures import inv_entropy, max_py_x, ni_entropy, wd_px_py
 from invent_core.random_walk import affinity_from_embeddings, transition_matrix
 from invent_core.scoring import (
@@ -49,7 +50,9 @@ def loop_bootstrap(sim_x, sim_y_all, r, idx):
 @pytest.mark.parametrize(("m", "r", "b"), [(10, 5, 30), (3, 2, 7), (1, 4, 3), (5, 1, 4)])
 def test_vectorised_bootstrap_equals_loop(m, r, b):
     sim_x, sim_y = synthetic(m, r)
-    fast = bootstrap_measures(sim_x, sim_y, r, n_bootstrap=b, rng=np.random.default_rng(42))
+    fast = bootstrap_measures(
+        sim_x, sim_y, r, ScoreConfig(n_bootstrap=b), rng=np.random.default_rng(42)
+    )
     idx = bootstrap_indices(m, r, b, np.random.default_rng(42))
     slow = loop_bootstrap(sim_x, sim_y, r, idx)
     for k in slow:
@@ -85,7 +88,7 @@ def test_permuting_replications_leaves_distribution_unchanged():
     big = {}
     for name, sy in (("a", sim_y), ("b", sim_y_perm)):
         big[name] = bootstrap_measures(
-            sim_x, sy, r, n_bootstrap=20000, rng=np.random.default_rng(1)
+            sim_x, sy, r, ScoreConfig(n_bootstrap=20000), rng=np.random.default_rng(1)
         )
     assert big["a"]["inv_entropy"].mean() == pytest.approx(big["b"]["inv_entropy"].mean(), abs=2e-3)
 

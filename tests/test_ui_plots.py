@@ -6,12 +6,11 @@ import json
 
 import numpy as np
 import pytest
+from plotly_spec import array_from_spec as decode
 
 from invent_core.random_walk import random_walk, transition_matrix
 from invent_ui import experiments, plots, tables
 from invent_ui.settings import Settings, run_fingerprint, secret_fingerprint
-
-decode = plots.array_from_spec
 
 
 def spec(fig):

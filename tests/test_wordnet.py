@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -144,3 +145,24 @@ def test_lookups_from_many_threads_agree_with_serial():
             assert parallel == serial
         loaded = list(pool.map(lambda _: wnmod.load_wordnet(), range(8)))
     assert all(r is loaded[0] for r in loaded)
+
+
+@pytest.mark.slow
+def test_sub_order_does_not_depend_on_the_hash_seed():
+    """nltk stores relations in a set; SUB(t) must not inherit its per-process order."""
+    code = (
+        "from invent_core.perturb.wordnet import substitution_set\n"
+        "s = substitution_set(['Which', 'golfer', 'won'], 1)\n"
+        "print('|'.join(o.text for o in s.options))\n"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("0", "1", "2")
+    }
+    assert len(outs) == 1 and "driver" in outs.pop()

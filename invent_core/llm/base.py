@@ -69,6 +69,7 @@ class Request:
     tag: str = ""
 
     def __post_init__(self) -> None:
+        """Validate and freeze the messages (a hashable cache key)."""
         msgs = [dict(m) for m in self.messages]
         for m in msgs:
             if "role" not in m or "content" not in m:
@@ -83,10 +84,12 @@ class Request:
 
     @property
     def message_list(self) -> list[Message]:
+        """The messages as OpenAI-style dicts."""
         return [dict(m) for m in self.messages]  # type: ignore[arg-type]
 
     @property
     def effective_seed(self) -> int:
+        """The seed sent: :func:`replication_seed` of ``seed`` and ``replication``."""
         return replication_seed(self.seed, self.replication)
 
 
@@ -137,7 +140,13 @@ class Completion:
 
 @runtime_checkable
 class LLM(Protocol):
-    """What the pipeline and the baselines need from a model."""
+    """What the pipeline and the baselines need from a model.
+
+    Optional capabilities are declared, not guessed: a backend that can stream
+    one reply and stop early implements :class:`StreamingLLM`; a backend that
+    rewords better one request at a time sets the class attribute
+    ``prefers_single_paraphrase = True`` (read by :func:`prefers_single_paraphrase`).
+    """
 
     @property
     def identity(self) -> str:
@@ -153,10 +162,40 @@ class LLM(Protocol):
         max_tokens: int = 32,
         logprobs: bool = False,
         top_logprobs: int = 0,
-    ) -> Completion: ...
+    ) -> Completion:
+        """One chat completion."""
+        ...
 
     def complete_many(
         self, requests: Sequence[Request], progress: ProgressFn | None = None
-    ) -> list[Completion]: ...
+    ) -> list[Completion]:
+        """Several requests (concurrently where the backend can), in order."""
+        ...
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release the backend's resources (servers, connections)."""
+        ...
+
+
+@runtime_checkable
+class StreamingLLM(LLM, Protocol):
+    """An :class:`LLM` that can stream one reply and stop as soon as a rule says so."""
+
+    def complete_until(
+        self, request: Request, stop_when: Callable[[str], bool], *, tag: str
+    ) -> Completion:
+        """Stream ``request`` and stop once ``stop_when(text_so_far)`` is true.
+
+        ``tag`` names the stop rule; it is part of the cache key, so a cached
+        text is one cut by the same rule.
+        """
+        ...
+
+
+def prefers_single_paraphrase(llm: Any) -> bool:
+    """Whether ``llm`` declares that it paraphrases better one rewording per request.
+
+    Backends declare it as a class attribute (the packaged small local models
+    do: asked for a list they echo the question); undeclared means False.
+    """
+    return bool(getattr(llm, "prefers_single_paraphrase", False))

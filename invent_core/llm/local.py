@@ -233,6 +233,8 @@ class LocalLLM(OpenAICompatLLM):
     """
 
     retry_timeouts = False
+    #: The packaged models are small: one rewording per request works, a list does not.
+    prefers_single_paraphrase = True
 
     def __init__(
         self,

@@ -1,9 +1,11 @@
 """Every uncertainty method, one module each; importing a module registers it.
 
-To add a method: write ``invent_core/methods/<name>.py`` calling
+To add a baseline: write ``invent_core/methods/<name>.py`` calling
 ``invent_core.registry.register(Method(...))`` and add ``"<name>"`` to
-``MODULES`` below. Nothing else needs to change: the CLI, the dashboard and
-the contract test read the registry.
+``MODULES`` below. An Inv variant is instead one entry of
+``invent_core.measures.INV_MEASURES`` (registered by ``inv_measures``).
+Nothing else needs to change: the CLI, the dashboard and the contract test
+read the registry.
 """
 
 from __future__ import annotations

@@ -46,12 +46,6 @@ def check_weights(
     return np.clip(w, 0.0, None)
 
 
-def symmetrize(w: np.ndarray) -> np.ndarray:
-    """``(W + W.T) / 2`` — e.g. for directed entailment probabilities."""
-    w = np.asarray(w, dtype=np.float64)
-    return (w + w.T) / 2.0
-
-
 def degree(w: np.ndarray) -> np.ndarray:
     """Degrees ``d_i = Σ_j W_ij`` (self-loops included), shape (k,).
 

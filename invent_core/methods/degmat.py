@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..entailment import response_weights
 from ..registry import Method, ScoringContext, register
 from ._graph import check_weights, degree
 
@@ -39,7 +38,8 @@ def degree_uncertainty(w: np.ndarray) -> float:
 
 
 def compute(ctx: ScoringContext) -> float:
-    w, _ = response_weights(ctx)
+    """DegMat of the r original answers' weight matrix (higher = more uncertain)."""
+    w, _ = ctx.response_weights
     return degree_uncertainty(w)
 
 

@@ -56,6 +56,7 @@ def predictive_kernel_entropy(kernel: np.ndarray) -> float:
 
 
 def compute(ctx: ScoringContext) -> float:
+    """Kernel Entropy of the r original answers (higher = more uncertain)."""
     return predictive_kernel_entropy(ctx.original_affinity)
 
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..entailment import response_weights
 from ..registry import Method, ScoringContext, register
 from ._graph import LaplacianKind, heat_kernel, laplacian, unit_trace, von_neumann_entropy
 
@@ -59,7 +58,8 @@ def kernel_language_entropy(
 
 
 def compute(ctx: ScoringContext) -> float:
-    w, _ = response_weights(ctx)
+    """KLE of the r original answers' weight matrix (higher = more uncertain)."""
+    w, _ = ctx.response_weights
     if w.shape[0] == 1:
         return 0.0  # a one-node graph: K is 1×1, VNE = 0
     return kernel_language_entropy(w, t=DEFAULT_CONFIG.t, kind=DEFAULT_CONFIG.laplacian)

@@ -12,7 +12,7 @@ _TOKEN = re.compile(r"\w+")
 
 
 def tokenize(text: str) -> list[str]:
-    """Lowercase word tokens (``\\w+``, Unicode-aware; punctuation dropped)."""
+    r"""Lowercase word tokens (``\w+``, Unicode-aware; punctuation dropped)."""
     return _TOKEN.findall(text.lower())
 
 
@@ -69,6 +69,7 @@ def lexical_similarity(answers: Sequence[str]) -> float:
 
 
 def compute(ctx: ScoringContext) -> float:
+    """1 − mean lexical similarity of the r original answers (higher = more uncertain)."""
     return 1.0 - lexical_similarity(ctx.original_responses)
 
 

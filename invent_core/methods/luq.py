@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..entailment import judge_for
 from ..registry import Method, ScoringContext, register
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -57,12 +56,13 @@ def luq_uncertainty(
 
 
 def compute(ctx: ScoringContext) -> float:
+    """LUQ of the r original answers (higher = more uncertain)."""
     answers = ctx.original_responses
     n = len(answers)
     if n < 2:
         return 0.0
     sentences = [split_sentences(a) for a in answers]
-    judge = judge_for(ctx)
+    judge = ctx.judge
     if getattr(judge, "gives_probabilities", False):
         q = ctx.original_question
 

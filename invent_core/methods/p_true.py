@@ -49,8 +49,11 @@ def parse_true_false(text: str) -> bool | None:
 
 
 def p_true_from_logprobs(completion, *, min_mass: float = 0.05) -> float | None:
-    """``P(A or True) / (P(A or True) + P(B or False))`` from first-token top logprobs; None when
-    the top tokens hold less than ``min_mass`` on those answers (e.g. the reply starts with "(")."""
+    """``P(A or True) / (P(A or True) + P(B or False))`` from first-token top logprobs.
+
+    None when the top tokens hold less than ``min_mass`` on those answers
+    (e.g. the reply starts with "(").
+    """
     if not getattr(completion, "logprobs", None):
         return None
     p_t = float(completion.first_token_prob("A", "True"))
@@ -61,6 +64,7 @@ def p_true_from_logprobs(completion, *, min_mass: float = 0.05) -> float | None:
 
 
 def _p_true_one(ctx: ScoringContext, answer: str, config: PTrueConfig) -> dict:
+    """Ask whether ``answer`` is true: logprob form first, else ``n_samples`` sampled votes."""
     from ..llm.base import replication_seed, user
     from ..prompts import p_true_prompt
 
@@ -96,18 +100,17 @@ def _p_true_one(ctx: ScoringContext, answer: str, config: PTrueConfig) -> dict:
 
 
 def compute(ctx: ScoringContext, config: PTrueConfig = DEFAULT_CONFIG) -> float:
+    """1 − the frequency-weighted P(True) of the distinct original answers (higher = more uncertain)."""
     settings = {"n_samples": config.n_samples, "temperature": ctx.temperature}
-    store = ctx.extras.setdefault(EXTRAS_KEY, {"settings": settings, "answers": {}})
-    if store.get("settings") != settings:
-        store.clear()
-        store.update({"settings": settings, "answers": {}})
-    done = store["answers"]
     counts = Counter(ctx.original_responses)
     total = 0.0
     for answer, c in sorted(counts.items()):
-        if answer not in done:
-            done[answer] = _p_true_one(ctx, answer, config)
-        total += c * done[answer]["p_true"]
+        judged = ctx.ask_once(
+            (EXTRAS_KEY, "answers", answer),
+            lambda answer=answer: _p_true_one(ctx, answer, config),
+            settings=settings,
+        )
+        total += c * judged["p_true"]
     return 1.0 - total / sum(counts.values())
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..entailment import equivalent, judge_for
+from ..entailment import equivalent
 from ..registry import Method, ScoringContext, register
 from ._graph import shannon_entropy
 
@@ -67,10 +67,11 @@ def discrete_semantic_entropy(cluster_ids: Sequence[int]) -> float:
 
 
 def compute(ctx: ScoringContext) -> float:
+    """Semantic Entropy of the r original answers (higher = more uncertain)."""
     answers = ctx.original_responses
     if len(answers) == 1:
         return 0.0  # one answer is one cluster: documented value for r = 1
-    judge = judge_for(ctx)
+    judge = ctx.judge
     q = ctx.original_question
     ids = cluster_by_equivalence(answers, lambda a, b: equivalent(judge, a, b, question=q))
     ctx.extras["semantic_entropy"] = {"judge": judge.name, "clusters": ids}

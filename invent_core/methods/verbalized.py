@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..registry import Method, ScoringContext, register
 
@@ -134,7 +134,8 @@ DEFAULT_CONFIG = VUConfig()
 EXTRAS_KEY = "verbalized_uncertainty"
 
 
-def _ask(ctx: ScoringContext, answer: str | None, config: VUConfig) -> tuple[float, str]:
+def _ask(ctx: ScoringContext, answer: str | None, config: VUConfig) -> dict[str, Any]:
+    """Ask for the confidence in ``answer`` (None: the one-prompt mode); ``{"confidence", "reply"}``."""
     from ..llm.base import user
     from ..prompts import VERBALIZED_CONFIDENCE_SUFFIX, answer_prompt, verbalized_confidence_prompt
 
@@ -154,31 +155,28 @@ def _ask(ctx: ScoringContext, answer: str | None, config: VUConfig) -> tuple[flo
         messages, temperature=config.temperature, seed=ctx.seed, max_tokens=config.max_tokens
     )
     conf = parse_confidence(reply.text)
-    return (FALLBACK_CONFIDENCE if conf is None else conf), reply.text
+    return {"confidence": FALLBACK_CONFIDENCE if conf is None else conf, "reply": reply.text}
 
 
 def compute(ctx: ScoringContext, config: VUConfig = DEFAULT_CONFIG) -> float:
+    """1 − the stated confidence (frequency-weighted over distinct answers); higher = more uncertain."""
     given = ctx.extras.get("verbalized_confidence")  # collected by the pipeline, in [0, 1]
     if given is not None:
         vals = [float(v) for v in (given if isinstance(given, (list, tuple)) else [given])]
         return 1.0 - sum(vals) / len(vals)
-    store = ctx.extras.setdefault(EXTRAS_KEY, {"mode": config.mode, "asked": {}})
-    if store.get("mode") != config.mode:
-        store.clear()
-        store.update({"mode": config.mode, "asked": {}})
-    asked = store["asked"]
+
+    def asked(answer: str | None) -> float:
+        record = ctx.ask_once(
+            (EXTRAS_KEY, "asked", answer or ""),
+            lambda: _ask(ctx, answer, config),
+            settings={"mode": config.mode},
+        )
+        return record["confidence"]
+
     if config.mode == "single":
-        if "" not in asked:
-            conf, text = _ask(ctx, None, config)
-            asked[""] = {"confidence": conf, "reply": text}
-        return 1.0 - asked[""]["confidence"]
+        return 1.0 - asked(None)
     counts = Counter(ctx.original_responses)
-    total = 0.0
-    for answer, c in sorted(counts.items()):
-        if answer not in asked:
-            conf, text = _ask(ctx, answer, config)
-            asked[answer] = {"confidence": conf, "reply": text}
-        total += c * asked[answer]["confidence"]
+    total = sum(c * asked(answer) for answer, c in sorted(counts.items()))
     return 1.0 - total / sum(counts.values())
 
 

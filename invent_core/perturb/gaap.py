@@ -13,8 +13,10 @@ From a question S_x0 = (t_1, …, t_p):
 5. Per(S_x0) = uniform samples from Pop_0, Pop_τ, Pop_2τ, … (Eq. perdef),
    exactly n texts.
 
-Every step is recorded in a :class:`GaapTrace` (JSON via ``to_dict`` /
-``from_dict``) so a demo can replay it generation by generation.
+Every step is recorded in a :class:`~invent_core.perturb.gaap_trace.GaapTrace`
+(JSON via ``to_dict`` / ``from_dict``) so a demo can replay it generation by
+generation. The search reads as :func:`initial_population` →
+:func:`next_generation` (repeated by :func:`evolve`) → :func:`sample_perturbations`.
 
 Choices the paper leaves open (documented where they are made)
 ---------------------------------------------------------------
@@ -57,279 +59,28 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from ..config import GaapConfig
 from ..random_walk import affinity_from_cosine
-from .keywords import KeyToken, Template, key_tokens, stop_words
+from .gaap_trace import (
+    GaapResult,
+    GaapTrace,
+    Generation,
+    Member,
+    Origin,
+    PerturbationPick,
+    SubEntry,
+)
+from .keywords import Template, key_tokens, stop_words
 from .wordnet import Substitution, SubstitutionSet
 
 #: ``progress(generation, max_generations)`` after each generation is built.
 ProgressFn = Callable[[int, int], None]
 
 DELETION = Substitution("", "deletion")
-
-
-# --------------------------------------------------------------------- trace
-
-
-@dataclass(frozen=True)
-class Origin:
-    """How a member came about.
-
-    ``op`` is one of
-      * ``"initial"``: Pop_0; slot ``position`` (``word``) replaced by
-        ``replacement`` ("" = deletion), ``relation`` from WordNet;
-      * ``"parent"``: carried over as a selected parent; ``parents = (i,)``
-        indexes the previous generation;
-      * ``"crossover"``: child of ``parents = (A, B)`` (previous generation)
-        cut after ``point`` words: A's first ``point`` slots, then B's;
-      * ``"mutation"``: that crossover child, then slot ``position``
-        (``word``) replaced by ``replacement`` ("" = deletion). With a single
-        ``parents`` entry, the parent itself was mutated (a population of one
-        cannot cross over).
-    """
-
-    op: Literal["initial", "parent", "crossover", "mutation"]
-    parents: tuple[int, ...] = ()
-    point: int | None = None
-    position: int | None = None
-    word: str | None = None
-    replacement: str | None = None
-    relation: str | None = None
-
-    def describe(self) -> str:
-        """One line for people, e.g. ``crossover of #3 × #7 after word 5``."""
-        change = ""
-        if self.position is not None:
-            new = f"'{self.replacement}'" if self.replacement else "deleted"
-            change = f"'{self.word}' (word {self.position}) → {new}"
-            if self.relation and self.relation != "deletion":
-                change += f" ({self.relation})"
-        if self.op == "initial":
-            return f"initial: {change}"
-        if self.op == "parent":
-            return f"selected parent #{self.parents[0]}"
-        if len(self.parents) == 1:
-            return f"mutation of #{self.parents[0]}: {change}"
-        cut = f"after word {self.point}" if self.point is not None else "(no cut: 1 word)"
-        cross = f"crossover of #{self.parents[0]} × #{self.parents[1]} {cut}"
-        return cross if self.op == "crossover" else f"{cross}, then mutation {change}"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["parents"] = list(self.parents)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Origin:
-        return cls(**{**d, "parents": tuple(d.get("parents", ()))})
-
-
-@dataclass(frozen=True)
-class Member:
-    """One individual of a generation."""
-
-    text: str
-    slots: tuple[str, ...]  # p word slots, "" where a word was deleted
-    fitness: float  # a(x_0, x), paper's fitness
-    origin: Origin
-    selected: bool = False  # drawn as a parent of the next generation
-    in_perturbations: bool = False  # entered Per(S_x0)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "slots": list(self.slots),
-            "fitness": self.fitness,
-            "origin": self.origin.to_dict(),
-            "selected": self.selected,
-            "in_perturbations": self.in_perturbations,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Member:
-        return cls(
-            text=d["text"],
-            slots=tuple(d["slots"]),
-            fitness=float(d["fitness"]),
-            origin=Origin.from_dict(d["origin"]),
-            selected=bool(d["selected"]),
-            in_perturbations=bool(d["in_perturbations"]),
-        )
-
-
-@dataclass(frozen=True)
-class Generation:
-    """Pop_t with bookkeeping of how it was formed."""
-
-    index: int
-    members: tuple[Member, ...]
-    n_duplicates: int = 0  # candidates dropped as repeats of an earlier text
-    n_original: int = 0  # candidates dropped because they equal S_x0 (or are empty)
-    n_capped: int = 0  # dropped to respect max_population
-    sampled: bool = False  # t is a multiple of τ: Per(S_x0) draws from it
-
-    @property
-    def max_fitness(self) -> float:
-        return max((m.fitness for m in self.members), default=float("nan"))
-
-    @property
-    def mean_fitness(self) -> float:
-        return float(np.mean([m.fitness for m in self.members])) if self.members else float("nan")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "members": [m.to_dict() for m in self.members],
-            "n_duplicates": self.n_duplicates,
-            "n_original": self.n_original,
-            "n_capped": self.n_capped,
-            "sampled": self.sampled,
-            "max_fitness": self.max_fitness,
-            "mean_fitness": self.mean_fitness,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Generation:
-        return cls(
-            index=int(d["index"]),
-            members=tuple(Member.from_dict(m) for m in d["members"]),
-            n_duplicates=int(d["n_duplicates"]),
-            n_original=int(d["n_original"]),
-            n_capped=int(d["n_capped"]),
-            sampled=bool(d["sampled"]),
-        )
-
-
-@dataclass(frozen=True)
-class PerturbationPick:
-    """One element of Per(S_x0): which member it is, and whether it is a padding duplicate."""
-
-    text: str
-    generation: int
-    member: int
-    duplicate: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> PerturbationPick:
-        return cls(**d)
-
-
-@dataclass(frozen=True)
-class SubEntry:
-    """SUB(t) for the word at ``position`` (deletion included, last)."""
-
-    position: int
-    sub: SubstitutionSet
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"position": self.position, **self.sub.to_dict()}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> SubEntry:
-        return cls(position=int(d["position"]), sub=SubstitutionSet.from_dict(d))
-
-
-@dataclass(frozen=True)
-class GaapTrace:
-    """Everything GAAP did on one question, generation by generation."""
-
-    question: str
-    words: tuple[str, ...]
-    key_tokens: tuple[KeyToken, ...]
-    sub_sets: tuple[SubEntry, ...]  # every SUB(t) used: key tokens, then mutated words
-    generations: tuple[Generation, ...]
-    perturbations: tuple[PerturbationPick, ...]
-    stop_reason: str  # "max_generations", "delta" or "empty" (Pop_0 had no member)
-    config: GaapConfig
-    seed: int | None
-    embedder: str  # identity of the fitness embedder
-    # how much of the embedder's text→vector cache this run used: depends on
-    # what the (shared) embedder saw before, so not part of trace equality
-    embedding_requested: int = field(default=0, compare=False)
-    embedding_encoded: int = field(default=0, compare=False)
-
-    @property
-    def embedding_calls_saved(self) -> int:
-        """Texts whose embedding came from the embedder's cache instead of the model."""
-        return self.embedding_requested - self.embedding_encoded
-
-    def sub_set(self, position: int, token: str | None = None) -> SubstitutionSet:
-        """SUB of the word at ``position`` (the original word unless ``token`` is given)."""
-        token = self.words[position] if token is None else token
-        for e in self.sub_sets:
-            if e.position == position and e.sub.token == token:
-                return e.sub
-        raise KeyError(f"no SUB set recorded for {token!r} at word {position}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "words": list(self.words),
-            "key_tokens": [k.to_dict() for k in self.key_tokens],
-            "sub_sets": [s.to_dict() for s in self.sub_sets],
-            "generations": [g.to_dict() for g in self.generations],
-            "perturbations": [p.to_dict() for p in self.perturbations],
-            "stop_reason": self.stop_reason,
-            "config": self.config.to_dict(),
-            "seed": self.seed,
-            "embedder": self.embedder,
-            "embedding_requested": self.embedding_requested,
-            "embedding_encoded": self.embedding_encoded,
-            "embedding_calls_saved": self.embedding_calls_saved,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GaapTrace:
-        return cls(
-            question=d["question"],
-            words=tuple(d["words"]),
-            key_tokens=tuple(KeyToken.from_dict(k) for k in d["key_tokens"]),
-            sub_sets=tuple(SubEntry.from_dict(s) for s in d["sub_sets"]),
-            generations=tuple(Generation.from_dict(g) for g in d["generations"]),
-            perturbations=tuple(PerturbationPick.from_dict(p) for p in d["perturbations"]),
-            stop_reason=d["stop_reason"],
-            config=GaapConfig.from_dict(d["config"]),
-            seed=d["seed"],
-            embedder=d["embedder"],
-            embedding_requested=int(d["embedding_requested"]),
-            embedding_encoded=int(d["embedding_encoded"]),
-        )
-
-
-@dataclass(frozen=True)
-class GaapResult:
-    """Per(S_x0) and how it was made."""
-
-    perturbations: list[str]
-    trace: GaapTrace
-    seconds: float = field(default=0.0, compare=False)
-
-    @property
-    def embedding_calls_saved(self) -> int:
-        return self.trace.embedding_calls_saved
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "perturbations": list(self.perturbations),
-            "trace": self.trace.to_dict(),
-            "seconds": self.seconds,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GaapResult:
-        return cls(
-            perturbations=list(d["perturbations"]),
-            trace=GaapTrace.from_dict(d["trace"]),
-            seconds=float(d.get("seconds", 0.0)),
-        )
 
 
 # ------------------------------------------------------------ pure operators
@@ -430,11 +181,16 @@ def mutate(
 
 # --------------------------------------------------------------- the search
 
+#: A candidate individual before de-duplication: its word slots and how it came about.
+Candidate = tuple[tuple[str, ...], Origin]
+
 
 class _Run:
-    """State of one GAAP run: the question's template, the SUB cache and the fitness."""
+    """State of one GAAP run: the question's template and key tokens, the SUB cache, the fitness."""
 
     def __init__(self, question: str, cfg: GaapConfig, emb: Any):
+        from ..embedders import get_embedder
+
         self.template = Template.parse(question)
         self.words = self.template.words
         if not self.words:
@@ -444,6 +200,9 @@ class _Run:
         self.emb = emb
         self.subs: dict[tuple[int, str], SubstitutionSet] = {}
         self.stops = stop_words()
+        # key tokens always come from KeyBERT on the packaged MiniLM, whatever the fitness embedder
+        self.keys = key_tokens(question, cfg.ratio, embedder=get_embedder("minilm"))
+        self.key_pos = {k.position for k in self.keys}
 
     def sub(self, position: int, token: str) -> tuple[Substitution, ...]:
         """SUB(token) at ``position`` (POS guessed in the original's context), deletion last."""
@@ -476,18 +235,33 @@ class _Run:
         )
         return (sim[0, 1:] + sim[1:, 0]) / 2.0
 
-    def mutable(self, slots: Sequence[str], keys: set[int]) -> list[int]:
+    def mutable(self, slots: Sequence[str]) -> list[int]:
+        """The slots a mutation may change: key positions, or any non-empty content word."""
         if self.cfg.mutate == "key":
-            return [i for i in sorted(keys) if slots[i]]
+            return [i for i in sorted(self.key_pos) if slots[i]]
         return [
             i
             for i, s in enumerate(slots)
             if s and any(c.isalnum() for c in s) and s.lower() not in self.stops
         ]
 
+    def generation(
+        self, index: int, candidates: list[Candidate], rng: np.random.Generator | None = None
+    ) -> Generation:
+        """Pop_index from candidates: rendered, de-duplicated, capped (when ``rng``), scored."""
+        kept, dups, orig = _collect(self, candidates)
+        capped = 0
+        if rng is not None and len(kept) > self.cfg.max_population:
+            keep = np.sort(rng.choice(len(kept), size=self.cfg.max_population, replace=False))
+            capped = len(kept) - self.cfg.max_population
+            kept = [kept[int(i)] for i in keep]
+        fit = self.fitness([text for text, _, _ in kept])
+        members = [Member(t, s, float(f), o) for (t, s, o), f in zip(kept, fit)]
+        return Generation(index, tuple(members), dups, orig, capped)
+
 
 def _collect(
-    run: _Run, candidates: list[tuple[tuple[str, ...], Origin]]
+    run: _Run, candidates: list[Candidate]
 ) -> tuple[list[tuple[str, tuple[str, ...], Origin]], int, int]:
     """Render, drop the original and empty texts, de-duplicate (first wins)."""
     seen: set[str] = set()
@@ -504,6 +278,120 @@ def _collect(
         seen.add(text)
         kept.append((text, slots, origin))
     return kept, dups, orig
+
+
+def initial_population(run: _Run) -> Generation:
+    """Pop_0: every single-key-token substitution re(S_x0, t_j, t'), deletion included.
+
+    Not capped: the paper defines Pop_0 as all single substitutions.
+    """
+    candidates = [
+        (
+            replace(run.words, k.position, s.text),
+            Origin(
+                "initial",
+                position=k.position,
+                word=k.token,
+                replacement=s.text,
+                relation=s.relation,
+            ),
+        )
+        for k in run.keys
+        for s in run.sub(k.position, k.token)
+    ]
+    return run.generation(0, candidates)
+
+
+def _crossovers(pop: Generation, order: np.ndarray, rng: np.random.Generator) -> list[Candidate]:
+    """Off_t: one-point crossover of consecutive pairs of ``order`` (two children each)."""
+    offspring: list[Candidate] = []
+    for ia, ib in zip(order[0::2], order[1::2]):
+        a, b = pop.members[int(ia)].slots, pop.members[int(ib)].slots
+        p = min(len(a), len(b))
+        if p >= 2:
+            h = int(rng.integers(1, p))  # uniform on {1, …, p − 1}
+            c1, c2 = crossover(a, b, h)
+        else:  # a one-word question cannot be cut; children are copies
+            h, c1, c2 = None, tuple(a), tuple(b)
+        offspring.append((c1, Origin("crossover", parents=(int(ia), int(ib)), point=h)))
+        offspring.append((c2, Origin("crossover", parents=(int(ib), int(ia)), point=h)))
+    return offspring
+
+
+def _mutations(run: _Run, sources: list[Candidate], rng: np.random.Generator) -> list[Candidate]:
+    """Mu_t: one substitution in each source (children that cannot mutate are skipped)."""
+    mutated: list[Candidate] = []
+    for slots, origin in sources:
+        m = mutate(slots, run.mutable(slots), run.sub, rng)
+        if m is None:
+            continue
+        new, pos, s = m
+        mo = dataclasses.replace(
+            origin,
+            op="mutation",
+            position=pos,
+            word=slots[pos],
+            replacement=s.text,
+            relation=s.relation,
+        )
+        mutated.append((new, mo))
+    return mutated
+
+
+def next_generation(
+    run: _Run, pop: Generation, rng: np.random.Generator
+) -> tuple[Generation, set[int]]:
+    """Pop_{t+1} = Pa_t ∪ Off_t ∪ Mu_t, and the indices of Pop_t drawn as parents.
+
+    References
+    ----------
+    Paper, Appendix "GAAP Implementation Details", Eq. (populationupdate).
+    """
+    fitness = np.array([m.fitness for m in pop.members])
+    parents = roulette(fitness, run.cfg.n_parents, rng)  # Pa_t
+    order = rng.permutation(parents)
+    carried = [(pop.members[int(i)].slots, Origin("parent", parents=(int(i),))) for i in parents]
+    offspring = _crossovers(pop, order, rng)
+    sources = offspring
+    if not offspring:  # one member cannot cross over: mutate it directly (ours)
+        i = int(parents[0])
+        sources = [(pop.members[i].slots, Origin("crossover", parents=(i,)))]
+    mutated = _mutations(run, sources, rng)
+    selected = {int(i) for i in parents}
+    return run.generation(pop.index + 1, carried + offspring + mutated, rng), selected
+
+
+def _stop_reason(pop: Generation, cfg: GaapConfig) -> str | None:
+    """Why the search stops at ``pop`` ("empty", "delta", "max_generations"), or None to go on."""
+    if not pop.members:
+        return "empty"
+    if pop.max_fitness < cfg.delta:
+        return "delta"
+    if pop.index >= cfg.max_generations:
+        return "max_generations"
+    return None
+
+
+def evolve(
+    run: _Run, rng: np.random.Generator, progress: ProgressFn | None = None
+) -> tuple[list[Generation], list[set[int]], str]:
+    """Pop_0, Pop_1, … until T generations or max fitness < δ.
+
+    Returns
+    -------
+    (generations, the parents selected from each but the last, stop reason).
+    """
+    generations = [initial_population(run)]
+    selected: list[set[int]] = []
+    if progress is not None:
+        progress(0, run.cfg.max_generations)
+    while (reason := _stop_reason(generations[-1], run.cfg)) is None:
+        nxt, parents = next_generation(run, generations[-1], rng)
+        generations.append(nxt)
+        selected.append(parents)
+        if progress is not None:
+            progress(nxt.index, run.cfg.max_generations)
+    return generations, selected, reason
 
 
 def gaap(
@@ -551,148 +439,23 @@ def gaap(
     >>> len(res.perturbations)  # doctest: +SKIP
     9
     """
-    cfg = config or GaapConfig()
-    overrides = {
-        k: v
-        for k, v in dict(
-            n=n, delta=delta, ratio=ratio, max_generations=max_generations, tau=tau
-        ).items()
-        if v is not None
-    }
-    if overrides:
-        cfg = dataclasses.replace(cfg, **overrides)
+    overrides = dict(n=n, delta=delta, ratio=ratio, max_generations=max_generations, tau=tau)
+    cfg = dataclasses.replace(
+        config or GaapConfig(), **{k: v for k, v in overrides.items() if v is not None}
+    )
     if not isinstance(question, str) or not question.strip():
         raise ValueError("GAAP needs a non-empty question")
     from ..embedders import get_embedder
 
     started = time.perf_counter()
     emb = get_embedder(embedder)
-    stats = getattr(emb, "stats", None)
-    req0, enc0 = (stats.requested, stats.encoded) if stats is not None else (0, 0)
+    before = _embedding_counts(emb)
     rng = np.random.default_rng(seed)
     run = _Run(question, cfg, emb)
-
-    keys = key_tokens(question, cfg.ratio, embedder=get_embedder("minilm"))
-    key_pos = {k.position for k in keys}
-
-    # Pop_0: every single-key-token substitution, deletion included
-    initial: list[tuple[tuple[str, ...], Origin]] = []
-    for k in keys:
-        for s in run.sub(k.position, k.token):
-            origin = Origin(
-                "initial",
-                position=k.position,
-                word=k.token,
-                replacement=s.text,
-                relation=s.relation,
-            )
-            initial.append((replace(run.words, k.position, s.text), origin))
-    kept, dups, orig = _collect(run, initial)
-    fit = run.fitness([t for t, _, _ in kept])
-    members = [Member(t, s, float(f), o) for (t, s, o), f in zip(kept, fit)]
-    generations: list[Generation] = [Generation(0, tuple(members), dups, orig, 0)]
-    selected_per_gen: list[set[int]] = []
-    if progress is not None:
-        progress(0, cfg.max_generations)
-
-    stop_reason = "max_generations"
-    while True:
-        pop = generations[-1]
-        t = pop.index
-        if not pop.members:
-            stop_reason = "empty"
-            break
-        if pop.max_fitness < cfg.delta:
-            stop_reason = "delta"
-            break
-        if t >= cfg.max_generations:
-            stop_reason = "max_generations"
-            break
-        fitness = np.array([m.fitness for m in pop.members])
-        parents = roulette(fitness, cfg.n_parents, rng)  # Pa_t
-        selected_per_gen.append({int(i) for i in parents})
-        order = rng.permutation(parents)
-        cand: list[tuple[tuple[str, ...], Origin]] = [
-            (pop.members[int(i)].slots, Origin("parent", parents=(int(i),))) for i in parents
-        ]
-        offspring: list[tuple[tuple[str, ...], Origin]] = []
-        for ia, ib in zip(order[0::2], order[1::2]):
-            a, b = pop.members[int(ia)].slots, pop.members[int(ib)].slots
-            p = min(len(a), len(b))
-            if p >= 2:
-                h = int(rng.integers(1, p))  # uniform on {1, …, p − 1}
-                c1, c2 = crossover(a, b, h)
-            else:  # a one-word question cannot be cut; children are copies
-                h, c1, c2 = None, tuple(a), tuple(b)
-            offspring.append((c1, Origin("crossover", parents=(int(ia), int(ib)), point=h)))
-            offspring.append((c2, Origin("crossover", parents=(int(ib), int(ia)), point=h)))
-        if not offspring:  # one member cannot cross over: mutate it directly (ours)
-            i = int(parents[0])
-            sources = [(pop.members[i].slots, Origin("crossover", parents=(i,)))]
-        else:
-            sources = offspring
-        mutated: list[tuple[tuple[str, ...], Origin]] = []
-        for slots, o in sources:
-            m = mutate(slots, run.mutable(slots, key_pos), run.sub, rng)
-            if m is None:
-                continue
-            new, pos, s = m
-            mo = dataclasses.replace(
-                o,
-                op="mutation",
-                position=pos,
-                word=slots[pos],
-                replacement=s.text,
-                relation=s.relation,
-            )
-            mutated.append((new, mo))
-        kept, dups, orig = _collect(run, cand + offspring + mutated)  # Pa ∪ Off ∪ Mu
-        capped = 0
-        if len(kept) > cfg.max_population:
-            keep = np.sort(rng.choice(len(kept), size=cfg.max_population, replace=False))
-            capped = len(kept) - cfg.max_population
-            kept = [kept[int(i)] for i in keep]
-        fit = run.fitness([tx for tx, _, _ in kept])
-        members = [Member(tx, s, float(f), o) for (tx, s, o), f in zip(kept, fit)]
-        generations.append(Generation(t + 1, tuple(members), dups, orig, capped))
-        if progress is not None:
-            progress(t + 1, cfg.max_generations)
-
-    picks = _sample_per(generations, cfg, rng, question)
-    chosen = {(p.generation, p.member) for p in picks}
-    final: list[Generation] = []
-    for g in generations:
-        sel = selected_per_gen[g.index] if g.index < len(selected_per_gen) else set()
-        final.append(
-            dataclasses.replace(
-                g,
-                sampled=g.index % cfg.tau == 0,
-                members=tuple(
-                    dataclasses.replace(
-                        m, selected=i in sel, in_perturbations=(g.index, i) in chosen
-                    )
-                    for i, m in enumerate(g.members)
-                ),
-            )
-        )
-    sub_entries = sorted(
-        run.subs.items(), key=lambda kv: (kv[0][0] not in key_pos, kv[0][0], kv[0][1])
-    )
-    req1, enc1 = (stats.requested, stats.encoded) if stats is not None else (0, 0)
-    trace = GaapTrace(
-        question=question,
-        words=run.words,
-        key_tokens=keys,
-        sub_sets=tuple(SubEntry(pos, s) for (pos, _), s in sub_entries),
-        generations=tuple(final),
-        perturbations=tuple(picks),
-        stop_reason=stop_reason,
-        config=cfg,
-        seed=seed,
-        embedder=getattr(emb, "identity", getattr(emb, "name", type(emb).__name__)),
-        embedding_requested=req1 - req0,
-        embedding_encoded=enc1 - enc0,
-    )
+    generations, selected, stop_reason = evolve(run, rng, progress)
+    picks = sample_perturbations(generations, cfg, rng, question)
+    marked = _marked(generations, selected, picks, cfg.tau)
+    trace = _trace(run, marked, picks, stop_reason, seed, before)
     return GaapResult(
         perturbations=[p.text for p in picks],
         trace=trace,
@@ -700,7 +463,62 @@ def gaap(
     )
 
 
-def _sample_per(
+def _embedding_counts(emb: Any) -> tuple[int, int]:
+    """(texts requested, texts encoded) so far by the embedder's cache, (0, 0) without stats."""
+    stats = getattr(emb, "stats", None)
+    return (stats.requested, stats.encoded) if stats is not None else (0, 0)
+
+
+def _marked(
+    generations: list[Generation],
+    selected: list[set[int]],
+    picks: list[PerturbationPick],
+    tau: int,
+) -> list[Generation]:
+    """The generations with ``sampled``, ``selected`` and ``in_perturbations`` filled in."""
+    chosen = {(p.generation, p.member) for p in picks}
+    out: list[Generation] = []
+    for g in generations:
+        sel = selected[g.index] if g.index < len(selected) else set()
+        members = tuple(
+            dataclasses.replace(m, selected=i in sel, in_perturbations=(g.index, i) in chosen)
+            for i, m in enumerate(g.members)
+        )
+        out.append(dataclasses.replace(g, sampled=g.index % tau == 0, members=members))
+    return out
+
+
+def _trace(
+    run: _Run,
+    generations: list[Generation],
+    picks: list[PerturbationPick],
+    stop_reason: str,
+    seed: int | None,
+    before: tuple[int, int],
+) -> GaapTrace:
+    """The run's :class:`GaapTrace`; SUB sets of key tokens first, then of mutated words."""
+    sub_entries = sorted(
+        run.subs.items(), key=lambda kv: (kv[0][0] not in run.key_pos, kv[0][0], kv[0][1])
+    )
+    after = _embedding_counts(run.emb)
+    emb = run.emb
+    return GaapTrace(
+        question=run.question,
+        words=run.words,
+        key_tokens=run.keys,
+        sub_sets=tuple(SubEntry(pos, s) for (pos, _), s in sub_entries),
+        generations=tuple(generations),
+        perturbations=tuple(picks),
+        stop_reason=stop_reason,
+        config=run.cfg,
+        seed=seed,
+        embedder=getattr(emb, "identity", getattr(emb, "name", type(emb).__name__)),
+        embedding_requested=after[0] - before[0],
+        embedding_encoded=after[1] - before[1],
+    )
+
+
+def sample_perturbations(
     generations: Sequence[Generation], cfg: GaapConfig, rng: np.random.Generator, question: str
 ) -> list[PerturbationPick]:
     """Per(S_x0) = ∪_q Uniform(Pop_{qτ}), exactly n picks (paper, Eq. perdef).

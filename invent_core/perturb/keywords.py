@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..serialize import JsonDataclass
+
 #: A word token: letters/digits, optionally joined by inner apostrophes or hyphens.
 WORD_PATTERN = r"\w+(?:['’-]\w+)*"
 _WORD = re.compile(WORD_PATTERN)
@@ -55,6 +57,7 @@ class Template:
 
     @classmethod
     def parse(cls, text: str) -> Template:
+        """Split ``text`` into word slots and the text between them."""
         words: list[str] = []
         gaps: list[str] = []
         end = 0
@@ -92,23 +95,16 @@ class Template:
 
 
 @dataclass(frozen=True)
-class KeyToken:
+class KeyToken(JsonDataclass):
     """One key token: its position among the word tokens, its text, its KeyBERT score."""
 
     position: int
     token: str
     score: float
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"position": self.position, "token": self.token, "score": self.score}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> KeyToken:
-        return cls(position=int(d["position"]), token=d["token"], score=float(d["score"]))
-
 
 def n_key_tokens(p: int, ratio: float) -> int:
-    """q = int(r · p), at least 1 (paper, Appendix "Key words selection")."""
+    """The number of key tokens, q = int(r · p), at least 1 (paper, Appendix "Key words selection")."""
     return max(1, int(ratio * p))
 
 

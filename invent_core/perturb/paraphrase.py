@@ -188,58 +188,37 @@ def paraphrase(
 
     Parameters
     ----------
-    question
-        The sentence to paraphrase.
-    llm
-        An LLM object or spec (``None``: the local default).
-    n
-        Paraphrases wanted (paper: 9).
-    temperature
-        ``None``: the paper's 0.7 for ``style="list"``, and
-        ``SINGLE_TEMPERATURE`` (1.0, ours) for ``style="single"``, where the
+    question : the sentence to paraphrase.
+    llm : an LLM object or spec (``None``: the local default).
+    n : paraphrases wanted (paper: 9).
+    temperature : ``None``: the paper's 0.7 for ``style="list"``,
+        :data:`SINGLE_TEMPERATURE` (1.0, ours) for ``"single"``, where the
         variety the paper gets within one list has to come from sampling.
-    seed
-        Seed of the first request; request k uses the k-th replication seed.
-        Also seeds the sampling/duplication rng unless ``rng`` is given.
-    max_tokens
-        Token budget of one reply.
-    max_requests
-        When a reply yields fewer than ``n`` distinct paraphrases, ask again
-        (with another seed) up to this many requests in all, then pad.
-    frequency_penalty
-        Default 0.5, not in the paper: the small packaged models otherwise
-        repeat one line (often the original) until ``max_tokens``. Pass 0.0
-        for the paper's plain request.
-    rng
-        Generator for sampling / duplicating to exactly ``n``.
-    system
-        System message sent before the paper's prompt (default
-        ``prompts.PARAPHRASE_SYSTEM``, not in the paper; ``None`` sends the
-        paper's prompt alone).
-    stream
-        When the backend can (``complete_until``), stream the reply and stop
-        once ``n`` distinct paraphrases are in or the model loops
+    seed : seed of the first request (request k uses the k-th replication
+        seed); also seeds the sampling/duplication rng unless ``rng`` is given.
+    max_tokens : token budget of one reply (list style).
+    max_requests : when a reply yields fewer than ``n`` distinct paraphrases,
+        ask again (another seed) up to this many requests (rounds for
+        ``"single"``), then pad.
+    frequency_penalty : 0.5, not in the paper (small models otherwise repeat one line).
+    rng : generator for sampling / duplicating to exactly ``n``.
+    stream : when the backend streams (:class:`~invent_core.llm.base.StreamingLLM`),
+        stop a reply once ``n`` distinct paraphrases are in or the model loops
         (:func:`enough_or_looping`), saving the rest of ``max_tokens``.
-    style
-        ``"list"``: the paper's one request for ``n`` paraphrases.
-        ``"single"``: one paraphrase per request (``prompts.paraphrase_one_messages``,
-        with two worked examples), ``n + 1`` requests (then more for repeats) with distinct
-        seeds, sent concurrently. ``"auto"`` (default): ``"single"`` for the
-        packaged local models, ``"list"`` for servers. Why we depart from the
-        paper here: asked for a list, the packaged 0.5B model mostly echoes
-        the question, answers it or switches language, and takes 10–30 s;
-        one at a time it rewords reliably in about 5 s for nine.
+    system : system message before the paper's prompt (``None``: none; not in the paper).
+    style : ``"list"``: the paper's one request for ``n`` paraphrases;
+        ``"single"``: one per request (``prompts.paraphrase_one_messages``),
+        ``n + 1`` concurrent requests, then more for repeats; ``"auto"``:
+        ``"single"`` for backends declaring ``prefers_single_paraphrase``
+        (the packaged local models), else ``"list"``.
 
     Returns
     -------
-    Exactly ``n`` strings, none equal to ``question``.
-
-    Raises
-    ------
-    LLMError
-        If no request gave a usable paraphrase.
+    Exactly ``n`` strings, none equal to ``question``; :class:`LLMError` if
+    no request gave a usable paraphrase.
     """
-    from ..llm import Request, get_llm, user
+    from ..llm import get_llm
+    from ..llm.base import prefers_single_paraphrase
 
     if not question or not question.strip():
         raise ValueError("question is empty: nothing to paraphrase")
@@ -250,38 +229,74 @@ def paraphrase(
     model = get_llm("local") if llm is None else get_llm(llm)
     rng = rng if rng is not None else np.random.default_rng(seed)
     if style == "auto":
-        from ..llm.local import LocalLLM
-
-        style = "single" if isinstance(model, LocalLLM) else "list"
+        style = "single" if prefers_single_paraphrase(model) else "list"
     if style == "single":
+        t = SINGLE_TEMPERATURE if temperature is None else temperature
         return _paraphrase_single(
-            question,
-            model,
-            n=n,
-            temperature=SINGLE_TEMPERATURE if temperature is None else temperature,
-            seed=seed,
-            max_requests=max_requests,
-            rng=rng,
+            question, model, n=n, temperature=t, seed=seed, max_requests=max_requests, rng=rng
         )
     if style != "list":
         raise ValueError(f"unknown paraphrase style {style!r}: use 'auto', 'list' or 'single'")
-    if temperature is None:
-        temperature = PARAPHRASE_TEMPERATURE
-    prompt = paraphrase_prompt(question, n)
+    request = _list_request(
+        question,
+        n=n,
+        temperature=PARAPHRASE_TEMPERATURE if temperature is None else temperature,
+        seed=seed,
+        max_tokens=max_tokens,
+        frequency_penalty=frequency_penalty,
+        system=system,
+    )
+    return _paraphrase_list(
+        question, model, request, n=n, max_requests=max_requests, stream=stream, rng=rng
+    )
+
+
+def _list_request(
+    question: str,
+    *,
+    n: int,
+    temperature: float,
+    seed: int,
+    max_tokens: int,
+    frequency_penalty: float,
+    system: str | None,
+) -> Any:
+    """The paper's list request (replication 0); re-asks change only ``replication``."""
+    from ..llm import Request, user
+
+    messages = ([{"role": "system", "content": system}] if system else []) + user(
+        paraphrase_prompt(question, n)
+    )
+    return Request(
+        messages=messages,
+        temperature=temperature,
+        seed=seed,
+        max_tokens=max_tokens,
+        frequency_penalty=frequency_penalty,
+    )
+
+
+def _paraphrase_list(
+    question: str,
+    model: Any,
+    request: Any,
+    *,
+    n: int,
+    max_requests: int,
+    stream: bool,
+    rng: np.random.Generator,
+) -> list[str]:
+    """The paper's style: ask for a list, again (new seed) until ``n`` distinct, then pad."""
+    from dataclasses import replace
+
+    from ..llm.base import StreamingLLM
+
     found: list[str] = []
     seen: set[str] = set()
     replies: list[str] = []
     for k in range(max_requests):
-        messages = ([{"role": "system", "content": system}] if system else []) + user(prompt)
-        req = Request(
-            messages=messages,
-            temperature=temperature,
-            seed=seed,
-            max_tokens=max_tokens,
-            replication=k,
-            frequency_penalty=frequency_penalty,
-        )
-        if stream and hasattr(model, "complete_until"):
+        req = replace(request, replication=k)
+        if stream and isinstance(model, StreamingLLM):
             reply = model.complete_until(
                 req,
                 lambda text: enough_or_looping(text, question, n),

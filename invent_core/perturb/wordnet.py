@@ -50,6 +50,7 @@ from typing import Any, Literal, TypeVar
 
 from .. import _env
 from ..errors import ModelFileError
+from ..serialize import JsonDataclass
 
 Relation = Literal["synonym", "hypernym", "hyponym", "deletion"]
 T = TypeVar("T")
@@ -82,22 +83,15 @@ def _serialised(fn: Callable[..., T]) -> Callable[..., T]:
 
 
 @dataclass(frozen=True)
-class Substitution:
+class Substitution(JsonDataclass):
     """One element of SUB(t): the replacement text ("" for deletion) and how it relates to t."""
 
     text: str
     relation: Relation
 
-    def to_dict(self) -> dict[str, str]:
-        return {"text": self.text, "relation": self.relation}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Substitution:
-        return cls(text=d["text"], relation=d["relation"])
-
 
 @dataclass(frozen=True)
-class SubstitutionSet:
+class SubstitutionSet(JsonDataclass):
     """WordNet neighbours of one token in context.
 
     Attributes
@@ -114,23 +108,6 @@ class SubstitutionSet:
     pos: str | None
     lemma: str | None
     options: tuple[Substitution, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "token": self.token,
-            "pos": self.pos,
-            "lemma": self.lemma,
-            "options": [o.to_dict() for o in self.options],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> SubstitutionSet:
-        return cls(
-            token=d["token"],
-            pos=d["pos"],
-            lemma=d["lemma"],
-            options=tuple(Substitution.from_dict(o) for o in d["options"]),
-        )
 
 
 def source_folder() -> Path:
@@ -190,7 +167,7 @@ def _copy_once() -> Path:
 
 
 def load_wordnet() -> Any:
-    """nltk's WordNet reader over the packaged WordNet 3.0, set up once per process.
+    """The nltk WordNet reader over the packaged WordNet 3.0, set up once per process.
 
     Thread-safe. The first call copies the data (≈ 35 MB, once per cache
     folder) and loads the index (a few seconds); later calls are free.
@@ -355,7 +332,9 @@ def substitution_set(
                 add(syn.lemma_names(), "synonym")
             else:
                 related = syn.hypernyms() if relation == "hypernym" else syn.hyponyms()
-                for rel in related:
+                # nltk keeps pointers in a set of (pos, offset): its order changes with
+                # PYTHONHASHSEED, so sort into WordNet's file order for reproducible runs
+                for rel in sorted(related, key=lambda s: (s.pos(), s.offset())):
                     add(rel.lemma_names(), relation)  # type: ignore[arg-type]
     return SubstitutionSet(token=word, pos=pos, lemma=lemma, options=tuple(options))
 
