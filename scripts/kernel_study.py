@@ -130,6 +130,7 @@ def rescore(
     """
     from invent_core.embedders import get_embedder
     from invent_core.random_walk import affinity_from_cosine, cosine_similarity
+    from invent_core.config import ScoreConfig
     from invent_core.scoring import bootstrap_measures
 
     emb = get_embedder(embedder)
@@ -141,7 +142,8 @@ def rescore(
         for spec, (kind, tau) in parsed.items():
             a = affinity_from_cosine(cos, kind=kind, tau=tau)
             rng = np.random.default_rng(seed)  # the same resamples for every kernel
-            values = bootstrap_measures(a[:m, :m], a[m:, m:], r, n_bootstrap=n_bootstrap, rng=rng)
+            cfg = ScoreConfig(n_bootstrap=n_bootstrap)
+            values = bootstrap_measures(a[:m, :m], a[m:, m:], r, cfg, rng=rng)
             out[spec][i] = float(np.mean(values["inv_entropy"]))
     return out
 

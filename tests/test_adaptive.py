@@ -12,7 +12,7 @@ from invent_core.adaptive import (
     simulate_on_run,
     stop_reason,
 )
-from invent_core.config import AdaptiveConfig, RunConfig
+from invent_core.config import AdaptiveConfig, RunConfig, ScoreConfig
 from invent_core.random_walk import affinity_from_embeddings
 from invent_core.scoring import bootstrap_measures
 
@@ -56,7 +56,7 @@ def _toy_run(identical: bool, n: int = 9, r: int = 5, seed: int = 0):
 def _bootstrap(r: int):
     def boot(sx, sy):
         rng = np.random.default_rng(0)
-        return bootstrap_measures(sx, sy, r, n_bootstrap=30, rng=rng)["inv_entropy"]
+        return bootstrap_measures(sx, sy, r, ScoreConfig(n_bootstrap=30), rng=rng)["inv_entropy"]
 
     return boot
 
