@@ -201,16 +201,11 @@ class ScoringContext:
     @cached_property
     def score(self):
         """The Inv measures' :class:`~invent_core.scoring.ScoreResult` (computed once)."""
+        from .config import ScoreConfig
         from .scoring import score_responses
 
-        return score_responses(
-            self.questions,
-            self.responses,
-            embedder=self.similarity,
-            n_bootstrap=self.n_bootstrap,
-            seed=self.seed,
-            **self.score_options,
-        )
+        config = ScoreConfig(n_bootstrap=self.n_bootstrap, seed=self.seed, **self.score_options)
+        return score_responses(self.questions, self.responses, config, embedder=self.similarity)
 
     @cached_property
     def original_affinity(self) -> np.ndarray:
