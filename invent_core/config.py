@@ -279,6 +279,10 @@ class RunConfig:
         return _replace_flat(cls(), flat)
 
 
+#: The temperatures of the paper's TSU table (Table "tsu_horizontal"): a sweep's default.
+TSU_TEMPERATURES: tuple[float, ...] = (0.3, 0.7, 1.0, 1.4)
+
+
 def check_temperatures(values: Any) -> list[float]:
     """Check the temperatures of a TSU sweep: at least two, increasing, each a valid one.
 

@@ -28,6 +28,9 @@ from .config import RunConfig, ScoreConfig, check_temperatures, flat_values, ite
 from .errors import InventError
 from .progress import ProgressCallback, ProgressReporter
 
+#: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
+JUDGES: tuple[str, ...] = ("match", "llm")
+
 
 @dataclass(frozen=True)
 class ExperimentConfig:
@@ -44,15 +47,15 @@ class ExperimentConfig:
     limit: int | None = None
     sample_seed: int | None = None  # shuffle before --limit (None: file order)
     methods: tuple[str, ...] = ("all",)
-    judge: str = "match"  # "match" (rules per dataset) or "llm" (paper's judge prompt)
+    judge: str = "match"  # one of JUDGES
     n_boot_metrics: int = 40  # paper, Appendix "Calculation of Mean and Variance"
 
     def __post_init__(self) -> None:
         """Check the question source and the judge; store ``methods`` as a tuple."""
         if (self.dataset is None) == (self.data is None):
             raise ValueError("give exactly one of a dataset name (--dataset) or a file (--data)")
-        if self.judge not in ("match", "llm"):
-            raise ValueError(f"unknown judge {self.judge!r}: use 'match' or 'llm'")
+        if self.judge not in JUDGES:
+            raise ValueError(f"unknown judge {self.judge!r}: use one of {', '.join(JUDGES)}")
         object.__setattr__(self, "methods", tuple(self.methods))
 
     def run_key(self, temperature: float | None = None) -> dict[str, Any]:

@@ -37,20 +37,6 @@ OTHER_COLOUR = "#1f77b4"
 _MARGIN = dict(l=10, r=10, t=50, b=10)
 
 
-def array_from_spec(value: Any) -> np.ndarray:
-    """An array read back from a figure's JSON (plotly writes numpy arrays as
-    ``{"dtype", "bdata", "shape"}``, base64; plain lists stay lists)."""
-    import base64
-
-    if isinstance(value, dict) and "bdata" in value:
-        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if shape:
-            arr = arr.reshape([int(s) for s in str(shape).split(",")])
-        return arr
-    return np.asarray(value)
-
-
 def wrap_text(text: str, width: int = 60, max_lines: int = 4) -> str:
     """Hover-friendly text: wrapped with ``<br>``, at most ``max_lines`` lines."""
     lines = textwrap.wrap(" ".join(str(text).split()), width=width) or [""]
@@ -396,28 +382,6 @@ def measures_grid_figure(
 # ---------------------------------------------------------------------------
 # Perturbations and embedders
 # ---------------------------------------------------------------------------
-
-
-def affinity_bar_figure(
-    affinity: Sequence[float], texts: Sequence[str], *, title: str
-) -> go.Figure:
-    """One bar per perturbation: its affinity a(x0, x_i) to the original question."""
-    a = np.asarray(affinity, dtype=np.float64)
-    labels = state_labels(len(a))
-    fig = go.Figure(
-        go.Bar(
-            x=labels,
-            y=a,
-            marker_color=[ORIGINAL_COLOUR if i == 0 else OTHER_COLOUR for i in range(len(a))],
-            customdata=[wrap_text(t) for t in texts],
-            hovertemplate="<b>%{x}</b>: %{customdata}<br>a = %{y:.4f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title=dict(text=title), yaxis_title="affinity to x0", height=300, margin=_MARGIN
-    )
-    fig.update_yaxes(range=[min(0.0, float(a.min())), 1.0])
-    return fig
 
 
 def grouped_bar_figure(

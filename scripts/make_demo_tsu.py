@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--dataset", default="triviaqa")
     parser.add_argument("--limit", type=int, default=4)
-    parser.add_argument("--temperatures", default="0.3,0.7,1.0,1.4")
+    parser.add_argument("--temperatures", default=None, help="default: the paper's")
     parser.add_argument("--perturber", choices=("gaap", "paraphrase"), default="gaap")
     parser.add_argument("-n", "--n-perturbations", type=int, default=4)
     parser.add_argument("-r", "--n-replications", type=int, default=3)
@@ -37,12 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_tsu.json")
     args = parser.parse_args(argv)
 
-    from invent_core.config import RunConfig
+    from invent_core.config import TSU_TEMPERATURES, RunConfig
     from invent_core.experiment import ExperimentConfig, tsu
     from invent_core.llm import get_llm
     from invent_ui.experiments import parse_temperatures, tsu_payload
 
-    temps = parse_temperatures(args.temperatures)
+    temps = parse_temperatures(args.temperatures or ",".join(map(str, TSU_TEMPERATURES)))
     run = RunConfig(
         perturber=args.perturber,
         n_perturbations=args.n_perturbations,

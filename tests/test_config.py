@@ -65,6 +65,12 @@ def test_every_score_option_is_an_option_of_score():
     assert not any(o.long_flag in opts for o in iter_options(RunConfig) if o.path[0] != "score")
 
 
+def test_judge_choices_are_the_experiments():
+    from invent_core.experiment import JUDGES
+
+    assert tuple(options_of(subparsers()["evaluate"])["--judge"].choices) == JUDGES
+
+
 def test_perturber_choices_are_the_registry():
     for command in RUN_COMMANDS:
         assert tuple(options_of(subparsers()[command])["--perturber"].choices) == (

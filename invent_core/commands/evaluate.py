@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--judge",
-        choices=["match", "llm"],
+        choices=("match", "llm"),  # experiment.JUDGES (checked by tests/test_config.py)
         default="match",
         help="correctness by rules per dataset (default) or the paper's LLM judge prompt",
     )

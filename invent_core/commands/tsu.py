@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
+from ..config import TSU_TEMPERATURES
 from ._common import ProgressLine, add_config_args, add_llm_args, llm_from_args
 from .evaluate import experiment_config_from_args
 
@@ -24,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--temperatures",
         type=float,
         nargs="+",
-        default=[0.3, 0.7, 1.0, 1.4],
-        help="strictly increasing (paper: 0.3 0.7 1.0 1.4)",
+        default=list(TSU_TEMPERATURES),
+        help="strictly increasing (default: the paper's %(default)s)",
     )
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--sample-seed", type=int, default=None)
