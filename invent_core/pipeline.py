@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -230,18 +231,15 @@ def run_question(
     question
         The question x₀.
     config
-        Every option: perturber, n, r, temperature, the answer budget, the
-        scoring, paraphrase and GAAP options (default: the paper's; see
-        :class:`~invent_core.config.RunConfig`). ``config.seed`` seeds the
-        perturbation, the answer replications (request seeds) and the bootstrap.
+        Every option (default: the paper's; :class:`~invent_core.config.RunConfig`).
+        ``config.seed`` seeds the perturbation, the answers and the bootstrap.
     llm
         ``None`` (the local packaged model), a spec string for
         :func:`invent_core.llm.get_llm` or an LLM object.
     task, choices
         Answer prompt: ``"qa"``, ``"mmlu"`` (needs ``choices``) or ``"gsm8k"``.
     progress
-        Called with :class:`~invent_core.progress.Progress` events per stage
-        ("perturb", "generate", "score").
+        Called with :class:`Progress` events ("perturb", "generate", "score").
     embedder
         A loaded Similarity object (or a name) used instead of ``config.embedder``.
 
@@ -267,21 +265,16 @@ def run_question(
     timings: dict[str, float] = {}
     t_start = time.perf_counter()
 
-    t0 = time.perf_counter()
-    perturbed = _perturb(question, config, perturber, model, embedder, report)
-    timings["perturb"] = time.perf_counter() - t0
-
+    with _timed(timings, "perturb"):
+        perturbed = _perturb(question, config, perturber, model, embedder, report)
     questions = [question, *perturbed.perturbations]
     prompts = [answer_prompt(q, task, choices_list) for q in questions]
-    t0 = time.perf_counter()
-    raw, usage = _answer(model, prompts, config, report)
-    timings["generate"] = time.perf_counter() - t0
+    with _timed(timings, "generate"):
+        raw, usage = _answer(model, prompts, config, report)
     cleaned = [[clean_response(t, q) for t in reps] for q, reps in zip(questions, raw, strict=True)]
-
     report("score", 0, 1)
-    t0 = time.perf_counter()
-    score = score_responses(questions, cleaned, config.score, embedder=embedder)
-    timings["score"] = time.perf_counter() - t0
+    with _timed(timings, "score"):
+        score = score_responses(questions, cleaned, config.score, embedder=embedder)
     report("score", 1, 1)
     timings["total"] = time.perf_counter() - t_start
     return RunArtifact(
@@ -300,6 +293,14 @@ def run_question(
         usage=usage,
         gaap_trace=perturbed.trace,
     )
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    """Record the seconds the block takes as ``timings[stage]``."""
+    t0 = time.perf_counter()
+    yield
+    timings[stage] = time.perf_counter() - t0
 
 
 def _checked_question(

@@ -40,8 +40,7 @@ class Measures:
     max_py_x: float
 
     def __getattr__(self, item: str):
-        """Read ``p_x``, ``p_y``, ``p_x_given_y`` … from the walk."""
-        # p_x, p_y, p_y_marginal, … are read straight from the walk.
+        """Read ``p_x``, ``p_y``, ``p_y_marginal`` … straight from the walk."""
         if item.startswith("p_"):
             return getattr(self.walk, item)
         raise AttributeError(item)

@@ -135,7 +135,7 @@ def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
 
 
 def _main_widgets(sb: Any, canon: dict[str, Any]) -> None:
-    """ψ, n, r, B, seed and temperature, with the help text of their config fields."""
+    """ψ, n, r, B, seed and temperature (the paper's symbols are their labels)."""
     from invent_core.embedders import available_embedders
 
     helps = {opt.name: opt.help for opt in iter_options(RunConfig)}
@@ -158,7 +158,7 @@ def _main_widgets(sb: Any, canon: dict[str, Any]) -> None:
     ):
         low = 0 if name == "seed" else 1
         key = _seed(name, canon[name])
-        canon[name] = int(col.number_input(label, low, high, step=step, key=key, help=helps[name]))
+        canon[name] = int(col.number_input(label, low, high, step=step, key=key))
     canon["temperature"] = float(
         sb.slider(
             "temperature",

@@ -125,9 +125,8 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
         return config_from_flat(cls, given, base)
     except ValueError as err:
         msg = str(err)
-        for opt in iter_options(
-            cls
-        ):  # "ParaphraseConfig.temperature must …" → "--paraphrase-temperature must …"
+        # "ParaphraseConfig.temperature must …" → "--paraphrase-temperature must …"
+        for opt in iter_options(cls):
             owner = f"{_owner(cls, opt.path).__name__}.{opt.path[-1]} "
             if msg.startswith(owner):
                 msg = f"{opt.long_flag} {msg[len(owner) :]}"
@@ -136,7 +135,7 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
 
 
 def _owner(cls: type, path: tuple[str, ...]) -> type:
-    """Return the config class that declares the field at ``path`` (``("gaap", "delta")`` → GaapConfig)."""
+    """Return the config class declaring the field at ``path`` (``("gaap", "delta")`` → GaapConfig)."""
     import typing
 
     for name in path[:-1]:
