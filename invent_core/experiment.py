@@ -122,11 +122,10 @@ def get_run(
     temperature: float | None = None,
     progress: ProgressCallback | None = None,
 ):
-    """Return the run of one example: loaded when saved with the same generation options.
+    """Return the run of one example: the saved one when it has the same generation options.
 
-    Otherwise it is generated (and saved).
-
-    A saved run whose scoring options differ is rescored (no LLM call).
+    A saved run whose scoring options differ is rescored (no LLM call); else
+    the run is generated and saved under ``runs_dir``.
     """
     from .pipeline import RunArtifact, run_question
 
@@ -135,7 +134,7 @@ def get_run(
     if path.is_file():
         run = RunArtifact.load(path)
         same_question = run.question == example.question.strip()
-        if same_question and generation_key(run.config) == generation_key(config):
+        if same_question and generation_key(run.config) == cfg.run_key(config.temperature):
             return run if run.config.score == config.score else run.rescore(config.score)
     run = run_question(
         example.question,

@@ -287,3 +287,39 @@ def test_invalid_choice_is_an_argparse_error(command, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "--affinity" in err and "invalid choice: 'bogus'" in err and "Traceback" not in err
+
+
+def _no_llm():
+    """An LLM that must not be started (a saved run is reused)."""
+    from invent_core.llm import LazyLLM
+
+    def never():
+        raise AssertionError("the LLM was asked")
+
+    return LazyLLM(never)
+
+
+@pytest.mark.slow
+def test_saved_run_is_rescored_with_new_scoring_options_and_regenerated_otherwise(minilm, tmp_path):
+    from invent_core.datasets import Example
+    from invent_core.experiment import _run_path, get_run
+    from invent_core.scoring import score_responses
+
+    cfg = ExperimentConfig(run=_off_default(), dataset="triviaqa")
+    saved = _artifact(cfg.run)
+    saved.score = score_responses(saved.questions, saved.responses, cfg.run.score, embedder=minilm)
+    ex = Example(id="q1", question=saved.question, answers=("Paris",), task="qa")
+    saved.save(_run_path(tmp_path, ex, cfg.run.temperature))
+
+    same = get_run(ex, cfg, tmp_path, _no_llm())
+    assert same.config == cfg.run and same.score.measures == saved.score.measures
+    # only scoring options differ (affinity included): rescored, no LLM
+    other = dataclasses.replace(cfg, run=cfg.run.replace(affinity="shifted_cosine", n_bootstrap=4))
+    rescored = get_run(ex, other, tmp_path, _no_llm())
+    assert rescored.config.score == other.run.score
+    assert rescored.score.values["inv_entropy"].shape == (4,)
+    assert rescored.responses == saved.responses
+    # a generation option differs: the run is made again (here: the LLM is asked)
+    regen = dataclasses.replace(cfg, run=cfg.run.replace(answer_max_tokens=21))
+    with pytest.raises(AssertionError, match="the LLM was asked"):
+        get_run(ex, regen, tmp_path, _no_llm())
