@@ -10,7 +10,6 @@ from __future__ import annotations
 import streamlit as st
 
 from invent_ui import views
-from invent_ui.feedback import guarded, missing
 from invent_ui.resources import demo_run
 from invent_ui.sidebar import page_setup
 
@@ -70,14 +69,7 @@ for k, (path, label, text) in enumerate(pages):
         st.caption(text)
 
 st.subheader("A shipped demo run")
-if missing("invent_core.pipeline", feature="The demo run"):
-    st.stop()
-run = guarded("Loading the demo run", demo_run)
-if run is None:
-    st.info(
-        "No demo run shipped yet: `python scripts/make_demo_run.py` makes assets/demo_run.json."
-    )
-    st.stop()
+run = demo_run()
 st.markdown(f"**Question:** {run.question}")
 st.markdown(f"**Answers to the original question:** {' · '.join(run.responses[0])}")
 st.caption(views.run_caption(run))

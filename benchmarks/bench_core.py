@@ -19,9 +19,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from invent_core.config import ScoreConfig  # noqa: E402
 from invent_core.measures import inv_entropy, max_py_x, ni_entropy, wd_px_py  # noqa: E402
 from invent_core.random_walk import affinity_from_embeddings, transition_matrix  # noqa: E402
-from invent_core.scoring import ScoreOptions, bootstrap_indices, score_from_similarity  # noqa: E402
+from invent_core.scoring import bootstrap_indices, score_from_similarity  # noqa: E402
 
 N, R, B = 9, 5, 30
 M = N + 1
@@ -54,12 +55,12 @@ def main() -> None:
     emb_y = rng.normal(size=(M * R, 384))
     qs = [f"q{i}" for i in range(M)]
     rs = [[f"a{i}{k}" for k in range(R)] for i in range(M)]
-    opts = ScoreOptions(n_bootstrap=B)
+    opts = ScoreConfig(n_bootstrap=B)
 
     def measures_from_embeddings():
         sim_x = affinity_from_embeddings(emb_x)
         sim_y = affinity_from_embeddings(emb_y)
-        return score_from_similarity(qs, rs, sim_x, sim_y, embedder="bench", options=opts)
+        return score_from_similarity(qs, rs, sim_x, sim_y, embedder="bench", config=opts)
 
     best, med = best_of(measures_from_embeddings, 200)
     print(
@@ -71,7 +72,7 @@ def main() -> None:
     idx = bootstrap_indices(M, R, B, np.random.default_rng(1))
     loop_best, _ = best_of(lambda: loop_bootstrap(sim_x, sim_y, idx), 50)
     vec_best, _ = best_of(
-        lambda: score_from_similarity(qs, rs, sim_x, sim_y, embedder="b", options=opts), 200
+        lambda: score_from_similarity(qs, rs, sim_x, sim_y, embedder="b", config=opts), 200
     )
     print(
         f"bootstrap loop {loop_best * 1e3:.2f} ms vs vectorised {vec_best * 1e3:.2f} ms: "
@@ -96,8 +97,8 @@ def main() -> None:
         score_responses(
             questions if trial == 0 else [q + f" #{trial}" for q in questions],
             responses,
+            opts,
             embedder=emb,
-            n_bootstrap=B,
         )
         times.append(time.perf_counter() - t0)
     import torch

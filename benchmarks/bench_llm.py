@@ -32,6 +32,7 @@ def main() -> None:
     )
     args = ap.parse_args()
 
+    from invent_core.config import RunConfig
     from invent_core.embedders import get_embedder
     from invent_core.llm import Request, get_llm, user
     from invent_core.pipeline import run_question
@@ -47,9 +48,8 @@ def main() -> None:
     print(f"server start (incl. verify): {time.perf_counter() - t0:.2f} s")
 
     t0 = time.perf_counter()
-    cold = run_question(
-        args.question, llm=llm, embedder=emb, n_perturbations=args.n, n_replications=args.r
-    )
+    config = RunConfig(n_perturbations=args.n, n_replications=args.r)
+    cold = run_question(args.question, config, llm=llm, embedder=emb)
     t_cold = time.perf_counter() - t0
     gen_tokens = cold.usage["completion_tokens"]
     t = cold.timings
@@ -66,9 +66,7 @@ def main() -> None:
 
     llm2 = get_llm("local", cache=tmp)
     t0 = time.perf_counter()
-    warm = run_question(
-        args.question, llm=llm2, embedder=emb, n_perturbations=args.n, n_replications=args.r
-    )
+    warm = run_question(args.question, config, llm=llm2, embedder=emb)
     t_warm = time.perf_counter() - t0
     assert llm2.completions_made == 0 and warm.usage["cached"] == warm.usage["requests"]
     print(

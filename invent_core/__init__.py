@@ -5,6 +5,7 @@ library. Public names are resolved lazily on first access.
 
 >>> import invent_core
 >>> res = invent_core.score_responses(questions, responses)  # doctest: +SKIP
+>>> cfg = invent_core.RunConfig(n_perturbations=5).replace(affinity="abs_cosine")
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ _LAZY: dict[str, str] = {
     "measures_from_similarity": "invent_core.scoring",
     "score_responses": "invent_core.scoring",
     "ScoreResult": "invent_core.scoring",
-    "ScoreOptions": "invent_core.scoring",
+    "ScoreConfig": "invent_core.config",
+    "RunConfig": "invent_core.config",
     "MEASURE_NAMES": "invent_core.scoring",
     "get_embedder": "invent_core.embedders",
     "available_embedders": "invent_core.embedders",
@@ -32,6 +34,8 @@ _LAZY: dict[str, str] = {
     "run_question": "invent_core.pipeline",
     "RunArtifact": "invent_core.pipeline",
     "gaap": "invent_core.perturb.gaap",
+    "available_perturbers": "invent_core.perturb",
+    "get_perturber": "invent_core.perturb",
     "batch_score": "invent_core.batch",
 }
 

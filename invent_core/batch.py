@@ -374,21 +374,25 @@ class _RowScorer:
                 temperature=self.temperature,
             )
         else:
+            from .config import RunConfig
             from .pipeline import run_question
 
-            run = run_question(
-                row.question,
+            config = RunConfig().replace(
                 perturber=self.perturber,
-                llm=self.llm,
-                embedder=self.embedder,
                 n_perturbations=self.n_perturbations,
                 n_replications=self.n_replications,
                 temperature=self.temperature,
                 n_bootstrap=self.n_bootstrap,
                 seed=self.seed,
+                **self.run_options,
+            )
+            run = run_question(
+                row.question,
+                config,
+                llm=self.llm,
+                embedder=self.embedder,
                 task=row.task,
                 choices=row.choices,
-                **self.run_options,
             )
             ctx = ScoringContext.from_run(run, llm=self.llm)
             record["perturbations"] = json.dumps(list(ctx.questions[1:]), ensure_ascii=False)

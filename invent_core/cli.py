@@ -11,6 +11,7 @@ COMMANDS: tuple[str, ...] = ("score", "batch", "merge", "evaluate", "tsu", "run"
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Build the ``python -m invent_core`` parser with every command's subparser."""
     parser = argparse.ArgumentParser(
         prog="python -m invent_core",
         description="Inv-Entropy uncertainty quantification for LLM answers.",
@@ -23,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; a usage error exits 2 with one line naming the problem."""
     from .errors import InventError
 
     parser = build_parser()

@@ -112,6 +112,15 @@ class ScoreConfig:
         _check_choice(o, "wd_ground", self.wd_ground, WDGround)
         _check_choice(o, "max_variant", self.max_variant, MaxVariant)
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of the options."""
+        return config_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScoreConfig:
+        """Inverse of :meth:`to_dict`; unknown keys are an error naming them."""
+        return _from_dict(cls, data)
+
 
 @dataclass(frozen=True)
 class GaapConfig:
@@ -279,6 +288,13 @@ class AdaptiveConfig:
 Perturber = str  # a name in invent_core.perturb's registry ("paraphrase", "gaap")
 
 
+def _perturber_names() -> tuple[str, ...]:
+    """Return the registered perturbers: the one list the CLI, dashboard and validation read."""
+    from .perturb.base import available_perturbers
+
+    return available_perturbers()
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """One question end to end: perturb → answer (m × r) → clean → score.
@@ -288,7 +304,7 @@ class RunConfig:
     """
 
     perturber: Perturber = _opt(
-        "paraphrase", "how questions are perturbed", choices=("paraphrase", "gaap")
+        "paraphrase", "how questions are perturbed", choices=_perturber_names
     )  # paper Table 1: paraphrasing; §2.5: GAAP
     n_perturbations: int = _opt(9, "n, perturbations per question", flag="-n")  # paper §3
     n_replications: int = _opt(
@@ -305,8 +321,11 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         o = "RunConfig"
-        if not isinstance(self.perturber, str) or not self.perturber:
-            raise ValueError(f"{o}.perturber must be a name, got {self.perturber!r}")
+        if self.perturber not in _perturber_names():
+            known = ", ".join(map(repr, _perturber_names()))
+            raise ValueError(
+                f"{o}.perturber is an unknown perturber {self.perturber!r}: choose one of {known}"
+            )
         _check_int(o, "n_perturbations", self.n_perturbations, low=1)
         _check_int(o, "n_replications", self.n_replications, low=1)
         _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
@@ -347,6 +366,29 @@ class RunConfig:
         """
         flat = {k: v for k, v in settings.items() if k in _flat_names(cls)}
         return _replace_flat(cls(), flat)
+
+
+#: The temperatures of the paper's TSU table (Table "tsu_horizontal"): a sweep's default.
+TSU_TEMPERATURES: tuple[float, ...] = (0.3, 0.7, 1.0, 1.4)
+
+
+def check_temperatures(values: Any) -> list[float]:
+    """Check the temperatures of a TSU sweep: at least two, increasing, each a valid one.
+
+    Raises
+    ------
+    ValueError
+        Saying which rule a value breaks (answer temperatures lie in [0, 2]).
+    """
+    temps = [float(t) for t in values]
+    if len(temps) < 2 or any(b <= a for a, b in zip(temps, temps[1:], strict=False)):
+        raise ValueError(
+            f"temperatures must be at least two strictly increasing values, got {temps}"
+        )
+    for t in temps:
+        if not math.isfinite(t) or not 0.0 <= t <= MAX_TEMPERATURE:
+            raise ValueError(f"temperatures must lie in [0, {MAX_TEMPERATURE:g}], got {t:g}")
+    return temps
 
 
 # -- generic helpers: flattening, JSON, options ---------------------------------
@@ -485,6 +527,7 @@ def _iter_options(cls: type, path: tuple[str, ...], instance: Any) -> Iterator[O
         if not f.metadata.get("cli", True):
             continue
         base, choices, optional = _base_type(tp)
+        choices = f.metadata.get("choices", choices)
         yield OptionSpec(
             name=_flat_name(prefix, f.name),
             path=(*path, f.name),
@@ -492,7 +535,7 @@ def _iter_options(cls: type, path: tuple[str, ...], instance: Any) -> Iterator[O
             default=value,
             help=f.metadata.get("help", ""),
             flag=f.metadata.get("flag"),
-            choices=f.metadata.get("choices", choices),
+            choices=tuple(choices()) if callable(choices) else choices,
             optional=optional,
         )
 

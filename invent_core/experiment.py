@@ -13,63 +13,90 @@ P(True)) keep their answers in the run's ``extras``.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .config import RunConfig, ScoreConfig, check_temperatures, flat_values, iter_options
 from .errors import InventError
+from .progress import ProgressCallback, ProgressReporter
+
+#: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
+JUDGES: tuple[str, ...] = ("match", "llm")
 
 
 @dataclass(frozen=True)
 class ExperimentConfig:
-    """What an experiment runs; defaults follow the paper's "Experimental setting"."""
+    """What an experiment runs: which questions, which methods, and one run config for all.
 
+    ``run`` holds every generation and scoring option (paper defaults, see
+    :class:`~invent_core.config.RunConfig`); ``tsu`` overrides only its
+    temperature.
+    """
+
+    run: RunConfig = field(default_factory=RunConfig)
     dataset: str | None = None  # one of invent_core.datasets.available_datasets()
     data: str | None = None  # or a user CSV/JSONL with question + answer
     limit: int | None = None
     sample_seed: int | None = None  # shuffle before --limit (None: file order)
     methods: tuple[str, ...] = ("all",)
-    perturber: str = "paraphrase"  # paper Table 1: ChatGPT-based paraphrasing
-    n_perturbations: int = 9  # paper, "Perturbation Configuration"
-    n_replications: int = 5  # paper, "Replication and Bootstrapping" (r = 5)
-    n_bootstrap: int = 30  # paper (S = 30)
-    temperature: float = 0.7  # paper, "LLM Configuration"
-    seed: int = 0
-    embedder: str = "minilm"
-    judge: str = "match"  # "match" (rules per dataset) or "llm" (paper's judge prompt)
-    n_boot_metrics: int = 40  # paper, "Calculation of Mean and Variance"
+    judge: str = "match"  # one of JUDGES
+    n_boot_metrics: int = 40  # paper, Appendix "Calculation of Mean and Variance"
 
     def __post_init__(self) -> None:
+        """Check the question source and the judge; store ``methods`` as a tuple."""
         if (self.dataset is None) == (self.data is None):
             raise ValueError("give exactly one of a dataset name (--dataset) or a file (--data)")
-        if self.judge not in ("match", "llm"):
-            raise ValueError(f"unknown judge {self.judge!r}: use 'match' or 'llm'")
+        if self.judge not in JUDGES:
+            raise ValueError(f"unknown judge {self.judge!r}: use one of {', '.join(JUDGES)}")
+        object.__setattr__(self, "methods", tuple(self.methods))
 
     def run_key(self, temperature: float | None = None) -> dict[str, Any]:
-        """The settings a saved run must share to be reused."""
-        return {
-            "perturber": self.perturber,
-            "n_perturbations": self.n_perturbations,
-            "n_replications": self.n_replications,
-            "temperature": self.temperature if temperature is None else temperature,
-            "seed": self.seed,
-        }
+        """Return the options a saved run must share to be reused (see :func:`generation_key`)."""
+        run = self.run if temperature is None else self.run.replace(temperature=temperature)
+        return generation_key(run)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict, the run config nested under ``"run"``."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {**out, "run": self.run.to_dict(), "methods": list(self.methods)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ExperimentConfig:
+        """Inverse of :meth:`to_dict`; configs saved with flat run options load too."""
+        own = {f.name for f in dataclasses.fields(cls)} - {"run"}
+        if "run" in data:
+            run = RunConfig.from_dict(data["run"])
+        else:  # saved before RunConfig: perturber, n, r, B, temperature … sat at the top
+            run = RunConfig.from_settings(data)
+        return cls(run=run, **{k: v for k, v in data.items() if k in own})
 
 
-def load_examples(cfg: ExperimentConfig):
-    """The examples the config names (shipped sample or user file)."""
+def generation_key(config: RunConfig) -> dict[str, Any]:
+    """Return the options that change a run's texts: every option but the scoring ones (seed stays).
+
+    Two runs with the same key have the same perturbations and answers; a
+    saved run that differs only in scoring options is rescored, not regenerated.
+    """
+    scoring = {opt.name for opt in iter_options(ScoreConfig)} - {"seed"}
+    return {k: v for k, v in flat_values(config).items() if k not in scoring}
+
+
+def load_examples(cfg: ExperimentConfig, *, require_answers: bool = True):
+    """Load the examples the config names (shipped sample or user file)."""
     from .datasets import load_dataset, load_examples_file
 
     if cfg.dataset:
         examples = load_dataset(cfg.dataset, limit=cfg.limit, seed=cfg.sample_seed)
     else:
-        examples = load_examples_file(cfg.data, require_answers=True)
+        examples = load_examples_file(cfg.data, require_answers=require_answers)
         if cfg.limit is not None:
             examples = examples[: cfg.limit]
     if not examples:
@@ -82,6 +109,10 @@ def _safe(name: str) -> str:
     return f"{slug}-{hashlib.sha1(str(name).encode()).hexdigest()[:8]}"
 
 
+def _run_path(runs_dir: Path, example: Any, temperature: float) -> Path:
+    return runs_dir / f"{_safe(example.id)}_T{temperature:g}.json"
+
+
 def get_run(
     example,
     cfg: ExperimentConfig,
@@ -89,34 +120,26 @@ def get_run(
     llm: Any,
     *,
     temperature: float | None = None,
-    progress: Callable | None = None,
+    progress: ProgressCallback | None = None,
 ):
-    """The run of one example: loaded when saved with the same settings, else generated and saved."""
+    """Return the run of one example: the saved one when it has the same generation options.
+
+    A saved run whose scoring options differ is rescored (no LLM call); else
+    the run is generated and saved under ``runs_dir``.
+    """
     from .pipeline import RunArtifact, run_question
 
-    temp = cfg.temperature if temperature is None else temperature
-    path = runs_dir / f"{_safe(example.id)}_T{temp:g}.json"
-    key = cfg.run_key(temp)
+    config = cfg.run if temperature is None else cfg.run.replace(temperature=temperature)
+    path = _run_path(runs_dir, example, config.temperature)
     if path.is_file():
         run = RunArtifact.load(path)
-        saved = {k: run.settings.get(k) for k in key}
-        if saved == key:
-            if (
-                run.settings.get("n_bootstrap") != cfg.n_bootstrap
-                or run.settings.get("embedder") != cfg.embedder
-            ):
-                run = run.rescore(embedder=cfg.embedder, n_bootstrap=cfg.n_bootstrap)
-            return run
+        same_question = run.question == example.question.strip()
+        if same_question and generation_key(run.config) == cfg.run_key(config.temperature):
+            return run if run.config.score == config.score else run.rescore(config.score)
     run = run_question(
         example.question,
-        perturber=cfg.perturber,
+        config,
         llm=llm,
-        embedder=cfg.embedder,
-        n_perturbations=cfg.n_perturbations,
-        n_replications=cfg.n_replications,
-        temperature=temp,
-        n_bootstrap=cfg.n_bootstrap,
-        seed=cfg.seed,
         task=example.task,
         choices=list(example.choices) if example.choices else None,
         progress=progress,
@@ -136,6 +159,8 @@ def score_run(run, method_names: Sequence[str], llm: Any) -> dict[str, float]:
 
 @dataclass
 class ExperimentResult:
+    """What ``evaluate`` / ``tsu`` return: the rows, and the evaluation or TSU table."""
+
     rows: list[dict[str, Any]]  # one per question: id, question, response, correct, <method>…
     methods: list[str]
     evaluation: Any = None  # invent_core.evaluation.metrics.Evaluation
@@ -169,76 +194,47 @@ def _write_rows(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> N
 def _write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> None:
     from .batch import package_versions  # the same package list the batch sidecar records
 
-    meta = {"config": asdict(cfg), **extra, "versions": package_versions()}
+    meta = {"config": cfg.to_dict(), **extra, "versions": package_versions()}
     (out / "config.json").write_text(json.dumps(meta, indent=2, default=str))
 
 
-def evaluate(
-    cfg: ExperimentConfig,
-    out: str | Path,
-    *,
-    llm_factory: Callable[[], Any],
-    progress: Callable[[int, int, str], None] | None = None,
-) -> ExperimentResult:
-    """Table 1 for one dataset: per-question scores, correctness, and metric means ± std.
-
-    Parameters
-    ----------
-    cfg : the experiment.
-    out : folder for ``runs/``, ``scores.csv``, ``results.{csv,md,tex}``, ``config.json``.
-    llm_factory : builds the LLM backend; called only if something must be generated.
-    progress : called after each question with (done, total, note).
-    """
+def _judged_row(ex, run, values: dict[str, float], cfg: ExperimentConfig, llm: Any) -> dict:
+    """One row of ``scores.csv``: the response the scores were computed from, judged."""
     from .evaluation.correctness import judge_correct
-    from .evaluation.metrics import DEFAULT_METRICS, evaluate_scores
-    from .evaluation.report import results_table
-    from .llm import LazyLLM
 
-    out = Path(out)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
-    examples = load_examples(cfg)
-    methods = _method_names(cfg)
-    llm = LazyLLM(llm_factory)
-    saved = _read_scores(out / "scores.csv")
-    rows: list[dict[str, Any]] = []
-    columns = ["id", "dataset", "question", "response", "reference", "correct", *methods]
-    for i, ex in enumerate(examples):
-        prev = saved.get(ex.id)
-        if (
-            prev is not None
-            and all(m in prev and prev[m] != "" for m in methods)
-            and prev.get("correct") != ""
-        ):
-            row = {k: prev[k] for k in columns}
-        else:
-            run = get_run(ex, cfg, out / "runs", llm)
-            values = score_run(run, methods, llm)
-            run.save(
-                out / "runs" / f"{_safe(ex.id)}_T{cfg.temperature:g}.json"
-            )  # keeps extras (VU, P(True))
-            response = run.responses[0][0]
-            correct = judge_correct(
-                response,
-                list(ex.answers),
-                dataset=ex.dataset if ex.dataset != "custom" else ex.task,
-                question=ex.question,
-                choices=list(ex.choices) if ex.choices else None,
-                method=cfg.judge,
-                llm=llm if cfg.judge == "llm" else None,
-            )
-            row = {
-                "id": ex.id,
-                "dataset": ex.dataset,
-                "question": ex.question,
-                "response": response,
-                "reference": " | ".join(ex.answers),
-                "correct": int(bool(correct)),
-                **values,
-            }
-        rows.append(row)
-        _write_rows(out / "scores.csv", rows, columns)  # checkpoint after every question
-        if progress:
-            progress(i + 1, len(examples), ex.question)
+    response = run.responses[0][0]
+    correct = judge_correct(
+        response,
+        list(ex.answers),
+        dataset=ex.dataset if ex.dataset != "custom" else ex.task,
+        question=ex.question,
+        choices=list(ex.choices) if ex.choices else None,
+        method=cfg.judge,
+        llm=llm if cfg.judge == "llm" else None,
+    )
+    return {
+        "id": ex.id,
+        "dataset": ex.dataset,
+        "question": ex.question,
+        "response": response,
+        "reference": " | ".join(ex.answers),
+        "correct": int(bool(correct)),
+        **values,
+    }
+
+
+def _saved_row(prev: dict[str, Any] | None, methods: list[str], columns: list[str]) -> dict | None:
+    """Return the row saved by an earlier call when it has every method and a judgement."""
+    if prev is None or prev.get("correct") == "":
+        return None
+    if not all(m in prev and prev[m] != "" for m in methods):
+        return None
+    return {k: prev[k] for k in columns}
+
+
+def _evaluation(rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentConfig, out: Path):
+    """AUROC / PRR / Brier / ECE of every method on the judged rows (paired bootstrap)."""
+    from .evaluation.metrics import DEFAULT_METRICS, evaluate_scores
 
     correct = np.array([int(r["correct"]) for r in rows])
     table = {m: np.array([float(r[m]) for r in rows]) for m in methods}
@@ -251,9 +247,15 @@ def evaluate(
     metrics = list(DEFAULT_METRICS)
     if len(rows) < 10:  # 5-fold cross-fitting needs a few answers per fold
         metrics = [m for m in metrics if m not in ("brier_cv", "ece")]
-    evaluation = evaluate_scores(
-        table, correct, n_boot=cfg.n_boot_metrics, seed=cfg.seed, metrics=metrics
+    return evaluate_scores(
+        table, correct, n_boot=cfg.n_boot_metrics, seed=cfg.run.seed, metrics=metrics
     )
+
+
+def _write_evaluation(out: Path, cfg: ExperimentConfig, evaluation, methods: list[str]) -> dict:
+    """``results.{csv,md,tex,json}`` of an evaluation; returns name → path."""
+    from .evaluation.report import results_table
+
     labels = _labels(methods)
     rt = results_table(evaluation, labels=labels)
     files = {
@@ -265,13 +267,59 @@ def evaluate(
     }
     (out / "results.csv").write_text(rt.to_csv())
     (out / "results.md").write_text(rt.to_markdown() + "\n")
-    (out / "results.tex").write_text(
-        rt.to_latex(caption=f"{cfg.dataset or cfg.data}: {len(rows)} questions") + "\n"
-    )
+    caption = f"{cfg.dataset or cfg.data}: {evaluation.n_questions} questions"
+    (out / "results.tex").write_text(rt.to_latex(caption=caption) + "\n")
     (out / "results.json").write_text(
         json.dumps({"labels": labels, **evaluation.to_dict()}, indent=2)
     )
-    _write_config(out, cfg, {"n_questions": len(rows), "accuracy": float(correct.mean())})
+    return files
+
+
+def evaluate(
+    cfg: ExperimentConfig,
+    out: str | Path,
+    *,
+    llm_factory: Callable[[], Any],
+    progress: ProgressCallback | None = None,
+) -> ExperimentResult:
+    """Table 1 for one dataset: per-question scores, correctness, and metric means ± std.
+
+    Parameters
+    ----------
+    cfg : the experiment.
+    out : folder for ``runs/``, ``scores.csv``, ``results.{csv,md,tex,json}``, ``config.json``.
+    llm_factory : builds the LLM backend; called only if something must be generated.
+    progress : called with a :class:`~invent_core.progress.Progress` event
+        (stage ``"questions"``, the question as note) after each question.
+
+    Returns
+    -------
+    ExperimentResult whose ``evaluation`` is what the result files show.
+    """
+    from .llm import LazyLLM
+
+    out = Path(out)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    examples = load_examples(cfg)
+    methods = _method_names(cfg)
+    llm = LazyLLM(llm_factory)
+    report = ProgressReporter(progress)
+    saved = _read_scores(out / "scores.csv")
+    rows: list[dict[str, Any]] = []
+    columns = ["id", "dataset", "question", "response", "reference", "correct", *methods]
+    for i, ex in enumerate(examples):
+        row = _saved_row(saved.get(ex.id), methods, columns)
+        if row is None:
+            run = get_run(ex, cfg, out / "runs", llm)
+            values = score_run(run, methods, llm)
+            run.save(_run_path(out / "runs", ex, cfg.run.temperature))  # keeps extras (VU, P(True))
+            row = _judged_row(ex, run, values, cfg, llm)
+        rows.append(row)
+        _write_rows(out / "scores.csv", rows, columns)  # checkpoint after every question
+        report("questions", i + 1, len(examples), ex.question)
+    evaluation = _evaluation(rows, methods, cfg, out)
+    files = _write_evaluation(out, cfg, evaluation, methods)
+    _write_config(out, cfg, {"n_questions": len(rows), "accuracy": evaluation.accuracy})
     return ExperimentResult(
         rows, methods, evaluation=evaluation, files=files, llm_started=llm.started
     )
@@ -297,63 +345,66 @@ def default_tsu_columns(
     return pairs, chains
 
 
+def _write_tsu(out: Path, table: dict, temps: list[float], unavailable: list[str]) -> dict:
+    """``tsu.{csv,md,tex,json}`` of a TSU table; returns name → path (``uq`` included)."""
+    from .evaluation.report import tsu_results_table
+
+    rt = tsu_results_table(table, labels=_labels(list(table)))
+    (out / "tsu.csv").write_text(rt.to_csv())
+    (out / "tsu.md").write_text(rt.to_markdown() + "\n")
+    (out / "tsu.tex").write_text(rt.to_latex(caption="TSU (%)") + "\n")
+    (out / "tsu.json").write_text(
+        json.dumps({"temperatures": temps, "tsu": table, "unavailable": unavailable}, indent=2)
+    )
+    files = {k: str(out / f"tsu.{k}") for k in ("csv", "md", "tex", "json")}
+    return files | {"uq": str(out / "uq.csv")}
+
+
 def tsu(
     cfg: ExperimentConfig,
     temperatures: Sequence[float],
     out: str | Path,
     *,
     llm_factory: Callable[[], Any],
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> ExperimentResult:
     """TSU (Eq. tsudefinition) per method over ``temperatures`` on the config's questions.
 
     Writes ``uq.csv`` (question × temperature × method), ``tsu.{csv,md,tex,json}``.
+    No correctness labels are needed: a ``--data`` file may have questions only.
+
+    Parameters
+    ----------
+    cfg : the experiment; ``cfg.run.temperature`` is replaced by each temperature.
+    temperatures : at least two, strictly increasing, each in [0, 2].
+    progress : a :class:`~invent_core.progress.Progress` event (stage ``"runs"``)
+        after each (question, temperature).
     """
     from .evaluation.metrics import tsu_table
-    from .evaluation.report import tsu_results_table
     from .llm import LazyLLM
 
-    temps = [float(t) for t in temperatures]
-    if len(temps) < 2 or any(b <= a for a, b in zip(temps, temps[1:])):
-        raise ValueError(
-            f"temperatures must be at least two strictly increasing values, got {temps}"
-        )
+    temps = check_temperatures(temperatures)
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    examples = load_examples(cfg)
+    examples = load_examples(cfg, require_answers=False)
     methods = _method_names(cfg)
     llm = LazyLLM(llm_factory)
+    report = ProgressReporter(progress)
     uq = {m: np.full((len(examples), len(temps)), np.nan) for m in methods}
     rows: list[dict[str, Any]] = []
-    total = len(examples) * len(temps)
-    done = 0
     for i, ex in enumerate(examples):
         for j, t in enumerate(temps):
             run = get_run(ex, cfg, out / "runs", llm, temperature=t)
             values = score_run(run, methods, llm)
-            run.save(out / "runs" / f"{_safe(ex.id)}_T{t:g}.json")
+            run.save(_run_path(out / "runs", ex, t))
             for m in methods:
                 uq[m][i, j] = values[m]
             rows.append({"id": ex.id, "question": ex.question, "temperature": t, **values})
-            done += 1
-            if progress:
-                progress(done, total, f"T={t:g} {ex.question}")
+            report("runs", len(rows), len(examples) * len(temps), f"T={t:g} {ex.question}")
     _write_rows(out / "uq.csv", rows, ["id", "question", "temperature", *methods])
     available = {m: v for m, v in uq.items() if not np.isnan(v).all()}
     pairs, chains = default_tsu_columns(temps)
     table = tsu_table(available, temps, pairs=pairs, chains=chains, nan_policy="omit")
-    rt = tsu_results_table(table, labels=_labels(list(table)))
-    (out / "tsu.csv").write_text(rt.to_csv())
-    (out / "tsu.md").write_text(rt.to_markdown() + "\n")
-    (out / "tsu.tex").write_text(rt.to_latex(caption="TSU (%)") + "\n")
-    (out / "tsu.json").write_text(
-        json.dumps(
-            {"temperatures": temps, "tsu": table, "unavailable": sorted(set(uq) - set(available))},
-            indent=2,
-        )
-    )
+    files = _write_tsu(out, table, temps, sorted(set(uq) - set(available)))
     _write_config(out, cfg, {"temperatures": temps})
-    files = {k: str(out / f"tsu.{k}") for k in ("csv", "md", "tex", "json")} | {
-        "uq": str(out / "uq.csv")
-    }
     return ExperimentResult(rows, methods, tsu=table, files=files, llm_started=llm.started)

@@ -3,53 +3,46 @@
 The paper's Algorithm (Sec. 2, "Inv-Entropy"): the original question x₀ and
 n perturbations form m = n + 1 inputs; the LLM f answers each r times; the
 responses are embedded by ψ and scored by the random-walk measures with B
-bootstrap resamples (paper defaults: n = 9, r = 5, B = 30, temperature 0.7).
-A ``RunArtifact`` keeps everything needed to show, reload and re-score a run
-without calling the LLM again.
+bootstrap resamples. Every option comes in one
+:class:`~invent_core.config.RunConfig` (paper defaults). A
+:class:`RunArtifact` keeps everything needed to show, reload and re-score a
+run without calling the LLM again, its config included.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .cleaning import clean_response
+from .config import RunConfig, ScoreConfig, flat_values, iter_options
+from .progress import Progress, ProgressCallback, ProgressReporter
 from .prompts import TASKS, answer_prompt
 
-STAGES: tuple[str, ...] = ("perturb", "generate", "score")
-
-
-@dataclass(frozen=True)
-class Progress:
-    """What a ``progress`` callback receives."""
-
-    stage: str  # "perturb" | "generate" | "score"
-    done: int
-    total: int
-    eta_seconds: float | None = None
-
-
-ProgressCallback = Callable[[Progress], None]
+__all__ = ["Progress", "ProgressCallback", "RunArtifact", "run_question"]
 
 
 @dataclass
 class RunArtifact:
-    """A scored question: inputs, prompts, raw and cleaned responses, settings and scores.
+    """A scored question: inputs, prompts, raw and cleaned responses, config and scores.
 
     Attributes
     ----------
     questions : the original question first, then its n perturbations (m = n + 1).
     prompts : the m answer prompts actually sent.
     raw_responses, responses : m × r raw and cleaned answers (state-major).
-    settings : llm identity, embedder, n, r, temperature, seed, B, perturber, task.
+    config : every option of the run (the source of truth; see :attr:`settings`).
+    identities : ``"llm"`` and ``"embedder"``: model names with weight digests.
     score : the ``ScoreResult`` (``None`` only while building).
     timings : seconds per stage ("perturb", "generate", "score", "total").
     usage : token totals (prompt, completion), requests and cache hits.
-    gaap_trace : GAAP's trace as a dict (perturber "gaap"), else ``None``.
+    gaap_trace : the perturber's trace as a dict (GAAP's generations), else ``None``.
     extras : free space for baselines to stash extra LLM outputs (JSON-able).
     """
 
@@ -61,14 +54,26 @@ class RunArtifact:
     prompts: list[str]
     raw_responses: list[list[str]]
     responses: list[list[str]]
-    settings: dict[str, Any]
+    config: RunConfig = field(default_factory=RunConfig)
+    identities: dict[str, str | None] = field(default_factory=dict)
     score: Any = None
     timings: dict[str, float] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=dict)
     gaap_trace: dict[str, Any] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
-    FORMAT = "invent.run/1"
+    FORMAT = "invent.run/2"  # /1 kept a flat ``settings`` dict instead of ``config``
+    _READS = (None, "invent.run/1", FORMAT)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """Read-only flat view: every option by its flat name, plus llm, embedder identity, task."""
+        return {
+            **flat_values(self.config),
+            "llm": self.identities.get("llm"),
+            "embedder_identity": self.identities.get("embedder"),
+            "task": self.task,
+        }
 
     @property
     def measures(self) -> dict[str, float]:
@@ -76,11 +81,9 @@ class RunArtifact:
         return dict(self.score.measures) if self.score is not None else {}
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {}
-        for name in self.__dataclass_fields__:
-            if name == "score":
-                continue
-            d[name] = getattr(self, name)
+        """JSON-ready dict: the config nested, the score as ``ScoreResult.to_dict``."""
+        d: dict[str, Any] = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        d["config"] = self.config.to_dict()
         d["score"] = self.score.to_dict() if self.score is not None else None
         d["format"] = self.FORMAT
         return d
@@ -100,28 +103,36 @@ class RunArtifact:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunArtifact:
+        """Inverse of :meth:`to_dict`; runs saved with a flat ``settings`` dict load too."""
         from .scoring import ScoreResult
 
         fmt = data.get("format")
-        if fmt not in (None, cls.FORMAT):
+        if fmt not in cls._READS:
             raise ValueError(f"unsupported run format {fmt!r} (expected {cls.FORMAT!r})")
-        missing = [k for k in ("question", "questions", "responses", "settings") if k not in data]
+        missing = [k for k in ("question", "questions", "responses") if k not in data]
+        if "config" not in data and "settings" not in data:
+            missing.append("settings (or config)")
         if missing:
             raise ValueError(f"not a run artifact: missing {', '.join(missing)}")
-        kwargs = {k: data.get(k) for k in cls.__dataclass_fields__ if k in data}
+        skip = ("config", "identities", "score")
+        kwargs = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k not in skip}
         kwargs.setdefault("task", "qa")
         kwargs.setdefault("choices", None)
         kwargs.setdefault("perturbations", list(data["questions"][1:]))
         kwargs.setdefault("prompts", [])
         kwargs.setdefault("raw_responses", data["responses"])
-        score = data.get("score")
-        kwargs["score"] = ScoreResult.from_dict(score) if score is not None else None
         for k in ("timings", "usage", "extras"):
             kwargs[k] = dict(kwargs.get(k) or {})
-        return cls(**kwargs)
+        config, identities = _config_of(data)
+        score = data.get("score")
+        if score is not None:
+            score = ScoreResult.from_dict(score)
+            score.config = config.score  # the run's config is the source of truth
+        return cls(**kwargs, config=config, identities=identities, score=score)
 
     @classmethod
     def from_json(cls, text: str) -> RunArtifact:
+        """Inverse of :meth:`to_json`."""
         return cls.from_dict(json.loads(text))
 
     @classmethod
@@ -138,33 +149,57 @@ class RunArtifact:
             raise ValueError(f"{path} is not valid JSON: {err}") from err
 
     def rescore(
-        self,
-        *,
-        embedder: Any = None,
-        n_bootstrap: int | None = None,
-        seed: int | None = None,
+        self, config: ScoreConfig | None = None, *, embedder: Any = None, **changes: Any
     ) -> RunArtifact:
-        """A copy scored again from the stored responses — no LLM call.
+        """Return a copy scored again from the stored responses — no LLM call.
 
         Parameters
         ----------
-        embedder, n_bootstrap, seed
-            Default: the ones this run used.
+        config
+            The scoring options (default: this run's); every field is kept
+            unless changed.
+        embedder
+            ψ by name, or a loaded Similarity object to score with.
+        **changes
+            Scoring options by name on top of ``config``
+            (``n_bootstrap=7, affinity="abs_cosine"``).
+
+        Raises
+        ------
+        ValueError
+            For a name that is not a scoring option, or an invalid value.
         """
         from .scoring import score_responses
 
-        emb = embedder if embedder is not None else self.settings.get("embedder", "minilm")
-        B = int(n_bootstrap if n_bootstrap is not None else self.settings.get("n_bootstrap", 30))
-        s = int(seed if seed is not None else self.settings.get("seed", 0))
+        known = {opt.name for opt in iter_options(ScoreConfig)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise ValueError(
+                f"rescore takes scoring options ({', '.join(sorted(known))}); got {', '.join(unknown)}"
+            )
+        if isinstance(embedder, str):
+            changes["embedder"], embedder = embedder, None
+        score_config = replace(config or self.config.score, **changes)
         t0 = time.perf_counter()
-        score = score_responses(self.questions, self.responses, embedder=emb, n_bootstrap=B, seed=s)
-        settings = dict(self.settings)
-        settings.update(
-            embedder=_embedder_name(emb), embedder_identity=score.embedder, n_bootstrap=B, seed=s
+        score = score_responses(self.questions, self.responses, score_config, embedder=embedder)
+        return replace(
+            self,
+            config=replace(self.config, score=score.config),
+            identities={**self.identities, "embedder": score.embedder},
+            score=score,
+            timings={**self.timings, "score": time.perf_counter() - t0},
         )
-        timings = dict(self.timings)
-        timings["score"] = time.perf_counter() - t0
-        return replace(self, score=score, settings=settings, timings=timings)
+
+
+def _config_of(data: dict[str, Any]) -> tuple[RunConfig, dict[str, str | None]]:
+    """(config, identities) of a saved run, new (``config``) or format /1 (flat ``settings``)."""
+    if "config" in data:
+        return RunConfig.from_dict(data["config"]), dict(data.get("identities") or {})
+    settings = dict(data["settings"])
+    # format /1 kept affinity, WD ground and MAX variant only in the score's options
+    options = (data.get("score") or {}).get("options") or {}
+    config = RunConfig.from_settings({**options, **settings})
+    return config, {"llm": settings.get("llm"), "embedder": settings.get("embedder_identity")}
 
 
 def _json_default(obj: Any) -> Any:
@@ -179,49 +214,15 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"cannot write {type(obj).__name__} to JSON")
 
 
-def _embedder_name(embedder: Any) -> str:
-    if isinstance(embedder, str):
-        return embedder
-    return str(getattr(embedder, "name", type(embedder).__name__))
-
-
-class _Reporter:
-    """Turns stage counts into ``Progress`` events with a simple rate-based ETA."""
-
-    def __init__(self, callback: ProgressCallback | None) -> None:
-        self.callback = callback
-        self._t0: dict[str, float] = {}
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if self.callback is None:
-            return
-        now = time.perf_counter()
-        t0 = self._t0.setdefault(stage, now)
-        eta = None
-        if 0 < done < total:
-            eta = (now - t0) / done * (total - done)
-        elif done >= total:
-            eta = 0.0
-        self.callback(Progress(stage=stage, done=done, total=total, eta_seconds=eta))
-
-
 def run_question(
     question: str,
+    config: RunConfig | None = None,
     *,
-    perturber: str = "paraphrase",
     llm: Any = None,
-    embedder: Any = "minilm",
-    n_perturbations: int = 9,
-    n_replications: int = 5,
-    temperature: float = 0.7,
-    n_bootstrap: int = 30,
-    seed: int = 0,
     task: str = "qa",
     choices: Sequence[str] | None = None,
     progress: ProgressCallback | None = None,
-    gaap_options: dict[str, Any] | None = None,
-    answer_max_tokens: int = 32,
-    paraphrase_options: dict[str, Any] | None = None,
+    embedder: Any = None,
 ) -> RunArtifact:
     """Perturb, answer, clean and score one question.
 
@@ -229,154 +230,136 @@ def run_question(
     ----------
     question
         The question x₀.
-    perturber
-        ``"paraphrase"`` (LLM paraphrasing, paper §4) or ``"gaap"`` (§2.5).
+    config
+        Every option (default: the paper's; :class:`~invent_core.config.RunConfig`).
+        ``config.seed`` seeds the perturbation, the answers and the bootstrap.
     llm
         ``None`` (the local packaged model), a spec string for
         :func:`invent_core.llm.get_llm` or an LLM object.
-    embedder
-        ψ: a name (``"minilm"``, ``"mpnet"``, an NLI folder) or an object.
-    n_perturbations, n_replications
-        n and r (paper: 9 and 5); m = n + 1 inputs, m·r requests.
-    temperature
-        Sampling temperature of the answers (paper: 0.7 by default).
-    n_bootstrap
-        B (paper: 30).
-    seed
-        Seeds perturbation, answer replications (request seeds) and bootstrap.
     task, choices
         Answer prompt: ``"qa"``, ``"mmlu"`` (needs ``choices``) or ``"gsm8k"``.
     progress
-        Called with :class:`Progress` events.
-    gaap_options
-        Extra keyword arguments of :func:`invent_core.perturb.gaap.gaap`.
-    answer_max_tokens
-        Token budget per answer (answers are short).
-    paraphrase_options
-        Extra keyword arguments of :func:`invent_core.perturb.paraphrase.paraphrase`.
+        Called with :class:`Progress` events ("perturb", "generate", "score").
+    embedder
+        A loaded Similarity object (or a name) used instead of ``config.embedder``.
 
     Returns
     -------
     RunArtifact with ``score.measures`` (higher = more uncertain).
+
+    Examples
+    --------
+    >>> from invent_core.config import RunConfig
+    >>> run = run_question("What is the capital of France?",
+    ...                    RunConfig(n_perturbations=2, n_replications=2))  # doctest: +SKIP
     """
-    from .llm import Request, get_llm, user
+    from .llm import get_llm
+    from .perturb.base import get_perturber
     from .scoring import score_responses
 
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("question is empty")
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r}: choose one of {', '.join(TASKS)}")
-    if perturber not in ("paraphrase", "gaap"):
-        raise ValueError(f"unknown perturber {perturber!r}: choose 'paraphrase' or 'gaap'")
-    if n_perturbations < 1:
-        raise ValueError(f"n_perturbations must be >= 1, got {n_perturbations}")
-    if n_replications < 1:
-        raise ValueError(f"n_replications must be >= 1, got {n_replications}")
-    if n_bootstrap < 1:
-        raise ValueError(f"n_bootstrap must be >= 1, got {n_bootstrap}")
-    question = question.strip()
-    choices_list = [str(c) for c in choices] if choices else None
-    answer_prompt(question, task, choices_list)  # validates task/choices early
-
-    report = _Reporter(progress)
+    config = config or RunConfig()
+    question, choices_list = _checked_question(question, task, choices)
+    perturber = get_perturber(config.perturber)
+    report = ProgressReporter(progress)
     model = get_llm("local") if llm is None else get_llm(llm)
     timings: dict[str, float] = {}
     t_start = time.perf_counter()
 
-    # 1. perturb
-    report("perturb", 0, n_perturbations)
-    t0 = time.perf_counter()
-    gaap_trace = None
-    if perturber == "paraphrase":
-        from .perturb.paraphrase import paraphrase
-
-        perturbations = paraphrase(
-            question,
-            llm=model,
-            n=n_perturbations,
-            seed=seed,
-            **(paraphrase_options or {}),
-        )
-    else:
-        from .perturb.gaap import gaap
-
-        result = gaap(
-            question, n=n_perturbations, embedder=embedder, seed=seed, **(gaap_options or {})
-        )
-        perturbations = list(result.perturbations)
-        trace = getattr(result, "trace", None)
-        gaap_trace = trace.to_dict() if trace is not None and hasattr(trace, "to_dict") else trace
-    if len(perturbations) != n_perturbations:
-        raise ValueError(
-            f"perturber {perturber!r} returned {len(perturbations)} perturbations, expected {n_perturbations}"
-        )
-    timings["perturb"] = time.perf_counter() - t0
-    report("perturb", n_perturbations, n_perturbations)
-
-    # 2. answer every input r times
-    questions = [question, *perturbations]
-    m, r = len(questions), n_replications
+    with _timed(timings, "perturb"):
+        perturbed = _perturb(question, config, perturber, model, embedder, report)
+    questions = [question, *perturbed.perturbations]
     prompts = [answer_prompt(q, task, choices_list) for q in questions]
+    with _timed(timings, "generate"):
+        raw, usage = _answer(model, prompts, config, report)
+    cleaned = [[clean_response(t, q) for t in reps] for q, reps in zip(questions, raw, strict=True)]
+    report("score", 0, 1)
+    with _timed(timings, "score"):
+        score = score_responses(questions, cleaned, config.score, embedder=embedder)
+    report("score", 1, 1)
+    timings["total"] = time.perf_counter() - t_start
+    return RunArtifact(
+        question=question,
+        task=task,
+        choices=choices_list,
+        perturbations=list(perturbed.perturbations),
+        questions=questions,
+        prompts=prompts,
+        raw_responses=raw,
+        responses=cleaned,
+        config=dataclasses.replace(config, score=score.config),
+        identities={"llm": model.identity, "embedder": score.embedder},
+        score=score,
+        timings=timings,
+        usage=usage,
+        gaap_trace=perturbed.trace,
+    )
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    """Record the seconds the block takes as ``timings[stage]``."""
+    t0 = time.perf_counter()
+    yield
+    timings[stage] = time.perf_counter() - t0
+
+
+def _checked_question(
+    question: str, task: str, choices: Sequence[str] | None
+) -> tuple[str, list[str] | None]:
+    """Check the question, task and choices before any model loads; return them cleaned."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question is empty")
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}: choose one of {', '.join(TASKS)}")
+    question = question.strip()
+    choices_list = [str(c) for c in choices] if choices else None
+    answer_prompt(question, task, choices_list)  # validates task/choices early
+    return question, choices_list
+
+
+def _perturb(question, config, perturber, llm, embedder, report):
+    """Step 1: the perturber's n perturbations (exactly n, or an error naming the perturber)."""
+    n = config.n_perturbations
+    report("perturb", 0, n)
+    result = perturber.perturb(
+        question, config, llm=llm, embedder=embedder, progress=report.callback
+    )
+    if len(result.perturbations) != n:
+        raise ValueError(
+            f"perturber {perturber.name!r} returned {len(result.perturbations)} perturbations, "
+            f"expected {n}"
+        )
+    report("perturb", n, n)
+    return result
+
+
+def _answer(
+    model: Any, prompts: list[str], config: RunConfig, report: ProgressReporter
+) -> tuple[list[list[str]], dict[str, int]]:
+    """Step 2: r answers to every prompt (one request each, replication k seeded by k).
+
+    Returns the (m, r) raw answers and the token usage.
+    """
+    from .llm import Request, user
+
+    r = config.n_replications
     requests = [
         Request(
             messages=user(p),
-            temperature=temperature,
-            seed=seed,
-            max_tokens=answer_max_tokens,
+            temperature=config.temperature,
+            seed=config.seed,
+            max_tokens=config.answer_max_tokens,
             replication=k,
         )
         for p in prompts
         for k in range(r)
     ]
-    t0 = time.perf_counter()
-    completions = model.complete_many(
-        requests, progress=lambda done, total: report("generate", done, total)
-    )
-    timings["generate"] = time.perf_counter() - t0
-    raw = [[completions[i * r + k].text for k in range(r)] for i in range(m)]
-    cleaned = [[clean_response(t, questions[i]) for t in raw[i]] for i in range(m)]
+    completions = model.complete_many(requests, progress=report.counter("generate"))
+    raw = [[completions[i * r + k].text for k in range(r)] for i in range(len(prompts))]
     usage = {
         "prompt_tokens": sum(int(c.usage.get("prompt_tokens", 0)) for c in completions),
         "completion_tokens": sum(int(c.usage.get("completion_tokens", 0)) for c in completions),
         "requests": len(completions),
         "cached": sum(1 for c in completions if c.cached),
     }
-
-    # 3. score
-    report("score", 0, 1)
-    t0 = time.perf_counter()
-    score = score_responses(
-        questions, cleaned, embedder=embedder, n_bootstrap=n_bootstrap, seed=seed
-    )
-    timings["score"] = time.perf_counter() - t0
-    report("score", 1, 1)
-    timings["total"] = time.perf_counter() - t_start
-
-    settings = {
-        "llm": model.identity,
-        "embedder": _embedder_name(embedder),
-        "embedder_identity": score.embedder,
-        "n_perturbations": n_perturbations,
-        "n_replications": r,
-        "temperature": float(temperature),
-        "seed": int(seed),
-        "n_bootstrap": int(n_bootstrap),
-        "perturber": perturber,
-        "task": task,
-        "answer_max_tokens": int(answer_max_tokens),
-    }
-    return RunArtifact(
-        question=question,
-        task=task,
-        choices=choices_list,
-        perturbations=list(perturbations),
-        questions=questions,
-        prompts=prompts,
-        raw_responses=raw,
-        responses=cleaned,
-        settings=settings,
-        score=score,
-        timings=timings,
-        usage=usage,
-        gaap_trace=gaap_trace,
-    )
+    return raw, usage

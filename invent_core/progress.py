@@ -25,7 +25,9 @@ from .errors import Cancelled
 
 __all__ = [
     "ProgressEvent",
-    "Event",
+    "Progress",
+    "ProgressCallback",
+    "ProgressReporter",
     "StageProgress",
     "ProgressTracker",
     "CancelToken",
@@ -46,12 +48,26 @@ class ProgressEvent(Protocol):
 
 
 @dataclass(frozen=True)
-class Event:
-    """A plain progress event, for producers that have none of their own."""
+class Progress:
+    """The one progress event: what every ``progress`` callback receives.
+
+    Attributes
+    ----------
+    stage : what is being counted: "perturb", "generate", "score" (one question),
+        "questions" / "runs" (an experiment), "rows" (a batch) …
+    done, total : units finished so far, and in all (``done == total`` at the end).
+    eta_seconds : estimated seconds left in this stage (0 when done, None when unknown).
+    note : a short free text, e.g. the question being worked on.
+    """
 
     stage: str
     done: int
     total: int
+    eta_seconds: float | None = None
+    note: str = ""
+
+
+ProgressCallback = Callable[[Progress], None]
 
 
 @dataclass(frozen=True)
@@ -117,7 +133,7 @@ class ProgressTracker:
     Examples
     --------
     >>> t = ProgressTracker()
-    >>> t(Event("generate", 0, 50))
+    >>> t(Progress("generate", 0, 50))
     >>> t.current.done, t.current.total, t.current.time_left
     (0, 50, None)
     """
@@ -279,3 +295,39 @@ class CancelToken:
             raise Cancelled("cancelled; the work finished before is kept")
         of = f" of {total}" if total else ""
         raise Cancelled(f"cancelled after {done}{of}; the {done} finished are kept")
+
+
+class ProgressReporter:
+    """Turns stage counts into :class:`Progress` events, with the tracker's time left.
+
+    Library steps that count in their own way (an LLM backend's
+    ``progress(done, total)``, GAAP's ``progress(t, T)``) report through one of
+    these; the ETA is the same rate rule as :class:`ProgressTracker`'s.
+
+    Examples
+    --------
+    >>> events = []
+    >>> report = ProgressReporter(events.append)
+    >>> report("generate", 0, 4); report("generate", 4, 4)
+    >>> events[-1].eta_seconds
+    0.0
+    """
+
+    def __init__(self, callback: ProgressCallback | None) -> None:
+        self.callback = callback
+        self._stages: dict[str, _Stage] = {}
+
+    def __call__(self, stage: str, done: int, total: int, note: str = "") -> None:
+        """Send one event (nothing happens without a callback)."""
+        if self.callback is None:
+            return
+        now = time.perf_counter()
+        st = self._stages.get(stage)
+        if st is None or done < st.done:  # a new stage, or the same one counted again
+            st = self._stages[stage] = _Stage(now, done, done, total)
+        st.done, st.total = done, total
+        self.callback(Progress(stage, done, total, _time_left(st, now), note))
+
+    def counter(self, stage: str) -> Callable[[int, int], None]:
+        """Return a ``progress(done, total)`` callable that reports ``stage`` through this reporter."""
+        return lambda done, total: self(stage, done, total)

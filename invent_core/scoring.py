@@ -8,34 +8,20 @@ and columns of the response affinity and run one batched matmul.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .config import ScoreConfig
-from .measures import INV_MEASURES, MaxVariant, WDGround
-from .random_walk import AffinityKind, RandomWalk, random_walk, transition_matrix
+from .config import ScoreConfig, config_to_dict
+from .measures import INV_MEASURES
+from .random_walk import RandomWalk, random_walk, transition_matrix
 
 #: The measures of the paper's framework, in the order of its Table 1
 #: (the keys of :data:`invent_core.measures.INV_MEASURES`).
 MEASURE_NAMES: tuple[str, ...] = tuple(INV_MEASURES)
-
-
-@dataclass(frozen=True)
-class ScoreOptions:
-    """Options of the Inv measures; defaults follow the paper."""
-
-    n_bootstrap: int = 30  # paper, Appendix "Replication and Bootstrapping" (S = 30)
-    seed: int = 0
-    affinity: AffinityKind = "shifted_cosine"  # paper §3: (1 + cos) / 2
-    wd_ground: WDGround = "index"
-    max_variant: MaxVariant = "paper"
-
-    def __post_init__(self) -> None:
-        if int(self.n_bootstrap) < 1:
-            raise ValueError(f"n_bootstrap must be at least 1, got {self.n_bootstrap}")
 
 
 @dataclass(frozen=True)
@@ -184,6 +170,8 @@ class ScoreResult:
     values : name → (B,) bootstrap values (``nr_inv_entropy``: one value).
     walk : the random walk of the first replication (what NR-Inv-Entropy uses).
     sim_x : (m, m) input affinities; sim_y : (m·r, m·r) response affinities.
+    embedder : the identity of ψ (model name and weights digest).
+    config : the options the measures were computed with.
     """
 
     questions: list[str]
@@ -194,14 +182,16 @@ class ScoreResult:
     sim_x: np.ndarray
     sim_y: np.ndarray
     embedder: str
-    options: ScoreOptions = field(default_factory=ScoreOptions)
+    config: ScoreConfig = field(default_factory=ScoreConfig)
 
     @property
     def n_perturbations(self) -> int:
+        """n, the number of perturbations."""
         return len(self.questions) - 1
 
     @property
     def n_replications(self) -> int:
+        """r, the answers per question."""
         return len(self.responses[0])
 
     def interval(self, name: str, level: float = 0.9) -> tuple[float, float]:
@@ -222,11 +212,16 @@ class ScoreResult:
             "sim_x": self.sim_x.tolist(),
             "sim_y": self.sim_y.tolist(),
             "embedder": self.embedder,
-            "options": dict(self.options.__dict__),
+            "config": config_to_dict(self.config),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ScoreResult:
+        """Inverse of :meth:`to_dict`; results saved before configs (key ``options``) load too."""
+        if "config" in data:
+            config = ScoreConfig.from_dict(data["config"])
+        else:  # saved before ScoreConfig: ψ's name was not kept, only its identity
+            config = ScoreConfig(**data.get("options", {}))
         walk = RandomWalk(**{k: np.asarray(v) for k, v in data["walk"].items()})
         return cls(
             questions=list(data["questions"]),
@@ -237,7 +232,7 @@ class ScoreResult:
             sim_x=np.asarray(data["sim_x"]),
             sim_y=np.asarray(data["sim_y"]),
             embedder=data["embedder"],
-            options=ScoreOptions(**data.get("options", {})),
+            config=config,
         )
 
 
@@ -291,13 +286,9 @@ def validate_responses(
 def score_responses(
     questions: Sequence[str],
     responses: Sequence[Sequence[str]],
+    config: ScoreConfig | None = None,
     *,
-    embedder: Any = "minilm",
-    n_bootstrap: int = 30,
-    seed: int = 0,
-    affinity: AffinityKind = "shifted_cosine",
-    wd_ground: WDGround = "index",
-    max_variant: MaxVariant = "paper",
+    embedder: Any = None,
 ) -> ScoreResult:
     """Score responses that were already generated — no LLM call.
 
@@ -306,38 +297,45 @@ def score_responses(
     questions : the original question followed by its n perturbations (m = n + 1).
     responses : ``responses[i]`` holds the r answers to ``questions[i]``;
         r must be the same for every question.
-    embedder : a name from :func:`invent_core.embedders.available_embedders`,
-        a local NLI model folder, or a Similarity object.
-    n_bootstrap : B resamples of one replication per question (paper: 30).
-    seed : seeds the one ``np.random.Generator`` used for resampling.
-    affinity : ``"shifted_cosine"`` (paper) or ``"abs_cosine"`` (released code).
-    wd_ground, max_variant : see :func:`invent_core.measures.wd_px_py` and
-        :func:`invent_core.measures.max_py_x`.
+    config : ψ, B, seed, affinity, WD ground metric and MAX variant
+        (default: the paper's; see :class:`~invent_core.config.ScoreConfig`).
+    embedder : an already loaded Similarity object (or a name) used instead
+        of ``config.embedder``; the result's config then names it.
 
     Returns
     -------
     ScoreResult; higher measures = more uncertain.
+
+    Examples
+    --------
+    >>> from invent_core.config import ScoreConfig
+    >>> res = score_responses(qs, rs, ScoreConfig(n_bootstrap=10))  # doctest: +SKIP
     """
     from .embedders import get_embedder
 
-    options = ScoreOptions(
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-        affinity=affinity,
-        wd_ground=wd_ground,
-        max_variant=max_variant,
-    )
+    config = config or ScoreConfig()
     questions, responses = validate_responses(questions, responses)
     m = len(questions)
-    sim = get_embedder(embedder)
+    sim = get_embedder(embedder if embedder is not None else config.embedder)
+    if embedder is not None:
+        config = dataclasses.replace(config, embedder=embedder_name(sim))
     # One call embeds every distinct input and response once.
     flat_responses = [t for reps in responses for t in reps]  # state-major, (m·r,)
-    all_sim = sim.similarity_matrix(questions + flat_responses, kind=affinity)
+    all_sim = sim.similarity_matrix(
+        questions + flat_responses, kind=config.affinity, tau=config.kernel_tau
+    )
     sim_x = all_sim[:m, :m]
     sim_y = all_sim[m:, m:]
     return score_from_similarity(
-        questions, responses, sim_x, sim_y, embedder=sim.identity, options=options
+        questions, responses, sim_x, sim_y, embedder=sim.identity, config=config
     )
+
+
+def embedder_name(embedder: Any) -> str:
+    """Return the name a config records for ψ: the name given, or a Similarity object's ``name``."""
+    if isinstance(embedder, str):
+        return embedder
+    return str(getattr(embedder, "name", type(embedder).__name__))
 
 
 def score_from_similarity(
@@ -347,17 +345,20 @@ def score_from_similarity(
     sim_y: np.ndarray,
     *,
     embedder: str,
-    options: ScoreOptions,
+    config: ScoreConfig,
 ) -> ScoreResult:
-    """The bootstrap and the NR measure from precomputed affinities (see :func:`score_responses`)."""
+    """Compute the bootstrap and the NR measure from precomputed affinities.
+
+    See :func:`score_responses`; ``embedder`` is ψ's identity string.
+    """
     m, r = len(questions), len(responses[0])
-    rng = np.random.default_rng(options.seed)
-    values = bootstrap_measures(sim_x, sim_y, r, options, rng=rng)
+    rng = np.random.default_rng(config.seed)
+    values = bootstrap_measures(sim_x, sim_y, r, config, rng=rng)
     first = np.arange(m) * r  # replication 0 of each state
-    nr = measures_from_similarity(sim_x, sim_y[np.ix_(first, first)], options)
+    nr = measures_from_similarity(sim_x, sim_y[np.ix_(first, first)], config)
     for name, measure in INV_MEASURES.items():
         if not measure.resampled:  # NR: once, on the first replication's walk
-            values[name] = np.array([float(measure.fn(nr.p_x, nr.p_y, options))])
+            values[name] = np.array([float(measure.fn(nr.p_x, nr.p_y, config))])
     measures = {name: float(np.mean(values[name])) for name in INV_MEASURES}
     for name, v in measures.items():
         if not np.isfinite(v):  # pragma: no cover - guarded by transition_matrix
@@ -371,5 +372,5 @@ def score_from_similarity(
         sim_x=sim_x,
         sim_y=sim_y,
         embedder=embedder,
-        options=options,
+        config=config,
     )

@@ -5,7 +5,9 @@ Pure modules, usable without a Streamlit runtime (and tested that way):
 - :mod:`invent_ui.plots` — plotly figure builders (heatmaps, walk graphs,
   bootstrap histograms, GAAP, TSU and evaluation charts).
 - :mod:`invent_ui.tables` — pandas tables built from run artefacts.
-- :mod:`invent_ui.settings` — the sidebar's :class:`~invent_ui.settings.Settings`.
+- :mod:`invent_ui.settings` — the sidebar's :class:`~invent_ui.settings.Settings`
+  (the LLM choice and one :class:`invent_core.config.RunConfig`).
+- :mod:`invent_ui.state` — every session-state key the pages share.
 - :mod:`invent_ui.experiments` — evaluation / TSU results as JSON payloads.
 - :mod:`invent_ui.assets` — where the shipped demo artefacts live.
 
@@ -13,7 +15,7 @@ Streamlit-side modules (import ``streamlit``):
 
 - :mod:`invent_ui.sidebar` — the settings sidebar every page calls.
 - :mod:`invent_ui.resources` — cached models, demo artefacts and runs.
-- :mod:`invent_ui.feedback` — readable errors, "not there yet" notices, progress.
+- :mod:`invent_ui.feedback` — readable errors and the progress bar.
 - :mod:`invent_ui.views` — blocks shared by pages (measure tiles, heatmap rows).
 """
 

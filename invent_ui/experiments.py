@@ -1,24 +1,25 @@
 """Evaluation and TSU results as JSON payloads the dashboard shows (and ships as demos).
 
-A payload is what :mod:`invent_core.experiment` produced, flattened to JSON:
-the config, the method names and labels, and one row per question (per
-temperature for TSU) with every method's uncertainty. Pages rebuild arrays
-from it with :func:`eval_arrays` / :func:`tsu_arrays` and hand them to
-``invent_core.evaluation``; nothing here computes a metric.
+A payload is what :func:`invent_core.experiment.evaluate` or
+:func:`~invent_core.experiment.tsu` returned, flattened to JSON: the config,
+the method names and labels, one row per question (per temperature for TSU)
+with every method's uncertainty, and the evaluation or TSU table the core
+computed. Pages show it as it is; nothing here computes a metric.
 """
 
 from __future__ import annotations
 
+import csv
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-EVAL_FORMAT = "invent.dashboard-eval/1"
-TSU_FORMAT = "invent.dashboard-tsu/1"
+# /2: the config nests its RunConfig, and the core's evaluation / TSU table travels along
+EVAL_FORMAT = "invent.dashboard-eval/2"
+TSU_FORMAT = "invent.dashboard-tsu/2"
 
 
 def _num(value: Any) -> float:
@@ -36,7 +37,7 @@ def _labels(methods: Sequence[str]) -> dict[str, str]:
 
 
 def eval_payload(result: Any, cfg: Any) -> dict[str, Any]:
-    """JSON payload of an ``invent_core.experiment.evaluate`` result."""
+    """JSON payload of an ``invent_core.experiment.evaluate`` result (its evaluation included)."""
     rows = [
         {
             "id": r["id"],
@@ -50,11 +51,34 @@ def eval_payload(result: Any, cfg: Any) -> dict[str, Any]:
     ]
     return {
         "format": EVAL_FORMAT,
-        "config": asdict(cfg),
+        "config": cfg.to_dict(),
         "methods": list(result.methods),
         "labels": _labels(result.methods),
         "rows": rows,
+        "evaluation": result.evaluation.to_dict(),
     }
+
+
+def payload_config(payload: Mapping[str, Any]) -> Any:
+    """The :class:`~invent_core.experiment.ExperimentConfig` a payload was made with."""
+    from invent_core.experiment import ExperimentConfig
+
+    return ExperimentConfig.from_dict(payload["config"])
+
+
+def payload_evaluation(payload: Mapping[str, Any]) -> Any:
+    """The :class:`~invent_core.evaluation.metrics.Evaluation` that ``evaluate`` returned."""
+    from invent_core.evaluation.metrics import Evaluation
+
+    _check_format(payload, EVAL_FORMAT, "evaluation")
+    return Evaluation.from_dict(payload["evaluation"])
+
+
+def _check_format(payload: Mapping[str, Any], expected: str, what: str) -> None:
+    if payload.get("format") != expected:
+        raise ValueError(
+            f"not a dashboard {what} file (format {payload.get('format')!r}, expected {expected!r})"
+        )
 
 
 def eval_arrays(payload: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -63,10 +87,7 @@ def eval_arrays(payload: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, np.nd
     Methods with no finite value on any question (unavailable on this run, e.g.
     a method needing logprobs) are left out.
     """
-    if payload.get("format") != EVAL_FORMAT:
-        raise ValueError(
-            f"not a dashboard evaluation file (format {payload.get('format')!r}, expected {EVAL_FORMAT!r})"
-        )
+    _check_format(payload, EVAL_FORMAT, "evaluation")
     rows = payload["rows"]
     if not rows:
         raise ValueError("the evaluation has no questions")
@@ -79,18 +100,14 @@ def eval_arrays(payload: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, np.nd
     return correct, table
 
 
-def tsu_payload(
-    rows: Sequence[Mapping[str, Any]],
-    methods: Sequence[str],
-    temperatures: Sequence[float],
-    cfg: Any,
-) -> dict[str, Any]:
-    """JSON payload of a temperature sweep: rows of (id, question, temperature, method values)."""
+def tsu_payload(result: Any, temperatures: Sequence[float], cfg: Any) -> dict[str, Any]:
+    """JSON payload of an ``invent_core.experiment.tsu`` result (its TSU table included)."""
+    methods = list(result.methods)
     return {
         "format": TSU_FORMAT,
-        "config": asdict(cfg),
+        "config": cfg.to_dict(),
         "temperatures": [float(t) for t in temperatures],
-        "methods": list(methods),
+        "methods": methods,
         "labels": _labels(methods),
         "rows": [
             {
@@ -99,8 +116,9 @@ def tsu_payload(
                 "temperature": float(r["temperature"]),
                 **{m: _num(r.get(m)) for m in methods},
             }
-            for r in rows
+            for r in result.rows
         ],
+        "tsu": result.tsu,
     }
 
 
@@ -109,10 +127,7 @@ def tsu_arrays(payload: Mapping[str, Any]) -> tuple[list[float], list[str], dict
 
     Methods whose values are all NaN (unavailable) are left out.
     """
-    if payload.get("format") != TSU_FORMAT:
-        raise ValueError(
-            f"not a dashboard TSU file (format {payload.get('format')!r}, expected {TSU_FORMAT!r})"
-        )
+    _check_format(payload, TSU_FORMAT, "TSU")
     temps = [float(t) for t in payload["temperatures"]]
     ids: list[str] = []
     questions: dict[str, str] = {}
@@ -133,62 +148,22 @@ def tsu_arrays(payload: Mapping[str, Any]) -> tuple[list[float], list[str], dict
 
 
 def parse_temperatures(text: str) -> list[float]:
-    """``"0.3, 0.7, 1.0, 1.4"`` → [0.3, 0.7, 1.0, 1.4]; at least two, strictly increasing."""
+    """``"0.3, 0.7, 1.0, 1.4"`` → [0.3, 0.7, 1.0, 1.4], checked by invent_core.config."""
+    from invent_core.config import check_temperatures
+
     try:
         temps = [float(t) for t in text.replace(";", ",").split(",") if t.strip()]
     except ValueError as err:
         raise ValueError(f"temperatures must be numbers separated by commas, got {text!r}") from err
-    if len(temps) < 2 or any(b <= a for a, b in zip(temps, temps[1:])):
-        raise ValueError(
-            f"temperatures must be at least two strictly increasing values, got {temps}"
-        )
-    if temps[0] < 0 or temps[-1] > 2:
-        raise ValueError(f"temperatures must lie in [0, 2], got {temps}")
-    return temps
+    return check_temperatures(temps)
 
 
-def question_sweep(
-    question: str,
-    temperatures: Sequence[float],
-    cfg: Any,
-    runs_dir: Path,
-    llm: Any,
-    *,
-    task: str = "qa",
-    choices: Sequence[str] | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
-) -> dict[str, Any]:
-    """One typed question at every temperature: a TSU payload with one question.
-
-    Uses ``invent_core.experiment.get_run`` (runs saved under ``runs_dir``, so a
-    refresh resumes) and ``score_run`` — the same steps as ``experiment.tsu``.
-    """
+def question_file(question: str, folder: Path) -> Path:
+    """A one-question CSV (``--data`` format) in ``folder``, so a typed question is a dataset."""
     import hashlib
 
-    from invent_core.datasets import Example
-    from invent_core.experiment import get_run, score_run
-    from invent_core.registry import resolve_methods
-
-    qid = "dashboard:" + hashlib.sha256(question.encode()).hexdigest()[:12]
-    ex = Example(
-        id=qid,
-        question=question,
-        answers=(),
-        task=task,
-        choices=tuple(choices) if choices else None,
-    )
-    methods = [m.name for m in resolve_methods(list(cfg.methods))]
-    rows = []
-    for j, t in enumerate(temperatures):
-        run = get_run(ex, cfg, runs_dir, llm, temperature=float(t))
-        rows.append(
-            {
-                "id": qid,
-                "question": question,
-                "temperature": float(t),
-                **score_run(run, methods, llm),
-            }
-        )
-        if progress:
-            progress(j + 1, len(temperatures), f"T = {t:g}")
-    return tsu_payload(rows, methods, temperatures, cfg)
+    qid = "typed-" + hashlib.sha256(question.encode()).hexdigest()[:12]
+    path = folder / "question.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([["id", "question"], [qid, question]])
+    return path

@@ -2,13 +2,12 @@
 
 - :func:`error_text` / :func:`show_error`: a readable one-liner, never a traceback.
 - :func:`guarded`: call a library function; on failure show the error and return None.
-- :func:`missing`: an ``st.info`` naming a part of invent_core not in this checkout yet.
-- :class:`StageProgress`: a progress bar with stage text and ETA fed by callbacks.
+- :class:`StageProgress`: a progress bar with stage text and ETA, fed
+  :class:`invent_core.progress.Progress` events.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -42,27 +41,6 @@ def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | N
         return None
 
 
-def module_available(module: str) -> bool:
-    """Whether ``module`` can be imported (without importing it)."""
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def missing(*modules: str, feature: str) -> bool:
-    """Show an ``st.info`` and return True when one of ``modules`` is not in this checkout."""
-    absent = [m for m in modules if not module_available(m)]
-    if absent:
-        names = ", ".join(f"`{m}`" for m in absent)
-        st.info(
-            f"{feature} needs {names}, which is not in this checkout yet.",
-            icon=":material/extension:",
-        )
-        return True
-    return False
-
-
 def format_eta(seconds: float) -> str:
     """``"~12 s"``, ``"~3 min"``."""
     if seconds < 90:
@@ -70,21 +48,23 @@ def format_eta(seconds: float) -> str:
     return f"~{round(seconds / 60)} min"
 
 
-#: Readable names of the stages of invent_core.pipeline / batch progress events.
+#: Readable names of the stages of invent_core's progress events.
 STAGE_LABELS: dict[str, str] = {
     "perturb": "perturbing the question",
     "generate": "asking the LLM",
     "score": "scoring",
     "gaap": "evolving perturbations (GAAP)",
+    "questions": "questions",
+    "runs": "runs",
+    "rows": "scoring rows",
 }
 
 
 class StageProgress:
-    """A progress bar plus stage line, fed by library progress callbacks.
+    """A progress bar plus stage line, fed :class:`invent_core.progress.Progress` events.
 
-    Use as ``with StageProgress("Running") as prog: run_question(..., progress=prog)``;
-    other callback shapes are adapted with a lambda, e.g.
-    ``progress=lambda done, total, eta: prog("rows", done, total, eta_seconds=eta)``.
+    Use as ``with StageProgress("Running") as prog: run_question(..., progress=prog)``.
+    The time left is the event's ``eta_seconds`` (computed once, by the library).
     """
 
     def __init__(self, label: str, stage_labels: dict[str, str] | None = None) -> None:
@@ -92,7 +72,6 @@ class StageProgress:
         self.stage_labels = {**STAGE_LABELS, **(stage_labels or {})}
         self.t0 = time.perf_counter()
         self.stage = ""
-        self._stage_t0 = self.t0
         self._status: Any = None
         self._bar: Any = None
         self._line: Any = None
@@ -116,34 +95,18 @@ class StageProgress:
         self._status.__exit__(None, None, None)
         return False  # the caller decides how to show the error
 
-    def __call__(
-        self,
-        event: Any,
-        done: int = 0,
-        total: int = 0,
-        *,
-        eta_seconds: float | None = None,
-    ) -> None:
-        """``prog(progress_event)`` (``.stage, .done, .total, .eta_seconds``, as
-        ``invent_core.pipeline.Progress``) or ``prog(stage, done, total, eta_seconds=…)``."""
-        if isinstance(event, str):
-            stage, eta = event, eta_seconds
-        else:
-            stage, done, total = event.stage, event.done, event.total
-            eta = getattr(event, "eta_seconds", None)
-        stage = self.stage_labels.get(stage, stage)
-        if stage and stage != self.stage:
+    def __call__(self, event: Any) -> None:
+        """Show one Progress event (``.stage, .done, .total, .eta_seconds, .note``)."""
+        stage = self.stage_labels.get(event.stage, event.stage)
+        if stage != self.stage:
             self.stage = stage
-            self._stage_t0 = time.perf_counter()
             self._status.update(label=f"{self.label}: {stage}")
-        frac = 0.0 if not total else min(1.0, max(0.0, done / total))
-        text = f"**{self.stage or self.label}**"
-        if total:
-            text += f" — {done}/{total}"
-            spent = time.perf_counter() - self._stage_t0
-            if eta is None and 0 < done < total and spent > 1.0:
-                eta = spent / done * (total - done)
-            if eta and done < total:
-                text += f", {format_eta(eta)} left"
+        text = f"**{stage}**"
+        if event.total:
+            text += f" — {event.done}/{event.total}"
+            if event.eta_seconds and event.done < event.total:
+                text += f", {format_eta(event.eta_seconds)} left"
+        if event.note:
+            text += f" · {event.note[:80]}"
         self._line.markdown(text)
-        self._bar.progress(frac)
+        self._bar.progress(min(1.0, max(0.0, event.done / event.total)) if event.total else 0.0)

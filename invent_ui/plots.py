@@ -384,28 +384,6 @@ def measures_grid_figure(
 # ---------------------------------------------------------------------------
 
 
-def affinity_bar_figure(
-    affinity: Sequence[float], texts: Sequence[str], *, title: str
-) -> go.Figure:
-    """One bar per perturbation: its affinity a(x0, x_i) to the original question."""
-    a = np.asarray(affinity, dtype=np.float64)
-    labels = state_labels(len(a))
-    fig = go.Figure(
-        go.Bar(
-            x=labels,
-            y=a,
-            marker_color=[ORIGINAL_COLOUR if i == 0 else OTHER_COLOUR for i in range(len(a))],
-            customdata=[wrap_text(t) for t in texts],
-            hovertemplate="<b>%{x}</b>: %{customdata}<br>a = %{y:.4f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title=dict(text=title), yaxis_title="affinity to x0", height=300, margin=_MARGIN
-    )
-    fig.update_yaxes(range=[min(0.0, float(a.min())), 1.0])
-    return fig
-
-
 def grouped_bar_figure(
     table: Mapping[str, Mapping[str, float]],
     *,

@@ -1,9 +1,15 @@
 """The settings sidebar every page calls first: one definition, shared session state.
 
+The run options' widgets are generated from
+:func:`invent_core.config.iter_options`: the common ones on top, every other
+one (affinity, WD ground metric, MAX variant, the paraphrase and GAAP
+options …) in an "Advanced" expander, so a new config field appears here with
+no edit. The perturber is picked on each page that runs something.
+
 A widget's own state is dropped when another page's script runs, so each
 widget's value is re-committed to session state before the widget is created
 (see :func:`_seed`), and the settings as a whole live in
-``st.session_state[STATE_KEY]`` (a plain dict) for :func:`current_settings`.
+``st.session_state[state.SETTINGS]`` (a plain dict) for :func:`current_settings`.
 Opening any page first (a deep link on a fresh server) initialises the defaults.
 """
 
@@ -14,70 +20,91 @@ from typing import Any
 
 import streamlit as st
 
+from invent_core.config import MAX_TEMPERATURE, OptionSpec, RunConfig, iter_options
+
+from . import state
 from .settings import EMBEDDER_LABELS, LLM_LABELS, Settings
 
-STATE_KEY = "invent_settings"
-#: The typed API key: session memory only, never a settings field, never written to disk.
-API_KEY_STATE = "invent_api_key"
-_PREFIX = "sb_"
+#: Options chosen on each page that runs something, not in the sidebar.
+PAGE_OPTIONS: tuple[str, ...] = ("perturber",)
+#: Options shown on top of the sidebar (the paper's n, r, B, T, seed and ψ).
+MAIN_OPTIONS: tuple[str, ...] = (
+    "embedder",
+    "n_perturbations",
+    "n_replications",
+    "n_bootstrap",
+    "seed",
+    "temperature",
+)
+#: Section titles of the "Advanced" expander, by the option's config.
+_SECTIONS = {"run": "Answers", "score": "Scoring", "paraphrase": "Paraphrasing", "gaap": "GAAP"}
+
+
+def advanced_options() -> list[OptionSpec]:
+    """Return every run option that is neither on top of the sidebar nor picked on a page."""
+    shown = set(PAGE_OPTIONS) | set(MAIN_OPTIONS)
+    return [opt for opt in iter_options(RunConfig) if opt.name not in shown]
 
 
 def page_setup(title: str, icon: str = "🎲") -> Settings:
-    """``st.set_page_config`` plus the sidebar; returns the current settings."""
+    """Call ``st.set_page_config`` and draw the sidebar; return the current settings."""
     st.set_page_config(page_title=f"{title} · invent", page_icon=icon, layout="wide")
     return sidebar_settings()
 
 
 def current_settings() -> Settings:
-    """The settings in this session (defaults when none were chosen yet)."""
-    data = st.session_state.get(STATE_KEY)
+    """Return the settings in this session (defaults when none were chosen yet)."""
+    data = st.session_state.get(state.SETTINGS)
     return Settings.from_dict(data) if data else Settings()
 
 
 def api_key() -> str | None:
-    """The key typed in this session, else ``$OPENAI_API_KEY``, else None."""
-    return st.session_state.get(API_KEY_STATE) or os.environ.get("OPENAI_API_KEY") or None
-
-
-def _options(getter: str, fallback: list[str]) -> list[str]:
-    try:
-        if getter == "llm":
-            from invent_core.llm import available_llms
-
-            return list(available_llms()) or fallback
-        from invent_core.embedders import available_embedders
-
-        return list(available_embedders()) or fallback
-    except Exception:  # noqa: BLE001 - a missing backend module must not break the sidebar
-        return fallback
+    """Return the key typed in this session, else ``$OPENAI_API_KEY``, else None."""
+    return st.session_state.get(state.API_KEY) or os.environ.get("OPENAI_API_KEY") or None
 
 
 def _seed(name: str, value: Any) -> str:
-    """The widget key for ``name``, its state (re)committed before the widget is created.
+    """Return the widget key for ``name``, its state (re)committed before the widget is created.
 
     Re-assigning the current value makes it survive a page switch (a widget's own
     state is dropped when another page's script runs); ``value`` seeds a fresh session.
     """
-    key = _PREFIX + name
+    key = state.SIDEBAR_PREFIX + name
     st.session_state[key] = st.session_state.get(key, value)
     return key
 
 
 def sidebar_settings() -> Settings:
-    """Render the shared settings in the sidebar and return them."""
-    canon = dict(current_settings().to_dict())
-    defaults = Settings()
-    llms = _options("llm", [defaults.llm])
-    if canon["llm"] not in llms:
-        canon["llm"] = llms[0]
-    embedders = _options("embedder", [defaults.embedder])
-    # an embedder that is not a packaged name is a local NLI folder typed below
-    nli_folder = "" if canon["embedder"] in embedders else canon["embedder"]
-    picked = canon["embedder"] if canon["embedder"] in embedders else embedders[0]
+    """Render the shared settings in the sidebar and return them.
 
+    An invalid combination (e.g. more GAAP parents than its population cap)
+    is reported in the sidebar and the previous settings are kept.
+    """
+    previous = current_settings()
+    canon = previous.to_dict()
     sb = st.sidebar
     sb.header("Settings")
     sb.caption("Shared by every page. Changing them never re-runs anything by itself.")
+    _llm_widgets(sb, canon)
+    _main_widgets(sb, canon)
+    with sb.expander("Advanced"):
+        _advanced_widgets(canon)
+        _nli_folder(canon)
+    try:
+        settings = Settings.from_dict(canon)
+    except ValueError as err:
+        sb.error(f"{err}. Keeping the previous settings.", icon=":material/error:")
+        settings = previous
+    st.session_state[state.SETTINGS] = settings.to_dict()
+    return settings
+
+
+def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
+    from invent_core.llm import available_llms
+
+    llms = list(available_llms())
+    if canon["llm"] not in llms:
+        canon["llm"] = llms[0]
     canon["llm"] = sb.selectbox(
         "LLM backend",
         llms,
@@ -85,67 +112,105 @@ def sidebar_settings() -> Settings:
         key=_seed("llm", canon["llm"]),
         help="The packaged local model needs no key and no network.",
     )
-    if canon["llm"] == "openai":
-        canon["base_url"] = sb.text_input(
-            "Server URL (…/v1)",
-            key=_seed("base_url", canon["base_url"] or os.environ.get("OPENAI_BASE_URL", "")),
-            placeholder="https://api.openai.com/v1",
-        )
-        canon["model"] = sb.text_input(
-            "Model", key=_seed("model", canon["model"] or os.environ.get("OPENAI_MODEL", ""))
-        )
-        if os.environ.get("OPENAI_API_KEY"):
-            sb.caption("API key: from `$OPENAI_API_KEY`.")
-        else:
-            typed = sb.text_input(
-                "API key",
-                type="password",
-                key=_seed("api_key_input", st.session_state.get(API_KEY_STATE, "")),
-                help="Kept in this browser session only; never saved.",
-            )
-            st.session_state[API_KEY_STATE] = typed
+    if canon["llm"] != "openai":
+        return
+    canon["base_url"] = sb.text_input(
+        "Server URL (…/v1)",
+        key=_seed("base_url", canon["base_url"] or os.environ.get("OPENAI_BASE_URL", "")),
+        placeholder="https://api.openai.com/v1",
+    )
+    canon["model"] = sb.text_input(
+        "Model", key=_seed("model", canon["model"] or os.environ.get("OPENAI_MODEL", ""))
+    )
+    if os.environ.get("OPENAI_API_KEY"):
+        sb.caption("API key: from `$OPENAI_API_KEY`.")
+        return
+    typed = sb.text_input(
+        "API key",
+        type="password",
+        key=_seed("api_key_input", st.session_state.get(state.API_KEY, "")),
+        help="Kept in this browser session only; never saved.",
+    )
+    st.session_state[state.API_KEY] = typed
+
+
+def _main_widgets(sb: Any, canon: dict[str, Any]) -> None:
+    """ψ, n, r, B, seed and temperature (the paper's symbols are their labels)."""
+    from invent_core.embedders import available_embedders
+
+    helps = {opt.name: opt.help for opt in iter_options(RunConfig)}
+    embedders = available_embedders()
+    picked = canon["embedder"] if canon["embedder"] in embedders else embedders[0]
     canon["embedder"] = sb.selectbox(
         "Embedder ψ",
         embedders,
         format_func=lambda s: EMBEDDER_LABELS.get(s, s),
         key=_seed("embedder", picked),
+        help=helps["embedder"],
     )
     c1, c2 = sb.columns(2)
-    canon["n_perturbations"] = int(
-        c1.number_input(
-            "n perturbations", 1, 20, step=1, key=_seed("n_perturbations", canon["n_perturbations"])
-        )
-    )
-    canon["n_replications"] = int(
-        c2.number_input(
-            "r replications", 1, 10, step=1, key=_seed("n_replications", canon["n_replications"])
-        )
-    )
     c3, c4 = sb.columns(2)
-    canon["n_bootstrap"] = int(
-        c3.number_input(
-            "B bootstrap", 1, 500, step=5, key=_seed("n_bootstrap", canon["n_bootstrap"])
-        )
-    )
-    canon["seed"] = int(
-        c4.number_input("seed", 0, 2**31 - 1, step=1, key=_seed("seed", canon["seed"]))
-    )
+    for col, name, label, high, step in (
+        (c1, "n_perturbations", "n perturbations", 20, 1),
+        (c2, "n_replications", "r replications", 10, 1),
+        (c3, "n_bootstrap", "B bootstrap", 500, 5),
+        (c4, "seed", "seed", 2**31 - 1, 1),
+    ):
+        low = 0 if name == "seed" else 1
+        key = _seed(name, canon[name])
+        canon[name] = int(col.number_input(label, low, high, step=step, key=key))
     canon["temperature"] = float(
         sb.slider(
-            "temperature", 0.0, 2.0, step=0.1, key=_seed("temperature", float(canon["temperature"]))
+            "temperature",
+            0.0,
+            MAX_TEMPERATURE,
+            step=0.1,
+            key=_seed("temperature", float(canon["temperature"])),
+            help=helps["temperature"],
         )
     )
-    with sb.expander("Local NLI model folder (optional)"):
-        folder = st.text_input(
-            "Folder with an NLI model (AutoModelForSequenceClassification)",
-            key=_seed("nli_folder", nli_folder),
-            help="When set, replaces the embedder above (entailment similarity, paper §3).",
-        ).strip()
-        if folder:
-            if os.path.isdir(folder.removeprefix("nli:")):
-                canon["embedder"] = folder
-            else:
-                st.warning(f"{folder} is not a folder on this machine; using {canon['embedder']}.")
-    settings = Settings.from_dict(canon)
-    st.session_state[STATE_KEY] = settings.to_dict()
-    return settings
+
+
+def _advanced_widgets(canon: dict[str, Any]) -> None:
+    """One widget per remaining option, grouped by the config that declares it."""
+    section = None
+    for opt in advanced_options():
+        owner = opt.path[0] if len(opt.path) > 1 else "run"
+        if owner != section:
+            section = owner
+            st.markdown(f"**{_SECTIONS.get(owner, owner)}**")
+        canon[opt.name] = _option_widget(opt, canon[opt.name])
+
+
+def _option_widget(opt: OptionSpec, value: Any) -> Any:
+    """Draw the widget of one option, chosen by its type (a choice, a switch or a number)."""
+    label = opt.name.removeprefix(opt.path[0] + "_") if len(opt.path) > 1 else opt.name
+    label = label.replace("_", " ")
+    key = _seed(opt.name, value)
+    if opt.choices is not None:
+        return st.selectbox(label, list(opt.choices), key=key, help=opt.help)
+    if opt.type is bool:
+        return st.checkbox(label, key=key, help=opt.help)
+    if opt.type is int:
+        got = st.number_input(label, step=1, key=key, help=opt.help)
+        return None if got is None else int(got)
+    got = st.number_input(label, step=0.05, format="%.2f", key=key, help=opt.help)
+    return None if got is None else float(got)
+
+
+def _nli_folder(canon: dict[str, Any]) -> None:
+    """Offer a local NLI model folder that replaces the embedder (entailment similarity, paper §3)."""
+    from invent_core.embedders import available_embedders
+
+    typed = "" if canon["embedder"] in available_embedders() else canon["embedder"]
+    folder = st.text_input(
+        "Local NLI model folder (optional)",
+        key=_seed("nli_folder", typed),
+        help="A folder with an AutoModelForSequenceClassification; replaces the embedder above.",
+    ).strip()
+    if not folder:
+        return
+    if os.path.isdir(folder.removeprefix("nli:")):
+        canon["embedder"] = folder
+    else:
+        st.warning(f"{folder} is not a folder on this machine; using {canon['embedder']}.")

@@ -16,12 +16,9 @@ COLORSCALES: tuple[str, ...] = ("Blues", "Viridis", "Cividis", "Magma", "Greens"
 @lru_cache(maxsize=1)
 def method_labels() -> dict[str, str]:
     """Registry name → label as printed in the paper (e.g. ``inv_entropy`` → ``Inv-Entropy``)."""
-    try:
-        from invent_core.registry import list_methods
+    from invent_core.registry import list_methods
 
-        return {m.name: m.label for m in list_methods()}
-    except Exception:  # noqa: BLE001 - labels are cosmetic
-        return {}
+    return {m.name: m.label for m in list_methods()}
 
 
 def first_answers(responses: list[list[str]]) -> list[str]:
@@ -56,20 +53,46 @@ def heatmap_row(
 
 
 def run_caption(run: Any) -> str:
-    s = run.settings
+    """Return one line naming what made a run: perturber, LLM, ψ, n, r, B, T, seed (and time)."""
+    c = run.config
     parts = [
-        f"perturber **{s.get('perturber', '?')}**",
-        f"LLM `{str(s.get('llm', '?'))[:60]}`",
-        f"embedder **{s.get('embedder', '?')}**",
-        f"n = {s.get('n_perturbations', len(run.questions) - 1)}",
-        f"r = {s.get('n_replications', len(run.responses[0]))}",
-        f"B = {s.get('n_bootstrap', '?')}",
-        f"T = {s.get('temperature', '?')}",
-        f"seed = {s.get('seed', '?')}",
+        f"perturber **{c.perturber}**",
+        f"LLM `{str(run.identities.get('llm', '?'))[:60]}`",
+        f"embedder **{c.embedder}**",
+        f"n = {c.n_perturbations}",
+        f"r = {c.n_replications}",
+        f"B = {c.score.n_bootstrap}",
+        f"T = {c.temperature:g}",
+        f"seed = {c.seed}",
     ]
     if run.timings.get("total"):
         parts.append(f"{run.timings['total']:.1f} s")
     return " · ".join(parts)
+
+
+def perturber_picker(key: str, container: Any = st) -> str:
+    """Draw a radio over the registered perturbers (invent_core.perturb), labelled by the registry."""
+    from invent_core.perturb import available_perturbers, get_perturber
+
+    return container.radio(
+        "Perturber",
+        list(available_perturbers()),
+        horizontal=True,
+        key=key,
+        format_func=lambda name: get_perturber(name).label,
+    )
+
+
+def default_methods(available: Any, k: int = 5) -> list[str]:
+    """Return the methods drawn by default: Inv-Entropy and NR-Inv-Entropy, then offline baselines.
+
+    Read from the registry's order; ``available`` limits it to the methods a result has.
+    """
+    from invent_core.registry import list_methods
+
+    inv = [m.name for m in list_methods("inv")][:2]
+    offline = [m.name for m in list_methods("baseline") if not {"llm", "logprobs"} & m.needs]
+    return [name for name in [*inv, *offline] if name in available][:k]
 
 
 def measures_dataframe(score: Any) -> Any:
@@ -78,20 +101,12 @@ def measures_dataframe(score: Any) -> Any:
     return tables.measures_table(score.measures, score.values, labels=labels, intervals=intervals)
 
 
-def result_or_demo(key: str, demo_path: Any, *, what: str, script: str, hint: str) -> Any:
-    """The page's own result from the session, else the shipped demo (with a note saying so).
-
-    Stops the page with a notice when neither exists.
-    """
+def result_or_demo(key: str, demo_path: Any, *, what: str, hint: str) -> Any:
+    """Return the page's own result from the session, else the shipped demo (with a note)."""
     from . import resources
-    from .feedback import guarded
 
     payload = st.session_state.get(key)
     if payload is not None:
         return payload
-    payload = guarded(f"Loading the {what}", resources.demo_json, demo_path)
-    if payload is None:
-        st.info(f"Nothing computed yet and no {what} shipped (`python {script}`).")
-        st.stop()
     st.info(f"Showing the shipped {what} (a small real run). {hint}", icon=":material/lightbulb:")
-    return payload
+    return resources.demo_json(demo_path)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from invent_ui import plots, resources, tables, views
-from invent_ui.feedback import StageProgress, guarded, missing, show_error
+from invent_core.datasets import available_datasets, load_dataset
+from invent_core.pipeline import run_question
+from invent_core.registry import list_methods
+from invent_ui import plots, resources, state, tables, views
+from invent_ui.feedback import StageProgress, guarded, show_error
 from invent_ui.settings import run_fingerprint
 from invent_ui.sidebar import page_setup
 
@@ -15,31 +18,24 @@ st.caption(
     "Perturb a question, ask the LLM r times per variant, and see the dual random walk, "
     "Inv-Entropy's bootstrap distribution and the baselines on the same answers."
 )
-if missing("invent_core.pipeline", feature="Exploring a question"):
-    st.stop()
-
-RUN_KEY = "explore_run"
 
 
 # --- input -------------------------------------------------------------------
 def _pick_sample() -> None:
-    ex = st.session_state.get("explore_sample")
+    ex = st.session_state.get(state.EXPLORE_SAMPLE)
     if ex is not None:
-        st.session_state["explore_question"] = ex.question
-        st.session_state["explore_task"] = (ex.task, list(ex.choices) if ex.choices else None)
+        st.session_state[state.EXPLORE_QUESTION] = ex.question
+        st.session_state[state.EXPLORE_TASK] = (ex.task, list(ex.choices) if ex.choices else None)
 
 
-with st.expander("Ask a question", expanded=st.session_state.get(RUN_KEY) is None):
-    if "explore_question" not in st.session_state:
-        demo = resources.demo_run()
-        st.session_state["explore_question"] = demo.question if demo is not None else ""
+with st.expander("Ask a question", expanded=st.session_state.get(state.EXPLORE_RUN) is None):
+    if state.EXPLORE_QUESTION not in st.session_state:
+        st.session_state[state.EXPLORE_QUESTION] = resources.demo_run().question
     c1, c2 = st.columns([1, 3])
-    from invent_core.datasets import available_datasets, load_dataset
-
     names = guarded("Listing the dataset samples", available_datasets) or []
     dataset = c1.selectbox("Dataset sample", ["—", *names], key="explore_dataset")
     if dataset == "—":
-        st.session_state["explore_task"] = ("qa", None)  # a typed question is open QA
+        st.session_state[state.EXPLORE_TASK] = ("qa", None)  # a typed question is open QA
     else:
         examples = guarded(f"Loading {dataset}", load_dataset, dataset, limit=50, seed=0) or []
         c2.selectbox(
@@ -47,27 +43,19 @@ with st.expander("Ask a question", expanded=st.session_state.get(RUN_KEY) is Non
             examples,
             index=None,
             format_func=lambda ex: ex.question[:140],
-            key="explore_sample",
+            key=state.EXPLORE_SAMPLE,
             on_change=_pick_sample,
         )
-    question = st.text_area("Question", key="explore_question", height=80)
-    task, choices = st.session_state.get("explore_task", ("qa", None))
+    question = st.text_area("Question", key=state.EXPLORE_QUESTION, height=80)
+    task, choices = st.session_state.get(state.EXPLORE_TASK, ("qa", None))
     if choices:
         st.caption(f"Task **{task}** with choices: " + " · ".join(choices))
     c3, c4 = st.columns([2, 1])
-    perturber = c3.radio(
-        "Perturber",
-        ["paraphrase", "gaap"],
-        horizontal=True,
-        key="explore_perturber",
-        format_func=lambda p: {
-            "paraphrase": "LLM paraphrasing",
-            "gaap": "GAAP (genetic algorithm)",
-        }[p],
-    )
+    perturber = views.perturber_picker("explore_perturber", c3)
+    run_cfg = settings.run_config(perturber=perturber)
     c4.caption(
-        f"n = {settings.n_perturbations}, r = {settings.n_replications}: "
-        f"{(settings.n_perturbations + 1) * settings.n_replications} answers from {settings.llm_label}."
+        f"n = {run_cfg.n_perturbations}, r = {run_cfg.n_replications}: "
+        f"{(run_cfg.n_perturbations + 1) * run_cfg.n_replications} answers from {settings.llm_label}."
     )
     pressed = st.button("Run", type="primary", key="explore_run_button")
 
@@ -75,30 +63,16 @@ if pressed:
     if not question.strip():
         st.error("Type a question first.")
     else:
-        key = settings.key(question.strip(), perturber, task, choices)
-        cached = resources.store().get(key)
-        if cached is not None:
-            st.session_state[RUN_KEY] = cached
-        else:
-            from invent_core.pipeline import run_question
+        try:
+            llm = resources.llm_for(settings)
+            with StageProgress("Running the question") as prog:
+                st.session_state[state.EXPLORE_RUN] = run_question(
+                    question.strip(), run_cfg, llm=llm, task=task, choices=choices, progress=prog
+                )
+        except Exception as err:  # noqa: BLE001 - shown, not raised
+            show_error(err, "The run")
 
-            try:
-                llm = resources.llm_for(settings)
-                with StageProgress("Running the question") as prog:
-                    run = run_question(
-                        question.strip(),
-                        perturber=perturber,
-                        llm=llm,
-                        task=task,
-                        choices=choices,
-                        progress=prog,
-                        **settings.run_kwargs(),
-                    )
-                st.session_state[RUN_KEY] = resources.store().put(key, run)
-            except Exception as err:  # noqa: BLE001 - shown, not raised
-                show_error(err, "The run")
-
-run = st.session_state.get(RUN_KEY)
+run = st.session_state.get(state.EXPLORE_RUN)
 with st.expander("Open a saved run (JSON)"):
     up = st.file_uploader("Run file", type=["json"], key="explore_upload")
     if up is not None:
@@ -106,10 +80,7 @@ with st.expander("Open a saved run (JSON)"):
         if loaded is not None:
             run = loaded
 if run is None:
-    run = guarded("Loading the demo run", resources.demo_run)
-    if run is None:
-        st.info("No run yet and no demo run shipped (`python scripts/make_demo_run.py`).")
-        st.stop()
+    run = resources.demo_run()
     st.info(
         "Showing the shipped demo run. Type a question and press **Run** for your own.",
         icon=":material/lightbulb:",
@@ -213,8 +184,6 @@ with tab_boot:
     )
 
 with tab_base:
-    from invent_core.registry import list_methods
-
     methods = list_methods()
     fp = run_fingerprint(run)
     offline = tuple(m.name for m in methods if not ({"llm", "logprobs"} & set(m.needs)))
@@ -223,7 +192,7 @@ with tab_base:
         guarded("Computing the baselines", resources.method_results, fp, offline, "", run, None)
         or {}
     )
-    llm_key = f"explore_llm_methods_{fp}_{settings.key()}"
+    llm_key = f"{state.EXPLORE_LLM_METHODS}{fp}_{settings.key()}"
     if needs_llm:
         if st.button(
             f"Also compute {', '.join(views.method_labels().get(n, n) for n in needs_llm)} "

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
-from invent_ui import plots, resources, tables, views
-from invent_ui.feedback import guarded, missing
+from invent_core.embedders import available_embedders
+from invent_ui import plots, resources, state, tables, views
+from invent_ui.feedback import guarded
 from invent_ui.settings import EMBEDDER_LABELS, run_fingerprint
 from invent_ui.sidebar import page_setup
 
@@ -15,25 +18,18 @@ st.caption(
     "The embedder ψ decides what 'similar' means. Here the same questions and answers are "
     "scored again with other embedders (run.rescore: embeddings and bootstrap only, no LLM call)."
 )
-if missing("invent_core.pipeline", feature="Comparing embedders"):
-    st.stop()
 
-run = st.session_state.get("explore_run")
+run = st.session_state.get(state.EXPLORE_RUN)
 source = "your last run on *Explore a question*"
 if run is None:
-    run = guarded("Loading the demo run", resources.demo_run)
+    run = resources.demo_run()
     source = "the shipped demo run"
-if run is None:
-    st.info("No run to compare yet: run a question on *Explore a question* first.")
-    st.stop()
 st.markdown(f"Rescoring {source}: **{run.question}**")
 st.caption(views.run_caption(run))
 
-from invent_core.embedders import available_embedders
-
-options = guarded("Listing the embedders", available_embedders) or [settings.embedder]
-if settings.embedder not in options:
-    options.append(settings.embedder)
+options = available_embedders()
+if settings.run.embedder not in options:
+    options.append(settings.run.embedder)
 chosen = st.multiselect(
     "Embedders (two or three)",
     options,
@@ -50,15 +46,9 @@ fp = run_fingerprint(run)
 scores = {}
 with st.spinner("Rescoring (embedding the texts once per embedder)…"):
     for name in chosen:
-        res = guarded(
-            f"Rescoring with {name}",
-            resources.rescored,
-            fp,
-            name,
-            settings.n_bootstrap,
-            int(run.settings.get("seed", settings.seed)),
-            run,
-        )
+        # every scoring option of the run (B, seed, affinity …) but ψ
+        config = dataclasses.replace(run.config.score, embedder=name)
+        res = guarded(f"Rescoring with {name}", resources.rescored, fp, config.to_dict(), run)
         if res is not None:
             scores[name] = res
 if len(scores) < 2:
@@ -75,7 +65,8 @@ st.dataframe(
 st.caption(
     "Orange cells differ by more than 5 % from the first embedder; `spread` = max − min across "
     f"embedders (darker = more disagreement; largest {spread_max:.4f}). "
-    f"B = {settings.n_bootstrap} bootstrap resamples, same seed for every embedder."
+    f"B = {run.config.score.n_bootstrap} bootstrap resamples, the run's seed "
+    f"({run.config.seed}) and affinity ({run.config.score.affinity}) for every embedder."
 )
 st.plotly_chart(
     plots.measures_comparison_figure({n: s.measures for n, s in scores.items()}, labels=labels),

@@ -6,8 +6,10 @@ import time
 
 import streamlit as st
 
-from invent_ui import assets, plots, resources, tables
-from invent_ui.feedback import StageProgress, guarded, missing, show_error
+from invent_core.perturb.gaap import GaapResult, gaap
+from invent_core.progress import ProgressReporter
+from invent_ui import assets, plots, resources, state, tables
+from invent_ui.feedback import StageProgress, guarded, show_error
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("GAAP evolution", icon="🧬")
@@ -18,59 +20,38 @@ st.caption(
     "wheel on fitness a(x0, ·), crosses them over and mutates the children. It stops after T "
     "generations or when no member is closer to x0 than δ; Per(S_x0) samples generations 0, τ, 2τ, …"
 )
-if missing("invent_core.perturb.gaap", feature="GAAP"):
-    st.stop()
-
-from invent_core.perturb.gaap import GaapResult
-
-RESULT_KEY = "gaap_result"
-SLIDER = "gaap_generation"
 
 # --- run GAAP on a new question ---------------------------------------------
 with st.expander("Run GAAP on a new question", expanded=False):
     q = st.text_area("Question", key="gaap_question", height=70)
-    c1, c2, c3 = st.columns(3)
-    delta = c1.slider("δ (stop threshold on fitness)", 0.5, 0.99, 0.7, 0.01, key="gaap_delta")
-    max_gen = c2.number_input("T: most generations", 0, 20, 6, key="gaap_max_gen")
-    tau = c3.number_input("τ: sampling gap", 1, 10, 2, key="gaap_tau")
+    run_cfg = settings.run_config()
+    g = run_cfg.gaap
     st.caption(
-        f"n = {settings.n_perturbations} perturbations, fitness embedder {settings.embedder}, "
-        f"seed {settings.seed} (sidebar). No LLM call."
+        f"n = {run_cfg.n_perturbations} perturbations, δ = {g.delta:g}, T = {g.max_generations}, "
+        f"τ = {g.tau}, fitness embedder {run_cfg.embedder}, seed {run_cfg.seed} "
+        "(sidebar; δ, T, τ and the other GAAP options under *Advanced*). No LLM call."
     )
     if st.button("Run GAAP", type="primary", key="gaap_run"):
         if not q.strip():
             st.error("Type a question first.")
         else:
-            from invent_core.perturb.gaap import gaap
+            try:
+                with StageProgress("GAAP", {"gaap": "evolving generations"}) as prog:
+                    st.session_state[state.GAAP_RESULT] = gaap(
+                        q.strip(),
+                        n=run_cfg.n_perturbations,
+                        embedder=resources.embedder(run_cfg.embedder),
+                        seed=run_cfg.seed,
+                        config=g,
+                        progress=ProgressReporter(prog).counter("gaap"),
+                    )
+                st.session_state[state.GAAP_GENERATION] = 0
+            except Exception as err:  # noqa: BLE001 - shown, not raised
+                show_error(err, "GAAP")
 
-            key = settings.key("gaap", q.strip(), delta, max_gen, tau)
-            res = resources.store().get(key)
-            if res is None:
-                try:
-                    with StageProgress("GAAP", {"gaap": "evolving generations"}) as prog:
-                        res = gaap(
-                            q.strip(),
-                            n=settings.n_perturbations,
-                            delta=float(delta),
-                            max_generations=int(max_gen),
-                            tau=int(tau),
-                            embedder=resources.embedder(settings.embedder),
-                            seed=settings.seed,
-                            progress=lambda t, total: prog("gaap", t, total),
-                        )
-                    resources.store().put(key, res)
-                except Exception as err:  # noqa: BLE001 - shown, not raised
-                    show_error(err, "GAAP")
-            if res is not None:
-                st.session_state[RESULT_KEY] = res
-                st.session_state[SLIDER] = 0
-
-result = st.session_state.get(RESULT_KEY)
+result = st.session_state.get(state.GAAP_RESULT)
 if result is None:
-    data = guarded("Loading the GAAP demo trace", resources.demo_json, assets.DEMO_GAAP)
-    if data is None:
-        st.info("No GAAP demo trace shipped yet (`python scripts/make_demo_run.py`).")
-        st.stop()
+    data = resources.demo_json(assets.DEMO_GAAP)
     result = guarded("Reading the GAAP demo trace", GaapResult.from_dict, data)
     if result is None:
         st.stop()
@@ -114,13 +95,15 @@ with st.expander("Key tokens (KeyBERT) and their substitution sets SUB(t) (WordN
 
 # --- generation player --------------------------------------------------------
 def _step(d: int) -> None:
-    st.session_state[SLIDER] = min(last, max(0, st.session_state.get(SLIDER, 0) + d))
+    st.session_state[state.GAAP_GENERATION] = min(
+        last, max(0, st.session_state.get(state.GAAP_GENERATION, 0) + d)
+    )
 
 
 def _play() -> None:
-    st.session_state["gaap_playing"] = True
-    if st.session_state.get(SLIDER, 0) >= last:
-        st.session_state[SLIDER] = 0
+    st.session_state[state.GAAP_PLAYING] = True
+    if st.session_state.get(state.GAAP_GENERATION, 0) >= last:
+        st.session_state[state.GAAP_GENERATION] = 0
 
 
 def render(t: int, suffix: str) -> None:
@@ -146,29 +129,32 @@ def render(t: int, suffix: str) -> None:
 
 controls = st.container()
 view = st.empty()
-if st.session_state.pop("gaap_playing", False):
-    start = st.session_state.get(SLIDER, 0)
+if st.session_state.pop(state.GAAP_PLAYING, False):
+    start = st.session_state.get(state.GAAP_GENERATION, 0)
     for t in range(start, last + 1):
         with view.container():
             render(t, f"play{t}")
         time.sleep(0.6)
-    st.session_state[SLIDER] = last
+    st.session_state[state.GAAP_GENERATION] = last
     played = True
 else:
     played = False
 
 with controls:
-    if SLIDER not in st.session_state or st.session_state[SLIDER] > last:
-        st.session_state[SLIDER] = 0
+    if (
+        state.GAAP_GENERATION not in st.session_state
+        or st.session_state[state.GAAP_GENERATION] > last
+    ):
+        st.session_state[state.GAAP_GENERATION] = 0
     b1, b2, b3, s = st.columns([1, 1, 1, 6])
     b1.button("◀", on_click=_step, args=(-1,), key="gaap_prev", help="previous generation")
     b2.button("▶", on_click=_step, args=(1,), key="gaap_next", help="next generation")
     b3.button("Play", on_click=_play, key="gaap_play", help="advance through every generation")
     if last > 0:
-        s.slider("generation t", 0, last, key=SLIDER)
+        s.slider("generation t", 0, last, key=state.GAAP_GENERATION)
 if not played:
     with view.container():
-        render(st.session_state[SLIDER], "view")
+        render(st.session_state[state.GAAP_GENERATION], "view")
 
 st.subheader("What entered Per(S_x0)")
 st.dataframe(

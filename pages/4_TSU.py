@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from invent_ui import assets, plots, resources, tables, views
-from invent_ui.feedback import StageProgress, guarded, missing, show_error
+from invent_core.config import TSU_TEMPERATURES
+from invent_core.datasets import available_datasets
+from invent_core.evaluation.report import tsu_results_table
+from invent_core.experiment import ExperimentConfig, tsu
+from invent_ui import assets, plots, resources, state, tables, views
+from invent_ui.experiments import (
+    parse_temperatures,
+    payload_config,
+    question_file,
+    tsu_arrays,
+    tsu_payload,
+)
+from invent_ui.feedback import StageProgress, guarded, show_error
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("TSU", icon="🌡️")
@@ -16,16 +27,16 @@ st.caption(
     "uncertainty strictly increases along the temperatures: for a pair TSU(T1,T2), or a chain "
     "TSU(T1–Tk) over every temperature in between. No correctness labels needed."
 )
-if missing("invent_core.experiment", "invent_core.evaluation.metrics", feature="TSU"):
-    st.stop()
 
-from invent_core.datasets import available_datasets
-from invent_core.evaluation.metrics import tsu_table
-from invent_core.evaluation.report import tsu_results_table
-from invent_core.experiment import ExperimentConfig, default_tsu_columns
-from invent_ui.experiments import parse_temperatures, question_sweep, tsu_arrays, tsu_payload
 
-RESULT_KEY = "tsu_payload"
+def _sweep(cfg: ExperimentConfig, temps: list[float], out, label: str) -> dict:
+    """``invent_core.experiment.tsu`` with a progress bar; its result as a payload."""
+    with StageProgress(label) as prog:
+        result = tsu(
+            cfg, temps, out, llm_factory=lambda: resources.llm_for(settings), progress=prog
+        )
+    return tsu_payload(result, temps, cfg)
+
 
 with st.expander("Run a temperature sweep", expanded=False):
     source = st.radio("On", ["a question", "a dataset slice"], horizontal=True, key="tsu_source")
@@ -37,64 +48,32 @@ with st.expander("Run a temperature sweep", expanded=False):
             "Dataset", guarded("Listing datasets", available_datasets) or [], key="tsu_dataset"
         )
         limit = c2.number_input("Questions", 1, 300, 5, key="tsu_limit")
-    c3, c4 = st.columns(2)
-    temps_text = c3.text_input(
-        "Temperatures", "0.3, 0.7, 1.0, 1.4", key="tsu_temps", help="paper: 0.3, 0.7, 1.0, 1.4"
-    )
-    perturber = c4.selectbox("Perturber", ["paraphrase", "gaap"], key="tsu_perturber")
+    paper = ", ".join(f"{t:g}" for t in TSU_TEMPERATURES)
+    temps_text = st.text_input("Temperatures", paper, key="tsu_temps", help=f"paper: {paper}")
+    run_cfg = settings.run_config(perturber=views.perturber_picker("tsu_perturber"))
     st.caption(
-        f"Each question costs {(settings.n_perturbations + 1) * settings.n_replications} answers per "
+        f"Each question costs {(run_cfg.n_perturbations + 1) * run_cfg.n_replications} answers per "
         f"temperature from {settings.llm_label} (sidebar n, r); runs are saved and reused."
     )
     if st.button("Run sweep", type="primary", key="tsu_run"):
         try:
             temps = parse_temperatures(temps_text)
-            common = dict(
-                perturber=perturber,
-                n_perturbations=settings.n_perturbations,
-                n_replications=settings.n_replications,
-                n_bootstrap=settings.n_bootstrap,
-                seed=settings.seed,
-                embedder=settings.embedder,
-            )
             if source == "a question":
                 if not question.strip():
                     raise ValueError("type a question first")
-                cfg = ExperimentConfig(data="dashboard question", **common)
-                with StageProgress("Sweeping the temperatures") as prog:
-                    payload = question_sweep(
-                        question.strip(),
-                        temps,
-                        cfg,
-                        resources.work_dir("tsu", "question", settings.key()),
-                        resources.llm_for(settings),
-                        progress=lambda done, total, note: prog(note, done, total),
-                    )
+                out = resources.work_dir("tsu", "question", settings.key(question.strip()))
+                cfg = ExperimentConfig(run=run_cfg, data=str(question_file(question.strip(), out)))
+                label = "Sweeping the temperatures"
             else:
-                from invent_core.experiment import tsu
-
-                cfg = ExperimentConfig(dataset=dataset, limit=int(limit), **common)
-                with StageProgress(
-                    f"Sweeping {limit} {dataset} questions over {len(temps)} temperatures"
-                ) as prog:
-                    result = tsu(
-                        cfg,
-                        temps,
-                        resources.work_dir("tsu", dataset, settings.key(perturber)),
-                        llm_factory=lambda: resources.llm_for(settings),
-                        progress=lambda done, total, note: prog("runs", done, total),
-                    )
-                payload = tsu_payload(result.rows, result.methods, temps, cfg)
-            st.session_state[RESULT_KEY] = payload
+                out = resources.work_dir("tsu", dataset, settings.key(run_cfg.perturber))
+                cfg = ExperimentConfig(run=run_cfg, dataset=dataset, limit=int(limit))
+                label = f"Sweeping {limit} {dataset} questions over {len(temps)} temperatures"
+            st.session_state[state.TSU_PAYLOAD] = _sweep(cfg, temps, out, label)
         except Exception as err:  # noqa: BLE001 - shown, not raised
             show_error(err, "The sweep")
 
 payload = views.result_or_demo(
-    RESULT_KEY,
-    assets.DEMO_TSU,
-    what="demo sweep",
-    script="scripts/make_demo_tsu.py",
-    hint="Run your own above.",
+    state.TSU_PAYLOAD, assets.DEMO_TSU, what="demo sweep", hint="Run your own above."
 )
 
 arrays = guarded("Reading the sweep", tsu_arrays, payload)
@@ -102,19 +81,15 @@ if arrays is None:
     st.stop()
 temps, questions, uq = arrays
 labels = payload.get("labels", {})
-cfg = payload.get("config", {})
+cfg = payload_config(payload)
 st.markdown(
     f"**{len(questions)} question(s)** at T = {', '.join(f'{t:g}' for t in temps)} · "
-    f"perturber {cfg.get('perturber')} · n = {cfg.get('n_perturbations')} · r = {cfg.get('n_replications')}"
+    f"perturber {cfg.run.perturber} · n = {cfg.run.n_perturbations} · r = {cfg.run.n_replications}"
 )
 
 st.subheader("Uncertainty versus temperature")
 c1, c2 = st.columns([3, 1])
-default = [
-    m
-    for m in ("inv_entropy", "nr_inv_entropy", "semantic_entropy", "kernel_entropy", "lexsim")
-    if m in uq
-]
+default = views.default_methods(uq)
 shown = c1.multiselect(
     "Methods",
     list(uq),
@@ -137,12 +112,7 @@ st.plotly_chart(
 )
 
 st.subheader("TSU per method")
-pairs, chains = default_tsu_columns(temps)
-table = guarded(
-    "Computing TSU", tsu_table, uq, temps, pairs=pairs, chains=chains, nan_policy="omit"
-)
-if table is None:
-    st.stop()
+table = payload["tsu"]  # what invent_core.experiment.tsu computed
 rt = tsu_results_table(table, labels=labels)
 df, marks = tables.results_frame(rt)
 st.dataframe(tables.style_marks(df, marks), width="stretch", height=36 * (len(df) + 1) + 3)

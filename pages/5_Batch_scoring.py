@@ -5,10 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pandas as pd
 import streamlit as st
 
-from invent_ui import plots, resources
-from invent_ui.feedback import StageProgress, guarded, missing, show_error
+from invent_core.batch import batch_score, evaluate_output, export_results
+from invent_core.batch_io import inspect_input, iter_records
+from invent_core.evaluation.metrics import rejection_curve
+from invent_core.progress import Progress
+from invent_core.registry import list_methods
+from invent_ui import plots, resources, views
+from invent_ui.feedback import StageProgress, guarded, show_error
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Batch scoring", icon="📦")
@@ -19,14 +25,6 @@ st.caption(
     "call at all). Uploads and results are kept under invent's cache folder, keyed by the file's "
     "sha256: after a browser refresh, upload the same file (or reopen it below) and scoring resumes."
 )
-if missing("invent_core.batch", "invent_core.batch_io", feature="Batch scoring"):
-    st.stop()
-
-import pandas as pd
-
-from invent_core.batch import batch_score, evaluate_output, export_results
-from invent_core.batch_io import inspect_input, iter_records
-
 ROOT = resources.work_dir("batch")
 
 # --- the upload, stored once per content ---------------------------------------------------
@@ -48,7 +46,6 @@ if up is not None:
         (folder / "upload.json").write_text(
             json.dumps({"name": up.name, "sha256": sha, "bytes": len(data)})
         )
-    st.session_state["batch_folder"] = str(folder)
 else:
     earlier = sorted(
         (p for p in ROOT.iterdir() if (p / "upload.json").exists()),
@@ -100,8 +97,6 @@ with st.expander("Preview (first 20 rows)", expanded=True):
         show_error(err, "The preview")
 
 # --- scoring ----------------------------------------------------------------------------------
-from invent_core.registry import list_methods
-
 baselines = [m for m in list_methods("baseline")]
 chosen = st.multiselect(
     "Baselines to add (the five Inv measures are always computed)",
@@ -110,8 +105,8 @@ chosen = st.multiselect(
     format_func={m.name: m.label for m in baselines}.get,
     key="batch_methods",
 )
-perturber = st.radio("Perturber", ["paraphrase", "gaap"], horizontal=True, key="batch_perturber")
-out = folder / f"scores_{settings.key(sorted(chosen), perturber)}.csv"
+run_cfg = settings.run_config(perturber=views.perturber_picker("batch_perturber"))
+out = folder / f"scores_{settings.key(sorted(chosen), run_cfg.perturber)}.csv"
 done_before = sum(1 for _ in iter_records(out)) if out.exists() else 0
 if done_before:
     st.info(
@@ -121,18 +116,20 @@ if done_before:
 if st.button("Score" if not done_before else "Resume scoring", type="primary", key="batch_run"):
     try:
         llm = resources.llm_for(settings) if info.layout == "questions" else None
-        with StageProgress(
-            f"Scoring {meta.get('name', path.name)}", {"rows": "scoring rows"}
-        ) as prog:
+        with StageProgress(f"Scoring {meta.get('name', path.name)}") as prog:
             summary = batch_score(
                 path,
                 out,
                 methods=chosen or "inv",
                 llm=llm,
-                embedder=settings.embedder,
-                perturber=perturber,
-                progress=lambda done, total, eta: prog("rows", done, total, eta_seconds=eta),
-                **{k: v for k, v in settings.run_kwargs().items() if k != "embedder"},
+                embedder=run_cfg.embedder,
+                perturber=run_cfg.perturber,
+                n_perturbations=run_cfg.n_perturbations,
+                n_replications=run_cfg.n_replications,
+                temperature=run_cfg.temperature,
+                n_bootstrap=run_cfg.score.n_bootstrap,
+                seed=run_cfg.seed,
+                progress=lambda done, total, eta: prog(Progress("rows", done, total, eta)),
             )
         if summary.ok:
             st.success(
@@ -191,8 +188,6 @@ if "correct" in df.columns and df["correct"].notna().any():
                 "Every judged answer is the same (all correct or all wrong): no ROC or rejection curve."
             )
         else:
-            from invent_core.evaluation.metrics import rejection_curve
-
             table = {
                 m: judged[m].astype(float).to_numpy()
                 for m in ev["methods"]

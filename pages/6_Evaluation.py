@@ -4,116 +4,80 @@ from __future__ import annotations
 
 import streamlit as st
 
-from invent_ui import assets, plots, resources, tables, views
-from invent_ui.feedback import StageProgress, guarded, missing, show_error
+from invent_core.datasets import available_datasets
+from invent_core.evaluation.metrics import rejection_curve, reliability_diagram
+from invent_core.evaluation.report import results_table
+from invent_core.experiment import JUDGES, ExperimentConfig, evaluate
+from invent_ui import assets, plots, resources, state, tables, views
+from invent_ui.experiments import eval_arrays, eval_payload, payload_config, payload_evaluation
+from invent_ui.feedback import StageProgress, guarded, show_error
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Evaluation", icon="🏁")
 st.title("Evaluation")
 st.caption(
     "How well does each method's uncertainty predict a wrong answer? AUROC and PRR (higher is "
-    "better), Brier and ECE after isotonic calibration (lower is better), mean ± std over 40 "
+    "better), Brier and ECE after isotonic calibration (lower is better), mean ± std over "
     "paired bootstrap resamples (paper, Appendix 'Calculation of Mean and Variance')."
 )
-if missing("invent_core.experiment", "invent_core.evaluation.report", feature="The evaluation"):
-    st.stop()
-
-from invent_core.datasets import available_datasets
-from invent_core.evaluation.metrics import rejection_curve, reliability_diagram
-from invent_core.evaluation.report import results_table
-from invent_ui.experiments import eval_arrays, eval_payload
-
-RESULT_KEY = "eval_payload"
 
 with st.expander("Run an evaluation on a dataset sample", expanded=False):
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3 = st.columns(3)
     dataset = c1.selectbox(
         "Dataset", guarded("Listing datasets", available_datasets) or [], key="eval_dataset"
     )
     limit = c2.number_input("Questions (--limit)", 2, 300, 10, key="eval_limit")
-    perturber = c3.selectbox("Perturber", ["paraphrase", "gaap"], key="eval_perturber")
-    judge = c4.selectbox(
+    judge = c3.selectbox(
         "Correctness",
-        ["match", "llm"],
+        list(JUDGES),
         key="eval_judge",
         help="match: rules per dataset; llm: the paper's judge prompt",
     )
+    run_cfg = settings.run_config(perturber=views.perturber_picker("eval_perturber"))
     st.caption(
-        f"Each question costs {(settings.n_perturbations + 1) * settings.n_replications} answers from "
-        f"{settings.llm_label}; runs are saved, so a refresh or a larger limit resumes."
+        f"Each question costs {(run_cfg.n_perturbations + 1) * run_cfg.n_replications} answers "
+        f"from {settings.llm_label}; runs are saved, so a refresh or a larger limit resumes."
     )
     if st.button("Run evaluation", type="primary", key="eval_run") and dataset:
-        from invent_core.experiment import ExperimentConfig, evaluate
-
-        cfg = ExperimentConfig(
-            dataset=dataset,
-            limit=int(limit),
-            perturber=perturber,
-            n_perturbations=settings.n_perturbations,
-            n_replications=settings.n_replications,
-            n_bootstrap=settings.n_bootstrap,
-            temperature=settings.temperature,
-            seed=settings.seed,
-            embedder=settings.embedder,
-            judge=judge,
-        )
-        out = resources.work_dir("eval", settings.key(dataset, perturber, judge))
         try:
+            cfg = ExperimentConfig(run=run_cfg, dataset=dataset, limit=int(limit), judge=judge)
+            out = resources.work_dir("eval", settings.key(dataset, run_cfg.perturber, judge))
             with StageProgress(f"Evaluating {limit} {dataset} questions") as prog:
                 result = evaluate(
-                    cfg,
-                    out,
-                    llm_factory=lambda: resources.llm_for(settings),
-                    progress=lambda done, total, note: prog("questions", done, total),
+                    cfg, out, llm_factory=lambda: resources.llm_for(settings), progress=prog
                 )
-            st.session_state[RESULT_KEY] = eval_payload(result, cfg)
+            st.session_state[state.EVAL_PAYLOAD] = eval_payload(result, cfg)
         except Exception as err:  # noqa: BLE001 - shown, not raised
             show_error(err, "The evaluation")
 
 payload = views.result_or_demo(
-    RESULT_KEY,
-    assets.DEMO_EVAL,
-    what="demo evaluation",
-    script="scripts/make_demo_eval.py",
-    hint="Run your own above.",
+    state.EVAL_PAYLOAD, assets.DEMO_EVAL, what="demo evaluation", hint="Run your own above."
 )
 
 arrays = guarded("Reading the evaluation", eval_arrays, payload)
-if arrays is None:
+ev = guarded("Reading the evaluation", payload_evaluation, payload)
+if arrays is None or ev is None:
     st.stop()
 correct, table = arrays
 labels = payload.get("labels", {})
-cfg = payload.get("config", {})
+cfg = payload_config(payload)
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("dataset", str(cfg.get("dataset") or cfg.get("data")))
-c2.metric("questions", len(correct))
-c3.metric("accuracy", f"{correct.mean():.0%}")
+c1.metric("dataset", str(cfg.dataset or cfg.data))
+c2.metric("questions", ev.n_questions)
+c3.metric("accuracy", f"{ev.accuracy:.0%}")
 c4.metric(
     "perturber · n · r",
-    f"{cfg.get('perturber')} · {cfg.get('n_perturbations')} · {cfg.get('n_replications')}",
+    f"{cfg.run.perturber} · {cfg.run.n_perturbations} · {cfg.run.n_replications}",
 )
-if correct.min() == correct.max():
-    st.warning(
-        "Every answer was judged the same: AUROC and PRR need both correct and incorrect answers."
-    )
-    st.stop()
-
-ev = guarded(
-    "Computing the metrics",
-    resources.evaluation,
-    resources.payload_key(payload),
-    int(cfg.get("n_boot_metrics", 40)),
-    int(cfg.get("seed", 0)),
-    payload,
-)
-if ev is None:
-    st.stop()
 
 st.subheader("Leaderboard")
 rt = results_table(ev, labels=labels)
 df, marks = tables.results_frame(rt)
 st.dataframe(tables.style_marks(df, marks), width="stretch", height=36 * (len(df) + 1) + 3)
-st.caption("Bold: best per column; underlined: second. ↑ higher is better, ↓ lower is better.")
+st.caption(
+    f"Mean ± std over B = {ev.n_boot} paired bootstrap resamples. Bold: best per column; "
+    "underlined: second. ↑ higher is better, ↓ lower is better."
+)
 if ev.skipped:
     st.caption(
         "Not available on this run: "
@@ -121,11 +85,7 @@ if ev.skipped:
     )
 
 st.subheader("Curves")
-default = [
-    m
-    for m in ("inv_entropy", "nr_inv_entropy", "semantic_entropy", "kernel_entropy", "lexsim")
-    if m in table
-]
+default = views.default_methods(table)
 shown = st.multiselect(
     "Methods to draw",
     list(table),

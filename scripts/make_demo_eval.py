@@ -39,25 +39,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_eval.json")
     args = parser.parse_args(argv)
 
+    from invent_core.config import RunConfig
     from invent_core.experiment import ExperimentConfig, evaluate
     from invent_core.llm import get_llm
     from invent_ui.experiments import eval_payload
 
-    cfg = ExperimentConfig(
-        dataset=args.dataset,
-        limit=args.limit,
+    run = RunConfig(
         perturber=args.perturber,
         n_perturbations=args.n_perturbations,
         n_replications=args.n_replications,
-        seed=args.seed,
-    )
+    ).replace(seed=args.seed)
+    cfg = ExperimentConfig(run=run, dataset=args.dataset, limit=args.limit)
     t0 = time.perf_counter()
     result = evaluate(
         cfg,
         args.work
         / f"{args.dataset}_{args.perturber}_n{args.n_perturbations}_r{args.n_replications}",
         llm_factory=lambda: get_llm(args.llm),
-        progress=lambda done, total, note: print(f"{done}/{total} {note[:70]}", flush=True),
+        progress=lambda ev: print(f"{ev.done}/{ev.total} {ev.note[:70]}", flush=True),
     )
     payload = eval_payload(result, cfg)
     args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

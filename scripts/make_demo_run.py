@@ -42,21 +42,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gaap-out", type=Path, default=ROOT / "assets" / "demo_gaap.json")
     args = parser.parse_args(argv)
 
+    from invent_core.config import RunConfig
     from invent_core.pipeline import run_question
 
     def progress(p) -> None:
         print(f"\r{p.stage:9s} {p.done}/{p.total}", end="", flush=True)
 
     t0 = time.perf_counter()
-    run = run_question(
-        args.question,
+    config = RunConfig(
         perturber=args.perturber,
-        llm=args.llm,
         n_perturbations=args.n_perturbations,
         n_replications=args.n_replications,
-        seed=args.seed,
-        progress=progress,
-    )
+    ).replace(seed=args.seed)
+    run = run_question(args.question, config, llm=args.llm, progress=progress)
     print(
         f"\nrun in {time.perf_counter() - t0:.1f} s: "
         + ", ".join(f"{k} {v:.4f}" for k, v in run.measures.items())

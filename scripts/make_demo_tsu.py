@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--dataset", default="triviaqa")
     parser.add_argument("--limit", type=int, default=4)
-    parser.add_argument("--temperatures", default="0.3,0.7,1.0,1.4")
+    parser.add_argument("--temperatures", default=None, help="default: the paper's")
     parser.add_argument("--perturber", choices=("gaap", "paraphrase"), default="gaap")
     parser.add_argument("-n", "--n-perturbations", type=int, default=4)
     parser.add_argument("-r", "--n-replications", type=int, default=3)
@@ -37,19 +37,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_tsu.json")
     args = parser.parse_args(argv)
 
+    from invent_core.config import TSU_TEMPERATURES, RunConfig
     from invent_core.experiment import ExperimentConfig, tsu
     from invent_core.llm import get_llm
     from invent_ui.experiments import parse_temperatures, tsu_payload
 
-    temps = parse_temperatures(args.temperatures)
-    cfg = ExperimentConfig(
-        dataset=args.dataset,
-        limit=args.limit,
+    temps = parse_temperatures(args.temperatures or ",".join(map(str, TSU_TEMPERATURES)))
+    run = RunConfig(
         perturber=args.perturber,
         n_perturbations=args.n_perturbations,
         n_replications=args.n_replications,
-        seed=args.seed,
-    )
+    ).replace(seed=args.seed)
+    cfg = ExperimentConfig(run=run, dataset=args.dataset, limit=args.limit)
     t0 = time.perf_counter()
     result = tsu(
         cfg,
@@ -57,9 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         args.work
         / f"{args.dataset}_{args.perturber}_n{args.n_perturbations}_r{args.n_replications}",
         llm_factory=lambda: get_llm(args.llm),
-        progress=lambda done, total, note: print(f"{done}/{total} {note[:70]}", flush=True),
+        progress=lambda ev: print(f"{ev.done}/{ev.total} {ev.note[:70]}", flush=True),
     )
-    payload = tsu_payload(result.rows, result.methods, temps, cfg)
+    payload = tsu_payload(result, temps, cfg)
     args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{len(result.rows)} runs in {time.perf_counter() - t0:.0f} s; wrote {args.out}")
     return 0

@@ -184,6 +184,29 @@ def test_sidebar_settings_survive_a_page_switch():
     assert at.session_state["invent_settings"]["n_perturbations"] == 3
 
 
+def test_sidebar_has_a_widget_for_every_run_option():
+    from invent_core.config import RunConfig, iter_options
+    from invent_ui.sidebar import PAGE_OPTIONS
+
+    at = open_page("app.py")
+    kinds = ("selectbox", "number_input", "slider", "checkbox", "text_input")
+    keys = {w.key for kind in kinds for w in at.sidebar.get(kind)}
+    expected = {"sb_" + o.name for o in iter_options(RunConfig) if o.name not in PAGE_OPTIONS}
+    assert expected <= keys, sorted(expected - keys)
+    assert {"sb_affinity", "sb_wd_ground", "sb_max_variant", "sb_gaap_delta"} <= keys
+    # an advanced option reaches the settings every page reads
+    at.selectbox(key="sb_affinity").set_value("abs_cosine").run()
+    assert_clean(at)
+    assert at.session_state["invent_settings"]["affinity"] == "abs_cosine"
+    at.switch_page("pages/4_TSU.py").run()
+    assert at.selectbox(key="sb_affinity").value == "abs_cosine"
+    # an invalid combination is explained, and the previous settings stay
+    at.number_input(key="sb_gaap_n_parents").set_value(40).run()
+    assert not at.exception
+    assert "max_population" in at.sidebar.error[0].value
+    assert at.session_state["invent_settings"]["gaap_n_parents"] == 10
+
+
 def test_compare_embedders(demo_run):
     at = open_page("2_Compare_embedders.py")
     assert_clean(at)

@@ -133,6 +133,7 @@ def wide_csv(tmp_path):
 
 
 def test_wide_csv_matches_score_responses(minilm, wide_csv, tmp_path):
+    from invent_core.config import ScoreConfig
     from invent_core.scoring import score_responses
 
     out = tmp_path / "out.csv"
@@ -143,7 +144,7 @@ def test_wide_csv_matches_score_responses(minilm, wide_csv, tmp_path):
     rows = make_rows(10)
     for rec, row in zip(recs, rows, strict=True):
         ref = score_responses(
-            [row["question"], *row["perturbations"]], row["responses"], n_bootstrap=B
+            [row["question"], *row["perturbations"]], row["responses"], ScoreConfig(n_bootstrap=B)
         )
         for name in INV:
             assert rec[name] == pytest.approx(ref.measures[name], abs=1e-6)

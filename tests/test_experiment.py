@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from invent_core.config import RunConfig
 from invent_core.experiment import ExperimentConfig, default_tsu_columns, evaluate, tsu
 
 QUESTIONS = [
@@ -57,11 +58,9 @@ def test_evaluate_end_to_end_then_rerun_without_llm(tmp_path, data_file):
     from invent_core.llm import get_llm
 
     cfg = ExperimentConfig(
+        run=RunConfig(n_perturbations=2, n_replications=2).replace(n_bootstrap=10),
         data=str(data_file),
         methods=("inv", "lexsim", "semantic_entropy"),
-        n_perturbations=2,
-        n_replications=2,
-        n_bootstrap=10,
         n_boot_metrics=10,
     )
     started = []
@@ -93,12 +92,10 @@ def test_tsu_end_to_end(tmp_path, data_file):
     from invent_core.llm import get_llm
 
     cfg = ExperimentConfig(
+        run=RunConfig(n_perturbations=2, n_replications=2).replace(n_bootstrap=10),
         data=str(data_file),
         limit=2,
         methods=("inv", "lexsim"),
-        n_perturbations=2,
-        n_replications=2,
-        n_bootstrap=10,
     )
     res = tsu(cfg, [0.3, 1.2], tmp_path, llm_factory=lambda: get_llm("local"))
     table = json.loads((tmp_path / "tsu.json").read_text())["tsu"]

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from invent_core.config import RunConfig
 from invent_core.pipeline import Progress, RunArtifact, run_question
 
 Q = "What is the capital of France?"
@@ -17,9 +18,9 @@ def test_validation_messages():
     with pytest.raises(ValueError, match="unknown task 'math'"):
         run_question(Q, task="math")
     with pytest.raises(ValueError, match="unknown perturber 'synonyms'"):
-        run_question(Q, perturber="synonyms")
-    with pytest.raises(ValueError, match="n_replications must be >= 1"):
-        run_question(Q, n_replications=0)
+        run_question(Q, RunConfig(perturber="synonyms"))
+    with pytest.raises(ValueError, match="n_replications must be at least 1"):
+        run_question(Q, RunConfig(n_replications=0))
     with pytest.raises(ValueError, match="task 'mmlu' needs choices"):
         run_question(Q, task="mmlu")
 
@@ -46,12 +47,9 @@ def cached_run(tmp_path_factory, local_llm, minilm):
     events: list[Progress] = []
     art = run_question(
         Q,
+        RunConfig(n_perturbations=2, n_replications=2).replace(n_bootstrap=5, seed=0),
         llm=llm,
         embedder=minilm,
-        n_perturbations=2,
-        n_replications=2,
-        n_bootstrap=5,
-        seed=0,
         progress=events.append,
     )
     return art, events, llm, path
@@ -97,7 +95,10 @@ def test_rerun_is_served_from_cache(cached_run, minilm):
 
     again_llm = get_llm("local", cache=path)
     again = run_question(
-        Q, llm=again_llm, embedder=minilm, n_perturbations=2, n_replications=2, n_bootstrap=5
+        Q,
+        RunConfig(n_perturbations=2, n_replications=2).replace(n_bootstrap=5),
+        llm=again_llm,
+        embedder=minilm,
     )
     assert again_llm.completions_made == 0, "a cached re-run must not call the model"
     assert again.usage["cached"] == 6
@@ -140,15 +141,9 @@ def test_run_command_from_cache(cached_run, tmp_path, capsys):
 @pytest.mark.slow
 def test_run_question_with_gaap_perturber(local_llm, minilm):
     question = "Which golfer won both the British and US Open championships in 1982?"
+    config = RunConfig(perturber="gaap", n_perturbations=3, n_replications=2)
     art = run_question(
-        question,
-        perturber="gaap",
-        llm=local_llm,
-        embedder=minilm,
-        n_perturbations=3,
-        n_replications=2,
-        n_bootstrap=5,
-        seed=0,
+        question, config.replace(n_bootstrap=5, seed=0), llm=local_llm, embedder=minilm
     )
     assert art.settings["perturber"] == "gaap"
     assert len(art.perturbations) == 3 and all("_" not in p for p in art.perturbations)

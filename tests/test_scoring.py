@@ -14,7 +14,6 @@ from invent_core.measures import inv_entropy, max_py_x, ni_entropy, wd_px_py
 from invent_core.random_walk import affinity_from_embeddings, transition_matrix
 from invent_core.scoring import (
     MEASURE_NAMES,
-    ScoreOptions,
     ScoreResult,
     bootstrap_indices,
     bootstrap_measures,
@@ -63,9 +62,9 @@ def test_same_seed_same_numbers_other_seed_differs():
     sim_x, sim_y = synthetic(6, 4)
     qs = [f"q{i}" for i in range(6)]
     rs = [[f"a{i}{k}" for k in range(4)] for i in range(6)]
-    a = score_from_similarity(qs, rs, sim_x, sim_y, embedder="t", options=ScoreOptions(seed=3))
-    b = score_from_similarity(qs, rs, sim_x, sim_y, embedder="t", options=ScoreOptions(seed=3))
-    c = score_from_similarity(qs, rs, sim_x, sim_y, embedder="t", options=ScoreOptions(seed=4))
+    a = score_from_similarity(qs, rs, sim_x, sim_y, embedder="t", config=ScoreConfig(seed=3))
+    b = score_from_similarity(qs, rs, sim_x, sim_y, embedder="t", config=ScoreConfig(seed=3))
+    c = score_from_similarity(qs, rs, sim_x, sim_y, embedder="t", config=ScoreConfig(seed=4))
     np.testing.assert_array_equal(a.values["inv_entropy"], b.values["inv_entropy"])
     assert not np.array_equal(a.values["inv_entropy"], c.values["inv_entropy"])
 
@@ -97,20 +96,20 @@ def test_b_equals_one_and_r_equals_one():
     sim_x, sim_y = synthetic(4, 1)
     qs, rs = [f"q{i}" for i in range(4)], [[f"a{i}"] for i in range(4)]
     res = score_from_similarity(
-        qs, rs, sim_x, sim_y, embedder="t", options=ScoreOptions(n_bootstrap=1)
+        qs, rs, sim_x, sim_y, embedder="t", config=ScoreConfig(n_bootstrap=1)
     )
     assert all(np.isfinite(v) for v in res.measures.values())
     # with r = 1 every resample is the single response: bootstrap = NR
     assert res.measures["inv_entropy"] == pytest.approx(res.measures["nr_inv_entropy"])
     with pytest.raises(ValueError, match="n_bootstrap must be at least 1"):
-        ScoreOptions(n_bootstrap=0)
+        ScoreConfig(n_bootstrap=0)
 
 
 def test_score_result_roundtrip():
     sim_x, sim_y = synthetic(3, 2)
     qs, rs = ["a", "b", "c"], [["x", "y"], ["z", "w"], ["u", "v"]]
     res = score_from_similarity(
-        qs, rs, sim_x, sim_y, embedder="t", options=ScoreOptions(n_bootstrap=5)
+        qs, rs, sim_x, sim_y, embedder="t", config=ScoreConfig(n_bootstrap=5)
     )
     back = ScoreResult.from_dict(json.loads(json.dumps(res.to_dict())))
     assert back.measures == res.measures
@@ -170,8 +169,8 @@ def test_score_responses_real_minilm_consistent_vs_scattered(minilm):
         ["Toulouse", "Lille", "Paris"],
         ["Strasbourg", "Nantes", "Paris"],
     ]
-    a = score_responses(QUESTIONS, consistent, embedder=minilm, n_bootstrap=20)
-    b = score_responses(QUESTIONS, scattered, embedder=minilm, n_bootstrap=20)
+    a = score_responses(QUESTIONS, consistent, ScoreConfig(n_bootstrap=20), embedder=minilm)
+    b = score_responses(QUESTIONS, scattered, ScoreConfig(n_bootstrap=20), embedder=minilm)
     assert set(a.measures) == set(MEASURE_NAMES)
     assert a.measures["inv_entropy"] < b.measures["inv_entropy"]
     assert a.values["inv_entropy"].shape == (20,)

@@ -174,14 +174,20 @@ def test_results_frame_formats_and_marks():
 
 def test_settings_defaults_validation_and_keys():
     s = Settings()
-    assert (s.n_perturbations, s.n_replications, s.n_bootstrap, s.temperature) == (9, 5, 30, 0.7)
-    assert s.key("q") == Settings().key("q") != s.with_(seed=1).key("q")
+    run = s.run_config()
+    assert (run.n_perturbations, run.n_replications, run.score.n_bootstrap, run.temperature) == (
+        9,
+        5,
+        30,
+        0.7,
+    )
+    assert s.key("q") == Settings().key("q") != Settings(run=s.run_config(seed=1)).key("q")
     assert Settings.from_dict({**s.to_dict(), "unknown": 1}) == s
     assert "api" not in json.dumps(s.to_dict()).lower()
     with pytest.raises(ValueError, match="n_perturbations must be at least 1"):
-        Settings(n_perturbations=0)
+        Settings.from_dict({"n_perturbations": 0})
     with pytest.raises(ValueError, match="temperature must be in"):
-        Settings(temperature=3.0)
+        Settings.from_dict({"temperature": 3.0})
     assert secret_fingerprint("sk-secret") != "sk-secret" and "secret" not in secret_fingerprint(
         "sk-secret"
     )
@@ -210,16 +216,15 @@ def test_parse_temperatures():
 
 
 def test_tsu_arrays_roundtrip():
-    from invent_core.experiment import ExperimentConfig
+    from invent_core.experiment import ExperimentConfig, ExperimentResult
 
     rows = [
         {"id": q, "question": q, "temperature": t, "inv_entropy": v, "p_true": float("nan")}
         for q, base in (("a", 0.0), ("b", 1.0))
         for t, v in ((0.3, base + 0.1), (1.0, base + 0.2))
     ]
-    payload = experiments.tsu_payload(
-        rows, ["inv_entropy", "p_true"], [0.3, 1.0], ExperimentConfig(dataset="triviaqa")
-    )
+    result = ExperimentResult(rows, ["inv_entropy", "p_true"], tsu={})
+    payload = experiments.tsu_payload(result, [0.3, 1.0], ExperimentConfig(dataset="triviaqa"))
     temps, questions, uq = experiments.tsu_arrays(json.loads(json.dumps(payload)))
     assert temps == [0.3, 1.0] and questions == ["a", "b"]
     assert set(uq) == {"inv_entropy"}  # all-NaN method left out

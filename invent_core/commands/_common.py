@@ -1,11 +1,15 @@
-"""Options shared by the commands that talk to an LLM (run, batch, evaluate, tsu)."""
+"""Options shared by the commands: the LLM backend, the config options, a progress line.
+
+:func:`add_config_args` generates one option per config field
+(:func:`invent_core.config.iter_options`), so ``run``, ``score``, ``batch``,
+``evaluate`` and ``tsu`` offer every option, and a new field reaches them all.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-import time
 from typing import Any
 
 
@@ -34,31 +38,8 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--cache", default=None, metavar="PATH", help="SQLite file for the LLM cache")
 
 
-def add_generation_args(p: argparse.ArgumentParser, *, temperature: bool = True) -> None:
-    """-n, -r, -B, --temperature, --seed, --perturber, --embedder (paper defaults)."""
-    g = p.add_argument_group("perturbation and scoring (defaults follow the paper)")
-    g.add_argument(
-        "-n", "--n-perturbations", type=int, default=9, help="perturbations per question (paper: 9)"
-    )
-    g.add_argument(
-        "-r", "--n-replications", type=int, default=5, help="answers per question (paper: 5)"
-    )
-    g.add_argument(
-        "-B", "--n-bootstrap", type=int, default=30, help="bootstrap resamples (paper: 30)"
-    )
-    if temperature:
-        g.add_argument(
-            "-t", "--temperature", type=float, default=0.7, help="answer temperature (paper: 0.7)"
-        )
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--perturber", choices=["paraphrase", "gaap"], default="paraphrase")
-    g.add_argument(
-        "--embedder", default="minilm", help="minilm (default), mpnet, or an NLI model folder"
-    )
-
-
 def _parse_optional(kind: type):
-    """argparse type for an optional field: ``none`` → None, else ``kind(text)``."""
+    """Return the argparse type of an optional field: ``none`` → None, else ``kind(text)``."""
 
     def parse(text: str):
         return None if text.strip().lower() in ("none", "") else kind(text)
@@ -79,11 +60,13 @@ def add_config_args(
     """
     from ..config import RunConfig, iter_options
 
+    cls = cls or RunConfig
+    top = "run" if cls is RunConfig else cls.__name__.removesuffix("Config").lower()
     groups: dict[str, argparse._ArgumentGroup] = {}
-    for opt in iter_options(cls or RunConfig):
+    for opt in iter_options(cls):
         if opt.name in exclude:
             continue
-        section = opt.path[0] if len(opt.path) > 1 else "run"
+        section = opt.path[0] if len(opt.path) > 1 else top
         g = groups.get(section)
         if g is None:
             g = groups[section] = p.add_argument_group(f"{section} options (defaults: the paper's)")
@@ -111,8 +94,28 @@ def add_config_args(
         )
 
 
+def add_generation_args(p: argparse.ArgumentParser) -> None:
+    """Every RunConfig option with its default filled in (for ``commands/batch.py`` only).
+
+    Transitional: ``batch`` still reads ``args.n_perturbations`` … one by one;
+    once it builds ``config_from_args(args)`` it calls :func:`add_config_args`
+    and this goes.
+    """
+    from ..config import RunConfig, flat_values, iter_options
+
+    add_config_args(p)
+    defaults = flat_values(RunConfig())
+    p.set_defaults(**{opt.name: defaults[opt.name] for opt in iter_options()})
+
+
 def config_from_args(args: argparse.Namespace, cls: type | None = None, base: Any = None) -> Any:
-    """The config the options describe; an invalid value raises ``ValueError`` naming the option."""
+    """Build the config the options describe.
+
+    Raises
+    ------
+    ValueError
+        For an invalid value, naming the option as typed (``--temperature must be …``).
+    """
     from ..config import RunConfig, config_from_flat, iter_options
 
     cls = cls or RunConfig
@@ -121,12 +124,22 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
         return config_from_flat(cls, given, base)
     except ValueError as err:
         msg = str(err)
-        for opt in iter_options(cls):  # "RunConfig.temperature must …" → "--temperature must …"
-            owner = f".{opt.path[-1]} "
-            if owner in msg and opt.name in given:
-                msg = msg.replace(msg.split(" ", 1)[0] + " ", f"{opt.long_flag} ", 1)
+        # "ParaphraseConfig.temperature must …" → "--paraphrase-temperature must …"
+        for opt in iter_options(cls):
+            owner = f"{_owner(cls, opt.path).__name__}.{opt.path[-1]} "
+            if msg.startswith(owner):
+                msg = f"{opt.long_flag} {msg[len(owner) :]}"
                 break
         raise ValueError(msg) from err
+
+
+def _owner(cls: type, path: tuple[str, ...]) -> type:
+    """Return the config class declaring the field at ``path`` (``("gaap", "delta")`` → GaapConfig)."""
+    import typing
+
+    for name in path[:-1]:
+        cls = typing.get_type_hints(cls)[name]
+    return cls
 
 
 def llm_from_args(args: argparse.Namespace) -> Any:
@@ -146,34 +159,35 @@ def llm_from_args(args: argparse.Namespace) -> Any:
 
 
 class ProgressLine:
-    """A one-line progress display with ETA on stderr (tqdm when it is a terminal)."""
+    """A one-line progress display on stderr (tqdm when it is a terminal), fed Progress events."""
 
-    def __init__(self, total: int, desc: str, *, quiet: bool = False) -> None:
-        self.total, self.desc, self.quiet = total, desc, quiet
-        self.t0 = time.perf_counter()
-        self.done = 0
+    def __init__(self, desc: str, *, quiet: bool = False) -> None:
+        self.desc, self.quiet = desc, quiet
         self._bar = None
-        if not quiet and sys.stderr.isatty():
-            from tqdm import tqdm
 
-            self._bar = tqdm(total=total, desc=desc, unit="q")
-
-    def update(self, note: str = "") -> None:
-        self.done += 1
+    def __call__(self, event: Any) -> None:
+        """Show one :class:`~invent_core.progress.Progress` event (ETA as the event says)."""
         if self.quiet:
             return
-        if self._bar is not None:
-            self._bar.set_postfix_str(note[:40])
-            self._bar.update(1)
+        if sys.stderr.isatty():
+            self._tqdm(event)
             return
-        elapsed = time.perf_counter() - self.t0
-        eta = elapsed / self.done * (self.total - self.done)
+        eta = "" if event.eta_seconds is None else f"  ETA {event.eta_seconds:.0f}s"
         print(
-            f"{self.desc}: {self.done}/{self.total}  elapsed {elapsed:.0f}s  ETA {eta:.0f}s  {note[:50]}",
+            f"{self.desc}: {event.done}/{event.total}{eta}  {event.note[:50]}",
             file=sys.stderr,
             flush=True,
         )
 
+    def _tqdm(self, event: Any) -> None:
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=event.total, desc=self.desc, unit="q")
+        self._bar.set_postfix_str(event.note[:40])
+        self._bar.update(event.done - self._bar.n)
+
     def close(self) -> None:
+        """Close the tqdm bar, if one was drawn."""
         if self._bar is not None:
             self._bar.close()

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
-from ._common import ProgressLine, add_generation_args, add_llm_args, llm_from_args
+from ._common import ProgressLine, add_config_args, add_llm_args, config_from_args, llm_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``evaluate`` command."""
     p = sub.add_parser(
         "evaluate",
         help="score every method on a dataset and report AUROC/PRR/Brier/ECE (paper Table 1)",
@@ -30,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--judge",
-        choices=["match", "llm"],
+        choices=("match", "llm"),  # experiment.JUDGES (checked by tests/test_config.py)
         default="match",
         help="correctness by rules per dataset (default) or the paper's LLM judge prompt",
     )
@@ -41,45 +42,35 @@ def register(sub: argparse._SubParsersAction) -> None:
         "-o", "--out", default=None, help="output folder (default runs/evaluate-<dataset>)"
     )
     p.add_argument("-q", "--quiet", action="store_true")
-    add_generation_args(p)
+    add_config_args(p)
     add_llm_args(p)
     p.set_defaults(func=main)
 
 
-def config_from_args(args: argparse.Namespace, **extra):
+def experiment_config_from_args(args: argparse.Namespace, **extra):
+    """Build the :class:`~invent_core.experiment.ExperimentConfig` of ``evaluate``/``tsu``'s options."""
     from ..experiment import ExperimentConfig
 
     return ExperimentConfig(
+        run=config_from_args(args),
         dataset=args.dataset,
         data=args.data,
         limit=args.limit,
         sample_seed=args.sample_seed,
         methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
-        perturber=args.perturber,
-        n_perturbations=args.n_perturbations,
-        n_replications=args.n_replications,
-        n_bootstrap=args.n_bootstrap,
-        seed=args.seed,
-        embedder=args.embedder,
         **extra,
     )
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..experiment import evaluate, load_examples
+    """Evaluate every method on the dataset and print the table."""
+    from ..experiment import evaluate
 
-    cfg = config_from_args(
-        args, temperature=args.temperature, judge=args.judge, n_boot_metrics=args.n_boot
-    )
+    cfg = experiment_config_from_args(args, judge=args.judge, n_boot_metrics=args.n_boot)
     out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
-    bar = ProgressLine(len(load_examples(cfg)), "evaluate", quiet=args.quiet)
+    bar = ProgressLine("evaluate", quiet=args.quiet)
     try:
-        res = evaluate(
-            cfg,
-            out,
-            llm_factory=partial(llm_from_args, args),
-            progress=lambda done, total, note: bar.update(note),
-        )
+        res = evaluate(cfg, out, llm_factory=partial(llm_from_args, args), progress=bar)
     finally:
         bar.close()
     ev = res.evaluation

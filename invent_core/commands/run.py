@@ -6,10 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ._common import add_generation_args, add_llm_args, llm_from_args
+from ._common import add_config_args, add_llm_args, config_from_args, llm_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``run`` command."""
     p = sub.add_parser(
         "run",
         help="perturb a question, ask the LLM (local by default) and score the answers",
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(no key, no network).",
     )
     p.add_argument("question", help="the question to score")
-    add_generation_args(p)
+    add_config_args(p)
     p.add_argument("--task", choices=["qa", "mmlu", "gsm8k"], default="qa")
     p.add_argument("--choice", action="append", dest="choices", help="an MMLU option (repeat)")
     p.add_argument("--save", type=Path, help="write the run artifact (JSON) here")
@@ -56,24 +57,15 @@ class _Bars:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Run one question end to end and print (or save) the artefact."""
     from ..pipeline import run_question
 
+    config = config_from_args(args)  # an invalid option fails here, before any model loads
     llm = llm_from_args(args)
     bars = _Bars(enabled=not args.json)
     try:
         art = run_question(
-            args.question,
-            perturber=args.perturber,
-            llm=llm,
-            embedder=args.embedder,
-            n_perturbations=args.n_perturbations,
-            n_replications=args.n_replications,
-            temperature=args.temperature,
-            n_bootstrap=args.n_bootstrap,
-            seed=args.seed,
-            task=args.task,
-            choices=args.choices,
-            progress=bars,
+            args.question, config, llm=llm, task=args.task, choices=args.choices, progress=bars
         )
     finally:
         bars.close()
@@ -83,9 +75,17 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(art.to_json(indent=2))
         return 0
+    _print_run(art)
+    if args.save:
+        print(f"saved {args.save}")
+    return 0
+
+
+def _print_run(art) -> None:
+    cfg = art.config
     print(f"question: {art.question}")
-    print(f"llm: {art.settings['llm']}   embedder: {art.settings['embedder_identity']}")
-    print(f"perturbations ({art.settings['perturber']}):")
+    print(f"llm: {art.identities['llm']}   embedder: {art.identities['embedder']}")
+    print(f"perturbations ({cfg.perturber}):")
     for i, q in enumerate(art.perturbations, 1):
         print(f"  {i:>2}. {q}")
     print("responses (cleaned):")
@@ -93,8 +93,8 @@ def main(args: argparse.Namespace) -> int:
         label = "x0" if i == 0 else f"x{i}"
         print(f"  {label:>3}: " + " | ".join(reps) + ("" if i else f"   ← {q[:60]}"))
     print(
-        f"scores (n = {art.settings['n_perturbations']}, r = {art.settings['n_replications']}, "
-        f"B = {art.settings['n_bootstrap']}; higher = more uncertain):"
+        f"scores (n = {cfg.n_perturbations}, r = {cfg.n_replications}, "
+        f"B = {cfg.score.n_bootstrap}; higher = more uncertain):"
     )
     for name, value in art.score.measures.items():
         lo, hi = art.score.interval(name)
@@ -106,6 +106,3 @@ def main(args: argparse.Namespace) -> int:
         f"score {t.get('score', 0):.1f}s; {u.get('requests', 0)} answers "
         f"({u.get('cached', 0)} from cache), {u.get('completion_tokens', 0)} tokens generated"
     )
-    if args.save:
-        print(f"saved {args.save}")
-    return 0

@@ -6,8 +6,12 @@ import argparse
 import json
 from pathlib import Path
 
+from ..config import ScoreConfig
+from ._common import add_config_args, config_from_args
+
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``score`` command."""
     p = sub.add_parser(
         "score",
         help="score already-generated responses (no LLM call)",
@@ -15,14 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "perturbations) and 'responses' (one list of r answers per question).",
     )
     p.add_argument("file", type=Path, help="JSON file with 'questions' and 'responses'")
-    p.add_argument(
-        "--embedder", default="minilm", help="minilm (default), mpnet, or an NLI model folder"
-    )
-    p.add_argument(
-        "-B", "--n-bootstrap", type=int, default=30, help="bootstrap resamples (paper: 30)"
-    )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--affinity", choices=["shifted_cosine", "abs_cosine"], default="shifted_cosine")
+    add_config_args(p, ScoreConfig)
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=main)
 
@@ -48,17 +45,12 @@ def load_score_input(path: Path) -> tuple[list, list]:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Score the file's responses and print the measures."""
     from ..scoring import score_responses
 
+    config = config_from_args(args, ScoreConfig)
     questions, responses = load_score_input(args.file)
-    res = score_responses(
-        questions,
-        responses,
-        embedder=args.embedder,
-        n_bootstrap=args.n_bootstrap,
-        seed=args.seed,
-        affinity=args.affinity,
-    )
+    res = score_responses(questions, responses, config)
     if args.json:
         out = {
             "measures": res.measures,
@@ -66,14 +58,15 @@ def main(args: argparse.Namespace) -> int:
             "embedder": res.embedder,
             "n_perturbations": res.n_perturbations,
             "n_replications": res.n_replications,
-            "n_bootstrap": args.n_bootstrap,
-            "seed": args.seed,
+            "n_bootstrap": config.n_bootstrap,
+            "seed": config.seed,
+            "config": config.to_dict(),
         }
         print(json.dumps(out, indent=2))
         return 0
     print(
         f"{res.n_perturbations} perturbations × {res.n_replications} replications, "
-        f"B = {args.n_bootstrap}, embedder {res.embedder}"
+        f"B = {config.n_bootstrap}, embedder {res.embedder}, affinity {config.affinity}"
     )
     for name, value in res.measures.items():
         lo, hi = res.interval(name)

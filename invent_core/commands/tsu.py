@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
-from ._common import ProgressLine, add_generation_args, add_llm_args, llm_from_args
-from .evaluate import config_from_args
+from ..config import TSU_TEMPERATURES
+from ._common import ProgressLine, add_config_args, add_llm_args, llm_from_args
+from .evaluate import experiment_config_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``tsu`` command."""
     p = sub.add_parser(
         "tsu",
         help="TSU: how often each method's uncertainty rises with temperature (paper Eq. tsudefinition)",
@@ -23,33 +25,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--temperatures",
         type=float,
         nargs="+",
-        default=[0.3, 0.7, 1.0, 1.4],
-        help="strictly increasing (paper: 0.3 0.7 1.0 1.4)",
+        default=list(TSU_TEMPERATURES),
+        help="strictly increasing (default: the paper's %(default)s)",
     )
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--sample-seed", type=int, default=None)
     p.add_argument("--methods", default="all")
     p.add_argument("-o", "--out", default=None, help="output folder (default runs/tsu-<dataset>)")
     p.add_argument("-q", "--quiet", action="store_true")
-    add_generation_args(p, temperature=False)
+    add_config_args(p, exclude=("temperature",))  # --temperatures sets it, one run each
     add_llm_args(p)
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..experiment import load_examples, tsu
+    """Sweep the temperatures and print the TSU table."""
+    from ..experiment import tsu
 
-    cfg = config_from_args(args)
+    cfg = experiment_config_from_args(args)
     out = args.out or f"runs/tsu-{args.dataset or 'data'}"
-    total = len(load_examples(cfg)) * len(args.temperatures)
-    bar = ProgressLine(total, "tsu", quiet=args.quiet)
+    bar = ProgressLine("tsu", quiet=args.quiet)
     try:
         res = tsu(
-            cfg,
-            args.temperatures,
-            out,
-            llm_factory=partial(llm_from_args, args),
-            progress=lambda done, tot, note: bar.update(note),
+            cfg, args.temperatures, out, llm_factory=partial(llm_from_args, args), progress=bar
         )
     finally:
         bar.close()

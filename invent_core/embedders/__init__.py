@@ -9,13 +9,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from ..config import ScoreConfig
 from .base import CachedEmbedder, Embedder, EncodeStats, Similarity
 from .nli import NLISimilarity
 from .sbert import MINILM, MPNET, SbertEmbedder, SbertSpec, is_installed
 
-#: name -> spec of the packaged sentence embedders. ``minilm`` is the default.
+#: name -> spec of the packaged sentence embedders.
 EMBEDDERS: dict[str, SbertSpec] = {"minilm": MINILM, "mpnet": MPNET}
-DEFAULT_EMBEDDER = "minilm"
+DEFAULT_EMBEDDER = ScoreConfig().embedder  # the default is written once, in invent_core.config
 
 _instances: dict[tuple[str, str | None], Similarity] = {}
 _lock = threading.Lock()

@@ -686,6 +686,12 @@ class MetricSummary:
             "values": [float(v) for v in self.values],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MetricSummary:
+        """Inverse of :meth:`to_dict`."""
+        values = np.asarray(data["values"], dtype=np.float64)
+        return cls(float(data["mean"]), float(data["std"]), float(data["point"]), values)
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -723,6 +729,23 @@ class Evaluation:
                 meth: {k: s.to_dict() for k, s in row.items()} for meth, row in self.results.items()
             },
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Evaluation:
+        """Inverse of :meth:`to_dict` (e.g. an evaluation read back from ``results.json``)."""
+        results = {
+            meth: {k: MetricSummary.from_dict(v) for k, v in row.items()}
+            for meth, row in data["results"].items()
+        }
+        return cls(
+            results=results,
+            metrics=tuple(data["metrics"]),
+            n_questions=int(data["n_questions"]),
+            n_correct=int(data["n_correct"]),
+            n_boot=int(data["n_boot"]),
+            seed=data.get("seed"),
+            skipped=dict(data.get("skipped") or {}),
+        )
 
 
 def evaluate_scores(

@@ -1,9 +1,27 @@
 """Perturbation strategies: the paper's Per(S_x0).
 
-Submodules load lazily and import heavy libraries only when used:
-``invent_core.perturb.gaap`` (the paper's genetic-algorithm perturbation, §2.5),
-``invent_core.perturb.keywords`` (KeyBERT key tokens), ``invent_core.perturb.wordnet``
-(offline WordNet 3.0 through nltk) and ``invent_core.perturb.paraphrase``.
+:mod:`invent_core.perturb.base` holds the :class:`Perturber` Protocol and the
+registry (``paraphrase``, ``gaap``). The implementations load lazily and import
+heavy libraries only when used: ``invent_core.perturb.gaap`` (the paper's
+genetic-algorithm perturbation, §2.5), ``invent_core.perturb.keywords``
+(KeyBERT key tokens), ``invent_core.perturb.wordnet`` (offline WordNet 3.0
+through nltk) and ``invent_core.perturb.paraphrase``.
 """
 
 from __future__ import annotations
+
+from .base import (
+    Perturber,
+    PerturbResult,
+    available_perturbers,
+    get_perturber,
+    register_perturber,
+)
+
+__all__ = [
+    "PerturbResult",
+    "Perturber",
+    "available_perturbers",
+    "get_perturber",
+    "register_perturber",
+]

@@ -1,0 +1,31 @@
+"""Every key the dashboard reads or writes in ``st.session_state``, in one place.
+
+Pure: no Streamlit. Keys that only name a widget (``key="explore_colorscale"``)
+stay next to the widget; the ones below carry state between reruns or pages.
+"""
+
+from __future__ import annotations
+
+#: The sidebar's settings as a flat dict (``Settings.to_dict``), shared by every page.
+SETTINGS = "invent_settings"
+#: The typed API key: session memory only, never a settings field, never written to disk.
+API_KEY = "invent_api_key"
+#: Prefix of the sidebar widgets' keys: ``sb_`` + option name (``sb_n_perturbations``).
+SIDEBAR_PREFIX = "sb_"
+
+#: Explore a question: the run shown (a RunArtifact), and what the question box holds.
+EXPLORE_RUN = "explore_run"
+EXPLORE_QUESTION = "explore_question"
+EXPLORE_TASK = "explore_task"  # (task, choices) of the picked sample question
+EXPLORE_SAMPLE = "explore_sample"
+#: Prefix of the LLM baselines' results of one run and backend.
+EXPLORE_LLM_METHODS = "explore_llm_methods_"
+
+#: GAAP evolution: the GaapResult shown, the generation slider, the "Play" request.
+GAAP_RESULT = "gaap_result"
+GAAP_GENERATION = "gaap_generation"
+GAAP_PLAYING = "gaap_playing"
+
+#: The TSU and Evaluation pages' own results (JSON payloads of invent_ui.experiments).
+TSU_PAYLOAD = "tsu_payload"
+EVAL_PAYLOAD = "eval_payload"
