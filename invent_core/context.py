@@ -150,16 +150,8 @@ class ScoringContext:
             return self._given_score
         from .scoring import score_responses
 
-        c = self.config
         return score_responses(
-            self.questions,
-            self.responses,
-            embedder=self.similarity,
-            n_bootstrap=c.n_bootstrap,
-            seed=c.seed,
-            affinity=c.affinity,
-            wd_ground=c.wd_ground,
-            max_variant=c.max_variant,
+            self.questions, self.responses, self.config, embedder=self.similarity
         )
 
     @cached_property

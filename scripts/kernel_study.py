@@ -128,9 +128,9 @@ def rescore(
     -------
     kernel spec → (len(items),) array; higher = more uncertain.
     """
+    from invent_core.config import ScoreConfig
     from invent_core.embedders import get_embedder
     from invent_core.random_walk import affinity_from_cosine, cosine_similarity
-    from invent_core.config import ScoreConfig
     from invent_core.scoring import bootstrap_measures
 
     emb = get_embedder(embedder)
