@@ -1,7 +1,7 @@
 """Every prompt invent sends to an LLM.
 
 Unless noted, the wording is the paper's, Appendix "Experimental setting"
-(app:setting, /work/shared/paper/inv_entropy_paper.tex): "The following are
+(app:setting, ../shared/paper/inv_entropy_paper.tex beside the repository): "The following are
 all the prompts used in our experiments."
 """
 
