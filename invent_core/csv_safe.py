@@ -48,14 +48,14 @@ def is_number(text: str) -> bool:
 
 
 def neutralize_cell(value: Any) -> str:
-    """A CSV cell that a spreadsheet will not run as a formula.
+    r"""A CSV cell that a spreadsheet will not run as a formula.
 
     Text starting with ``=``, ``+``, ``-``, ``@``, tab, CR or ``'`` gets a
     leading apostrophe, unless the whole cell is a plain number. Numbers are
     written at full precision (``repr``); ``None`` and NaN as an empty cell.
 
-    >>> neutralize_cell("=HYPERLINK(\\"x\\")"), neutralize_cell("-0.5"), neutralize_cell(-0.5)
-    ('\\'=HYPERLINK("x")', '-0.5', '-0.5')
+    >>> neutralize_cell('=HYPERLINK("x")'), neutralize_cell("-0.5"), neutralize_cell(-0.5)
+    ('\'=HYPERLINK("x")', '-0.5', '-0.5')
     """
     if value is None:
         return ""
@@ -77,7 +77,7 @@ def restore_cell(text: str) -> str:
 
 
 def csv_line(values: Sequence[Any]) -> str:
-    """One CSV record (with its ``\\n``) of neutralized cells."""
+    """One CSV record (with its line break) of neutralized cells."""
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerow([neutralize_cell(v) for v in values])
     return buf.getvalue()

@@ -19,13 +19,19 @@ st.caption(
     "call at all). Uploads and results are kept under invent's cache folder, keyed by the file's "
     "sha256: after a browser refresh, upload the same file (or reopen it below) and scoring resumes."
 )
-if missing("invent_core.batch", "invent_core.batch_io", feature="Batch scoring"):
+if missing("invent_core.batch", feature="Batch scoring"):
     st.stop()
 
 import pandas as pd
 
-from invent_core.batch import batch_score, evaluate_output, export_results
-from invent_core.batch_io import inspect_input, iter_records
+from invent_core.batch import (
+    batch_score,
+    evaluate_output,
+    export_results,
+    inspect_input,
+    iter_records,
+)
+from invent_core.config import RunConfig
 
 ROOT = resources.work_dir("batch")
 
@@ -127,12 +133,10 @@ if st.button("Score" if not done_before else "Resume scoring", type="primary", k
             summary = batch_score(
                 path,
                 out,
+                RunConfig().replace(perturber=perturber, **settings.run_kwargs()),
                 methods=chosen or "inv",
                 llm=llm,
-                embedder=settings.embedder,
-                perturber=perturber,
                 progress=lambda done, total, eta: prog("rows", done, total, eta_seconds=eta),
-                **{k: v for k, v in settings.run_kwargs().items() if k != "embedder"},
             )
         if summary.ok:
             st.success(
