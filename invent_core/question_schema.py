@@ -122,7 +122,10 @@ def parse_json(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"invalid JSON ({err.msg} at character {err.colno})") from None
+        where = (
+            f"line {err.lineno}, column {err.colno}" if err.lineno > 1 else f"character {err.colno}"
+        )
+        raise ValueError(f"invalid JSON ({err.msg} at {where})") from None
     except RecursionError:
         raise ValueError("invalid JSON (nested too deeply to read)") from None
 

@@ -413,18 +413,38 @@ def _unclosed_quote(path: Path, start: int, end: int | None, where: str) -> Batc
     )
 
 
-def _check_swallowed_lines(
-    path: Path, fields: list[str], start: int, end: int, delimiter: str, width: int
+class _RecordLines:
+    """An iterator over a file's lines that keeps the lines of the CSV record being read."""
+
+    def __init__(self, f: IO[str]) -> None:
+        self.f, self.lines = f, []
+
+    def __iter__(self) -> _RecordLines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self.f)
+        self.lines.append(line)
+        return line
+
+
+def _check_multiline_record(
+    path: Path, lines: list[str], n_fields: int, start: int, delimiter: str, width: int
 ) -> None:
-    """Refuse a record whose quoted cell holds lines that look like rows."""
-    offset = 0  # line breaks in the cells before this one
-    for cell in fields:
-        inner = cell.split("\n")
-        for k, text in enumerate(inner[1:], start=1):
-            if _looks_like_row(text.rstrip("\r"), delimiter, width):
-                where = f", swallowing line {start + offset + k} ({text.strip()[:60]!r}), which looks like a row"
-                raise _unclosed_quote(path, start, end, where)
-        offset += len(inner) - 1
+    """Refuse a record over several lines that swallowed rows.
+
+    A closed multi-line cell leaves the record with as many cells as the
+    header and inner lines that are text; an unclosed quote shows as a record
+    with more cells than the header, or as inner lines that look like rows
+    (the last line is not judged: it holds the cells after the closing quote).
+    """
+    end = start + len(lines) - 1
+    if width >= 2 and n_fields > width:
+        raise _unclosed_quote(path, start, end, f" ({n_fields} cells for {width} columns)")
+    for k, text in enumerate(lines[1:-1], start=1):
+        if _looks_like_row(text.rstrip("\r\n"), delimiter, width):
+            where = f", swallowing line {start + k} ({text.strip()[:60]!r}), which looks like a row"
+            raise _unclosed_quote(path, start, end, where)
 
 
 def _open_at_line_end(path: Path, encoding: str, delimiter: str, line: int) -> bool:
@@ -444,14 +464,16 @@ def _check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> None
     csv.field_size_limit(qs.FIELD_SIZE_LIMIT)
     last_multiline: int | None = None
     with open(path, encoding=encoding, newline="") as f:
-        reader = csv.reader(f, delimiter=delimiter)
+        lines = _RecordLines(f)
+        reader = csv.reader(lines, delimiter=delimiter)
         prev = 0
         try:
             for fields in reader:
                 start, prev = prev + 1, reader.line_num
                 last_multiline = start if prev > start else None
                 if last_multiline is not None:
-                    _check_swallowed_lines(path, fields, start, prev, delimiter, width)
+                    _check_multiline_record(path, lines.lines, len(fields), start, delimiter, width)
+                lines.lines = []
         except csv.Error:
             # an oversized cell: an unclosed quote when its first line ends inside the quote;
             # otherwise a genuinely large cell, which the reader reports at its row

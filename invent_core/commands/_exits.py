@@ -59,7 +59,9 @@ def run_guarded(
     from ..batch import OutputBusyError
 
     try:
-        return main(args)
+        status = main(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return status
     except OutputBusyError as err:
         print(f"error: {err}", file=sys.stderr)
         return BUSY
