@@ -459,10 +459,14 @@ def _open_at_line_end(path: Path, encoding: str, delimiter: str, line: int) -> b
     return False
 
 
-def _check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> None:
-    """Find an unclosed quote before any row is scored (see the module docstring)."""
+def _check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> int | None:
+    """Find an unclosed quote before any row is scored (see the module docstring).
+
+    Returns the number of data rows, or None when an oversized cell stopped the count.
+    """
     csv.field_size_limit(qs.FIELD_SIZE_LIMIT)
     last_multiline: int | None = None
+    n_records = 0
     with open(path, encoding=encoding, newline="") as f:
         lines = _RecordLines(f)
         reader = csv.reader(lines, delimiter=delimiter)
@@ -470,6 +474,7 @@ def _check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> None
         try:
             for fields in reader:
                 start, prev = prev + 1, reader.line_num
+                n_records += any(x.strip() for x in fields)
                 last_multiline = start if prev > start else None
                 if last_multiline is not None:
                     _check_multiline_record(path, lines.lines, len(fields), start, delimiter, width)
@@ -481,11 +486,12 @@ def _check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> None
                 raise _unclosed_quote(
                     path, prev + 1, None, f" within {qs.FIELD_SIZE_LIMIT:,} characters"
                 ) from None
-            return
+            return None
     if last_multiline is not None and _open_at_line_end_of_file(
         path, encoding, delimiter, last_multiline
     ):
         raise _unclosed_quote(path, last_multiline, None, " before the end of the file")
+    return n_records - 1  # the header is not a row
 
 
 def _open_at_line_end_of_file(path: Path, encoding: str, delimiter: str, line: int) -> bool:
@@ -584,8 +590,8 @@ def inspect_input(path: str | os.PathLike, *, encoding: str | None = None) -> In
     if schema.question is None:
         raise _no_question_column(path, fmt, columns)
     layout = _layout(path, columns, col)
-    if fmt == "csv":
-        _check_quotes(path, enc, delimiter, len(columns))
+    if fmt == "csv" and _check_quotes(path, enc, delimiter, len(columns)) == 0:
+        raise BatchInputError("no data rows after the header", file=path)
     return InputInfo(
         path=path,
         format=fmt,
