@@ -255,6 +255,32 @@ def test_progress_reports_done_total_eta(minilm, wide_csv, tmp_path):
     assert calls[-1][2] == pytest.approx(0.0) and all(e is not None and e >= 0 for *_, e in calls)
 
 
+def test_run_config_reaches_scoring_and_the_sidecar(minilm, wide_csv, tmp_path):
+    """Every RunConfig field reaches batch (affinity included); resuming compares configs."""
+    from invent_core.scoring import score_responses
+
+    out = tmp_path / "abs.csv"
+    config = cfg(affinity="abs_cosine")
+    batch_score(wide_csv, out, config)
+    meta = json.loads(sidecar_paths(out)["meta"].read_text())
+    assert meta["config"]["run"] == config.to_dict()
+    row = make_rows(1)[0]
+    ref = score_responses(
+        [row["question"], *row["perturbations"]],
+        row["responses"],
+        n_bootstrap=B,
+        affinity="abs_cosine",
+    )
+    assert records(out)[0]["inv_entropy"] == pytest.approx(ref.measures["inv_entropy"], abs=1e-6)
+    with pytest.raises(BatchInputError, match=r"affinity: 'abs_cosine' → 'shifted_cosine'"):
+        batch_score(wide_csv, out, cfg())
+    # generation settings do not matter for pre-generated responses
+    again = batch_score(
+        wide_csv, out, cfg(affinity="abs_cosine", n_perturbations=3, temperature=1.0)
+    )
+    assert again.n_resumed == 10 and again.n_scored == 0
+
+
 # --------------------------------------------------------------------------
 # Bad input: whole-file problems
 # --------------------------------------------------------------------------
