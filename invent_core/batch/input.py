@@ -392,7 +392,7 @@ def _jsonl_keys(path: Path, encoding: str) -> list[str]:
                     line=i,
                     row=1,
                 )
-            return [str(k) for k in obj]
+            return [str(k).strip() for k in obj]
     return []  # pragma: no cover - itertools.count never ends
 
 

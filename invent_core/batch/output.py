@@ -287,16 +287,19 @@ def _json_record(raw: bytes) -> tuple[str | None, int, str, str]:
     """(id, row, question, problem) of one JSON Lines checkpoint line."""
     try:
         rec = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None, 0, "", "invalid JSON"
+    try:
         return str(rec["id"]), int(rec["row"]), str(rec.get("question") or ""), ""
-    except (ValueError, KeyError, TypeError, RecursionError) as err:
-        return None, 0, "", f"not a valid row ({type(err).__name__})"
+    except (KeyError, TypeError, ValueError):
+        return None, 0, "", "no id or row number"
 
 
 def _csv_record(raw: bytes, columns: list[str]) -> tuple[str | None, int, str, str]:
     try:
         fields = next(csv.reader(io.StringIO(raw.decode("utf-8"))))
     except (UnicodeDecodeError, csv.Error, StopIteration) as err:
-        return None, 0, "", f"not a valid row ({type(err).__name__})"
+        return None, 0, "", type(err).__name__
     if len(fields) != len(columns):
         return None, 0, "", f"{len(fields)} cells for {len(columns)} columns"
     rec = dict(zip(columns, fields, strict=True))
@@ -389,7 +392,8 @@ class Checkpoint:
         bad = [r for r in records if r.id is None]
         for r in bad:
             self.dropped.append(
-                f"line {r.line} is {r.problem}; it is removed and its question scored again"
+                f"line {r.line} is not a valid row ({r.problem}); it is removed and its question "
+                "scored again"
             )
         good = [r for r in records if r.id is not None]
         if bad or tail:
