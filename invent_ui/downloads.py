@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from invent_core.batch_io import neutralize_cell
+from invent_core.csv_safe import neutralize_cell
 from invent_core.errors import InventError
 from invent_core.evaluation.report import ResultsTable
 

@@ -8,8 +8,13 @@ import json
 import pandas as pd
 import streamlit as st
 
-from invent_core.batch import batch_score, evaluate_output, export_results
-from invent_core.batch_io import inspect_input, iter_records
+from invent_core.batch import (
+    batch_score,
+    evaluate_output,
+    export_results,
+    inspect_input,
+    iter_records,
+)
 from invent_core.evaluation.metrics import rejection_curve
 from invent_core.progress import Progress
 from invent_core.registry import list_methods
@@ -120,15 +125,9 @@ if st.button("Score" if not done_before else "Resume scoring", type="primary", k
             summary = batch_score(
                 path,
                 out,
+                run_cfg,
                 methods=chosen or "inv",
                 llm=llm,
-                embedder=run_cfg.embedder,
-                perturber=run_cfg.perturber,
-                n_perturbations=run_cfg.n_perturbations,
-                n_replications=run_cfg.n_replications,
-                temperature=run_cfg.temperature,
-                n_bootstrap=run_cfg.score.n_bootstrap,
-                seed=run_cfg.seed,
                 progress=lambda done, total, eta: prog(Progress("rows", done, total, eta)),
             )
         if summary.ok:

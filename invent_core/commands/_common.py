@@ -94,20 +94,6 @@ def add_config_args(
         )
 
 
-def add_generation_args(p: argparse.ArgumentParser) -> None:
-    """Every RunConfig option with its default filled in (for ``commands/batch.py`` only).
-
-    Transitional: ``batch`` still reads ``args.n_perturbations`` … one by one;
-    once it builds ``config_from_args(args)`` it calls :func:`add_config_args`
-    and this goes.
-    """
-    from ..config import RunConfig, flat_values, iter_options
-
-    add_config_args(p)
-    defaults = flat_values(RunConfig())
-    p.set_defaults(**{opt.name: defaults[opt.name] for opt in iter_options()})
-
-
 def config_from_args(args: argparse.Namespace, cls: type | None = None, base: Any = None) -> Any:
     """Build the config the options describe.
 

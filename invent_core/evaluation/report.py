@@ -9,9 +9,7 @@ values *as displayed* (rounded), so methods that print the same number share a m
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -131,25 +129,23 @@ class ResultsTable:
         return mt, st
 
     def to_csv(self) -> str:
-        """CSV with full-precision numbers: ``method, <key>_mean, <key>_std, <key>_mark, …``."""
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        """CSV with full-precision numbers: ``method, <key>_mean, <key>_std, <key>_mark, …``.
+
+        Cells go through :func:`invent_core.csv_safe.csv_line` like every CSV invent writes.
+        """
+        from ..csv_safe import csv_line
+
         header = ["method"]
         for c in self.columns:
             header += [f"{c.key}_mean", f"{c.key}_std", f"{c.key}_mark"]
-        w.writerow(header)
+        lines = [csv_line(header)]
         marks = self.marks()
         for i, method in enumerate(self.methods):
             row: list[object] = [method]
             for j in range(len(self.columns)):
-                m, s = self.mean[i, j], self.std[i, j]
-                row += [
-                    "" if np.isnan(m) else repr(float(m)),
-                    "" if np.isnan(s) else repr(float(s)),
-                    marks[i, j],
-                ]
-            w.writerow(row)
-        return buf.getvalue()
+                row += [float(self.mean[i, j]), float(self.std[i, j]), marks[i, j]]
+            lines.append(csv_line(row))
+        return "".join(lines)
 
     def to_markdown(self) -> str:
         """Markdown table; best ``**bold**``, second ``<ins>underlined</ins>`` (HTML, as
