@@ -79,8 +79,11 @@ def restore_cell(text: str) -> str:
 def csv_line(values: Sequence[Any]) -> str:
     """One CSV record (with its line break) of neutralized cells."""
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow([neutralize_cell(v) for v in values])
-    return buf.getvalue()
+    # The csv module quotes a cell only when it holds a character of the line
+    # terminator: with "\n" alone, a lone CR would be written bare and split the
+    # record on reading. Quote as for "\r\n", then end the record with "\n".
+    csv.writer(buf, lineterminator="\r\n").writerow([neutralize_cell(v) for v in values])
+    return buf.getvalue()[:-2] + "\n"
 
 
 @contextlib.contextmanager

@@ -96,8 +96,8 @@ def table_csv(table: Table) -> bytes:
     A :class:`ResultsTable` gives its full-precision CSV
     (``method, <metric>_mean, <metric>_std, <metric>_mark``).
     """
-    if isinstance(table, ResultsTable):  # its own layout, then the same escaping
-        rows = list(csv.reader(io.StringIO(table.to_csv())))
+    if isinstance(table, ResultsTable):  # its own layout, already escaped by csv_safe
+        return table.to_csv().encode("utf-8")
     else:
         frame = _frame(table)
         rows = [[str(c) for c in frame.columns]]

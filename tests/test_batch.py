@@ -269,8 +269,7 @@ def test_run_config_reaches_scoring_and_the_sidecar(minilm, wide_csv, tmp_path):
     ref = score_responses(
         [row["question"], *row["perturbations"]],
         row["responses"],
-        n_bootstrap=B,
-        affinity="abs_cosine",
+        config.score,
     )
     assert records(out)[0]["inv_entropy"] == pytest.approx(ref.measures["inv_entropy"], abs=1e-6)
     with pytest.raises(BatchInputError, match=r"affinity: 'abs_cosine' → 'shifted_cosine'"):

@@ -482,3 +482,15 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, ext):
         write_records(rows(), dest, ["id", "row", "question"])
     assert sorted(p.name for p in tmp_path.iterdir()) == [dest.name]
     assert dest.read_bytes() == b"old"
+
+
+def test_a_cell_with_a_lone_carriage_return_stays_one_cell():
+    import csv
+    import io
+
+    from invent_core.csv_safe import csv_line, restore_cell
+
+    line = csv_line(["a\rb", "c", "\rx"])
+    assert line.endswith('"\n') or line.endswith("\n")
+    rows = list(csv.reader(io.StringIO(line, newline="")))
+    assert [[restore_cell(c) for c in r] for r in rows] == [["a\rb", "c", "\rx"]]
