@@ -35,7 +35,7 @@ def accuracy(llm_spec: str, dataset: str, *, limit: int, seed: int) -> dict:
     from invent_core.prompts import answer_prompt
 
     cfg = RunConfig()
-    llm = get_llm(llm_spec)
+    llm = get_llm(llm_spec, timeout=600.0)  # a loaded 2-core machine is slow, not broken
     examples = load_dataset(dataset, limit=limit, seed=seed)
     requests = [
         Request(
@@ -83,19 +83,25 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
+    from invent_core.errors import LLMError
+
     results = []
     for spec in args.llm:
         for ds in args.datasets:
-            res = accuracy(spec, ds, limit=args.limit, seed=args.seed)
+            try:
+                res = accuracy(spec, ds, limit=args.limit, seed=args.seed)
+            except LLMError as err:  # report it and go on: the finished ones are kept
+                print(f"{spec:<10} {ds:<11} failed: {err}", flush=True)
+                continue
             results.append(res)
+            if args.out:  # checkpoint after every dataset (answers are in the LLM cache too)
+                args.out.parent.mkdir(parents=True, exist_ok=True)
+                args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False))
             print(
                 f"{spec:<10} {ds:<11} accuracy {res['accuracy']:6.1%} of {res['n']}"
                 f"  ({res['seconds']:.0f} s, load {os.getloadavg()[0]:.2f})",
                 flush=True,
             )
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":
