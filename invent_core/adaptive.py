@@ -86,6 +86,7 @@ class AdaptiveRecord:
     llm_calls: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of the record."""
         return {
             "steps": self.steps,
             "n_used": self.n_used,

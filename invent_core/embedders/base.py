@@ -62,6 +62,7 @@ class EncodeStats:
 
     @property
     def saved(self) -> int:
+        """How many embeddings the cache answered instead of the model."""
         return self.requested - self.encoded
 
 
@@ -82,12 +83,14 @@ class CachedEmbedder:
 
     @property
     def identity(self) -> str:  # pragma: no cover - overridden
+        """Model name plus the sha256 of its weights: what cache keys and runs record."""
         return self.name
 
     def _encode_batch(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), d) unit embeddings of ``texts``."""
         texts = [_check_text(t, i) for i, t in enumerate(texts)]
         self.stats.requested += len(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
@@ -109,6 +112,7 @@ class CachedEmbedder:
 
     @property
     def dimension(self) -> int:  # pragma: no cover - overridden
+        """d, the embedding size."""
         raise NotImplementedError
 
     def similarity_matrix(
