@@ -34,7 +34,7 @@ DEFAULT_CONFIG = PTrueConfig()
 
 
 def parse_true_false(text: str) -> bool | None:
-    """``True`` for "(A)", "A)", "A", "True"; ``False`` for the B / "False" forms; None otherwise.
+    """Read a verdict: ``True`` for "(A)", "A)", "A", "True"; ``False`` for the B forms; else None.
 
     Examples
     --------
@@ -155,7 +155,8 @@ METHOD = register(
             "backend returns logprobs and they put mass on those tokens; else black-box: k = 5 samples at "
             "the run temperature, fraction saying A/True (unreadable replies excluded; none readable → 0.5). "
             "No brainstormed samples in the prompt. Each distinct original answer is judged once, "
-            "frequency-weighted; results cached in ctx.extras['p_true']."
+            "frequency-weighted; results cached in ctx.extras['p_true']. On MMLU the question is shown "
+            "with its options and the proposed answer as 'B. <option text>'."
         ),
     )
 )
