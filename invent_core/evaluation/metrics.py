@@ -715,7 +715,8 @@ class Evaluation:
 
     @property
     def accuracy(self) -> float:
-        return self.n_correct / self.n_questions
+        """Share of correct answers (NaN with no question: say so, never print it)."""
+        return self.n_correct / self.n_questions if self.n_questions else float("nan")
 
     def to_dict(self) -> dict[str, Any]:
         return {
