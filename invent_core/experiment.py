@@ -26,6 +26,7 @@ import dataclasses
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -535,6 +536,7 @@ def evaluate(
     """
     from .llm import LazyLLM
 
+    t0 = time.perf_counter()
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     examples, sample = draw_examples(cfg)
@@ -555,7 +557,9 @@ def evaluate(
     )
     result.files = _write_evaluation(out, cfg, result)
     accuracy = evaluation.accuracy if evaluation.n_questions else None
-    _write_config(out, cfg, {"n_questions": len(judged), "accuracy": accuracy, "sample": sample})
+    wall = time.perf_counter() - t0  # this call only: a resumed evaluation reads saved rows fast
+    meta = {"n_questions": len(judged), "accuracy": accuracy, "sample": sample}
+    _write_config(out, cfg, meta | {"wall_seconds": wall})
     return result
 
 
@@ -658,6 +662,7 @@ def tsu(
     from .evaluation.sample_size import judgeable
     from .llm import LazyLLM
 
+    t0 = time.perf_counter()
     temps = check_temperatures(temperatures)
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
@@ -687,7 +692,8 @@ def tsu(
         "sample": sample,
     }
     files = _write_tsu(out, rt, table, temps, extra)
-    _write_config(out, cfg, {"temperatures": temps, "sample": sample})
+    wall = time.perf_counter() - t0
+    _write_config(out, cfg, {"temperatures": temps, "sample": sample, "wall_seconds": wall})
     return ExperimentResult(
         rows,
         methods,
