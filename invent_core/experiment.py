@@ -307,7 +307,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
 
 
 def _answer_of(run, ex) -> tuple[str, str]:
-    """(cleaned response, canonical answer) of the original question's replication 0.
+    """Return (cleaned response, canonical answer) of the original question's replication 0.
 
     The scores were computed from this response; a run that stores its cleaned
     responses separately (``cleaned_responses``) embeds the canonical ones, so the
@@ -355,7 +355,7 @@ def _base_row(ex) -> dict[str, Any]:
 
 
 def _failed_row(ex, err: Exception) -> dict[str, Any]:
-    """A question whose generation failed: kept, with its error, no judgement or scores."""
+    """Return the row of a question whose generation failed: its error, no judgement or scores."""
     message = " ".join(str(err).split())[:300]
     return {**_base_row(ex), "correct": "", "error": f"{type(err).__name__}: {message}"}
 
@@ -388,7 +388,7 @@ def _cancelled(done: int, total: int, where: Path) -> Cancelled:
 
 
 def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel) -> list[dict]:
-    """The per-question loop: saved rows reused, the rest generated; checkpoint after each."""
+    """Run the per-question loop: saved rows reused, the rest generated; checkpoint after each."""
     scores = out / "scores.csv"
     saved = _read_scores(scores)
     columns = [*SCORE_COLUMNS, *methods]
@@ -415,7 +415,7 @@ MIN_CROSS_FIT = 10
 
 
 def _evaluation(rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentConfig):
-    """(Evaluation, Judgement) of the judged rows: every metric, paired bootstrap.
+    """Return (Evaluation, Judgement) of the judged rows: every metric, paired bootstrap.
 
     With one class (or no row), no metric exists: the evaluation has no
     results and every method is ``skipped`` with the reason. A method with no
@@ -453,7 +453,7 @@ def _number(value: Any) -> float:
 
 
 def evaluation_table(evaluation, judgement, methods: Sequence[str]):
-    """The :class:`~invent_core.evaluation.report.ResultsTable` of an evaluation, honest about its sample.
+    """Build the :class:`~invent_core.evaluation.report.ResultsTable` of an evaluation, honest about its sample.
 
     Not judgeable: greyed with the reason (or every cell "n/a — all answers
     wrong" when a class is missing), nothing marked best. Cross-fitted

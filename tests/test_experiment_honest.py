@@ -304,3 +304,18 @@ def test_acceptance_line():
         "duplicate 2; padded by duplication: 0"
     )
     assert acceptance_line(None) is None and acceptance_line({"gate": False}) is None
+
+
+def test_model_advice_below_ten_percent_with_the_packaged_model(
+    tmp_path, data_file, minilm, capsys
+):
+    from invent_core.commands.evaluate import print_evaluation
+
+    res = evaluate(_cfg(data_file), tmp_path, llm_factory=lambda: ScriptLLM(answers={}))
+    qwen = "local:sha256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32|model=qwen0.5b"
+    print_evaluation(res, qwen)
+    out = capsys.readouterr().out
+    assert "advice: Only 0 of 3 answers were correct (0%) with the packaged Qwen2.5-0.5B" in out
+    assert "--llm qwen1.5b" in out and "--llm openai --base-url" in out
+    print_evaluation(res, "script")
+    assert "advice:" not in capsys.readouterr().out  # another model: nothing to advise

@@ -102,7 +102,7 @@ def acceptance_line(acceptance: dict | None) -> str | None:
 
 
 def reference_lines(art) -> list[str]:
-    """The percentile / P(correct) line of Inv-Entropy against the shipped reference."""
+    """Return the percentile / P(correct) line of Inv-Entropy against the shipped reference."""
     from ..reference import for_settings, reference_line
 
     measure = "inv_entropy"

@@ -1,5 +1,6 @@
-"""Method × metric results tables as CSV, Markdown and LaTeX (the edge where numbers
-become text).
+"""Method × metric results tables as CSV, Markdown, LaTeX and plain text.
+
+This is the edge where numbers become text.
 
 Cells are ``mean ± std``; per column the best value is **bold** and the second best
 underlined, as in the paper's tables, with the direction of each metric (AUROC, PRR,
@@ -39,6 +40,7 @@ class Column:
 
     @property
     def header(self) -> str:
+        """``"AUROC (↑)"``: the label and the direction."""
         return f"{self.label} ({'↑' if self.higher_is_better else '↓'})"
 
 
@@ -107,6 +109,7 @@ class ResultsTable:
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        """Check that ``mean`` and ``std`` are (methods × columns) float arrays."""
         shape = (len(self.methods), len(self.columns))
         for name in ("mean", "std"):
             a = np.asarray(getattr(self, name), dtype=np.float64)
@@ -182,8 +185,10 @@ class ResultsTable:
         return [f"*{ln}*" if markdown else ln for ln in lines]
 
     def to_markdown(self) -> str:
-        """Markdown table; best ``**bold**``, second ``<ins>underlined</ins>`` (HTML, as
-        Markdown has no underline); a greyed table's values in a grey ``<span>``."""
+        """Render as Markdown: best ``**bold**``, second ``<ins>underlined</ins>``.
+
+        HTML, as Markdown has no underline; a greyed table's values sit in a grey ``<span>``.
+        """
         marks = self.marks()
         lines = [
             "| Method | " + " | ".join(c.header for c in self.columns) + " |",
@@ -229,8 +234,11 @@ class ResultsTable:
         return "\n".join(out + self._footer(markdown=False)) + "\n"
 
     def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
-        """A booktabs ``table`` in the paper's style:
-        ``\\textbf{0.788}\\scriptsize{$\\pm$0.054}``, second best ``\\underline{…}``."""
+        r"""Render as a booktabs ``table`` in the paper's style.
+
+        Best ``\textbf{0.788}\scriptsize{$\pm$0.054}``, second best ``\underline{…}``;
+        a greyed table's values in ``\textcolor{gray}{…}`` (needs xcolor).
+        """
         marks = self.marks()
         arrows = {True: r"($\uparrow$)", False: r"($\downarrow$)"}
         head = " & ".join(
@@ -278,7 +286,7 @@ def results_table(
     digits: int = 3,
     labels: Mapping[str, str] | None = None,
 ) -> ResultsTable:
-    """The table of an :class:`~invent_core.evaluation.metrics.Evaluation`.
+    """Build the table of an :class:`~invent_core.evaluation.metrics.Evaluation`.
 
     Parameters
     ----------
