@@ -319,3 +319,15 @@ def test_model_advice_below_ten_percent_with_the_packaged_model(
     assert "--llm qwen1.5b" in out and "--llm openai --base-url" in out
     print_evaluation(res, "script")
     assert "advice:" not in capsys.readouterr().out  # another model: nothing to advise
+
+
+def test_cli_tsu_prints_a_plain_table_with_the_caveat(
+    tmp_path, data_file, minilm, monkeypatch, capsys
+):
+    argv = ["tsu", "--data", str(data_file), "--temperatures", "0.3", "1.2", "-n", "2", "-r", "2",
+            "-B", "5", "--methods", "inv_entropy", "-o", str(tmp_path / "t")]  # fmt: skip
+    rc, out, err = _cli(monkeypatch, "tsu", ScriptLLM(), argv, capsys)
+    assert rc == 0, err
+    assert out.startswith("TSU (%), all 3 questions") and "Inv-Entropy" in out
+    assert "Not judged: too few to judge: 3 questions (< 20)" in out and "<ins>" not in out
+    assert "runs done 6/6" in err and "warning: metrics not judged" in err
