@@ -66,6 +66,10 @@ class ExperimentConfig:
             raise ValueError("give exactly one of a dataset name (--dataset) or a file (--data)")
         if self.judge not in JUDGES:
             raise ValueError(f"unknown judge {self.judge!r}: use one of {', '.join(JUDGES)}")
+        if self.limit is not None and (isinstance(self.limit, bool) or self.limit < 1):
+            raise ValueError(f"--limit must be a positive number of questions, got {self.limit!r}")
+        if self.sample_seed is not None and self.sample_seed < 0:
+            raise ValueError(f"--sample-seed must be >= 0 (or none), got {self.sample_seed!r}")
         object.__setattr__(self, "methods", tuple(self.methods))
 
     def run_key(self, temperature: float | None = None) -> dict[str, Any]:

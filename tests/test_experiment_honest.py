@@ -155,6 +155,10 @@ def test_limit_draws_a_seeded_shuffled_sample():
     first, how = draw_examples(ExperimentConfig(dataset="mmlu", limit=15, sample_seed=None))
     assert first == full[:15] and how == "the first 15 of 300 questions (file order)"
     assert draw_examples(ExperimentConfig(dataset="mmlu"))[1] == "all 300 questions"
+    with pytest.raises(ValueError, match="--limit must be a positive number"):
+        ExperimentConfig(dataset="mmlu", limit=0)
+    with pytest.raises(ValueError, match="--sample-seed must be >= 0"):
+        ExperimentConfig(dataset="mmlu", limit=3, sample_seed=-1)
 
 
 def test_cancel_keeps_the_finished_questions_and_the_same_call_resumes(tmp_path, data_file, minilm):
