@@ -1,5 +1,6 @@
-"""Evaluation metrics for uncertainty scores (paper §3 "Evaluation metrics", Appendix
-"Calculation of Mean and Variance").
+"""Evaluation metrics for uncertainty scores.
+
+Paper §3 "Evaluation metrics" and Appendix "Calculation of Mean and Variance".
 
 Every metric takes ``(correct, uncertainty)``: ``correct`` is a 1-D array of 0/1 (or
 bool) judgements of the answers, ``uncertainty`` a 1-D float array of the same length,
@@ -208,7 +209,7 @@ class RejectionCurve:
 
 
 def _expected_cumsum_with_ties(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Expected cumulative sum of ``values`` taken in descending ``keys`` order.
+    """Return the expected cumulative sum of ``values`` taken in descending ``keys`` order.
 
     Returns an (n+1,) array; entry k is the expected sum of the first k items when
     ties in ``keys`` are broken uniformly at random (linear inside each tied run).
@@ -304,7 +305,7 @@ def prr_score(correct: ArrayLike, uncertainty: ArrayLike) -> float:
 
 
 def auprc_released_code_score(correct: ArrayLike, uncertainty: ArrayLike) -> float:
-    """What the paper's released code reports as "PRR": ``AP(correct, conf) / AP(correct, correct)``.
+    """Return what the released code reports as "PRR": ``AP(correct, conf) / AP(correct, correct)``.
 
     ``AP`` is scikit-learn's ``average_precision_score`` (area under the
     precision-recall curve of confidence for "correct"). The denominator is the AP of a
@@ -494,7 +495,7 @@ def ece_loss(
     n_folds: int = 5,
     seed: Seed = 0,
 ) -> float:
-    """Expected calibration error of isotonic-calibrated P(correct); lower is better.
+    """Return the expected calibration error of isotonic-calibrated P(correct); lower is better.
 
     See :func:`reliability_diagram` (why ``cross_fit`` defaults to True here).
 
@@ -683,6 +684,7 @@ class MetricSummary:
     values: np.ndarray = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
+        """Return the cell as a JSON-ready dict (the resample values as a list)."""
         return {
             "mean": self.mean,
             "std": self.std,
@@ -719,9 +721,11 @@ class Evaluation:
 
     @property
     def accuracy(self) -> float:
-        return self.n_correct / self.n_questions
+        """Share of correct answers (NaN with no question: say so, never print it)."""
+        return self.n_correct / self.n_questions if self.n_questions else float("nan")
 
     def to_dict(self) -> dict[str, Any]:
+        """Return the evaluation as a JSON-ready dict (what ``results.json`` holds)."""
         return {
             "metrics": list(self.metrics),
             "n_questions": self.n_questions,
