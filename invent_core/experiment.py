@@ -21,7 +21,6 @@ answer (:mod:`invent_core.canonical`).
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import hashlib
 import json
@@ -275,23 +274,23 @@ def _method_names(cfg: ExperimentConfig) -> list[str]:
 
 
 def _read_scores(path: Path) -> dict[str, dict[str, Any]]:
+    """Rows of an earlier ``scores.csv`` by id (cells restored by :mod:`invent_core.csv_safe`)."""
+    from .csv_safe import read_csv
+
     if not path.is_file():
         return {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        return {row["id"]: row for row in csv.DictReader(fh)}
+    return {row["id"]: row for row in read_csv(path)}
 
 
 def _write_rows(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> None:
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    tmp.replace(path)
+    """Write ``rows`` atomically through the one formula-safe CSV writer (issue #13 item 7)."""
+    from .csv_safe import write_csv
+
+    write_csv(path, rows, columns)
 
 
 def _write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> None:
-    from .batch import package_versions  # the same package list the batch sidecar records
+    from .provenance import package_versions  # the same package list the batch sidecar records
 
     meta = {"config": cfg.to_dict(), **extra, "versions": package_versions()}
     (out / "config.json").write_text(json.dumps(meta, indent=2, default=str))
@@ -368,7 +367,7 @@ def _saved_row(prev: dict[str, Any] | None, methods: list[str], columns: list[st
     """Return the row saved by an earlier call when it has every method and a judgement."""
     if prev is None or prev.get("correct") in ("", None) or prev.get("error"):
         return None
-    if not all(m in prev and prev[m] != "" for m in methods):
+    if not all(m in prev for m in methods):  # "" is a saved NaN (the method had no value)
         return None
     return {k: prev.get(k, "") for k in columns}
 

@@ -255,11 +255,6 @@ def test_write_csv_escapes_and_read_csv_restores(tmp_path):
     assert back[0]["id"] == "=1+1" and back[0]["question"] == "@SUM(A1)" and back[1]["id"] == "+x"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="experiment.py (owned by another branch) still writes scores.csv with csv.DictWriter; "
-    "the one-line change is to call invent_core.csv_safe.write_csv / read_csv",
-)
 def test_every_csv_in_invent_core_goes_through_csv_safe():
     """evaluate's scores.csv kept '=…' cells (issue #13 item 7): only csv_safe may write CSV."""
     writers = []
