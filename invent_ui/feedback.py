@@ -3,25 +3,77 @@
 - :func:`error_text` / :func:`show_error`: a readable one-liner, never a traceback.
 - :func:`guarded`: call a library function; on failure show the error and return None.
 - :class:`StageProgress`: a progress bar with stage text and ETA, fed
-  :class:`invent_core.progress.Progress` events.
+  :class:`invent_core.progress.Progress` events (short actions in the script).
+- :func:`job_panel`: a background :class:`invent_ui.jobs.Job`, live every
+  second (done/total per stage, elapsed, time left, Cancel), then its outcome.
+
+Messages name the dashboard's controls, not CLI flags, and never a path in
+the cache folder (:func:`public_text`).
 """
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import streamlit as st
 
+from invent_core.progress import format_seconds
+
 T = TypeVar("T")
+
+#: CLI options → the dashboard control that does the same (messages name controls).
+CONTROLS: dict[str, str] = {
+    "--limit": '"Questions"',
+    "--llm": '"LLM backend" in the sidebar',
+    "--base-url": '"Server URL" in the sidebar',
+    "--model": '"Model" in the sidebar',
+    "--dataset": '"Dataset"',
+    "--data": "the uploaded file",
+    "--seed": '"seed" in the sidebar',
+    "--temperature": '"temperature" in the sidebar',
+    "-n": '"n perturbations" in the sidebar',
+    "-r": '"r replications" in the sidebar',
+    "--n-perturbations": '"n perturbations" in the sidebar',
+    "--n-replications": '"r replications" in the sidebar',
+    "--n-bootstrap": '"B bootstrap" in the sidebar',
+    "--perturber": '"Perturber"',
+    "--judge": '"Correctness"',
+}
+_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[nr])(?![\w-])")
+
+
+def public_text(text: str, names: Mapping[str, str] | None = None) -> str:
+    """Return ``text`` with CLI flags named as controls and no path into the cache folder.
+
+    Parameters
+    ----------
+    text : a library message.
+    names : extra replacements, e.g. a stored upload's path → the uploaded file's name.
+    """
+    from invent_core._env import cache_dir
+
+    for old, new in (names or {}).items():
+        text = text.replace(str(old), new)
+    root = re.escape(str(cache_dir()))
+    text = re.sub(root + r"[^\s'\"),;]*", lambda m: m.group(0).rsplit("/", 1)[-1], text)
+
+    def control(m: re.Match) -> str:
+        flag = m.group(1)
+        return CONTROLS.get(
+            flag, '"' + flag.lstrip("-").replace("-", " ") + '" (sidebar, Advanced)'
+        )
+
+    return _FLAG.sub(control, text)
 
 
 def error_text(err: BaseException) -> str:
     """The message a person should read: InventError/ValueError text as is, else the type too."""
     from invent_core.errors import InventError
 
-    msg = str(err).strip() or type(err).__name__
+    msg = public_text(str(err).strip() or type(err).__name__)
     if isinstance(err, InventError | ValueError | FileNotFoundError):
         return msg
     return f"{type(err).__name__}: {msg}"
@@ -110,3 +162,83 @@ class StageProgress:
             text += f" · {event.note[:80]}"
         self._line.markdown(text)
         self._bar.progress(min(1.0, max(0.0, event.done / event.total)) if event.total else 0.0)
+
+
+def stage_text(stage: Any) -> str:
+    """One line of a stage: ``"asking the LLM 23/50 · 12 s · ≈ 14 s left"``."""
+    label = STAGE_LABELS.get(stage.stage, stage.stage)
+    counts = f"{stage.done}/{stage.total}" if stage.total > 0 else f"{stage.done}"
+    parts = [f"{label} {counts}", format_seconds(stage.elapsed)]
+    if stage.finished:
+        parts.append("done")
+    elif stage.time_left is not None:
+        parts.append(f"≈ {format_seconds(stage.time_left)} left")
+    return " · ".join(parts)
+
+
+#: Seconds between two redraws of a running job (issue 14: at least every 2 s).
+REDRAW_SECONDS = 1
+
+
+@st.fragment(run_every=REDRAW_SECONDS)
+def _live(key: str) -> None:
+    """Redraw a running job every second; rerun the page once it ended (to show the result)."""
+    job = st.session_state.get(key)
+    if job is None:
+        return
+    if not job.running:
+        st.rerun()
+    _job_view(job, key)
+
+
+def _job_view(job: Any, key: str) -> None:
+    with st.container(border=True):
+        head = f"**{job.label}** · {format_seconds(job.elapsed)} elapsed"
+        if job.token.cancelled:
+            head += " · cancelling: no new request is sent, waiting for the ones in flight"
+        st.markdown(head)
+        stages = job.tracker.snapshot()
+        if not stages:
+            st.progress(0.0, text="starting (loading the models)")
+        for stage in stages:
+            st.progress(stage.fraction or 0.0, text=stage_text(stage))
+        st.button(
+            "Cancel",
+            key=f"{key}_cancel",
+            on_click=job.cancel,
+            disabled=job.token.cancelled,
+            icon=":material/cancel:",
+            help="Stop sending requests; what finished is kept",
+        )
+
+
+def job_panel(key: str, *, kept: str = "") -> Any:
+    """Show the page's background job: live while it runs, then how it ended.
+
+    Parameters
+    ----------
+    key : session key of the :class:`invent_ui.jobs.Job`.
+    kept : after a Cancel, where the finished work is and how to re-use it.
+
+    Returns
+    -------
+    The job, or ``None`` when the page has none.
+    """
+    job = st.session_state.get(key)
+    if job is None:
+        return None
+    if job.running:
+        _live(key)
+        return job
+    took = format_seconds(job.elapsed)
+    if job.status == "done":
+        kept_in = " Kept in the run history." if job.history_id else ""
+        st.success(f"{job.label}: done in {took}.{kept_in}", icon=":material/check_circle:")
+    elif job.status == "cancelled":
+        said = error_text(job.error).rstrip(".")
+        st.warning(f"{job.label}: {said}. {kept}".strip(), icon=":material/cancel:")
+    else:
+        show_error(job.error, job.label)
+    if job.note:
+        st.warning(job.note)
+    return job

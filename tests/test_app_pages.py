@@ -67,6 +67,8 @@ def test_every_page_is_a_file_with_the_expected_name():
         "4_TSU.py",
         "5_Batch_scoring.py",
         "6_Evaluation.py",
+        "7_History.py",
+        "8_Side_by_side.py",
     ]
 
 
@@ -91,7 +93,9 @@ def test_home(demo_run):
     assert float(at.metric[0].value) == pytest.approx(demo_run.measures["inv_entropy"], abs=1e-4)
     z = decode(chart(at, "home_p_x_given_y")["data"][0]["z"])
     np.testing.assert_allclose(z.sum(axis=1), 1.0)
-    assert len(at.get("page_link")) == 6
+    assert len(at.main.get("page_link")) == len(PAGES) == 8  # every page
+    nav = [link.proto.label for link in at.sidebar.get("page_link")]
+    assert nav[:2] == ["Home", "Explore a question"] and "History" in nav  # not "app"
     assert at.sidebar.selectbox(key="sb_llm").value == "qwen0.5b"
 
 
