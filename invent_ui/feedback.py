@@ -69,18 +69,22 @@ def public_text(text: str, names: Mapping[str, str] | None = None) -> str:
     return _FLAG.sub(control, text)
 
 
-def error_text(err: BaseException) -> str:
-    """The message a person should read: InventError/ValueError text as is, else the type too."""
+def error_text(err: BaseException, names: Mapping[str, str] | None = None) -> str:
+    """The message a person should read: InventError/ValueError text as is, else the type too.
+
+    ``names`` replaces stored paths by what the user knows (see :func:`public_text`).
+    """
     from invent_core.errors import InventError
 
-    msg = public_text(str(err).strip() or type(err).__name__)
+    msg = public_text(str(err).strip() or type(err).__name__, names)
     if isinstance(err, InventError | ValueError | FileNotFoundError):
         return msg
     return f"{type(err).__name__}: {msg}"
 
 
-def show_error(err: BaseException, what: str) -> None:
-    st.error(f"**{what} failed.** {error_text(err)}", icon=":material/error:")
+def show_error(err: BaseException, what: str, names: Mapping[str, str] | None = None) -> None:
+    """Show ``what`` failed and why, in one readable line (no traceback, no cache path)."""
+    st.error(f"**{what} failed.** {error_text(err, names)}", icon=":material/error:")
 
 
 def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
@@ -212,13 +216,14 @@ def _job_view(job: Any, key: str) -> None:
         )
 
 
-def job_panel(key: str, *, kept: str = "") -> Any:
+def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = None) -> Any:
     """Show the page's background job: live while it runs, then how it ended.
 
     Parameters
     ----------
     key : session key of the :class:`invent_ui.jobs.Job`.
     kept : after a Cancel, where the finished work is and how to re-use it.
+    names : stored paths → what the user knows (an upload's name), for messages.
 
     Returns
     -------
@@ -235,10 +240,10 @@ def job_panel(key: str, *, kept: str = "") -> Any:
         kept_in = " Kept in the run history." if job.history_id else ""
         st.success(f"{job.label}: done in {took}.{kept_in}", icon=":material/check_circle:")
     elif job.status == "cancelled":
-        said = error_text(job.error).rstrip(".")
+        said = error_text(job.error, names).rstrip(".")
         st.warning(f"{job.label}: {said}. {kept}".strip(), icon=":material/cancel:")
     else:
-        show_error(job.error, job.label)
+        show_error(job.error, job.label, names)
     if job.note:
         st.warning(job.note)
     return job

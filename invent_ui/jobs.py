@@ -59,6 +59,8 @@ class Job:
     kind : what it makes (a :data:`invent_core.history.KINDS` name, or "batch").
     on_done : called in the thread with the result after success (history,
         throughput log); its failure becomes :attr:`note`, never the job's.
+    context : what the page needs to read a cancelled or failed job's
+        finished work back (e.g. the evaluation's folder).
     """
 
     def __init__(
@@ -68,9 +70,11 @@ class Job:
         label: str,
         kind: str = "run",
         on_done: Callable[[Any], str | None] | None = None,
+        context: dict[str, Any] | None = None,
     ) -> None:
         self.label = label
         self.kind = kind
+        self.context = dict(context or {})
         self.tracker = ProgressTracker()
         self.token = CancelToken()
         self.result: Any = None

@@ -98,18 +98,23 @@ def demo_json(path: Path) -> Any:
     return _load_json(str(path), path.stat().st_mtime)
 
 
-def load_run_bytes(data: bytes) -> Any:
-    """Return a run from an uploaded JSON file (``RunArtifact.to_json`` format)."""
+def load_run_bytes(data: bytes, name: str = "the run file") -> Any:
+    """Return a run from an uploaded JSON file (``RunArtifact.to_json`` format).
+
+    ``name`` is the uploaded file's name, for the messages.
+    """
     from invent_core.pipeline import RunArtifact
 
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise ValueError(f"the run file is not UTF-8 text: {err}") from err
+        raise ValueError(f"{name} is not UTF-8 text: {err}") from err
     try:
         return RunArtifact.from_json(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"the run file is not valid JSON: {err}") from err
+        raise ValueError(f"{name} is not valid JSON: {err}") from err
+    except ValueError as err:
+        raise ValueError(f"{name}: {err}") from err
 
 
 # ---------------------------------------------------------------------------

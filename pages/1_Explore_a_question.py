@@ -66,7 +66,7 @@ def _start_run(question: str, run_cfg, task: str, choices) -> None:
         )
 
     st.session_state[state.EXPLORE_JOB] = Job(
-        work, label="Running the question", on_done=lambda run: _keep(run, log, history)
+        work, label="The run", on_done=lambda run: _keep(run, log, history)
     ).start()
 
 
@@ -87,7 +87,7 @@ def _start_reask(run, perturbations: list[str]) -> None:
 
     st.session_state[state.EXPLORE_JOB] = Job(
         work,
-        label="Re-asking the edited perturbations",
+        label="The re-ask",
         on_done=lambda new: _keep(new, log, history),
     ).start()
 
@@ -149,7 +149,7 @@ run = st.session_state.get(state.EXPLORE_RUN)
 with st.expander("Open a saved run (JSON)"):
     up = st.file_uploader("Run file", type=["json"], key="explore_upload")
     if up is not None:
-        loaded = guarded(f"Reading {up.name}", resources.load_run_bytes, up.getvalue())
+        loaded = guarded("Reading the run file", resources.load_run_bytes, up.getvalue(), up.name)
         if loaded is not None:
             run = loaded
 if run is None:
