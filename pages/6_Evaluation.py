@@ -83,8 +83,11 @@ def _title(payload) -> str:
     return f"{cfg.dataset or 'file'} · {len(payload['rows'])} questions · seed {cfg.sample_seed}"
 
 
-def _salvage(job) -> None:
-    """After a Cancel or a failure: the questions that finished, with why there is no summary."""
+def _salvage(job) -> bool:
+    """After a Cancel or a failure: show the questions that finished, and why there is no summary.
+
+    Returns whether any question had finished.
+    """
     ctx = job.context
     if isinstance(job.error, Cancelled):
         reason = f"cancelled: {error_text(job.error)}"
@@ -92,7 +95,7 @@ def _salvage(job) -> None:
         reason = error_text(job.error)
     payload = folder_payload(ctx["out"], ctx["cfg"], reason=reason, llm=ctx["llm"])
     if payload is None:
-        return
+        return False
     rows = payload["rows"]
     n_pos = sum(int(r["correct"]) for r in rows)
     judged = judgeable(len(rows), n_pos)
@@ -107,6 +110,7 @@ def _salvage(job) -> None:
         payload,
         _title(payload),
     )
+    return True
 
 
 # --- run ------------------------------------------------------------------------------------
@@ -168,16 +172,19 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
         except Exception as err:  # noqa: BLE001 - shown, not raised
             show_error(err, "The evaluation")
 
-job = job_panel(
+job = st.session_state.get(state.EVAL_JOB)
+if job is not None and job.take():
+    if job.status == "done":
+        st.session_state[state.EVAL_PAYLOAD] = job.result
+    elif _salvage(job) and job.status == "failed":
+        # every question finished but the summary is undefined: the per-question table
+        # below says why; the job's exception is no failure to show
+        del st.session_state[state.EVAL_JOB]
+job_panel(
     state.EVAL_JOB,
     kept="The questions that finished are shown below and saved: run the same evaluation "
     "again and they are read back, not asked again.",
 )
-if job is not None and job.take():
-    if job.status == "done":
-        st.session_state[state.EVAL_PAYLOAD] = job.result
-    else:
-        _salvage(job)
 
 payload = views.result_or_demo(
     state.EVAL_PAYLOAD, assets.DEMO_EVAL, what="demo evaluation", hint="Run your own above."

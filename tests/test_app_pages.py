@@ -364,3 +364,236 @@ def test_page_opens_first_without_error(page):
     assert_clean(at)
     assert at.sidebar.number_input(key="sb_n_perturbations").value == 9
     assert at.title
+
+
+# --- the workbench (issue 14): jobs, Cancel, history, re-ask, honest small samples -----------
+
+
+class FakeLLM:
+    """A recording LLM (no model): answers "Lyon" to everything; can hold before answer k.
+
+    Its ``identity`` is the packaged model's, so that it may re-ask the shipped demo run.
+    """
+
+    prefers_single_paraphrase = True
+    concurrency = 1
+
+    def __init__(self, identity: str, hold_at: int | None = None) -> None:
+        import threading
+
+        self.identity = identity
+        self.requests: list = []
+        self.hold_at = hold_at
+        self.held = threading.Event()
+        self.release = threading.Event()
+
+    def complete(self, messages, **kw):
+        from invent_core.llm import Completion
+
+        self.requests.append(messages)
+        return Completion(text="Lyon")
+
+    def complete_many(self, requests, progress=None):
+        from invent_core.llm import Completion
+
+        out = []
+        for req in requests:
+            if self.hold_at is not None and len(self.requests) == self.hold_at:
+                self.held.set()
+                self.release.wait(60)
+            self.requests.append(req)
+            out.append(Completion(text="Lyon"))
+            if progress is not None:
+                progress(len(out), len(requests))
+        return out
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def fake_llm(monkeypatch, tmp_path, demo_run):
+    """Every page gets this LLM; history and throughput go to a fresh cache dir."""
+    import invent_ui.resources as resources
+
+    monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
+    llm = FakeLLM(demo_run.identities["llm"])
+    monkeypatch.setattr(resources, "llm_for", lambda settings: llm)
+    return llm
+
+
+def _small_run_settings(at: AppTest, n: int = 2, r: int = 3) -> None:
+    at.number_input(key="sb_n_perturbations").set_value(n).run()
+    at.number_input(key="sb_n_replications").set_value(r).run()
+    at.radio(key="explore_perturber").set_value("gaap")
+
+
+def test_cancel_mid_run_keeps_finished_work_and_the_page_stays_usable(fake_llm, demo_run):
+    from invent_ui import archive
+
+    fake_llm.hold_at = 4  # answers 1-4 arrive, the 5th waits for the test
+    at = open_page("1_Explore_a_question.py")
+    _small_run_settings(at)
+    at.text_area(key="explore_question").set_value("What is the capital of France?")
+    at.button(key="explore_run_button").click().run()
+    assert fake_llm.held.wait(TIMEOUT)
+    at.run()  # what the page's 1-second fragment shows while the run works
+    bars = [p.proto.text for p in at.get("progress")]
+    assert any(t.startswith("asking the LLM 4/9") for t in bars), bars
+    assert at.button(key="explore_run_button").disabled  # one run at a time
+    at.button(key="explore_job_cancel").click().run()
+    fake_llm.release.set()
+    finish_job(at, "explore_job")
+    assert_clean(at)
+    assert len(fake_llm.requests) == 5  # the one in flight finished; nothing after Cancel
+    note = at.warning[0].value
+    assert "cancelled after 5 of 9" in note and "kept in the answer cache" in note
+    assert archive.store().list() == []  # a cancelled run is no history entry
+    # the page is usable: the demo still shows, and a new run goes through
+    assert at.subheader[0].value == demo_run.question
+    fake_llm.hold_at = None
+    at.button(key="explore_run_button").click().run()
+    finish_job(at, "explore_job")
+    assert_clean(at)
+    assert at.subheader[0].value == "What is the capital of France?"
+    assert "done in" in at.success[0].value and "history" in at.success[0].value
+    assert [e.kind for e in archive.store().list()] == ["run", "gaap"]
+
+
+def test_history_survives_a_new_session_and_reopens(fake_llm):
+    at = open_page("1_Explore_a_question.py")
+    _small_run_settings(at, n=2, r=2)
+    at.text_area(key="explore_question").set_value("Who painted the Mona Lisa?")
+    at.button(key="explore_run_button").click().run()
+    finish_job(at, "explore_job")
+    assert_clean(at)
+    # a browser refresh or a server restart is a new session: the history is on disk
+    page = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    page.switch_page("pages/7_History.py").run()
+    assert_clean(page)
+    table = page.dataframe[0].value
+    assert table["title"].tolist() == ["Who painted the Mona Lisa?"] * 2
+    assert set(table["kind"]) == {"run", "GAAP trace"}
+    run_id = table.loc[table["kind"] == "run", "id"].item()
+    page.button(key=f"history_open_{run_id}").click().run()
+    assert_clean(page)
+    assert page.session_state["explore_run"].question == "Who painted the Mona Lisa?"
+    assert page.subheader[0].value == "Who painted the Mona Lisa?"  # now on Explore
+    # GAAP evolution opens the trace of the GAAP run just made, in a fresh session
+    gaap_page = open_page("3_GAAP_evolution.py")
+    assert_clean(gaap_page)
+    assert gaap_page.subheader[0].value == "Who painted the Mona Lisa?"
+    # rename, then delete
+    page = open_page("7_History.py")
+    page.text_input(key=f"history_title_{run_id}").set_value("Mona Lisa, n=2")
+    page.button(key=f"history_save_{run_id}").click().run()
+    assert "Mona Lisa, n=2" in open_page("7_History.py").dataframe[0].value["title"].tolist()
+    page = open_page("7_History.py")
+    page.button(key=f"history_delete_{run_id}").click().run()
+    assert open_page("7_History.py").dataframe[0].value["kind"].tolist() == ["GAAP trace"]
+    page = open_page("7_History.py")
+    page.checkbox(key="history_clear_sure").check().run()
+    page.button(key="history_clear").click().run()
+    assert "Nothing kept yet" in open_page("7_History.py").info[0].value
+
+
+def test_editing_one_perturbation_reasks_exactly_r(fake_llm, demo_run):
+    at = open_page("1_Explore_a_question.py", explore_run=demo_run)
+    assert_clean(at)
+    [editor] = at.data_editor
+    assert editor.value["perturbation"].tolist() == demo_run.perturbations
+    at.session_state[editor.key] = {
+        "edited_rows": {2: {"perturbation": "Which writer gave us the play Hamlet?"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    r = demo_run.config.n_replications
+    assert any(f"→ {r} LLM request(s)" in c.value for c in at.caption)
+    at.button(key="explore_reask").click().run()
+    finish_job(at, "explore_job")
+    assert_clean(at)
+    assert len(fake_llm.requests) == r
+    new = at.session_state["explore_run"]
+    assert new.questions[3] == "Which writer gave us the play Hamlet?"
+    assert new.extras["edited"] == [i == 3 for i in range(len(demo_run.questions))]
+    assert new.responses[3] == ["Lyon"] * r and new.responses[4] == demo_run.responses[4]
+    assert at.data_editor[0].value["edited by you"].tolist()[2] is True
+    assert any("1 edited by you" in c.value for c in at.caption)
+
+
+def _html_of(frame) -> bytes:
+    return frame.proto.SerializeToString()
+
+
+def test_small_samples_are_greyed_and_never_bold():
+    at = open_page("6_Evaluation.py")  # the demo: 10 questions, 2 correct
+    assert_clean(at)
+    board = _html_of(at.dataframe[0])
+    assert b"font-weight: bold" not in board and b"#9e9e9e" in board
+    assert any("too few to judge: 10 questions (< 20)" in c.value for c in at.caption)
+    assert "help" in str(at.metric[1].proto) or at.metric[1].value == "10"
+    tsu = open_page("4_TSU.py")  # the demo sweep: 4 questions
+    assert_clean(tsu)
+    frame = next(d for d in tsu.dataframe if any("TSU(" in c for c in d.value.columns))
+    assert b"font-weight: bold" not in _html_of(frame)
+    assert any("too few to judge: 4 questions" in c.value for c in tsu.caption)
+
+
+def test_an_all_wrong_evaluation_shows_its_per_question_table(fake_llm):
+    at = open_page("6_Evaluation.py")
+    at.number_input(key="sb_n_perturbations").set_value(1).run()
+    at.number_input(key="sb_n_replications").set_value(2).run()
+    at.radio(key="eval_perturber").set_value("gaap")
+    at.selectbox(key="eval_dataset").set_value("arithmetic").run()
+    at.number_input(key="eval_limit").set_value(2).run()
+    at.button(key="eval_run").click().run()
+    finish_job(at, "eval_job")
+    assert_clean(at)  # not "the evaluation failed": its questions are all there
+    assert any("n/a — all answers wrong" in w.value for w in at.warning), [
+        w.value for w in at.warning
+    ]
+    table = next(d.value for d in at.dataframe if "canonical answer" in d.value.columns)
+    assert len(table) == 2 and not table["correct"].any()
+    assert (table["canonical answer"] == "Lyon").all()
+    assert table["answers"].str.contains("Lyon").all()
+    assert {"Inv-Entropy", "NI-Entropy"} <= set(table.columns)
+    assert table["Inv-Entropy"].notna().all()
+    assert "scores.csv" not in " ".join(w.value for w in at.warning)  # no cache path
+    # kept: a refresh finds it in the history
+    history = open_page("7_History.py").dataframe[0].value
+    assert history["kind"].tolist() == ["evaluation"]
+
+
+def test_failed_batch_rows_are_retried_with_the_other_perturber(fake_llm, monkeypatch):
+    def refuse_paraphrases(requests, progress=None):
+        if any("paraphrase" in str(req.messages) for req in requests):
+            raise RuntimeError("this server cannot paraphrase")
+        return FakeLLM.complete_many(fake_llm, requests, progress)
+
+    monkeypatch.setattr(fake_llm, "complete_many", refuse_paraphrases)
+    data = b"question,answer\nWhat is the capital of France?,Paris\nWho wrote Hamlet?,Shakespeare\n"
+    at = open_page("5_Batch_scoring.py")
+    at.number_input(key="sb_n_perturbations").set_value(1).run()
+    at.number_input(key="sb_n_replications").set_value(2).run()
+    at.file_uploader(key="batch_upload").set_value(("my questions.csv", data, "text/csv")).run()
+    at.multiselect(key="batch_methods").set_value([]).run()
+    at.radio(key="batch_perturber").set_value("paraphrase").run()
+    at.button(key="batch_run").click().run()
+    finish_job(at, "batch_job")
+    assert not at.exception
+    assert "2 row(s) failed" in at.warning[-1].value
+    failed = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert failed["kind"].tolist() == ["scoring", "scoring"]
+    assert failed["reason"].str.contains("could not score").all()
+    texts = " ".join([*failed["reason"], *(w.value for w in at.warning)])
+    assert "my questions.csv" in texts and ".cache" not in texts and "input.csv" not in texts
+    assert at.selectbox(key="batch_retry_perturber").value == "gaap"
+    at.button(key="batch_retry").click().run()
+    finish_job(at, "batch_job")
+    assert not at.exception
+    retried = next(
+        d.value for d in at.dataframe if "inv_entropy" in d.value.columns and len(d.value) == 2
+    )
+    assert retried["id"].astype(str).tolist() == ["1", "2"]  # the original rows' ids
+    assert retried["inv_entropy"].notna().all()
