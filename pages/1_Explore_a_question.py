@@ -30,8 +30,8 @@ st.caption(
     "perturbations and re-ask only what changed."
 )
 KEPT = (
-    "The answers received so far are kept in the answer cache: run the same question with "
-    "the same settings again and only the missing ones are asked."
+    "They are in the answer cache: run the same question with the same settings again and "
+    "only the missing answers are asked."
 )
 
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 from invent_core.config import TSU_TEMPERATURES
 from invent_core.datasets import available_datasets
+from invent_core.estimate import ThroughputLog, estimate_run
 from invent_core.evaluation.report import tsu_results_table
 from invent_core.evaluation.sample_size import judgeable
 from invent_core.experiment import ExperimentConfig, tsu
@@ -70,9 +71,16 @@ with st.expander("Run a temperature sweep", expanded=False):
     paper = ", ".join(f"{t:g}" for t in TSU_TEMPERATURES)
     temps_text = st.text_input("Temperatures", paper, key="tsu_temps", help=f"paper: {paper}")
     run_cfg = settings.run_config(perturber=views.perturber_picker("tsu_perturber"))
+    n_runs = (1 if source == "a question" else int(limit)) * max(1, len(temps_text.split(",")))
+    estimate = estimate_run(
+        run_cfg,
+        llm_identity=resources.llm_identity(settings),
+        throughput=ThroughputLog(),
+        n_questions=n_runs,
+    )
     st.caption(
-        f"Each question costs {(run_cfg.n_perturbations + 1) * run_cfg.n_replications} answers per "
-        f"temperature from {settings.llm_label} (sidebar n, r); runs are saved and reused."
+        f"{estimate.text} (one run per question and temperature; sidebar n, r). "
+        "Runs are saved and re-used."
     )
     if st.button(
         "Run sweep", type="primary", key="tsu_run", disabled=views.job_running(state.TSU_JOB)

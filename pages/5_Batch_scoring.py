@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from invent_core.batch import evaluate_output, export_results, inspect_input, iter_records
+from invent_core.estimate import ThroughputLog, estimate_run
 from invent_core.evaluation.metrics import rejection_curve
 from invent_core.evaluation.sample_size import judgeable
 from invent_core.progress import Progress
@@ -114,6 +115,14 @@ chosen = st.multiselect(
 run_cfg = settings.run_config(perturber=views.perturber_picker("batch_perturber"))
 out = folder / f"scores_{settings.key(sorted(chosen), run_cfg.perturber)}.csv"
 done_before = sum(1 for _ in iter_records(out)) if out.exists() else 0
+if info.layout == "questions":
+    estimate = estimate_run(
+        run_cfg,
+        llm_identity=resources.llm_identity(settings),
+        throughput=ThroughputLog(),
+        n_questions=max(0, info.estimated_rows() - done_before),
+    )
+    st.caption(f"{estimate.text} (rows still to score; sidebar n, r).")
 if done_before:
     st.info(
         f"{done_before} row(s) already scored with these settings: scoring resumes after them.",

@@ -89,10 +89,7 @@ def _salvage(job) -> bool:
     Returns whether any question had finished.
     """
     ctx = job.context
-    if isinstance(job.error, Cancelled):
-        reason = f"cancelled: {error_text(job.error)}"
-    else:
-        reason = error_text(job.error)
+    reason = error_text(job.error)  # "cancelled after 3 of 10; the 3 finished are kept" …
     payload = folder_payload(ctx["out"], ctx["cfg"], reason=reason, llm=ctx["llm"])
     if payload is None:
         return False

@@ -447,7 +447,8 @@ def test_cancel_mid_run_keeps_finished_work_and_the_page_stays_usable(fake_llm, 
     assert_clean(at)
     assert len(fake_llm.requests) == 5  # the one in flight finished; nothing after Cancel
     note = at.warning[0].value
-    assert "cancelled after 5 of 9" in note and "kept in the answer cache" in note
+    assert "cancelled after 5 of 9" in note and "finished are kept" in note
+    assert "in the answer cache" in note
     assert archive.store().list() == []  # a cancelled run is no history entry
     # the page is usable: the demo still shows, and a new run goes through
     assert at.subheader[0].value == demo_run.question
@@ -546,7 +547,8 @@ def test_an_all_wrong_evaluation_shows_its_per_question_table(fake_llm):
     at.number_input(key="sb_n_replications").set_value(2).run()
     at.radio(key="eval_perturber").set_value("gaap")
     at.selectbox(key="eval_dataset").set_value("arithmetic").run()
-    at.number_input(key="eval_limit").set_value(2).run()
+    at.number_input(key="eval_limit").set_value(3).run()
+    assert "3 of " in at.caption[1].value and "drawn with seed 0" in at.caption[1].value
     at.button(key="eval_run").click().run()
     finish_job(at, "eval_job")
     assert_clean(at)  # not "the evaluation failed": its questions are all there
@@ -554,12 +556,15 @@ def test_an_all_wrong_evaluation_shows_its_per_question_table(fake_llm):
         w.value for w in at.warning
     ]
     table = next(d.value for d in at.dataframe if "canonical answer" in d.value.columns)
-    assert len(table) == 2 and not table["correct"].any()
+    assert len(table) == 3 and not table["correct"].any()
     assert (table["canonical answer"] == "Lyon").all()
     assert table["answers"].str.contains("Lyon").all()
     assert {"Inv-Entropy", "NI-Entropy"} <= set(table.columns)
     assert table["Inv-Entropy"].notna().all()
     assert "scores.csv" not in " ".join(w.value for w in at.warning)  # no cache path
+    # 0 of 3 with the packaged 0.5B: the page says how to get a stronger model
+    advice = next(w.value for w in at.warning if "Only 0 of 3" in w.value)
+    assert "Qwen2.5-1.5B" in advice and "OpenAI-compatible server" in advice
     # kept: a refresh finds it in the history
     history = open_page("7_History.py").dataframe[0].value
     assert history["kind"].tolist() == ["evaluation"]
@@ -597,3 +602,25 @@ def test_failed_batch_rows_are_retried_with_the_other_perturber(fake_llm, monkey
     )
     assert retried["id"].astype(str).tolist() == ["1", "2"]  # the original rows' ids
     assert retried["inv_entropy"].notna().all()
+
+
+def test_side_by_side_shares_the_colour_scale_and_shows_differences(
+    monkeypatch, tmp_path, demo_run
+):
+    from invent_ui import archive
+
+    monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
+    other = demo_run.rescore(affinity="abs_cosine", n_bootstrap=5)
+    store = archive.store()
+    archive.keep_run(store, demo_run)
+    archive.keep_run(store, other, title="the demo, |cos| affinity")
+    at = open_page("8_Side_by_side.py")  # the two newest runs, the older one on the left
+    assert_clean(at)
+    measures = at.dataframe[0].value.set_index("measure")
+    inv = measures.loc["Inv-Entropy"]
+    assert inv["left"] == pytest.approx(demo_run.measures["inv_entropy"])
+    assert inv["right"] == pytest.approx(other.measures["inv_entropy"])
+    assert inv["right − left"] == pytest.approx(inv["right"] - inv["left"])
+    left, right = (chart(at, f"side_heat_{side}")["data"][0] for side in ("left", "right"))
+    assert (left["zmin"], left["zmax"]) == (right["zmin"], right["zmax"])  # one scale
+    np.testing.assert_allclose(decode(right["z"]), other.score.walk.p_x)
