@@ -261,10 +261,11 @@ with tab_pert:
     changed = wanted != list(run.perturbations)
     r = run.config.n_replications
     if changed:
+        kept = len(wanted) - asked
         st.caption(
             f"{asked} new or changed perturbation(s) → {asked * r} LLM request(s) (r = {r}); "
-            f"{len(wanted) - asked} unchanged keep their answers; "
-            f"{max(0, len(run.perturbations) - (len(wanted) - asked))} dropped."
+            f"{kept} unchanged keep their answers; "
+            f"{len(run.perturbations) - kept} earlier row(s) edited or deleted."
         )
     if st.button(
         "Re-ask",

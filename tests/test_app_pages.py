@@ -27,6 +27,17 @@ TIMEOUT = 180  # first model load and, under load, a slow CPU
 pytestmark = pytest.mark.slow  # loads the packaged embedders
 
 
+@pytest.fixture(autouse=True)
+def own_history(monkeypatch, tmp_path):
+    """Each test starts with an empty run history of its own (the pages' ``archive.store``)."""
+    from invent_core.history import HistoryStore
+    from invent_ui import archive
+
+    root = tmp_path / "history"
+    monkeypatch.setattr(archive, "store", lambda: HistoryStore(root))
+    return root
+
+
 def open_page(name: str, **state) -> AppTest:
     path = ROOT / ("app.py" if name == "app.py" else f"pages/{name}")
     at = AppTest.from_file(str(path), default_timeout=TIMEOUT)
@@ -439,7 +450,7 @@ def test_cancel_mid_run_keeps_finished_work_and_the_page_stays_usable(fake_llm, 
     assert fake_llm.held.wait(TIMEOUT)
     at.run()  # what the page's 1-second fragment shows while the run works
     bars = [p.proto.text for p in at.get("progress")]
-    assert any(t.startswith("asking the LLM 4/9") for t in bars), bars
+    assert any(t.startswith("answers received 4/9") for t in bars), bars
     assert at.button(key="explore_run_button").disabled  # one run at a time
     at.button(key="explore_job_cancel").click().run()
     fake_llm.release.set()

@@ -188,7 +188,7 @@ def _ask(page, question: str) -> None:
     page.get_by_role("button", name="Run", exact=True).click()
 
 
-_ANSWERS = re.compile(r"asking the LLM (\d+)/(\d+)")
+_ANSWERS = re.compile(r"answers received (\d+)/(\d+)")
 
 
 def _answer_count(page) -> tuple[int, int] | None:
@@ -246,7 +246,7 @@ def test_explore_tabs_progress_cancel_and_history(browser, server):
     _ask(page, "Which planet is known as the Red Planet?")
     page.wait_for_function(
         "[...document.querySelectorAll('[data-testid=\"stProgress\"]')]"
-        ".some(e => /asking the LLM [1-9]/.test(e.innerText))",
+        ".some(e => /answers received [1-9]/.test(e.innerText))",
         timeout=LOAD_TIMEOUT_MS,
     )
     page.get_by_role("button", name="Cancel").click()
