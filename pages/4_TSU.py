@@ -28,9 +28,10 @@ settings = page_setup("TSU", icon="🌡️")
 st.title("Temperature Sensitivity of Uncertainty (TSU)")
 st.caption(
     "Higher temperatures flatten the model's next-token distribution, so a good uncertainty "
-    "measure should grow with T. TSU (paper Eq. tsudefinition) is the share of questions whose "
-    "uncertainty strictly increases along the temperatures: for a pair TSU(T1,T2), or a chain "
-    "TSU(T1–Tk) over every temperature in between. No correctness labels needed."
+    "measure should grow with T. TSU (defined in the paper's §3, *Evaluation metrics*) is the "
+    "share of questions whose uncertainty strictly increases along the temperatures: for a "
+    "pair TSU(T1,T2), or a chain TSU(T1–Tk) over every temperature in between. No correctness "
+    "labels needed."
 )
 
 
@@ -89,7 +90,7 @@ with st.expander("Run a temperature sweep", expanded=False):
             temps = parse_temperatures(temps_text)
             if source == "a question":
                 if not question.strip():
-                    raise ValueError("type a question first")
+                    raise ValueError("type a question in the Question box first")
                 out = resources.work_dir("tsu", "question", settings.key(question.strip()))
                 cfg = ExperimentConfig(run=run_cfg, data=str(question_file(question.strip(), out)))
                 label = "Sweeping the temperatures"
