@@ -43,5 +43,3 @@ EXPLORE_EDITOR = "explore_editor"
 SIDE_BY_SIDE = "side_by_side"
 #: Evaluation: the seed of the question sample (shown and settable).
 EVAL_SEED = "eval_seed"
-#: History page: the entry whose rename box is open.
-HISTORY_RENAME = "history_rename"

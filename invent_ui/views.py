@@ -47,9 +47,15 @@ def heatmap_row(
     figs = plots.walk_heatmaps(
         score.walk, score.questions, first_answers(score.responses), colorscale=colorscale
     )
+    from .downloads import download_buttons
+
     cols = st.columns(len(which))
     for col, name in zip(cols, which):
         col.plotly_chart(figs[name], key=f"{key}_{name}", config={"displaylogo": False})
+        with col:
+            download_buttons(
+                st, f"{name} heatmap", figure=figs[name], key=f"{key}_{name}", png_note=False
+            )
 
 
 #: What the sign of a method's value means where it is not obvious (shown under the Baselines).

@@ -213,9 +213,13 @@ with tab_walk:
     g1.plotly_chart(graph_x, key="explore_graph_x")
     g2.plotly_chart(graph_y, key="explore_graph_y")
     with g1:
-        download_buttons(st, "input walk graph", figure=graph_x, key="explore_graph_x")
+        download_buttons(
+            st, "input walk graph", figure=graph_x, key="explore_graph_x", png_note=False
+        )
     with g2:
-        download_buttons(st, "output walk graph", figure=graph_y, key="explore_graph_y")
+        download_buttons(
+            st, "output walk graph", figure=graph_y, key="explore_graph_y", png_note=False
+        )
 
 
 def _edited_perturbations(edited: pd.DataFrame) -> list[str]:
@@ -293,12 +297,12 @@ with tab_boot:
     lo_hi = score.interval("inv_entropy") if len(score.values["inv_entropy"]) > 1 else None
     boot = plots.bootstrap_figure(score.values["inv_entropy"], label="Inv-Entropy", interval=lo_hi)
     st.plotly_chart(boot, key="explore_boot")
-    download_buttons(st, "bootstrap histogram", figure=boot, key="explore_boot")
+    download_buttons(st, "bootstrap histogram", figure=boot, key="explore_boot", png_note=False)
     others = {k: v for k, v in score.values.items() if k != "inv_entropy" and len(v) > 1}
     if others:
         grid = plots.measures_grid_figure(others, labels=labels)
         st.plotly_chart(grid, key="explore_boot_grid")
-        download_buttons(st, "bootstrap grid", figure=grid, key="explore_boot_grid")
+        download_buttons(st, "bootstrap grid", figure=grid, key="explore_boot_grid", png_note=False)
     measures = views.measures_dataframe(score)
     st.dataframe(
         measures,

@@ -70,7 +70,7 @@ st.caption(
 )
 bars = plots.measures_comparison_figure({n: s.measures for n, s in scores.items()}, labels=labels)
 st.plotly_chart(bars, key="compare_bars")
-download_buttons(st, "embedder comparison chart", figure=bars, key="compare_bars")
+download_buttons(st, "embedder comparison chart", figure=bars, key="compare_bars", png_note=False)
 
 st.subheader("Matrices side by side")
 c1, c2 = st.columns([1, 2])
@@ -92,7 +92,9 @@ for col, (name, sc) in zip(cols, scores.items()):
             sc.walk, run.questions, answers, colorscale=colorscale, zrange=zrange
         )[which]
         st.plotly_chart(fig, key=f"compare_heat_{name}")
-        download_buttons(st, f"{name} heatmap", figure=fig, key=f"compare_heat_{name}")
+        download_buttons(
+            st, f"{name} heatmap", figure=fig, key=f"compare_heat_{name}", png_note=False
+        )
 
 base_name, base = next(iter(scores.items()))
 st.subheader(f"Differences from {EMBEDDER_LABELS.get(base_name, base_name)}")
@@ -113,5 +115,11 @@ for col, (name, sc) in zip(diff_cols, list(scores.items())[1:]):
     )
     col.plotly_chart(diff, key=f"compare_diff_{name}")
     with col:
-        download_buttons(st, f"{name} difference heatmap", figure=diff, key=f"compare_diff_{name}")
+        download_buttons(
+            st,
+            f"{name} difference heatmap",
+            figure=diff,
+            key=f"compare_diff_{name}",
+            png_note=False,
+        )
 st.caption("Red: the other embedder puts more probability there; blue: less.")

@@ -166,8 +166,10 @@ def render(t: int, suffix: str) -> None:
         download_buttons(
             st, f"generation {t} members", tables.gaap_members_table(gens[t]), key="gaap_members"
         )
-        download_buttons(st, "GAAP generations chart", figure=scatter, key="gaap_scatter")
-        download_buttons(st, "GAAP fitness chart", figure=box, key="gaap_box")
+        download_buttons(
+            st, "GAAP generations chart", figure=scatter, key="gaap_scatter", png_note=False
+        )
+        download_buttons(st, "GAAP fitness chart", figure=box, key="gaap_box", png_note=False)
 
 
 if state.GAAP_GENERATION not in st.session_state or st.session_state[state.GAAP_GENERATION] > last:

@@ -148,7 +148,9 @@ curves = {
 }
 curves_fig = plots.uq_temperature_figure(temps, curves, labels=labels, normalize=normalize)
 st.plotly_chart(curves_fig, key="tsu_curves")
-download_buttons(st, "uncertainty vs temperature", figure=curves_fig, key="tsu_curves")
+download_buttons(
+    st, "uncertainty vs temperature", figure=curves_fig, key="tsu_curves", png_note=False
+)
 
 st.subheader("TSU per method")
 table = payload["tsu"]  # what invent_core.experiment.tsu computed
@@ -180,7 +182,7 @@ for m, row in table.items():
         by_column.setdefault(col, {})[m] = v
 bars = plots.tsu_bar_figure(by_column, labels=labels)
 st.plotly_chart(bars, key="tsu_bars")
-download_buttons(st, "TSU bars", figure=bars, key="tsu_bars")
+download_buttons(st, "TSU bars", figure=bars, key="tsu_bars", png_note=False)
 
 with st.expander(
     f"Per question and temperature ({len(payload['rows'])} runs)", expanded=not judged.ok

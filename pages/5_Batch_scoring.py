@@ -314,6 +314,8 @@ if "correct" in df.columns and df["correct"].notna().any():
             c1.plotly_chart(roc, key="batch_roc")
             c2.plotly_chart(rej, key="batch_rej")
             with c1:
-                download_buttons(st, "batch ROC", figure=roc, key="batch_roc")
+                download_buttons(st, "batch ROC", figure=roc, key="batch_roc", png_note=False)
             with c2:
-                download_buttons(st, "batch rejection curve", figure=rej, key="batch_rej")
+                download_buttons(
+                    st, "batch rejection curve", figure=rej, key="batch_rej", png_note=False
+                )

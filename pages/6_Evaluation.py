@@ -282,14 +282,18 @@ if shown:
     left.plotly_chart(roc, key="eval_roc")
     right.plotly_chart(rejection, key="eval_rejection")
     with left:
-        download_buttons(st, "ROC", figure=roc, key="eval_roc")
+        download_buttons(st, "ROC", figure=roc, key="eval_roc", png_note=False)
     with right:
-        download_buttons(st, "rejection curve", figure=rejection, key="eval_rejection")
+        download_buttons(
+            st, "rejection curve", figure=rejection, key="eval_rejection", png_note=False
+        )
     reliability = plots.reliability_figure(
         {m: reliability_diagram(correct, u, n_bins=n_bins) for m, u in sel.items()}, labels=labels
     )
     st.plotly_chart(reliability, key="eval_reliability")
-    download_buttons(st, "reliability diagram", figure=reliability, key="eval_reliability")
+    download_buttons(
+        st, "reliability diagram", figure=reliability, key="eval_reliability", png_note=False
+    )
     st.caption(
         f"Every curve rests on n = {len(rows)} questions ({n_pos} correct); {judged.reason}."
     )

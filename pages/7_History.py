@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from invent_core.history import MAX_BYTES, MAX_ENTRIES
-from invent_ui import archive, state
+from invent_ui import archive
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded
 from invent_ui.history_view import entry_label, open_entry
@@ -85,5 +85,4 @@ with st.expander("Clear the history"):
     sure = st.checkbox(f"Yes, delete all {len(store.list())} entries", key="history_clear_sure")
     if st.button("Clear history", disabled=not sure, key="history_clear"):
         guarded("Clearing the history", store.clear)
-        st.session_state.pop(state.HISTORY_RENAME, None)
         st.rerun()

@@ -69,15 +69,15 @@ with pick_tab:
     if len(entries) < 1:
         st.info("No run kept yet: make two here, or run questions on *Explore a question*.")
     else:
-        c1, c2 = st.columns(2)
-        left_id = c1.selectbox("Left", list(titles), format_func=titles.get, key="side_left")
-        right_id = c2.selectbox(
-            "Right",
+        c1, c2 = st.columns(2)  # by default the newest run on the right, the one before it left
+        left_id = c1.selectbox(
+            "Left",
             list(titles),
             index=min(1, len(titles) - 1),
             format_func=titles.get,
-            key="side_right",
+            key="side_left",
         )
+        right_id = c2.selectbox("Right", list(titles), format_func=titles.get, key="side_right")
         if st.button("Show these two", type="primary", key="side_show"):
             store = archive.store()
             payload = {"left": store.load(left_id), "right": store.load(right_id)}
@@ -113,11 +113,11 @@ if job is not None and job.take() and job.status == "done":
     st.session_state[state.SIDE_BY_SIDE] = job.result
 
 payload = st.session_state.get(state.SIDE_BY_SIDE)
-if payload is None and len(entries) >= 2:  # the two newest runs until others are picked
+if payload is None and len(entries) >= 2:  # the two picked (by default the newest) runs
     store = archive.store()
     payload = guarded(
         "Reading the history",
-        lambda: {"left": store.load(entries[1].id), "right": store.load(entries[0].id)},
+        lambda: {"left": store.load(left_id), "right": store.load(right_id)},
     )
 if payload is None:
     st.info("Pick two runs or make them above.", icon=":material/lightbulb:")
@@ -158,7 +158,9 @@ bars = plots.measures_comparison_figure(
     {"left": left.measures, "right": right.measures}, labels=labels, title="Measures, left vs right"
 )
 st.plotly_chart(bars, key="side_bars")
-download_buttons(st, "side-by-side measures", measures, figure=bars, key="side_measures")
+download_buttons(
+    st, "side-by-side measures", measures, figure=bars, key="side_measures", png_note=False
+)
 
 st.subheader("Matrices on one colour scale")
 c1, c2 = st.columns([1, 2])
@@ -181,5 +183,5 @@ for col, (side, run) in zip(st.columns(2), runs.items()):
     )[which]
     col.plotly_chart(fig, key=f"side_heat_{side}")
     with col:
-        download_buttons(st, f"{side} heatmap", figure=fig, key=f"side_heat_{side}")
+        download_buttons(st, f"{side} heatmap", figure=fig, key=f"side_heat_{side}", png_note=False)
 st.caption(f"One scale for both: {zrange[0]:.3f} … {zrange[1]:.3f}.")
