@@ -48,6 +48,11 @@ def _parse_optional(kind: type):
     return parse
 
 
+def _escape(text: str) -> str:
+    """Help text with ``%`` doubled: argparse formats help strings with ``%``."""
+    return text.replace("%", "%%")
+
+
 def add_config_args(
     p: argparse.ArgumentParser, cls: type | None = None, *, exclude: tuple[str, ...] = ()
 ) -> None:
@@ -78,7 +83,7 @@ def add_config_args(
                 dest=opt.name,
                 action=argparse.BooleanOptionalAction,
                 default=None,
-                help=f"{opt.help} (default: {'on' if opt.default else 'off'})",
+                help=f"{_escape(opt.help)} (default: {'on' if opt.default else 'off'})",
             )
             continue
         kind = _parse_optional(opt.type) if opt.optional else opt.type
@@ -90,7 +95,7 @@ def add_config_args(
             choices=opt.choices,
             default=None,
             metavar=opt.name.upper() if opt.choices is None else None,
-            help=f"{opt.help} (default: {opt.default})",
+            help=f"{_escape(opt.help)} (default: {opt.default})",
         )
 
 
