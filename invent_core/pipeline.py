@@ -516,16 +516,22 @@ class _QuestionRun:
         if self.record is not None and not self.perturber.needs_llm:
             # a perturber without LLM calls (GAAP) runs once for n_max; steps take prefixes
             if not self.traces:
-                self._all = self._call_perturber(self.config.n_perturbations, 0, have)
+                self._all = self._call_perturber(self.config.n_perturbations, 0, have, ask=False)
             new = self._all[have:k]
         else:
-            new = self._call_perturber(k - have, step, have)
+            new = self._call_perturber(k - have, step, have, ask=self.overlap)
+        if self.overlap:
+            for j, text in enumerate(new):  # those on_accept announced are not asked twice
+                self.answers.ask(have + 1 + j, text)
         self.states.extend(new)
         self.timings["perturb"] += time.perf_counter() - t0
         self.report("perturb", k, k)
 
-    def _call_perturber(self, n: int, step: int, have: int) -> list[str]:
-        """``n`` more perturbations; each one accepted is answered at once (states ``have+1 …``)."""
+    def _call_perturber(self, n: int, step: int, have: int, *, ask: bool) -> list[str]:
+        """``n`` more perturbations (states ``have + 1 …``).
+
+        With ``ask``, each one the perturber accepts (``on_accept``) is answered at once.
+        """
         config = self.config.replace(n_perturbations=n)
         if step > 0:  # the extra perturbations of an adaptive step: a seed of their own
             from .llm.base import derive_seed
@@ -533,7 +539,7 @@ class _QuestionRun:
             config = config.replace(seed=derive_seed("perturb-step", self.config.seed, step))
         self.report("perturb", have, have + n)
         kwargs: dict[str, Any] = {}
-        if self.overlap and _takes_keyword(self.perturber.perturb, "on_accept"):
+        if ask and _takes_keyword(self.perturber.perturb, "on_accept"):
             kwargs["on_accept"] = partial(self._accepted, have, have + n)
         result = self.perturber.perturb(
             self.question,
@@ -550,9 +556,6 @@ class _QuestionRun:
             )
         self.traces.append(result.trace)
         self.candidates.extend(result.candidates)
-        if self.overlap:
-            for j, text in enumerate(result.perturbations):
-                self.answers.ask(have + 1 + j, text)
         return list(result.perturbations)
 
     def _accepted(self, have: int, target: int, index: int, text: str) -> None:

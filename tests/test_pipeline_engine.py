@@ -332,3 +332,12 @@ def test_accepted_perturbations_are_answered_before_the_perturber_returns(announ
         "rejected": {"not_a_question": 1},
     }
     assert len(art.candidates) == 4
+
+
+def test_adaptive_with_a_perturber_without_llm_calls_answers_the_prefix_only(announcing):
+    llm = FakeLLM()
+    art = run(llm, ADAPTIVE.replace(adaptive=True, perturber="announcing-test"))
+    assert art.adaptive.reason == "stable" and art.adaptive.n_used == 3
+    assert {r.state for r in llm.answer_requests()} == {0, 1, 2, 3}  # 4..9 never asked
+    assert art.perturbations == [f"{Q} (variant {i})" for i in range(3)]
+    assert len(art.candidates) == 10  # one perturber call for n_max: its 9 + the rejected one
