@@ -78,7 +78,18 @@ def stop_reason(
 
 @dataclass
 class AdaptiveRecord:
-    """What an adaptive run did: each step's width, where it stopped and why."""
+    """What an adaptive run did: each step's width, where it stopped and why.
+
+    Attributes
+    ----------
+    steps : ``{"n": k, "width": w}`` per step: k perturbations, the normalised
+        bootstrap width of Inv-Entropy there (:func:`normalized_width`).
+    n_used : the perturbations of the step it stopped at.
+    reason : ``"stable"`` or ``"n_max"`` (:func:`stop_reason`).
+    llm_calls : a live run (``run_question``): every LLM request it made,
+        perturbations included (cache hits count); a replay
+        (:func:`simulate_on_run`): the answers only, (n_used + 1) · r.
+    """
 
     steps: list[dict[str, float]] = field(default_factory=list)  # {"n": k, "width": w}
     n_used: int = 0
@@ -86,7 +97,7 @@ class AdaptiveRecord:
     llm_calls: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict of the record."""
+        """JSON-ready dict."""
         return {
             "steps": self.steps,
             "n_used": self.n_used,
@@ -94,11 +105,21 @@ class AdaptiveRecord:
             "llm_calls": self.llm_calls,
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AdaptiveRecord:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            steps=[dict(s) for s in data.get("steps", [])],
+            n_used=int(data.get("n_used", 0)),
+            reason=str(data.get("reason", "")),
+            llm_calls=int(data.get("llm_calls", 0)),
+        )
+
 
 def prefix_similarities(
     sim_x: np.ndarray, sim_y: np.ndarray, n_replications: int, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The affinities of the original and its first ``k`` perturbations.
+    """Cut the affinities down to the original and its first ``k`` perturbations.
 
     ``sim_x`` is (m, m); ``sim_y`` is (m·r, m·r), state-major, so the first
     (k + 1)·r rows are the responses of the first k + 1 states.

@@ -289,6 +289,13 @@ class AdaptiveConfig:
 
 Perturber = str  # a name in invent_core.perturb's registry ("paraphrase", "gaap")
 
+#: Answer token budget per task when ``RunConfig.answer_max_tokens`` is None (ours).
+#: Answers stop at the first newline (the cleaner keeps the first line), so the cap
+#: only bounds a long first line: a name fits in 32; an MMLU reply such as "The
+#: answer is B. Wrong, Not wrong" or the option's text, and a GSM8K result line,
+#: need more (32 cut MMLU answers before the letter, issue #12).
+ANSWER_MAX_TOKENS: dict[str, int] = {"qa": 32, "mmlu": 64, "gsm8k": 64}
+
 
 def _perturber_names() -> tuple[str, ...]:
     """Return the registered perturbers: the one list the CLI, dashboard and validation read."""
@@ -315,7 +322,9 @@ class RunConfig:
     temperature: float = _opt(
         0.7, "answer temperature", flag="-t"
     )  # paper, Appendix "LLM Configuration"
-    answer_max_tokens: int = _opt(32, "token budget per answer")  # ours: answers are short
+    answer_max_tokens: int | None = _opt(
+        None, "token budget per answer (default: per task, ANSWER_MAX_TOKENS)"
+    )  # ours: answers stop at the first newline; see ANSWER_MAX_TOKENS
     score: ScoreConfig = field(default_factory=ScoreConfig)
     paraphrase: ParaphraseConfig = field(default_factory=ParaphraseConfig)
     gaap: GaapConfig = field(default_factory=GaapConfig)
@@ -331,7 +340,8 @@ class RunConfig:
         _check_int(o, "n_perturbations", self.n_perturbations, low=1)
         _check_int(o, "n_replications", self.n_replications, low=1)
         _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
-        _check_int(o, "answer_max_tokens", self.answer_max_tokens, low=1)
+        if self.answer_max_tokens is not None:
+            _check_int(o, "answer_max_tokens", self.answer_max_tokens, low=1)
         if self.gaap.n != self.n_perturbations:  # one n: the run's
             object.__setattr__(self, "gaap", dataclasses.replace(self.gaap, n=self.n_perturbations))
 
@@ -339,6 +349,12 @@ class RunConfig:
     def seed(self) -> int:
         """The run seed (``score.seed``): perturbation, replications and bootstrap."""
         return self.score.seed
+
+    def answer_tokens(self, task: str) -> int:
+        """Token budget of one answer to ``task``: ``answer_max_tokens``, else the task's default."""
+        if self.answer_max_tokens is not None:
+            return self.answer_max_tokens
+        return ANSWER_MAX_TOKENS.get(task, max(ANSWER_MAX_TOKENS.values()))
 
     @property
     def embedder(self) -> str:

@@ -1,4 +1,4 @@
-"""One question end to end: perturb → answer (m × r) → clean → score.
+"""One question end to end: perturb → answer (m × r) → clean → canonicalise → score.
 
 The paper's Algorithm (Sec. 2, "Inv-Entropy"): the original question x₀ and
 n perturbations form m = n + 1 inputs; the LLM f answers each r times; the
@@ -7,25 +7,55 @@ bootstrap resamples. Every option comes in one
 :class:`~invent_core.config.RunConfig` (paper defaults). A
 :class:`RunArtifact` keeps everything needed to show, reload and re-score a
 run without calling the LLM again, its config included.
+
+The stages overlap (issue #11): every request of the question goes through
+one :class:`~invent_core.llm.pool.RequestPool` that keeps the backend's slots
+busy. The original's r answers are asked at once, beside the perturber's
+requests; a perturbation's r answers are queued as soon as the perturber
+accepts it (``on_accept``) or returns it. Replication k of state i is seeded
+by ``state_seed(seed, i, k)``, so a duplicated perturbation gets answers of
+its own. With ``RunConfig.adaptive`` (ours, beyond the paper) the perturbation
+set grows by :func:`~invent_core.adaptive.prefix_schedule` and the run stops
+once Inv-Entropy is stable (:func:`~invent_core.adaptive.stop_reason`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
+import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .cleaning import clean_response
+from .adaptive import AdaptiveRecord, normalized_width, prefix_schedule, stop_reason
 from .config import RunConfig, ScoreConfig, flat_values, iter_options
-from .progress import Progress, ProgressCallback, ProgressReporter
+from .errors import Cancelled
+from .progress import CancelToken, Progress, ProgressCallback, ProgressReporter
 from .prompts import TASKS, answer_prompt
 
-__all__ = ["Progress", "ProgressCallback", "RunArtifact", "run_question"]
+if TYPE_CHECKING:
+    from .llm import Request
+    from .llm.pool import RequestPool
+
+__all__ = [
+    "ANSWER_STOP",
+    "Progress",
+    "ProgressCallback",
+    "RunArtifact",
+    "answer_requests",
+    "postprocess_responses",
+    "run_question",
+]
+
+#: Answer requests stop at the first newline: the cleaner keeps the first
+#: non-empty line (paper, app:setting), so the rest would be decoded for nothing.
+ANSWER_STOP: tuple[str, ...] = ("\n",)
 
 
 @dataclass
@@ -36,14 +66,26 @@ class RunArtifact:
     ----------
     questions : the original question first, then its n perturbations (m = n + 1).
     prompts : the m answer prompts actually sent.
-    raw_responses, responses : m × r raw and cleaned answers (state-major).
+    raw_responses : m × r answers as the LLM returned them (state-major).
+    responses : m × r canonical answers (:func:`invent_core.answers.postprocess`):
+        what is embedded, scored and judged.
     config : every option of the run (the source of truth; see :attr:`settings`).
     identities : ``"llm"`` and ``"embedder"``: model names with weight digests.
     score : the ``ScoreResult`` (``None`` only while building).
-    timings : seconds per stage ("perturb", "generate", "score", "total").
-    usage : token totals (prompt, completion), requests and cache hits.
+    timings : seconds per stage ("perturb", "generate", "score", "total"); the
+        stages overlap, so perturb + generate may exceed total.
+    usage : answer tokens (prompt, completion), answer ``requests`` and ``cached``
+        hits, the perturber's ``perturb_requests`` / ``perturb_cached``, and
+        ``llm_calls``, every request of the run (a cache hit counts).
     gaap_trace : the perturber's trace as a dict (GAAP's generations), else ``None``.
     extras : free space for baselines to stash extra LLM outputs (JSON-able).
+    cleaned_responses : m × r answers after cleaning, before the canonical step
+        (runs saved before it: the responses).
+    unmapped : m × r flags, True where the canonical step found no option /
+        number / answer (empty for runs saved before it).
+    candidates : the perturber's candidates, accepted or not, with the reason.
+    acceptance : the acceptance summary of ``candidates`` (``perturb.gate.summarize``).
+    adaptive : what the adaptive budget did (None when it was off).
     """
 
     question: str
@@ -61,6 +103,11 @@ class RunArtifact:
     usage: dict[str, int] = field(default_factory=dict)
     gaap_trace: dict[str, Any] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    cleaned_responses: list[list[str]] = field(default_factory=list)
+    unmapped: list[list[bool]] = field(default_factory=list)
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    acceptance: dict[str, Any] | None = None
+    adaptive: AdaptiveRecord | None = None
 
     FORMAT = "invent.run/2"  # /1 kept a flat ``settings`` dict instead of ``config``
     _READS = (None, "invent.run/1", FORMAT)
@@ -85,6 +132,7 @@ class RunArtifact:
         d: dict[str, Any] = {name: getattr(self, name) for name in self.__dataclass_fields__}
         d["config"] = self.config.to_dict()
         d["score"] = self.score.to_dict() if self.score is not None else None
+        d["adaptive"] = self.adaptive.to_dict() if self.adaptive is not None else None
         d["format"] = self.FORMAT
         return d
 
@@ -114,13 +162,14 @@ class RunArtifact:
             missing.append("settings (or config)")
         if missing:
             raise ValueError(f"not a run artifact: missing {', '.join(missing)}")
-        skip = ("config", "identities", "score")
+        skip = ("config", "identities", "score", "adaptive")
         kwargs = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k not in skip}
         kwargs.setdefault("task", "qa")
         kwargs.setdefault("choices", None)
         kwargs.setdefault("perturbations", list(data["questions"][1:]))
         kwargs.setdefault("prompts", [])
         kwargs.setdefault("raw_responses", data["responses"])
+        kwargs.setdefault("cleaned_responses", data["responses"])  # saved before canonical answers
         for k in ("timings", "usage", "extras"):
             kwargs[k] = dict(kwargs.get(k) or {})
         config, identities = _config_of(data)
@@ -128,7 +177,9 @@ class RunArtifact:
         if score is not None:
             score = ScoreResult.from_dict(score)
             score.config = config.score  # the run's config is the source of truth
-        return cls(**kwargs, config=config, identities=identities, score=score)
+        adaptive = data.get("adaptive")
+        adaptive = AdaptiveRecord.from_dict(adaptive) if adaptive is not None else None
+        return cls(**kwargs, config=config, identities=identities, score=score, adaptive=adaptive)
 
     @classmethod
     def from_json(cls, text: str) -> RunArtifact:
@@ -223,8 +274,10 @@ def run_question(
     choices: Sequence[str] | None = None,
     progress: ProgressCallback | None = None,
     embedder: Any = None,
+    cancel: CancelToken | None = None,
+    _overlap: bool = True,
 ) -> RunArtifact:
-    """Perturb, answer, clean and score one question.
+    """Perturb, answer, clean, canonicalise and score one question.
 
     Parameters
     ----------
@@ -232,20 +285,33 @@ def run_question(
         The question x₀.
     config
         Every option (default: the paper's; :class:`~invent_core.config.RunConfig`).
-        ``config.seed`` seeds the perturbation, the answers and the bootstrap.
+        ``config.seed`` seeds the perturbation, the answers (replication k of
+        state i: ``state_seed(seed, i, k)``) and the bootstrap.
     llm
         ``None`` (the local packaged model), a spec string for
         :func:`invent_core.llm.get_llm` or an LLM object.
     task, choices
         Answer prompt: ``"qa"``, ``"mmlu"`` (needs ``choices``) or ``"gsm8k"``.
     progress
-        Called with :class:`Progress` events ("perturb", "generate", "score").
+        Called with :class:`Progress` events per stage ("perturb", "generate",
+        "score"), with time left; the stages overlap, so events interleave.
     embedder
         A loaded Similarity object (or a name) used instead of ``config.embedder``.
+    cancel
+        Once cancelled, no further LLM request is sent; those in flight finish
+        and, like every finished answer, stay in the LLM cache.
+    _overlap
+        False: the engine before issue #11 (stages in sequence, no prompt
+        lanes), kept for ``benchmarks/bench_llm.py``.
 
     Returns
     -------
     RunArtifact with ``score.measures`` (higher = more uncertain).
+
+    Raises
+    ------
+    Cancelled
+        When ``cancel`` was cancelled, saying how many answers were finished.
 
     Examples
     --------
@@ -254,53 +320,350 @@ def run_question(
     ...                    RunConfig(n_perturbations=2, n_replications=2))  # doctest: +SKIP
     """
     from .llm import get_llm
+    from .llm.pool import RequestPool
     from .perturb.base import get_perturber
-    from .scoring import score_responses
 
     config = config or RunConfig()
     question, choices_list = _checked_question(question, task, choices)
     perturber = get_perturber(config.perturber)
-    report = ProgressReporter(progress)
     model = get_llm("local") if llm is None else get_llm(llm)
-    timings: dict[str, float] = {}
     t_start = time.perf_counter()
+    with RequestPool(model, cancel=cancel, **({} if _overlap else {"lanes": None})) as pool:
+        job = _QuestionRun(
+            question,
+            config,
+            task=task,
+            choices=choices_list,
+            pool=pool,
+            perturber=perturber,
+            embedder=embedder,
+            report=_SafeReporter(progress),
+            overlap=_overlap,
+        )
+        try:
+            job.run()
+        except Cancelled as err:
+            raise Cancelled(job.cancel_message()) from err
+    return job.artifact(model.identity, pool.counts, time.perf_counter() - t_start)
 
-    with _timed(timings, "perturb"):
-        perturbed = _perturb(question, config, perturber, model, embedder, report)
-    questions = [question, *perturbed.perturbations]
-    prompts = [answer_prompt(q, task, choices_list) for q in questions]
-    with _timed(timings, "generate"):
-        raw, usage = _answer(model, prompts, config, report)
-    cleaned = [[clean_response(t, q) for t in reps] for q, reps in zip(questions, raw, strict=True)]
-    report("score", 0, 1)
-    with _timed(timings, "score"):
-        score = score_responses(questions, cleaned, config.score, embedder=embedder)
-    report("score", 1, 1)
-    timings["total"] = time.perf_counter() - t_start
-    return RunArtifact(
-        question=question,
-        task=task,
-        choices=choices_list,
-        perturbations=list(perturbed.perturbations),
-        questions=questions,
-        prompts=prompts,
-        raw_responses=raw,
-        responses=cleaned,
-        config=dataclasses.replace(config, score=score.config),
-        identities={"llm": model.identity, "embedder": score.embedder},
-        score=score,
-        timings=timings,
-        usage=usage,
-        gaap_trace=perturbed.trace,
+
+def answer_requests(
+    states: Sequence[tuple[int, str]],
+    config: RunConfig,
+    *,
+    task: str = "qa",
+    choices: Sequence[str] | None = None,
+) -> list[Request]:
+    """Build the r answer requests of each ``(state index, question text)``, state-major.
+
+    Replication k of state i is seeded by ``state_seed(config.seed, i, k)``
+    (:class:`~invent_core.llm.Request`), stops at the first newline
+    (:data:`ANSWER_STOP`) and may use ``config.answer_tokens(task)`` tokens.
+    The same state and text always make the same requests (and cache keys).
+    """
+    from .llm import Request, user
+
+    return [
+        Request(
+            messages=user(answer_prompt(text, task, choices)),
+            temperature=config.temperature,
+            seed=config.seed,
+            max_tokens=config.answer_tokens(task),
+            replication=k,
+            state=i,
+            stop=ANSWER_STOP,
+        )
+        for i, text in states
+        for k in range(config.n_replications)
+    ]
+
+
+def postprocess_responses(
+    questions: Sequence[str],
+    raw: Sequence[Sequence[str]],
+    *,
+    task: str = "qa",
+    choices: Sequence[str] | None = None,
+) -> tuple[list[list[str]], list[list[str]], list[list[bool]]]:
+    """Clean and canonicalise raw answers: (cleaned, canonical, unmapped), each m × r."""
+    from .answers import postprocess
+
+    done = [
+        [postprocess(t, q, task=task, choices=choices) for t in reps]
+        for q, reps in zip(questions, raw, strict=True)
+    ]
+    return (
+        [[a.cleaned for a in reps] for reps in done],
+        [[a.canonical for a in reps] for reps in done],
+        [[not a.mapped for a in reps] for reps in done],
     )
 
 
-@contextmanager
-def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
-    """Record the seconds the block takes as ``timings[stage]``."""
-    t0 = time.perf_counter()
-    yield
-    timings[stage] = time.perf_counter() - t0
+class _SafeReporter(ProgressReporter):
+    """A :class:`ProgressReporter` that pool threads and the perturber may call at once."""
+
+    def __init__(self, callback: ProgressCallback | None) -> None:
+        lock = threading.RLock()
+
+        def locked(event: Progress) -> None:
+            with lock:
+                callback(event)
+
+        super().__init__(locked if callback is not None else None)
+        self._lock = lock
+
+    def __call__(self, stage: str, done: int, total: int, note: str = "") -> None:
+        """Send one event, one thread at a time."""
+        with self._lock:
+            super().__call__(stage, done, total, note)
+
+
+class _Answers:
+    """Each state's r answers, queued on the pool as soon as the state's text is known."""
+
+    def __init__(self, pool: RequestPool, config: RunConfig, task: str, choices, report) -> None:
+        self.pool, self.config, self.task, self.choices = pool, config, task, choices
+        self.report = report
+        self.total = 0  # answers expected so far ("generate" total)
+        self.done = 0
+        self.first_at: float | None = None
+        self._asked: dict[int, tuple[str, list[Future]]] = {}
+        self._lock = threading.Lock()
+
+    def ask(self, state: int, text: str) -> None:
+        """Queue state ``state``'s r answers, unless this text is already asked."""
+        with self._lock:
+            known = self._asked.get(state)
+            if known is not None and known[0] == text:
+                return
+            requests = answer_requests(
+                [(state, text)], self.config, task=self.task, choices=self.choices
+            )
+            entry = (text, [self.pool.submit(r) for r in requests])
+            self._asked[state] = entry
+            if self.first_at is None:
+                self.first_at = time.perf_counter()
+        for fut in entry[1]:
+            fut.add_done_callback(partial(self._finished, state, entry))
+
+    def _finished(self, state: int, entry: tuple[str, list[Future]], fut: Future) -> None:
+        if fut.cancelled() or fut.exception() is not None:
+            return
+        with self._lock:
+            if self._asked.get(state) is not entry:  # replaced: the perturber changed its mind
+                return
+            self.done += 1
+            done, total = self.done, max(self.total, self.done)
+        self.report("generate", done, total)
+
+    def collect(self, texts: Sequence[str]) -> list[list[Any]]:
+        """Wait for the (m, r) completions of ``texts`` (asked now where they were not yet)."""
+        from .llm.pool import gather
+
+        for i, text in enumerate(texts):
+            self.ask(i, text)
+        r = self.config.n_replications
+        with self._lock:
+            futures = [f for i in range(len(texts)) for f in self._asked[i][1]]
+        flat = gather(futures)
+        return [flat[i * r : (i + 1) * r] for i in range(len(texts))]
+
+
+class _QuestionRun:
+    """One question's run: perturbation steps, answers, scoring, and the artefact."""
+
+    def __init__(
+        self, question, config, *, task, choices, pool, perturber, embedder, report, overlap
+    ):
+        self.question, self.config, self.task, self.choices = question, config, task, choices
+        self.pool, self.perturber, self.embedder = pool, perturber, embedder
+        self.report, self.overlap = report, overlap
+        self.answers = _Answers(pool, config, task, choices, report)
+        self.states: list[str] = [question]
+        self.traces: list[dict[str, Any] | None] = []
+        self.candidates: list[dict[str, Any]] = []
+        self.timings = {"perturb": 0.0, "generate": 0.0, "score": 0.0}
+        self.record: AdaptiveRecord | None = AdaptiveRecord() if config.adaptive.enabled else None
+        self.completions: list[list[Any]] = []
+        self.score: Any = None
+        self._all: list[str] = []  # GAAP under the adaptive budget: the n_max perturbations
+
+    def run(self) -> None:
+        """Plan → loop over the perturbation steps → stop (the last step's score is the run's)."""
+        n_max = self.config.n_perturbations
+        schedule = prefix_schedule(n_max, self.config.adaptive) if self.record else [n_max]
+        self.answers.total = (schedule[0] + 1) * self.config.n_replications
+        self.report("perturb", 0, schedule[0])  # the first event, whatever finishes first
+        if self.overlap:
+            self.answers.ask(0, self.question)  # needs no perturbation: start at once
+        for step, k in enumerate(schedule):
+            self._perturb_up_to(k, step)
+            self.answers.total = (k + 1) * self.config.n_replications
+            self.completions = self.answers.collect(self.states)
+            self.timings["generate"] = time.perf_counter() - (self.answers.first_at or 0.0)
+            if self.pool.cancel is not None:
+                self.pool.cancel.raise_if_cancelled()
+            self._score(step, len(schedule))
+            if self.record is not None and self._stop_here(k, n_max, step):
+                break
+
+    def _perturb_up_to(self, k: int, step: int) -> None:
+        """Make the state list hold the original and ``k`` perturbations."""
+        have = len(self.states) - 1
+        if k <= have:
+            return
+        t0 = time.perf_counter()
+        if self.record is not None and not self.perturber.needs_llm:
+            # a perturber without LLM calls (GAAP) runs once for n_max; steps take prefixes
+            if not self.traces:
+                self._all = self._call_perturber(self.config.n_perturbations, 0, have, ask=False)
+            new = self._all[have:k]
+        else:
+            new = self._call_perturber(k - have, step, have, ask=self.overlap)
+        if self.overlap:
+            for j, text in enumerate(new):  # those on_accept announced are not asked twice
+                self.answers.ask(have + 1 + j, text)
+        self.states.extend(new)
+        self.timings["perturb"] += time.perf_counter() - t0
+        self.report("perturb", k, k)
+
+    def _call_perturber(self, n: int, step: int, have: int, *, ask: bool) -> list[str]:
+        """``n`` more perturbations (states ``have + 1 …``).
+
+        With ``ask``, each one the perturber accepts (``on_accept``) is answered at once.
+        """
+        config = self.config.replace(n_perturbations=n)
+        if step > 0:  # the extra perturbations of an adaptive step: a seed of their own
+            from .llm.base import derive_seed
+
+            config = config.replace(seed=derive_seed("perturb-step", self.config.seed, step))
+        self.report("perturb", have, have + n)
+        kwargs: dict[str, Any] = {}
+        if ask and _takes_keyword(self.perturber.perturb, "on_accept"):
+            kwargs["on_accept"] = partial(self._accepted, have, have + n)
+        result = self.perturber.perturb(
+            self.question,
+            config,
+            llm=self.pool.as_llm(),
+            embedder=self.embedder,
+            progress=self.report.callback,
+            **kwargs,
+        )
+        if len(result.perturbations) != n:
+            raise ValueError(
+                f"perturber {self.perturber.name!r} returned {len(result.perturbations)} "
+                f"perturbations, expected {n}"
+            )
+        self.traces.append(result.trace)
+        self.candidates.extend(result.candidates)
+        return list(result.perturbations)
+
+    def _accepted(self, have: int, target: int, index: int, text: str) -> None:
+        """``on_accept`` of the perturber: perturbation ``index`` (0-based) is ``text``."""
+        self.answers.ask(have + 1 + index, text)
+        self.report("perturb", have + index + 1, target)
+
+    def _score(self, step: int, steps: int) -> None:
+        from .scoring import score_responses
+
+        raw = [[c.text for c in reps] for reps in self.completions]
+        self.cleaned, canonical, self.unmapped = postprocess_responses(
+            self.states, raw, task=self.task, choices=self.choices
+        )
+        self.report("score", step, steps)
+        t0 = time.perf_counter()
+        self.score = score_responses(
+            self.states, canonical, self.config.score, embedder=self.embedder
+        )
+        self.timings["score"] += time.perf_counter() - t0
+        self.report("score", step + 1, steps)
+
+    def _stop_here(self, k: int, n_max: int, step: int) -> bool:
+        """Record step ``k`` of the adaptive budget; True when the rule says stop."""
+        adaptive = self.config.adaptive
+        values = self.score.values["inv_entropy"]
+        self.record.steps.append(
+            {"n": k, "width": normalized_width(values, k + 1, level=adaptive.level)}
+        )
+        reason = stop_reason(values, k, n_max, adaptive)
+        if reason is None:
+            return False
+        self.record.n_used, self.record.reason = k, reason
+        self.report("score", step + 1, step + 1)  # done: the steps left are not needed
+        return True
+
+    def cancel_message(self) -> str:
+        """Say how far a cancelled run got, and that its finished answers are kept."""
+        return (
+            f"cancelled after {self.answers.done} of {self.answers.total} answers; the finished "
+            "ones are in the LLM cache, so running the question again costs nothing for them"
+        )
+
+    def artifact(
+        self, identity: str, counts: dict[str, dict[str, int]], total: float
+    ) -> RunArtifact:
+        """Build the finished run's artefact."""
+        answers = [c for reps in self.completions for c in reps]
+        perturb = counts.get("perturb", {"requests": 0, "cached": 0})
+        usage = {
+            "prompt_tokens": sum(int(c.usage.get("prompt_tokens", 0)) for c in answers),
+            "completion_tokens": sum(int(c.usage.get("completion_tokens", 0)) for c in answers),
+            "requests": len(answers),
+            "cached": sum(1 for c in answers if c.cached),
+            "perturb_requests": perturb["requests"],
+            "perturb_cached": perturb["cached"],
+            "llm_calls": sum(c["requests"] for c in counts.values()),
+        }
+        if self.record is not None:
+            self.record.llm_calls = usage["llm_calls"]
+        questions = list(self.states)
+        return RunArtifact(
+            question=self.question,
+            task=self.task,
+            choices=self.choices,
+            perturbations=questions[1:],
+            questions=questions,
+            prompts=[answer_prompt(q, self.task, self.choices) for q in questions],
+            raw_responses=[[c.text for c in reps] for reps in self.completions],
+            responses=[list(r) for r in self.score.responses],
+            config=dataclasses.replace(self.config, score=self.score.config),
+            identities={"llm": identity, "embedder": self.score.embedder},
+            score=self.score,
+            timings={**self.timings, "total": total},
+            usage=usage,
+            gaap_trace=_one_trace(self.traces),
+            cleaned_responses=self.cleaned,
+            unmapped=self.unmapped,
+            candidates=self.candidates,
+            acceptance=_acceptance(self.candidates),
+            adaptive=self.record,
+        )
+
+
+def _one_trace(traces: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """Return the perturber's trace: the one call's, or every call's under ``calls``."""
+    if len(traces) == 1:
+        return traces[0]
+    return {"calls": traces} if any(t is not None for t in traces) else None
+
+
+def _acceptance(candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Summarise the candidates a perturber reported with the gate's counts (None: none)."""
+    if not candidates:
+        return None
+    from .perturb.gate import GateVerdict, summarize
+
+    fields = ("text", "accepted", "reason", "detail")
+    return summarize([GateVerdict(**{k: c[k] for k in fields if k in c}) for c in candidates])
+
+
+def _takes_keyword(fn: Callable[..., Any], name: str) -> bool:
+    """Whether ``fn`` accepts the keyword ``name`` (a perturber's optional ``on_accept``)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return False
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _checked_question(
@@ -315,51 +678,3 @@ def _checked_question(
     choices_list = [str(c) for c in choices] if choices else None
     answer_prompt(question, task, choices_list)  # validates task/choices early
     return question, choices_list
-
-
-def _perturb(question, config, perturber, llm, embedder, report):
-    """Step 1: the perturber's n perturbations (exactly n, or an error naming the perturber)."""
-    n = config.n_perturbations
-    report("perturb", 0, n)
-    result = perturber.perturb(
-        question, config, llm=llm, embedder=embedder, progress=report.callback
-    )
-    if len(result.perturbations) != n:
-        raise ValueError(
-            f"perturber {perturber.name!r} returned {len(result.perturbations)} perturbations, "
-            f"expected {n}"
-        )
-    report("perturb", n, n)
-    return result
-
-
-def _answer(
-    model: Any, prompts: list[str], config: RunConfig, report: ProgressReporter
-) -> tuple[list[list[str]], dict[str, int]]:
-    """Step 2: r answers to every prompt (one request each, replication k seeded by k).
-
-    Returns the (m, r) raw answers and the token usage.
-    """
-    from .llm import Request, user
-
-    r = config.n_replications
-    requests = [
-        Request(
-            messages=user(p),
-            temperature=config.temperature,
-            seed=config.seed,
-            max_tokens=config.answer_max_tokens,
-            replication=k,
-        )
-        for p in prompts
-        for k in range(r)
-    ]
-    completions = model.complete_many(requests, progress=report.counter("generate"))
-    raw = [[completions[i * r + k].text for k in range(r)] for i in range(len(prompts))]
-    usage = {
-        "prompt_tokens": sum(int(c.usage.get("prompt_tokens", 0)) for c in completions),
-        "completion_tokens": sum(int(c.usage.get("completion_tokens", 0)) for c in completions),
-        "requests": len(completions),
-        "cached": sum(1 for c in completions if c.cached),
-    }
-    return raw, usage

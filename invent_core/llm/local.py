@@ -94,19 +94,41 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {m.name: m for m in (QWEN_05B, QWEN_15
 class ServerConfig:
     """llama.cpp server settings.
 
-    Defaults: a 4096-token context shared by ``n_parallel`` = 2 slots
-    (``kv_unified``), enough for a 400-token paraphrase list; prompt cache on
-    with KV-shift reuse (chunks of 64 tokens) so r replications of one
-    prompt skip prompt processing; all layers on the GPU when llama.cpp sees
-    one, else CPU; ``n_threads`` -1 = llama.cpp's choice.
+    ``n_parallel`` slots decode together (continuous batching, on by default
+    in llama.cpp): a 0.5B model's decode on a CPU is bound by reading the
+    weights once per step, so several sequences per step cost little more
+    than one. The default is measured (``benchmarks/bench_llm.py``, table in
+    its docstring). The context (``n_ctx``, default ``ctx_per_slot`` tokens
+    per slot, at least 4096) is one buffer shared by the slots
+    (``kv_unified``), so one long paraphrase list may use more than its share.
+    Each slot keeps its prompt cached (``cache_prompt``, KV-shift reuse in
+    chunks of 64 tokens): the r replications of one prompt sent to one slot
+    in turn skip its prompt processing (see ``LocalLLM.lanes_per_prompt``).
+    All layers go on the GPU when llama.cpp sees one, else the CPU;
+    ``n_threads`` -1 = llama.cpp's choice.
     """
 
-    n_ctx: int = 4096
-    n_parallel: int = 2
+    n_parallel: int = 8  # measured: benchmarks/bench_llm.py
+    n_ctx: int | None = None  # None: max(4096, ctx_per_slot * n_parallel)
+    ctx_per_slot: int = 1024  # an MMLU prompt and its answer, or a paraphrase list
     n_gpu_layers: int | None = None  # None: all when a GPU device is visible, else 0
     n_threads: int = -1
     n_cache_reuse: int = 64
     cache_ram_mib: int = 1024
+
+    def __post_init__(self) -> None:
+        """Check the slot count and the context size."""
+        if not isinstance(self.n_parallel, int) or self.n_parallel < 1:
+            raise ValueError(f"ServerConfig.n_parallel must be >= 1, got {self.n_parallel!r}")
+        if self.n_ctx is not None and self.n_ctx < 256:
+            raise ValueError(f"ServerConfig.n_ctx must be >= 256 or None, got {self.n_ctx}")
+
+    @property
+    def context_size(self) -> int:
+        """The ``n_ctx`` llama.cpp is started with."""
+        return (
+            self.n_ctx if self.n_ctx is not None else max(4096, self.ctx_per_slot * self.n_parallel)
+        )
 
 
 def _free_port() -> int:
@@ -158,7 +180,7 @@ class LocalServer:
                 p = xllamacpp.CommonParams()
                 p.model.path = str(self.model_path)
                 p.verbosity = -1
-                p.n_ctx = cfg.n_ctx
+                p.n_ctx = cfg.context_size
                 p.n_parallel = cfg.n_parallel
                 p.kv_unified = True
                 p.n_gpu_layers = (
@@ -235,6 +257,10 @@ class LocalLLM(OpenAICompatLLM):
     retry_timeouts = False
     #: The packaged models are small: one rewording per request works, a list does not.
     prefers_single_paraphrase = True
+    #: llama.cpp caches a prompt per slot: the replications of one answer prompt go
+    #: one after another (one prompt token each) rather than to several slots at once,
+    #: each of which would evaluate the whole prompt (see ``llm.base.lanes_per_prompt``).
+    lanes_per_prompt = 1
 
     def __init__(
         self,

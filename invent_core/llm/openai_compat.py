@@ -26,12 +26,15 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LLMError, LLMTimeout
 from ._http import http_client, http_library, split_credentials
 from .base import Completion, Message, ProgressFn, Request
 from .cache import LLMCache
+
+if TYPE_CHECKING:
+    from ..progress import CancelToken
 
 log = logging.getLogger(__name__)
 
@@ -344,6 +347,8 @@ class OpenAICompatLLM:
         }
         if request.frequency_penalty:
             kwargs["frequency_penalty"] = float(request.frequency_penalty)
+        if request.stop:
+            kwargs["stop"] = list(request.stop)
         if request.logprobs:
             kwargs["logprobs"] = True
             if request.top_logprobs:
@@ -356,6 +361,12 @@ class OpenAICompatLLM:
         def call(client: Any) -> Completion:
             t0 = time.perf_counter()
             resp = client.chat.completions.create(**kwargs)
+            if request.stop and _empty_before_stop(resp):
+                # the reply began with a stop string ("\n" before the answer): ask
+                # once more without it; the caller keeps the first non-empty line
+                resp = client.chat.completions.create(
+                    **{k: v for k, v in kwargs.items() if k != "stop"}
+                )
             latency = time.perf_counter() - t0
             choices = getattr(resp, "choices", None)
             if not choices or getattr(choices[0], "message", None) is None:
@@ -469,18 +480,75 @@ class OpenAICompatLLM:
         progress: ProgressFn | None = None,
         *,
         concurrency: int | None = None,
+        cancel: CancelToken | None = None,
     ) -> list[Completion]:
         """All ``requests``, in order; cache hits first, the rest ``concurrency`` at a time.
+
+        Parameters
+        ----------
+        requests
+            The requests; independent ones are all kept in flight,
+            ``concurrency`` (default: this backend's, the server's slots for
+            the packaged model) at a time.
+        progress
+            ``progress(done, total)`` after the cache look-up and after each request.
+        concurrency
+            Requests in flight at once for this call.
+        cancel
+            Checked before each request is sent: once cancelled, no further
+            request goes out, the ones in flight finish (and are cached) and
+            :class:`~invent_core.errors.Cancelled` is raised.
 
         Raises
         ------
         LLMError
             The first request that failed for good (the others are cancelled).
+        Cancelled
+            When ``cancel`` was cancelled before every request was sent.
         """
         requests = list(requests)
         total = len(requests)
         out: list[Completion | None] = [None] * total
         identity = self.identity if self.cache is not None else None
+        todo = self._cache_hits(requests, identity, out)
+        done = total - len(todo)
+        if progress is not None:
+            progress(done, total)
+
+        def one(i: int) -> Completion:
+            if cancel is not None:
+                cancel.raise_if_cancelled(done, total)
+            return self._one(requests[i], identity)
+
+        workers = max(1, min(concurrency or self.concurrency, len(todo) or 1))
+        if workers == 1:  # one at a time (or one request): no thread pool
+            for i in todo:
+                out[i] = one(i)
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            return [c for c in out if c is not None]
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="invent-llm") as pool:
+            futures = {pool.submit(one, i): i for i in todo}
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                for fut in finished:
+                    err = fut.exception()
+                    if err is not None:
+                        for p in pending:
+                            p.cancel()
+                        raise err
+                    out[futures[fut]] = fut.result()
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
+        return [c for c in out if c is not None]
+
+    def _cache_hits(
+        self, requests: list[Request], identity: str | None, out: list[Completion | None]
+    ) -> list[int]:
+        """Fill ``out`` with cached completions; return the indices still to ask."""
         todo: list[int] = []
         for i, req in enumerate(requests):
             hit = self.cache.get(identity, req) if identity is not None else None
@@ -488,36 +556,7 @@ class OpenAICompatLLM:
                 todo.append(i)
             else:
                 out[i] = hit
-        done = total - len(todo)
-        if progress is not None:
-            progress(done, total)
-        workers = max(1, min(concurrency or self.concurrency, len(todo) or 1))
-        if todo:
-            if workers == 1:
-                for i in todo:
-                    out[i] = self._one(requests[i], identity)
-                    done += 1
-                    if progress is not None:
-                        progress(done, total)
-            else:
-                with ThreadPoolExecutor(
-                    max_workers=workers, thread_name_prefix="invent-llm"
-                ) as pool:
-                    futures = {pool.submit(self._one, requests[i], identity): i for i in todo}
-                    pending = set(futures)
-                    while pending:
-                        finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                        for fut in finished:
-                            err = fut.exception()
-                            if err is not None:
-                                for p in pending:
-                                    p.cancel()
-                                raise err
-                            out[futures[fut]] = fut.result()
-                            done += 1
-                            if progress is not None:
-                                progress(done, total)
-        return [c for c in out if c is not None]
+        return todo
 
     def close(self) -> None:
         """Close the HTTP client (a later call opens a new one)."""
@@ -527,6 +566,15 @@ class OpenAICompatLLM:
                     self._client.close()
                 finally:
                     self._client = None
+
+
+def _empty_before_stop(resp: Any) -> bool:
+    """Whether a reply ended on a stop string before any text (``content`` empty)."""
+    choices = getattr(resp, "choices", None)
+    if not choices or getattr(choices[0], "message", None) is None:
+        return False
+    content = choices[0].message.content
+    return content is not None and not content.strip()
 
 
 def _brief(err: BaseException | None) -> str:
