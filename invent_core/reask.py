@@ -21,7 +21,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .cleaning import clean_response
 from .progress import CancelToken, ProgressCallback, ProgressReporter
 from .prompts import answer_prompt
 
@@ -71,11 +70,6 @@ def _checked_perturbations(texts: Sequence[Any]) -> list[str]:
     return out
 
 
-def _postprocess(raw: list[list[str]], questions: Sequence[str]) -> list[list[str]]:
-    """Return the answers the walk embeds: each raw reply cleaned as the pipeline does."""
-    return [[clean_response(t, q) for t in reps] for q, reps in zip(questions, raw, strict=True)]
-
-
 def _check_same_llm(run: Any, model: Any) -> None:
     """Refuse to mix two LLMs' answers in one run (it would measure neither)."""
     made_by = (run.identities or {}).get("llm")
@@ -88,18 +82,44 @@ def _check_same_llm(run: Any, model: Any) -> None:
         )
 
 
-def _ask(
-    model: Any, run: Any, questions: list[str], asked: list[int], report: ProgressReporter
-) -> tuple[list[list[str]], list[list[str]], dict[str, int]]:
-    """Raw and cleaned answers (r each) of the states ``asked``, and the usage."""
-    from .pipeline import _answer
+def _ask(model: Any, run: Any, questions: list[str], asked: list[int], report, cancel) -> tuple:
+    """Raw answers (r each) of the states ``asked``, and the usage.
+
+    The requests are the pipeline's own (:func:`~invent_core.pipeline.answer_requests`):
+    state j's replication k is seeded by ``state_seed(seed, j, k)``, so an edited
+    state gets fresh, independent answers and an unchanged one would get its old ones.
+    """
+    from .pipeline import answer_requests
 
     if not asked:
-        return [], [], {"prompt_tokens": 0, "completion_tokens": 0, "requests": 0, "cached": 0}
-    texts = [questions[j] for j in asked]
-    prompts = [answer_prompt(q, run.task, run.choices) for q in texts]
-    raw, usage = _answer(model, prompts, run.config, report)
-    return raw, _postprocess(raw, texts), usage
+        return [], {"prompt_tokens": 0, "completion_tokens": 0, "requests": 0, "cached": 0}
+    r = run.config.n_replications
+    requests = answer_requests(
+        [(j, questions[j]) for j in asked], run.config, task=run.task, choices=run.choices
+    )
+    done = model.complete_many(requests, report.counter("generate"), cancel=cancel)
+    raw = [[done[i * r + k].text for k in range(r)] for i in range(len(asked))]
+    usage = {
+        "prompt_tokens": sum(int(c.usage.get("prompt_tokens", 0)) for c in done),
+        "completion_tokens": sum(int(c.usage.get("completion_tokens", 0)) for c in done),
+        "requests": len(done),
+        "cached": sum(1 for c in done if c.cached),
+    }
+    return raw, usage
+
+
+def _merged_answers(run: Any, questions: list[str], sources, asked, new_raw) -> tuple:
+    """Raw, cleaned, canonical and unmapped m × r lists: kept states' old ones, asked states' new."""
+    from .pipeline import postprocess_responses
+
+    fresh = {j: k for k, j in enumerate(asked)}
+    raw = [
+        run.raw_responses[s] if s is not None else new_raw[fresh[j]] for j, s in enumerate(sources)
+    ]
+    cleaned, canonical, unmapped = postprocess_responses(
+        questions, raw, task=run.task, choices=run.choices
+    )
+    return raw, cleaned, canonical, unmapped
 
 
 def reask(
@@ -120,7 +140,7 @@ def reask(
         original question is kept as state 0).
     llm : the LLM (object or spec); it must be the one that made the run.
     progress : :class:`~invent_core.progress.Progress` events ("generate", "score").
-    cancel : checked before any request; a cancelled re-ask raises
+    cancel : stops further requests; a cancelled re-ask raises
         :class:`~invent_core.errors.Cancelled` (answers already received are
         in the LLM cache).
     embedder : a loaded Similarity object to score with (default: the run's ψ by name).
@@ -128,10 +148,10 @@ def reask(
     Returns
     -------
     RunArtifact
-        Unchanged states keep their raw and cleaned answers; the whole run is
-        scored again with the run's ScoreConfig. ``extras["edited"]`` flags the
-        states whose text the user set; ``extras["reask"]`` says how many
-        states were asked.
+        Unchanged states keep their raw answers; every state is cleaned and
+        made canonical as the pipeline does, and the whole run is scored again
+        with the run's ScoreConfig. ``extras["edited"]`` flags the states whose
+        text the user set; ``extras["reask"]`` says how many states were asked.
 
     Raises
     ------
@@ -151,24 +171,40 @@ def reask(
         cancel.raise_if_cancelled(0, len(asked) * run.config.n_replications)
     report = ProgressReporter(progress)
     t0 = time.perf_counter()
-    new_raw, new_clean, usage = _ask(model, run, questions, asked, report)
+    new_raw, usage = _ask(model, run, questions, asked, report, cancel)
     t_generate = time.perf_counter() - t0
-    fresh = {j: k for k, j in enumerate(asked)}
-    pick = [(src, fresh.get(j)) for j, src in enumerate(sources)]
-    raw = [run.raw_responses[s] if s is not None else new_raw[k] for s, k in pick]
-    cleaned = [run.responses[s] if s is not None else new_clean[k] for s, k in pick]
+    raw, cleaned, canonical, unmapped = _merged_answers(run, questions, sources, asked, new_raw)
     report("score", 0, 1)
-    score = score_responses(questions, cleaned, run.config.score, embedder=embedder)
+    score = score_responses(questions, canonical, run.config.score, embedder=embedder)
     report("score", 1, 1)
+    timings = {"generate": t_generate, "total": time.perf_counter() - t0}
+    timings["score"] = timings["total"] - t_generate
+    return _reasked_run(
+        run,
+        model,
+        questions,
+        (raw, cleaned, canonical, unmapped),
+        score,
+        timings,
+        usage,
+        sources,
+        asked,
+    )
+
+
+def _reasked_run(run, model, questions, answers, score, timings, usage, sources, asked) -> Any:
+    """The new RunArtifact of :func:`reask` (texts, answers, config, identities, edit flags)."""
+    raw, cleaned, canonical, unmapped = answers
     config = run.config.replace(n_perturbations=len(questions) - 1)
-    edited = edited_flags(sources, run.extras.get("edited"))
     return dataclasses.replace(
         run,
         perturbations=questions[1:],
         questions=questions,
         prompts=[answer_prompt(q, run.task, run.choices) for q in questions],
         raw_responses=raw,
-        responses=cleaned,
+        cleaned_responses=cleaned,
+        responses=canonical,
+        unmapped=unmapped,
         config=dataclasses.replace(config, score=score.config),
         identities={
             **run.identities,
@@ -176,15 +212,11 @@ def reask(
             "embedder": score.embedder,
         },
         score=score,
-        timings={
-            "generate": t_generate,
-            "score": time.perf_counter() - t0 - t_generate,
-            "total": time.perf_counter() - t0,
-        },
+        timings=timings,
         usage=usage,
         extras={
             **run.extras,
-            "edited": edited,
+            "edited": edited_flags(sources, run.extras.get("edited")),
             "reask": {"asked": asked, "kept": len(questions) - len(asked)},
         },
     )

@@ -22,7 +22,7 @@ class RecordingLLM:
     def complete(self, messages, **kw):  # pragma: no cover - unused
         raise AssertionError("re-ask sends its requests through complete_many")
 
-    def complete_many(self, requests, progress=None):
+    def complete_many(self, requests, progress=None, *, cancel=None):
         out = []
         for req in requests:
             self.requests.append(req)
@@ -60,6 +60,7 @@ def test_editing_one_perturbation_asks_exactly_r(run, llm, minilm):
     r = run.config.n_replications
     assert len(llm.requests) == r
     assert {req.replication for req in llm.requests} == set(range(r))
+    assert {req.state for req in llm.requests} == {3}  # the edited state's own seeds
     assert new.extras["edited"] == [i == 3 for i in range(len(run.questions))]
     assert new.questions[3] == perts[2] and new.perturbations == perts
     for i in (0, 1, 2, 4, 9):  # every other state keeps its answers, raw and cleaned
