@@ -173,7 +173,9 @@ def test_raw_cleaned_and_canonical_answers_are_kept():
     llm = FakeLLM(answer=lambda state, seed: replies[seed % 3])
     art = run_question(
         "Which one is wrong?",
-        RunConfig(n_perturbations=2, n_replications=3).replace(n_bootstrap=5),
+        RunConfig(n_perturbations=2, n_replications=3).replace(
+            n_bootstrap=5, paraphrase_gate=False  # the fake rewords another question
+        ),
         llm=llm,
         embedder=BagOfWords(),
         task="mmlu",
