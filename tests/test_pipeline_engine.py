@@ -332,6 +332,7 @@ def test_accepted_perturbations_are_answered_before_the_perturber_returns(announ
         "accepted": 3,
         "acceptance_rate": 0.75,
         "rejected": {"not_a_question": 1},
+        "padded": 0,  # three accepted for n = 3: no state filled by duplication
     }
     assert len(art.candidates) == 4
 
