@@ -85,8 +85,10 @@ def show_error(err: BaseException, what: str, names: Mapping[str, str] | None = 
 
 
 def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
-    """``fn(*args, **kwargs)``, or None after showing a readable error (Streamlit's
-    stop/rerun signals are BaseExceptions and pass through)."""
+    """Return ``fn(*args, **kwargs)``, or None after showing a readable error.
+
+    Streamlit's stop/rerun signals are BaseExceptions and pass through.
+    """
     try:
         return fn(*args, **kwargs)
     except Exception as err:  # noqa: BLE001 - shown to the user instead of a traceback

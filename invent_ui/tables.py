@@ -169,7 +169,7 @@ GREY = "color: #9e9e9e"
 
 
 def style_marks(df: pd.DataFrame, marks: np.ndarray, *, judged: bool = True) -> Any:
-    """pandas Styler: bold the best cell of each column, underline the second.
+    """Pandas Styler: bold the best cell of each column, underline the second.
 
     With ``judged=False`` (a sample too small, ``evaluation.sample_size.judgeable``)
     every cell is greyed and none is marked, whatever ``marks`` says.

@@ -113,6 +113,7 @@ def default_methods(available: Any, k: int = 5) -> list[str]:
 
 
 def measures_dataframe(score: Any) -> Any:
+    """The run's measures as a table: label, bootstrap mean and 90 % interval, one row each."""
     labels = method_labels()
     intervals = {n: score.interval(n) for n, v in score.values.items() if len(v) > 1}
     return tables.measures_table(score.measures, score.values, labels=labels, intervals=intervals)

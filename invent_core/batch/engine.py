@@ -552,25 +552,38 @@ def _start(
 
 
 def _score_row(run: _Run, row: InputRow) -> None:
-    from ..errors import LLMError
+    """Score one row now and record the outcome."""
+    _record_outcome(run, row, *_try_score(run.scorer, row))
 
+
+def _try_score(scorer: Any, row: InputRow) -> tuple[dict[str, Any] | None, BaseException | None]:
+    """(record, None) or (None, the exception): safe to run on a worker thread."""
     try:
-        record = run.scorer.score(row)
+        return scorer.score(row), None
     except (KeyboardInterrupt, MemoryError):
         raise
-    except OSError as exc:
-        if exc.errno in _DISK_ERRNOS:
-            raise  # the disk, not the row: every row would fail the same way
-        _row_failed(run, row, exc)
-    except Exception as exc:  # noqa: BLE001 - one row's failure must not stop the file
-        run.llm_failures = run.llm_failures + 1 if isinstance(exc, LLMError) else 0
-        if run.llm_failures >= ABORT_AFTER_LLM_ERRORS and run.summary.n_scored == 0:
-            raise  # bad key, unknown model, dead server: every row fails the same way
-        _row_failed(run, row, exc)
-    else:
+    except Exception as exc:  # noqa: BLE001 - judged by _record_outcome, in input order
+        return None, exc
+
+
+def _record_outcome(
+    run: _Run, row: InputRow, record: dict[str, Any] | None, exc: BaseException | None
+) -> None:
+    """Append a scored row, or record why it failed (re-raising what every row would hit)."""
+    from ..errors import LLMError
+
+    if exc is None:
         run.checkpoint.append(record)
         run.summary.n_scored += 1
         run.tick.scored += 1
+        run.llm_failures = 0
+        return
+    if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
+        raise exc  # the disk, not the row: every row would fail the same way
+    run.llm_failures = run.llm_failures + 1 if isinstance(exc, LLMError) else 0
+    if run.llm_failures >= ABORT_AFTER_LLM_ERRORS and run.summary.n_scored == 0:
+        raise exc  # bad key, unknown model, dead server: every row fails the same way
+    _row_failed(run, row, exc)
 
 
 def _row_failed(run: _Run, row: InputRow, exc: BaseException) -> None:
@@ -585,8 +598,12 @@ def _row_failed(run: _Run, row: InputRow, exc: BaseException) -> None:
     run.record_error(err, row.id, "scoring")
 
 
-def _handle_row(run: _Run, row: InputRow) -> None:
-    """Record, skip or score one row of this shard."""
+def _handle_row(run: _Run, row: InputRow, *, score: bool = True) -> bool:
+    """Record or skip one row of this shard; True when it is to be scored.
+
+    With ``score`` (the default) a row to be scored is scored here and now;
+    the pipelined loop passes False and scores it on its pool.
+    """
     run.summary.n_rows += 1
     plan = run.plan
     if row.error is not None:
@@ -614,12 +631,67 @@ def _handle_row(run: _Run, row: InputRow) -> None:
         run.summary.n_resumed += 1
     else:
         run.seen[row.id] = row.index
-        _score_row(run, row)
+        if score:
+            _score_row(run, row)
+        return True
+    return False
+
+
+#: Rows generated at once per ``llm.concurrency`` / this: a row keeps about this
+#: many requests busy on average (one list request while it is paraphrased,
+#: then up to (n + 1)·r answers), so concurrency 64 keeps 16 rows in flight.
+REQUESTS_PER_ROW = 4
+#: Upper bound on rows in flight (memory: each holds its run until written).
+MAX_ROWS_IN_FLIGHT = 32
+
+
+def rows_in_flight(llm: Any) -> int:
+    """How many question-only rows to generate at once so the LLM's request pool stays full."""
+    concurrency = int(getattr(llm, "concurrency", 1) or 1)
+    return max(1, min(MAX_ROWS_IN_FLIGHT, -(-concurrency // REQUESTS_PER_ROW)))
+
+
+def _loop_pipelined(run: _Run, width: int) -> BaseException | None:
+    """Generate ``width`` rows at once; write them in input order as the head finishes."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    summary, reader = run.summary, run.reader
+    pending: deque = deque()  # (row, future), in input order
+    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="batch-row")
+
+    def drain(keep: int) -> None:
+        while len(pending) > keep or (pending and pending[0][1].done()):
+            row, fut = pending.popleft()
+            _record_outcome(run, row, *fut.result())
+            run.tick(summary.n_rows)
+
+    try:
+        for window, reader_error in _windows(iter(reader), 1):
+            for row in window:
+                if not run.mine(row):
+                    summary.n_other_shards += 1
+                elif _handle_row(run, row, score=False):
+                    pending.append((row, pool.submit(_try_score, run.scorer, row)))
+                drain(width - 1)
+            if reader_error is not None:
+                drain(0)
+                return reader_error
+        drain(0)
+    finally:  # Ctrl-C or a fatal row: rows in flight are dropped; a resume scores them again
+        pool.shutdown(wait=False, cancel_futures=True)
+    return None
 
 
 def _loop(run: _Run) -> BaseException | None:
     """Score the file; return the reader error that stopped it early, if any."""
     plan, summary, reader = run.plan, run.summary, run.reader
+    width = rows_in_flight(run.scorer.llm) if plan.generated else 1
+    if width > 1:
+        error = _loop_pipelined(run, width)
+        if error is None and summary.n_rows == 0 and summary.n_other_shards == 0:
+            raise BatchInputError("no data rows", file=plan.input)
+        return error
     total = run.tick.total
     for window, reader_error in _windows(iter(reader), 1 if plan.generated else EMBED_WINDOW):
         mine = [r for r in window if run.mine(r)]

@@ -8,6 +8,7 @@ The paper's ψ maps questions and answers into one space where
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -80,6 +81,9 @@ class CachedEmbedder:
     def __init__(self) -> None:
         self._vectors: dict[str, np.ndarray] = {}
         self.stats = EncodeStats()
+        # Several pipelined rows (batch) or pages (dashboard) may embed at once: the
+        # cache dict and the model are shared, so one call runs at a time.
+        self._lock = threading.RLock()
 
     @property
     def identity(self) -> str:  # pragma: no cover - overridden
@@ -90,8 +94,12 @@ class CachedEmbedder:
         raise NotImplementedError
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), d) unit embeddings of ``texts``."""
+        """(len(texts), d) unit embeddings of ``texts`` (thread-safe)."""
         texts = [_check_text(t, i) for i, t in enumerate(texts)]
+        with self._lock:
+            return self._encode_locked(texts)
+
+    def _encode_locked(self, texts: list[str]) -> np.ndarray:
         self.stats.requested += len(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if missing:

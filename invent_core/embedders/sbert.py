@@ -164,7 +164,7 @@ class SbertEmbedder(CachedEmbedder):
 
     @property
     def device(self) -> str:
-        """ "cuda" when a GPU is visible, else "cpu"."""
+        """The torch device: "cuda" when a GPU is visible, else "cpu"."""
         return self._device or _env.torch_device()
 
     def load(self):
