@@ -174,7 +174,8 @@ def test_raw_cleaned_and_canonical_answers_are_kept():
     art = run_question(
         "Which one is wrong?",
         RunConfig(n_perturbations=2, n_replications=3).replace(
-            n_bootstrap=5, paraphrase_gate=False  # the fake rewords another question
+            n_bootstrap=5,
+            paraphrase_gate=False,  # the fake rewords another question
         ),
         llm=llm,
         embedder=BagOfWords(),
