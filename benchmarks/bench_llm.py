@@ -10,8 +10,8 @@ with other work make every figure a snapshot, not a constant):
    (2 TriviaQA, NQ-Open, MMLU, arithmetic), each configuration with its own
    cold cache file: *today* (the engine before issue #11: 2 slots,
    perturbations first, then every answer request as it comes) against *new*
-   (``run_question``'s default: the default slots, stages overlapped, one
-   prompt lane per answer prompt). The configurations alternate question by
+   (``run_question``'s default: the default slots, stages overlapped, the
+   replications of a prompt as one request with n choices). The configurations alternate question by
    question, each on its own server (one at a time), so a change of load
    falls on all alike. Also the share of identical raw answers between the
    two (llama.cpp's batched sampling is not bit-reproducible);
