@@ -3,20 +3,21 @@
 One run prints, with the load average beside every figure (2 cores shared
 with other work make every figure a snapshot, not a constant):
 
-1. **decode throughput per slot count**: 2·S answer-length requests (no stop,
-   a one-sentence reply each) sent S at a time to a fresh server with S
-   slots, for S in 2, 4, 8, 16: aggregate completion tokens per second;
+1. **decode throughput per slot count**: 2·S one-sentence replies (distinct
+   prompts, no stop) sent S at a time to a fresh server with S slots, for S
+   in 2, 4, 8, 16: aggregate completion tokens per second, prompt included;
 2. **per-question wall**, n = 9, r = 5, on questions from the shipped samples
    (2 TriviaQA, NQ-Open, MMLU, arithmetic), each configuration with its own
    cold cache file: *today* (the engine before issue #11: 2 slots,
    perturbations first, then every answer request as it comes) against *new*
-   (``run_question``'s default: the default slots, stages overlapped, one
-   prompt lane per answer prompt). The configurations alternate question by
-   question, each on its own server (one at a time), so a change of load
-   falls on all alike. Also the share of identical raw answers between the
-   two (llama.cpp's batched sampling is not bit-reproducible);
+   (``run_question``'s default: the default slots, stages overlapped, the
+   replications of a prompt as one request with n choices). The
+   configurations alternate question by question, each on its own server
+   (one at a time), so a change of load falls on all alike. Also the share
+   of identical raw answers between the two (llama.cpp's batched sampling is
+   not bit-reproducible, and grouped replications are seeded by the server);
 3. the new engine with the optional 1.5B model (``get_llm("qwen1.5b")``) when
-   installed (``--full``: its today's engine too);
+   installed, on the first question (``--full``: on all, and its today's engine too);
 4. (``--full``) per-question wall of the new engine for every slot count.
 
     python benchmarks/bench_llm.py            # --quick: 1, 2 and 3 (about 4 min quiet)
@@ -268,7 +269,7 @@ def main(argv: list[str] | None = None) -> None:
         strong = [Config(f"1.5B new ({default_slots} slots)", "qwen1.5b", default_slots, True)]
         if args.full:
             strong.insert(0, Config("1.5B today (2 slots)", "qwen1.5b", 2, False))
-        outcomes += run_configs(strong, exs, args, emb, workdir)
+        outcomes += run_configs(strong, exs if args.full else exs[:1], args, emb, workdir)
     summary(outcomes, today)
     print(f"\nidentical raw answers, today vs new: {same_answers(today, new):.0%} ({load()})")
 

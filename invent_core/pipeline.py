@@ -301,8 +301,8 @@ def run_question(
         Once cancelled, no further LLM request is sent; those in flight finish
         and, like every finished answer, stay in the LLM cache.
     _overlap
-        False: the engine before issue #11 (stages in sequence, no prompt
-        lanes), kept for ``benchmarks/bench_llm.py``.
+        False: the engine before issue #11 (stages in sequence, one request
+        per replication), kept for ``benchmarks/bench_llm.py``.
 
     Returns
     -------
@@ -328,7 +328,7 @@ def run_question(
     perturber = get_perturber(config.perturber)
     model = get_llm("local") if llm is None else get_llm(llm)
     t_start = time.perf_counter()
-    with RequestPool(model, cancel=cancel, **({} if _overlap else {"lanes": None})) as pool:
+    with RequestPool(model, cancel=cancel, group=_overlap) as pool:
         job = _QuestionRun(
             question,
             config,
@@ -439,7 +439,7 @@ class _Answers:
             requests = answer_requests(
                 [(state, text)], self.config, task=self.task, choices=self.choices
             )
-            entry = (text, [self.pool.submit(r) for r in requests])
+            entry = (text, self.pool.submit_many(requests))  # one job: the backend may group them
             self._asked[state] = entry
             if self.first_at is None:
                 self.first_at = time.perf_counter()

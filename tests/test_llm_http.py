@@ -143,6 +143,24 @@ class FakeOpenAI:
         elif action == "emptycontent":
             message["content"] = ""
         choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        if body.get("n", 1) > 1:  # several choices of one prompt
+            choices = [
+                {
+                    "index": k,
+                    "message": {"role": "assistant", "content": self.choice_content(body, k)},
+                    "finish_reason": "stop",
+                }
+                for k in range(body["n"])
+            ]
+            reply = {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", "m"),
+                "choices": choices[::-1],  # out of order: the client sorts by index
+                "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+            }
+            return json.dumps(reply).encode()
         if body.get("logprobs"):
             choice["logprobs"] = {
                 "content": [
@@ -166,6 +184,9 @@ class FakeOpenAI:
             "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
         }
         return json.dumps(reply).encode()
+
+    def choice_content(self, body: dict, k: int) -> str:
+        return f"{self.content(body)} choice={k}"
 
     def sse_events(self, body: dict, action: str) -> list[bytes]:
         """Server-sent events of one streamed reply, two characters per chunk."""
@@ -631,3 +652,52 @@ def test_cancelled_complete_many_sends_nothing_more(fake, tmp_path):
     assert len(cache) == sent  # every finished answer is kept
     again = make(fake, cache=cache).complete_many(reqs)
     assert fake.count == sent + (8 - sent) and [c.cached for c in again].count(True) == sent
+
+
+def test_replications_of_one_prompt_go_as_one_request_with_n_choices(fake, tmp_path):
+    from invent_core.llm import OpenAICompatLLM
+
+    class Grouping(OpenAICompatLLM):
+        max_choices = 4
+
+    cache = LLMCache(tmp_path / "c.sqlite")
+    llm = Grouping(base_url=fake.base_url, model="m", cache=cache, retry=FAST, concurrency=8)
+    reqs = [
+        Request(user(f"q{i}"), temperature=0.7, seed=3, replication=k, state=i, stop=("\n",))
+        for i in range(2)
+        for k in range(5)
+    ]
+    out = llm.complete_many(reqs)
+    # per state: one request for 4 choices and one for the fifth (at most max_choices)
+    assert sorted(b.get("n", 1) for b in fake.bodies) == [1, 1, 4, 4]
+    group0 = next(b for b in fake.bodies if b.get("n") == 4 and "q0" in json.dumps(b))
+    assert group0["seed"] == reqs[0].effective_seed  # the group's first replication's seed
+    texts = [c.text for c in out]
+    assert texts[:4] == [
+        f"answer seed={reqs[0].effective_seed} temp=0.7 choice={k}" for k in range(4)
+    ]
+    assert len(set(texts)) == 10 and out[0].usage and out[1].usage == {}
+    again = Grouping(base_url=fake.base_url, model="m", cache=cache, retry=FAST)
+    assert [c.text for c in again.complete_many(reqs)] == texts and fake.count == 4
+    # a group partly cached asks for the missing replications only
+    more = [
+        *reqs[:5],
+        Request(user("q0"), temperature=0.7, seed=3, replication=5, state=0, stop=("\n",)),
+    ]
+    again.complete_many(more)
+    assert fake.count == 5 and fake.bodies[-1].get("n", 1) == 1
+
+
+def test_an_empty_choice_is_asked_again_on_its_own(fake):
+    from invent_core.llm import OpenAICompatLLM
+
+    class Grouping(OpenAICompatLLM):
+        max_choices = 8
+
+    fake.choice_content = lambda body, k: "" if k == 1 else f"text {k}"
+    fake.content = lambda body: "" if "stop" in body else "\nalone"
+    llm = Grouping(base_url=fake.base_url, model="m", cache=None, retry=FAST)
+    reqs = [Request(user("q"), replication=k, stop=("\n",)) for k in range(3)]
+    out = llm.complete_many(reqs)
+    assert [c.text for c in out] == ["text 0", "\nalone", "text 2"]
+    assert fake.bodies[0]["n"] == 3 and "n" not in fake.bodies[1]

@@ -1,4 +1,4 @@
-"""The request pool (priorities, prompt lanes, cancel) and per-state seeds, with a recording fake LLM."""
+"""The request pool (priorities, slots, grouped jobs, cancel) and per-state seeds, with a recording fake LLM."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from invent_core.errors import Cancelled
 from invent_core.llm import LLM, Completion, Request, user
-from invent_core.llm.base import StreamingLLM, derive_seed, lanes_per_prompt, state_seed
+from invent_core.llm.base import StreamingLLM, derive_seed, state_seed
 from invent_core.llm.cache import cache_key
 from invent_core.llm.pool import ANSWER, PERTURB, RequestPool
 from invent_core.progress import CancelToken
@@ -84,20 +84,20 @@ def test_request_validates_stop():
     assert Request(user("q"), stop=["\n"]).stop == ("\n",)
 
 
-def test_lanes_per_prompt_is_declared():
-    from invent_core.llm import LocalLLM, OpenAICompatLLM
+def test_grouping_is_declared_by_the_backend():
+    from invent_core.llm import LocalLLM, OpenAICompatLLM, ServerConfig
 
-    assert LocalLLM.lanes_per_prompt == 1
-    assert lanes_per_prompt(Recorder()) is None
-    assert getattr(OpenAICompatLLM, "lanes_per_prompt", None) is None
+    assert OpenAICompatLLM.max_choices == 1  # a remote server: one request per replication
+    assert isinstance(LocalLLM.max_choices, property)  # the packaged model: its slots
+    assert ServerConfig(n_parallel=5).n_parallel == 5
 
 
 def test_perturbation_requests_jump_the_answer_queue():
     llm = Recorder(delay=0.05)
-    with RequestPool(llm, workers=1) as pool:
-        answers = [pool.submit(Request(user(f"a{i}")), priority=ANSWER) for i in range(3)]
+    with RequestPool(llm, slots=1) as pool:
+        answers = [pool.submit_many([Request(user(f"a{i}"))], priority=ANSWER)[0] for i in range(3)]
         time.sleep(0.01)  # a0 is running
-        perturb = pool.submit(Request(user("p")), priority=PERTURB, kind="perturb")
+        perturb = pool.submit_many([Request(user("p"))], priority=PERTURB, kind="perturb")[0]
         [f.result() for f in [*answers, perturb]]
     starts = [p for kind, p in llm.events if kind == "start"]
     assert starts == ["a0", "p", "a1", "a2"]
@@ -107,32 +107,42 @@ def test_perturbation_requests_jump_the_answer_queue():
     }
 
 
-def test_one_lane_per_prompt_and_all_prompts_in_flight():
+def test_a_state_is_one_job_and_jobs_share_the_slots():
     llm = Recorder(delay=0.03)
-    with RequestPool(llm, workers=4, lanes=1) as pool:
+    with RequestPool(llm, slots=4) as pool:
         futures = [
-            pool.submit(Request(user(f"q{i}"), replication=k)) for i in range(3) for k in range(3)
+            f
+            for i in range(3)
+            for f in pool.submit_many([Request(user(f"q{i}"), replication=k) for k in range(2)])
         ]
-        [f.result() for f in futures]
-    assert llm.most_in_flight == {"q0": 1, "q1": 1, "q2": 1}
-    # the three prompts ran side by side: the first three starts are one per prompt
+        texts = [f.result().text for f in futures]
+    assert [t.split("|")[0] for t in texts] == ["q0", "q0", "q1", "q1", "q2", "q2"]
+    # two jobs of two requests fill the four slots; the third waits for one of them
     starts = [p for kind, p in llm.events if kind == "start"]
-    assert sorted(starts[:3]) == ["q0", "q1", "q2"]
+    assert starts[:2] == ["q0", "q1"] or starts[:2] == ["q1", "q0"]
+    assert pool.counts["answer"]["requests"] == 6
 
 
-def test_without_lanes_every_worker_is_used():
+def test_without_grouping_each_request_is_a_job():
     llm = Recorder(delay=0.05)
-    with RequestPool(llm, workers=4, lanes=None) as pool:
-        futures = [pool.submit(Request(user("q"), replication=k)) for k in range(4)]
+    with RequestPool(llm, slots=4, group=False) as pool:
+        futures = pool.submit_many([Request(user("q"), replication=k) for k in range(4)])
         [f.result() for f in futures]
     assert llm.most_in_flight == {"q": 4}
+
+
+def test_a_job_larger_than_the_slots_still_runs():
+    llm = Recorder(delay=0.01)
+    with RequestPool(llm, slots=2) as pool:
+        futures = pool.submit_many([Request(user("big"), replication=k) for k in range(5)])
+        assert len([f.result() for f in futures]) == 5
 
 
 def test_cancel_stops_new_requests_and_waits_for_those_in_flight():
     llm = Recorder(delay=0.1)
     token = CancelToken()
-    pool = RequestPool(llm, workers=2, cancel=token, lanes=None)
-    futures = [pool.submit(Request(user(f"q{i}"))) for i in range(6)]
+    pool = RequestPool(llm, slots=2, cancel=token)
+    futures = [pool.submit_many([Request(user(f"q{i}"))])[0] for i in range(6)]
     time.sleep(0.05)
     token.cancel()
     pool.close()
@@ -146,7 +156,7 @@ def test_cancel_stops_new_requests_and_waits_for_those_in_flight():
 
 def test_pooled_llm_keeps_the_protocol_and_counts_perturbation_requests():
     llm = Recorder()
-    with RequestPool(llm, workers=2) as pool:
+    with RequestPool(llm, slots=2) as pool:
         view = pool.as_llm()
         assert isinstance(view, LLM) and not isinstance(view, StreamingLLM)
         assert view.identity == "recorder" and view.concurrency == 2

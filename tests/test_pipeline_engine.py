@@ -83,8 +83,13 @@ class FakeLLM:
     def complete(self, messages, **kw):  # pragma: no cover - the engine uses complete_many
         raise AssertionError("not used")
 
-    def complete_many(self, requests, progress=None, **kw):
-        return [self._one(r) for r in requests]
+    def complete_many(self, requests, progress=None, *, cancel=None):
+        out = []
+        for r in requests:
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            out.append(self._one(r))
+        return out
 
     def close(self):
         pass
@@ -120,7 +125,7 @@ def run(llm, config=CFG, **kw):
 
 
 def test_original_answers_are_issued_before_the_last_paraphrase_returns():
-    llm = FakeLLM(paraphrase_delay=0.1)
+    llm = FakeLLM(paraphrase_delay=0.1, concurrency=8)  # room for both: 4 rewordings, 2 answers
     art = run(llm)
     ev = llm.events
     first_original = ev.index(next(e for e in ev if e[:3] == ("start", "answer", 0)))

@@ -78,7 +78,11 @@ class Request:
         Sampling settings. The seed actually sent is :attr:`effective_seed`:
         ``state_seed(seed, state, replication)`` for a request that answers
         state ``state`` of a run, else ``replication_seed(seed, replication)``;
-        ``seed`` is the run's seed in both cases.
+        ``seed`` is the run's seed in both cases. A backend that takes several
+        choices per request (``max_choices`` > 1, the packaged model) sends the
+        replications of one prompt as one request with ``n`` choices, seeded
+        with the first one's seed; the server derives the others. Each answer
+        is still cached under its own request's key.
     replication
         Index of this replication (0 … r-1); part of the cache key.
     state
@@ -198,9 +202,7 @@ class LLM(Protocol):
     one reply and stop early implements :class:`StreamingLLM`; a backend that
     rewords better one request at a time sets the class attribute
     ``prefers_single_paraphrase = True`` (read by :func:`prefers_single_paraphrase`);
-    a backend that recomputes a prompt for each concurrent request sets
-    ``lanes_per_prompt`` (read by :func:`lanes_per_prompt`); ``concurrency``
-    is how many requests it wants in flight (default 4).
+    ``concurrency`` is how many requests it wants in flight (default 4).
     """
 
     @property
@@ -264,17 +266,3 @@ def prefers_single_paraphrase(llm: Any) -> bool:
     do: asked for a list they echo the question); undeclared means False.
     """
     return bool(getattr(llm, "prefers_single_paraphrase", False))
-
-
-def lanes_per_prompt(llm: Any) -> int | None:
-    """How many requests with one prompt ``llm`` should have in flight at once (None: any).
-
-    The embedded llama.cpp server keeps a prompt cache per slot: the r
-    replications of one answer prompt sent one after another land on the slot
-    that already holds the prompt and cost one prompt token each, while sent at
-    once each slot evaluates the whole prompt again. Backends declare it as a
-    class attribute (``LocalLLM.lanes_per_prompt = 1``); a server that shares
-    prefixes across requests (vLLM's prefix caching) declares nothing.
-    """
-    lanes = getattr(llm, "lanes_per_prompt", None)
-    return None if lanes is None else max(1, int(lanes))

@@ -95,20 +95,25 @@ class ServerConfig:
     """llama.cpp server settings.
 
     ``n_parallel`` slots decode together (continuous batching, on by default
-    in llama.cpp): a 0.5B model's decode on a CPU is bound by reading the
-    weights once per step, so several sequences per step cost little more
-    than one. The default is measured (``benchmarks/bench_llm.py``, table in
-    its docstring). The context (``n_ctx``, default ``ctx_per_slot`` tokens
-    per slot, at least 4096) is one buffer shared by the slots
-    (``kv_unified``), so one long paraphrase list may use more than its share.
-    Each slot keeps its prompt cached (``cache_prompt``, KV-shift reuse in
-    chunks of 64 tokens): the r replications of one prompt sent to one slot
-    in turn skip its prompt processing (see ``LocalLLM.lanes_per_prompt``).
-    All layers go on the GPU when llama.cpp sees one, else the CPU;
+    in llama.cpp): a small model's decode on a CPU reads every weight once per
+    step, so several sequences per step cost little more than one (0.5B on 2
+    cores: 28 tokens/s for one sequence, 56 for 4, 80 for 16). It is also the
+    most choices one request may ask for (``LocalLLM.max_choices``: the r
+    replications of a prompt as one request, its prompt evaluated once). The
+    default is measured (``benchmarks/bench_llm.py``, table in its
+    docstring). The context (``n_ctx``, default ``ctx_per_slot`` tokens per
+    slot, at least 4096) is one buffer shared by the slots (``kv_unified``),
+    so one long paraphrase list may use more than its share. Each slot keeps
+    its prompt cached (``cache_prompt``, KV-shift reuse in chunks of 64
+    tokens). All layers go on the GPU when llama.cpp sees one, else the CPU;
     ``n_threads`` -1 = llama.cpp's choice.
+
+    Batched sampling is not bit-reproducible: the same seeds sent at once
+    give other texts than sent one by one (the batch changes the logits'
+    rounding). A re-run is reproducible through the LLM cache.
     """
 
-    n_parallel: int = 8  # measured: benchmarks/bench_llm.py
+    n_parallel: int = 16  # measured: benchmarks/bench_llm.py
     n_ctx: int | None = None  # None: max(4096, ctx_per_slot * n_parallel)
     ctx_per_slot: int = 1024  # an MMLU prompt and its answer, or a paraphrase list
     n_gpu_layers: int | None = None  # None: all when a GPU device is visible, else 0
@@ -257,10 +262,6 @@ class LocalLLM(OpenAICompatLLM):
     retry_timeouts = False
     #: The packaged models are small: one rewording per request works, a list does not.
     prefers_single_paraphrase = True
-    #: llama.cpp caches a prompt per slot: the replications of one answer prompt go
-    #: one after another (one prompt token each) rather than to several slots at once,
-    #: each of which would evaluate the whole prompt (see ``llm.base.lanes_per_prompt``).
-    lanes_per_prompt = 1
 
     def __init__(
         self,
@@ -294,6 +295,17 @@ class LocalLLM(OpenAICompatLLM):
 
     def _identity_base(self) -> str:
         return f"local:sha256={self.spec.verified_sha256()}"
+
+    @property
+    def max_choices(self) -> int:  # type: ignore[override]
+        """Choices per request (``n``): llama.cpp decodes each in a slot of its own.
+
+        The replications of one prompt sent as one request share one prompt
+        evaluation; sent as separate requests at once, each slot evaluates the
+        whole prompt again (on 2 cores, 10 paraphrase requests sent at once
+        took 14.5 s, as one request with n = 10 5.2 s).
+        """
+        return self.server_config.n_parallel
 
     def _give_up(self, last: Exception | None, attempts: int) -> LLMError:
         err = super()._give_up(last, attempts)

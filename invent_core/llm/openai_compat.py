@@ -177,6 +177,12 @@ class OpenAICompatLLM:
     #: Whether a timed-out attempt is tried again (a remote server may be busy
     #: for a moment; see ``LocalLLM`` for the packaged model).
     retry_timeouts = True
+    #: Most choices one request may ask for (OpenAI ``n``). Above 1,
+    #: ``complete_many`` sends requests that differ only in ``replication`` as
+    #: one request with ``n`` choices: the prompt is evaluated once and the
+    #: replications decode side by side (``LocalLLM``: the server's slots).
+    #: 1 for other servers: each replication keeps its own request and seed.
+    max_choices: int = 1
 
     def __init__(
         self,
@@ -386,6 +392,37 @@ class OpenAICompatLLM:
             self.completions_made += 1
         return completion
 
+    def _send_choices(self, request: Request, n: int) -> list[Completion]:
+        """One request for ``n`` choices (the replications of ``request``'s prompt).
+
+        llama.cpp reports the usage of the first choice only, so the others
+        carry none; a choice with no text is returned as it is (the caller
+        asks it again on its own).
+        """
+        kwargs = {**self._kwargs(request), "n": n}
+
+        def call(client: Any) -> list[Completion]:
+            t0 = time.perf_counter()
+            resp = client.chat.completions.create(**kwargs)
+            latency = time.perf_counter() - t0
+            choices = sorted(getattr(resp, "choices", None) or [], key=lambda c: c.index)
+            if len(choices) != n or any(getattr(c, "message", None) is None for c in choices):
+                raise _Malformed(f"asked for {n} choices, got {len(choices)}: {str(resp)[:200]}")
+            return [
+                Completion(
+                    text=c.message.content or "",
+                    usage=_usage(resp) if k == 0 else {},
+                    latency=latency,
+                    finish_reason=getattr(c, "finish_reason", None),
+                )
+                for k, c in enumerate(choices)
+            ]
+
+        completions = self._call_with_retry(call)
+        with self._stats_lock:
+            self.completions_made += n
+        return completions
+
     def _send_streaming(self, request: Request, stop_when: Callable[[str], bool]) -> Completion:
         kwargs = self._kwargs(request)
         kwargs.pop("logprobs", None)
@@ -489,7 +526,10 @@ class OpenAICompatLLM:
         requests
             The requests; independent ones are all kept in flight,
             ``concurrency`` (default: this backend's, the server's slots for
-            the packaged model) at a time.
+            the packaged model) at a time. With :attr:`max_choices` > 1, the
+            replications of one prompt go as one request with ``n`` choices
+            (seeded with the first one's seed; the server derives the others),
+            each cached under its own key.
         progress
             ``progress(done, total)`` after the cache look-up and after each request.
         concurrency
@@ -510,26 +550,28 @@ class OpenAICompatLLM:
         total = len(requests)
         out: list[Completion | None] = [None] * total
         identity = self.identity if self.cache is not None else None
-        todo = self._cache_hits(requests, identity, out)
-        done = total - len(todo)
+        jobs = self._jobs(requests, self._cache_hits(requests, identity, out))
+        done = total - sum(len(job) for job in jobs)
         if progress is not None:
             progress(done, total)
 
-        def one(i: int) -> Completion:
+        def run(job: list[int]) -> list[Completion]:
             if cancel is not None:
                 cancel.raise_if_cancelled(done, total)
-            return self._one(requests[i], identity)
+            return self._run_job(requests, job, identity)
 
-        workers = max(1, min(concurrency or self.concurrency, len(todo) or 1))
-        if workers == 1:  # one at a time (or one request): no thread pool
-            for i in todo:
-                out[i] = one(i)
-                done += 1
+        slots = concurrency or self.concurrency
+        workers = max(1, min(len(jobs), slots // max((len(j) for j in jobs), default=1)))
+        if workers == 1:  # one job at a time (or a single one): no thread pool
+            for job in jobs:
+                for i, completion in zip(job, run(job), strict=True):
+                    out[i] = completion
+                done += len(job)
                 if progress is not None:
                     progress(done, total)
             return [c for c in out if c is not None]
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="invent-llm") as pool:
-            futures = {pool.submit(one, i): i for i in todo}
+            futures = {pool.submit(run, job): job for job in jobs}
             pending = set(futures)
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
@@ -539,11 +581,42 @@ class OpenAICompatLLM:
                         for p in pending:
                             p.cancel()
                         raise err
-                    out[futures[fut]] = fut.result()
-                    done += 1
+                    for i, completion in zip(futures[fut], fut.result(), strict=True):
+                        out[i] = completion
+                    done += len(futures[fut])
                     if progress is not None:
                         progress(done, total)
         return [c for c in out if c is not None]
+
+    def _jobs(self, requests: list[Request], todo: list[int]) -> list[list[int]]:
+        """Split the indices to ask into jobs: one request each, or replications grouped.
+
+        Requests that differ only in ``replication`` form a group (at most
+        :attr:`max_choices` each) when the backend takes several choices per request.
+        """
+        if self.max_choices <= 1:
+            return [[i] for i in todo]
+        groups: dict[Request, list[int]] = {}
+        for i in todo:
+            req = requests[i]
+            key = req if req.logprobs else replace(req, replication=0)
+            groups.setdefault(key, []).append(i)
+        size = self.max_choices
+        return [g[j : j + size] for g in groups.values() for j in range(0, len(g), size)]
+
+    def _run_job(
+        self, requests: list[Request], job: list[int], identity: str | None
+    ) -> list[Completion]:
+        """Send one job: a request alone, or a group as one request with ``n`` choices."""
+        if len(job) == 1:
+            return [self._one(requests[job[0]], identity)]
+        out = self._send_choices(requests[job[0]], len(job))
+        for k, i in enumerate(job):
+            if not out[k].text.strip():  # empty before the stop string: asked on its own
+                out[k] = self._send(requests[i])
+            if self.cache is not None and identity is not None:
+                self.cache.put(identity, requests[i], out[k])
+        return out
 
     def _cache_hits(
         self, requests: list[Request], identity: str | None, out: list[Completion | None]

@@ -1,19 +1,23 @@
-"""One run's LLM requests through one set of workers: priorities, prompt lanes, cancel.
+"""One run's LLM requests through one set of workers: priorities, slots, cancel.
 
 A question's requests are independent once their text is known: the
 perturber's rewording requests, the original's r answers (known at once) and
 each perturbation's r answers (known as soon as it is accepted). The pool
-keeps ``workers`` of them in flight (the backend's ``concurrency``: the
-llama.cpp server's slots for the packaged model), whoever submitted them:
+keeps the backend busy with them, whoever submitted them:
 
-- **priority**: a free worker takes the most urgent waiting job first
+- **jobs**: a job is one request, or a batch of requests sent with one
+  ``complete_many`` call — a state's r replications, the perturber's n + 1
+  rewordings — so that a backend that answers several choices per request
+  (the packaged llama.cpp server, ``max_choices``) evaluates their shared
+  prompt once and decodes them side by side;
+- **slots**: the jobs in flight hold at most ``slots`` requests (the
+  backend's ``concurrency``: the server's slots for the packaged model); a job
+  larger than that holds them all;
+- **priority**: a free slot goes to the most urgent job that fits
   (:data:`PERTURB` before :data:`ANSWER`: answers wait on perturbations, never
   the other way round), in submission order within a priority;
-- **prompt lanes**: at most ``lanes`` jobs with one prompt run at once (the
-  backend's :func:`~invent_core.llm.base.lanes_per_prompt`; for the packaged
-  model 1, so the r replications of a prompt reuse the slot that cached it);
 - **cancel**: once the :class:`~invent_core.progress.CancelToken` is
-  cancelled, no further request is sent; jobs that have not started fail with
+  cancelled, no further job is sent; jobs that have not started fail with
   :class:`~invent_core.errors.Cancelled`, and those in flight finish (and are
   cached) before :meth:`RequestPool.close` returns.
 
@@ -27,14 +31,13 @@ from __future__ import annotations
 import bisect
 import itertools
 import threading
-from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Cancelled
-from .base import Completion, Request, StreamingLLM, lanes_per_prompt
+from .base import Completion, Request, StreamingLLM
 
 if TYPE_CHECKING:
     from ..progress import CancelToken
@@ -43,97 +46,92 @@ if TYPE_CHECKING:
 PERTURB = 0
 ANSWER = 1
 
-_DEFAULT = object()
-
 
 @dataclass(order=True)
 class _Job:
     priority: int
     seq: int
-    fn: Callable[[], Any] = field(compare=False)
-    group: Hashable = field(compare=False)
-    lanes: int | None = field(compare=False)
+    fn: Callable[[], list[Completion]] = field(compare=False)
+    weight: int = field(compare=False)  # requests it sends
     kind: str = field(compare=False)
     future: Future = field(compare=False, default_factory=Future)
 
 
 class RequestPool:
-    """Worker threads that send one run's requests, most urgent first.
+    """Worker threads that send one run's requests, most urgent first, within the slots.
 
     Parameters
     ----------
     llm
         The backend (any object with the LLM Protocol).
-    workers
+    slots
         Requests in flight at once; default ``llm.concurrency`` (4 when it has none).
     cancel
-        Checked before each request is sent.
-    lanes
-        Most answer requests with one prompt in flight at once; default the
-        backend's :func:`~invent_core.llm.base.lanes_per_prompt` (None: no limit).
+        Checked before each job is sent.
+    group
+        Send a batch (:meth:`submit_many`, the perturber's ``complete_many``)
+        as one job; False sends each request as its own job (the engine
+        before issue #11, kept for the benchmark).
 
     Attributes
     ----------
-    counts : ``{kind: {"requests": int, "cached": int}}`` of the finished jobs,
-        kind ``"perturb"`` or ``"answer"``; a cache hit is a request too.
+    counts : ``{kind: {"requests": int, "cached": int}}`` of the finished
+        requests, kind ``"perturb"`` or ``"answer"``; a cache hit is a request too.
     """
 
     def __init__(
         self,
         llm: Any,
         *,
-        workers: int | None = None,
+        slots: int | None = None,
         cancel: CancelToken | None = None,
-        lanes: int | None | object = _DEFAULT,
+        group: bool = True,
     ) -> None:
         self.llm = llm
-        self.workers = int(workers or getattr(llm, "concurrency", 4) or 4)
-        if self.workers < 1:
-            raise ValueError(f"workers must be >= 1, got {self.workers}")
+        self.slots = int(slots or getattr(llm, "concurrency", 4) or 4)
+        if self.slots < 1:
+            raise ValueError(f"slots must be >= 1, got {self.slots}")
         self.cancel = cancel
-        self.lanes = lanes_per_prompt(llm) if lanes is _DEFAULT else lanes
+        self.group = group
         self.counts: dict[str, dict[str, int]] = {}
         self._cond = threading.Condition()
         self._pending: list[_Job] = []  # sorted by (priority, seq)
-        self._running: Counter[Hashable] = Counter()
+        self._busy = 0  # requests of the jobs in flight
         self._seq = itertools.count()
         self._threads: list[threading.Thread] = []
         self._closed = False
 
     # -- submitting --------------------------------------------------------------
-    def submit(
-        self,
-        request: Request,
-        *,
-        priority: int = ANSWER,
-        kind: str = "answer",
-        lanes: Any = _DEFAULT,
-    ) -> Future:
-        """Queue one request; the future's result is its :class:`Completion`.
+    def submit_many(
+        self, requests: Sequence[Request], *, priority: int = ANSWER, kind: str = "answer"
+    ) -> list[Future]:
+        """Queue ``requests``; one future per request, its :class:`Completion`.
 
-        ``lanes`` caps the requests with this prompt in flight at once (default:
-        the pool's ``lanes``; None: no cap).
+        With ``group`` they go as one job (one ``complete_many`` call), else one job each.
         """
+        requests = list(requests)
         llm = self.llm
-        return self.call(
-            lambda: llm.complete_many([request])[0],
-            priority=priority,
-            kind=kind,
-            group=request.messages,
-            lanes=self.lanes if lanes is _DEFAULT else lanes,
-        )
+        if self.cancel is not None:  # a backend stops between the requests of a job too
+            many = lambda rs: llm.complete_many(rs, cancel=self.cancel)  # noqa: E731
+        else:
+            many = llm.complete_many
+        if not self.group or len(requests) == 1:
+            one = [
+                self._queue(lambda r=r: llm.complete_many([r]), 1, priority, kind) for r in requests
+            ]
+            return [_item(f, 0) for f in one]
+        whole = self._queue(lambda: many(requests), len(requests), priority, kind)
+        return [_item(whole, i) for i in range(len(requests))]
 
     def call(
-        self,
-        fn: Callable[[], Completion],
-        *,
-        priority: int = PERTURB,
-        kind: str = "perturb",
-        group: Hashable = None,
-        lanes: int | None = None,
+        self, fn: Callable[[], Completion], *, priority: int = PERTURB, kind: str = "perturb"
     ) -> Future:
-        """Queue ``fn()`` (one LLM request that returns a :class:`Completion`)."""
-        job = _Job(priority, next(self._seq), fn, group, lanes, kind)
+        """Queue ``fn()``, one LLM request that returns a :class:`Completion`."""
+        return _item(self._queue(lambda: [fn()], 1, priority, kind), 0)
+
+    def _queue(self, fn, weight: int, priority: int, kind: str) -> Future:
+        # a job larger than the slots holds them all (the backend queues the rest)
+        job = _Job(priority, next(self._seq), fn, min(weight, self.slots), kind)
         with self._cond:
             if self._closed:
                 raise RuntimeError("the request pool is closed")
@@ -149,15 +147,16 @@ class RequestPool:
 
     # -- workers -------------------------------------------------------------------
     def _start_workers(self) -> None:
-        while len(self._threads) < self.workers:
+        while len(self._threads) < self.slots:
             t = threading.Thread(target=self._work, name="invent-pool", daemon=True)
             self._threads.append(t)
             t.start()
 
     def _next_job(self) -> _Job | None:
-        """Pop the most urgent waiting job whose prompt is under its lane cap (lock held)."""
+        """Pop the most urgent waiting job that fits in the free slots (lock held)."""
+        free = self.slots - self._busy
         for i, job in enumerate(self._pending):
-            if job.lanes is None or self._running[job.group] < job.lanes:
+            if job.weight <= free:
                 return self._pending.pop(i)
         return None
 
@@ -170,12 +169,12 @@ class RequestPool:
                         return
                     self._cond.wait()
                     job = self._next_job()
-                self._running[job.group] += 1
+                self._busy += job.weight
             try:
                 self._run(job)
             finally:
                 with self._cond:
-                    self._running[job.group] -= 1
+                    self._busy -= job.weight
                     self._cond.notify_all()
 
     def _run(self, job: _Job) -> None:
@@ -184,15 +183,15 @@ class RequestPool:
         try:
             if self.cancel is not None and self.cancel.cancelled:
                 raise Cancelled("cancelled: no further LLM request was sent")
-            completion = job.fn()
+            completions = job.fn()
         except BaseException as err:  # noqa: BLE001 - handed to the waiting thread
             job.future.set_exception(err)
             return
         with self._cond:
             c = self.counts.setdefault(job.kind, {"requests": 0, "cached": 0})
-            c["requests"] += 1
-            c["cached"] += int(bool(getattr(completion, "cached", False)))
-        job.future.set_result(completion)
+            c["requests"] += len(completions)
+            c["cached"] += sum(bool(getattr(x, "cached", False)) for x in completions)
+        job.future.set_result(completions)
 
     # -- closing -------------------------------------------------------------------
     def close(self) -> None:
@@ -215,8 +214,25 @@ class RequestPool:
         self.close()
 
 
+def _item(whole: Future, index: int) -> Future:
+    """A future for item ``index`` of ``whole``'s list result (its failure or cancel too)."""
+    part: Future = Future()
+
+    def done(f: Future) -> None:
+        if f.cancelled():
+            part.cancel()
+            part.set_running_or_notify_cancel()
+        elif f.exception() is not None:
+            part.set_exception(f.exception())
+        else:
+            part.set_result(f.result()[index])
+
+    whole.add_done_callback(done)
+    return part
+
+
 def gather(futures: Sequence[Future], progress: Callable[[int, int], None] | None = None) -> list:
-    """Results of ``futures`` in order; the first failure is raised at once.
+    """Return the results of ``futures`` in order; the first failure is raised at once.
 
     ``progress(done, total)`` is called in the waiting thread as they finish.
     """
@@ -239,8 +255,8 @@ def gather(futures: Sequence[Future], progress: Callable[[int, int], None] | Non
 class _PooledLLM:
     """The LLM Protocol over a :class:`RequestPool` (requests at :data:`PERTURB` priority).
 
-    Other attributes (``identity``, ``concurrency``, declared capabilities such
-    as ``prefers_single_paraphrase``) are the backend's. ``close`` does nothing:
+    Other attributes (``identity``, declared capabilities such as
+    ``prefers_single_paraphrase``) are the backend's. ``close`` does nothing:
     the backend belongs to whoever made the pool.
     """
 
@@ -255,8 +271,8 @@ class _PooledLLM:
 
     @property
     def concurrency(self) -> int:
-        """The pool's workers: requests in flight at once."""
-        return self._pool.workers
+        """The pool's slots: requests in flight at once."""
+        return self._pool.slots
 
     def __getattr__(self, name: str) -> Any:
         """Forward other attributes to the backend."""
@@ -265,16 +281,13 @@ class _PooledLLM:
     def complete(self, messages: Any, **kwargs: Any) -> Completion:
         """One completion through the pool."""
         inner = self._inner
-        group = Request(messages=messages).messages
-        return self._pool.call(lambda: inner.complete(messages, **kwargs), group=group).result()
+        return self._pool.call(lambda: inner.complete(messages, **kwargs)).result()
 
     def complete_many(
         self, requests: Sequence[Request], progress: Any = None, **_: Any
     ) -> list[Completion]:
-        """Every request through the pool (no lane cap: these are on the critical path)."""
-        futures = [
-            self._pool.submit(r, priority=PERTURB, kind="perturb", lanes=None) for r in requests
-        ]
+        """Every request through the pool, as one job (the backend may group replications)."""
+        futures = self._pool.submit_many(requests, priority=PERTURB, kind="perturb")
         return gather(futures, progress)
 
     def close(self) -> None:
@@ -289,5 +302,4 @@ class _PooledStreamingLLM(_PooledLLM):
     ) -> Completion:
         """One streamed completion through the pool."""
         inner = self._inner
-        fn = lambda: inner.complete_until(request, stop_when, tag=tag)  # noqa: E731
-        return self._pool.call(fn, group=request.messages).result()
+        return self._pool.call(lambda: inner.complete_until(request, stop_when, tag=tag)).result()
