@@ -68,3 +68,16 @@ def test_rows_overlap_under_one_request_budget_and_stay_in_order(tmp_path, minil
     assert peak <= concurrency  # the backend's budget holds across pipelined rows
     if concurrency == 16:  # 4 rows in flight: more than one row's 2 answers at once
         assert peak > 2
+
+
+@pytest.mark.slow
+def test_a_fresh_embedder_encodes_from_several_threads():
+    """encode() holds the embedder's lock while the model loads: it must not deadlock."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from invent_core.embedders.sbert import MINILM, SbertEmbedder
+
+    emb = SbertEmbedder(MINILM)  # not loaded yet
+    with ThreadPoolExecutor(4) as pool:
+        shapes = list(pool.map(lambda t: emb.encode([t, "x"]).shape, ["a", "b", "c", "d"]))
+    assert shapes == [(2, MINILM.dimension)] * 4

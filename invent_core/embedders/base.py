@@ -83,7 +83,7 @@ class CachedEmbedder:
         self.stats = EncodeStats()
         # Several pipelined rows (batch) or pages (dashboard) may embed at once: the
         # cache dict and the model are shared, so one call runs at a time.
-        self._lock = threading.RLock()
+        self._encode_lock = threading.RLock()
 
     @property
     def identity(self) -> str:  # pragma: no cover - overridden
@@ -96,7 +96,7 @@ class CachedEmbedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), d) unit embeddings of ``texts`` (thread-safe)."""
         texts = [_check_text(t, i) for i, t in enumerate(texts)]
-        with self._lock:
+        with self._encode_lock:  # not ``_lock``: subclasses guard their model load with that
             return self._encode_locked(texts)
 
     def _encode_locked(self, texts: list[str]) -> np.ndarray:
