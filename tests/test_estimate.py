@@ -45,7 +45,7 @@ class RecordingLLM:
     def complete(self, messages, **kw):  # pragma: no cover - unused
         raise AssertionError
 
-    def complete_many(self, requests, progress=None):
+    def complete_many(self, requests, progress=None, *, cancel=None, concurrency=None):
         out = []
         for req in requests:
             self.requests.append(req)

@@ -41,7 +41,7 @@ class ScriptLLM:
     def complete(self, messages, **kw):  # pragma: no cover - no method here asks one
         raise AssertionError("unexpected single completion")
 
-    def complete_many(self, requests, progress=None):
+    def complete_many(self, requests, progress=None, *, cancel=None, concurrency=None):
         out = []
         for r in requests:
             text = r.message_list[-1]["content"]
@@ -192,7 +192,7 @@ def test_small_samples_are_greyed_and_never_bolded(tmp_path, data_file, minilm):
 
 def test_tsu_keeps_going_past_a_failed_run_and_greys_a_small_sample(tmp_path, data_file, minilm):
     class HotFails(ScriptLLM):
-        def complete_many(self, requests, progress=None):
+        def complete_many(self, requests, progress=None, *, cancel=None, concurrency=None):
             if any(
                 r.temperature > 1.0 and "Japan" in r.message_list[-1]["content"] for r in requests
             ):

@@ -116,7 +116,7 @@ class ScriptedLLM:
     def complete(self, messages, **kw):  # pragma: no cover - unused
         raise AssertionError
 
-    def complete_many(self, requests, progress=None):
+    def complete_many(self, requests, progress=None, *, cancel=None, concurrency=None):
         self.requests.extend(requests)
         return [Completion(text=self.replies.pop(0)) for _ in requests]
 

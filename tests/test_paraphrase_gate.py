@@ -33,7 +33,7 @@ class RecordingLLM:
     def complete(self, messages, **kw):  # pragma: no cover - unused
         raise AssertionError("the paraphraser uses complete_many")
 
-    def complete_many(self, requests, progress=None):
+    def complete_many(self, requests, progress=None, *, cancel=None, concurrency=None):
         self.requests.extend(requests)
         out = []
         for _ in requests:
