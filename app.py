@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from invent_ui import views
+from invent_ui.navigation import PAGES
 from invent_ui.resources import demo_run
 from invent_ui.sidebar import page_setup
 
@@ -30,43 +31,11 @@ a packaged SBERT model embeds, nothing leaves this machine unless you pick a ser
 )
 
 st.subheader("Pages")
-pages = [
-    (
-        "pages/1_Explore_a_question.py",
-        "Explore a question",
-        "run one question; perturbations, answers, the two walks, bootstrap, baselines",
-    ),
-    (
-        "pages/2_Compare_embedders.py",
-        "Compare embedders",
-        "rescore the same answers with other embedders — no LLM call",
-    ),
-    (
-        "pages/3_GAAP_evolution.py",
-        "GAAP evolution",
-        "watch the genetic algorithm build Per(S_x0) generation by generation",
-    ),
-    (
-        "pages/4_TSU.py",
-        "TSU",
-        "does uncertainty rise with temperature? per method, pairs and chains",
-    ),
-    (
-        "pages/5_Batch_scoring.py",
-        "Batch scoring",
-        "upload a CSV of questions (and answers) and score them all",
-    ),
-    (
-        "pages/6_Evaluation.py",
-        "Evaluation",
-        "method × metric leaderboard, ROC, rejection and reliability",
-    ),
-]
 cols = st.columns(3)
-for k, (path, label, text) in enumerate(pages):
+for k, page in enumerate(PAGES):
     with cols[k % 3]:
-        st.page_link(path, label=label, icon=":material/arrow_forward:")
-        st.caption(text)
+        st.page_link(page.path, label=page.label, icon=page.icon)
+        st.caption(page.text)
 
 st.subheader("A shipped demo run")
 run = demo_run()

@@ -62,8 +62,10 @@ import json, sys, threading, time
 import psutil, torch
 torch.set_num_threads(2)
 from invent_core.batch import batch_score
+from invent_core.config import RunConfig
 warm, inp, out, B = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-batch_score(warm, out + ".warm.jsonl", n_bootstrap=B)   # load MiniLM, warm caches
+config = RunConfig().replace(n_bootstrap=B)
+batch_score(warm, out + ".warm.jsonl", config)   # load MiniLM, warm caches
 proc = psutil.Process()
 base = proc.memory_info().rss
 peak = [base]
@@ -74,7 +76,7 @@ def sample():
         time.sleep(0.02)
 t = threading.Thread(target=sample, daemon=True); t.start()
 t0 = time.perf_counter()
-s = batch_score(inp, out, n_bootstrap=B)
+s = batch_score(inp, out, config)
 dt = time.perf_counter() - t0
 stop.set(); t.join()
 print(json.dumps({"rows": s.n_scored, "seconds": dt, "qps": s.n_scored / dt,

@@ -1,3 +1,5 @@
+"""``python -m invent_core``: the command line (see ``invent_core.cli``)."""
+
 from __future__ import annotations
 
 import sys

@@ -1,11 +1,15 @@
-"""From a raw LLM reply to the answer every method reads: raw → cleaned → canonical.
+"""One raw LLM reply → the forms every later step reads (issue #12 §2).
 
-One step per response, used by the pipeline for every state and replication:
-:func:`invent_core.cleaning.clean_response` (paper, app:setting: echo, format
-tokens and trailing text removed, first line kept), then
-:func:`invent_core.canonical.canonical_answer` (issue #12 §2: MMLU → the
-option letter, GSM8K → the number, QA → the short answer). The run artefact
-keeps all three; the canonical text is what is embedded and judged.
+A reply passes through two pure steps, in order:
+
+1. :func:`invent_core.cleaning.clean_response` (paper, Appendix "LLM
+   Configuration"): echo, formatting tokens and trailing lines removed;
+2. :func:`invent_core.canonical.canonical_answer`: the option letter (MMLU),
+   the final number (GSM8K) or the short answer (open QA).
+
+The canonical text is what the walk embeds and the judge reads; the raw and
+cleaned texts are kept in the run artefact, and ``mapped=False`` flags a reply
+the canonical step could not map (its cleaned text is used as is).
 """
 
 from __future__ import annotations
@@ -21,14 +25,14 @@ __all__ = ["Answer", "postprocess"]
 
 @dataclass(frozen=True)
 class Answer:
-    """One response in its three forms.
+    """One reply in its three forms.
 
     Attributes
     ----------
     raw : the completion text as the LLM returned it.
-    cleaned : after :func:`~invent_core.cleaning.clean_response`.
-    canonical : after :func:`~invent_core.canonical.canonical_answer` (the cleaned
-        text itself when it could not be mapped).
+    cleaned : after :func:`invent_core.cleaning.clean_response`.
+    canonical : after :func:`invent_core.canonical.canonical_answer` (the cleaned
+        text when it could not be mapped).
     mapped : False when the canonical step found no option / number / answer.
     """
 
@@ -39,9 +43,27 @@ class Answer:
 
 
 def postprocess(
-    raw: str, question: str, *, task: str = "qa", choices: Sequence[str] | None = None
+    raw: str | None, question: str | None, *, task: str, choices: Sequence[str] | None = None
 ) -> Answer:
-    """Clean and canonicalise one raw response to ``question`` (the state's text)."""
-    cleaned = clean_response(raw, question)
+    """Clean one raw reply and map it to its canonical form for ``task``.
+
+    Parameters
+    ----------
+    raw : the completion text (None is read as "").
+    question : the question that was asked (its echo is removed).
+    task : ``"mmlu"``, ``"gsm8k"`` or ``"qa"``.
+    choices : the MMLU options in letter order; required for ``"mmlu"``.
+
+    Returns
+    -------
+    Answer(raw, cleaned, canonical, mapped).
+
+    Examples
+    --------
+    >>> postprocess("Answer: (B) Venus", "Which planet?", task="mmlu", choices=["Mars", "Venus"])
+    Answer(raw='Answer: (B) Venus', cleaned='(B) Venus', canonical='B', mapped=True)
+    """
+    raw_text = "" if raw is None else str(raw)
+    cleaned = clean_response(raw_text, question)
     canon = canonical_answer(cleaned, task=task, choices=choices)
-    return Answer(raw=raw, cleaned=cleaned, canonical=canon.text, mapped=canon.mapped)
+    return Answer(raw=raw_text, cleaned=cleaned, canonical=canon.text, mapped=canon.mapped)

@@ -1,4 +1,4 @@
-"""Response cleaning (pure functions).
+r"""Response cleaning (pure functions).
 
 The paper, Appendix "LLM Configuration" (app:setting): "(i) remove the echoed
 question if present, (ii) delete formatting tokens (e.g. [INST], [/INST], #)
@@ -134,7 +134,7 @@ def strip_answer_decorations(text: str) -> str:
 
 
 def clean_response(text: str | None, question: str | None = None) -> str:
-    """Clean one raw LLM answer (paper, app:setting, "LLM Configuration").
+    r"""Clean one raw LLM answer (paper, app:setting, "LLM Configuration").
 
     Parameters
     ----------

@@ -175,10 +175,12 @@ class GaapConfig:
         _check_choice(o, "affinity", self.affinity, AffinityKind)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of the settings."""
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GaapConfig:
+        """Inverse of :meth:`to_dict`; unknown keys are an error naming them."""
         return _from_dict(cls, data)
 
 
@@ -345,6 +347,7 @@ class RunConfig:
 
     @property
     def seed(self) -> int:
+        """The run seed (``score.seed``): perturbation, replications and bootstrap."""
         return self.score.seed
 
     def answer_tokens(self, task: str) -> int:
@@ -355,6 +358,7 @@ class RunConfig:
 
     @property
     def embedder(self) -> str:
+        """ψ's name (``score.embedder``)."""
         return self.score.embedder
 
     def replace(self, **changes: Any) -> RunConfig:
@@ -366,6 +370,7 @@ class RunConfig:
         return _replace_flat(self, changes)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready nested dict (inverse: :meth:`from_dict`)."""
         return config_to_dict(self)
 
     @classmethod
@@ -473,6 +478,7 @@ def config_to_dict(cfg: Any) -> dict[str, Any]:
 
 
 def json_ready(value: Any) -> Any:
+    """A copy of ``value`` with tuples turned into lists (JSON has no tuples)."""
     if isinstance(value, dict):
         return {k: json_ready(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -510,6 +516,7 @@ class OptionSpec:
 
     @property
     def long_flag(self) -> str:
+        """The generated long option, e.g. ``--n-bootstrap``."""
         return "--" + self.name.replace("_", "-")
 
 

@@ -20,7 +20,14 @@ from typing import Any
 import numpy as np
 
 from invent_core.errors import InventError
-from invent_core.prompts import TASKS
+from invent_core.question_schema import (
+    ANSWER_COLUMNS,
+    QUESTION_COLUMNS,
+    SchemaError,
+    parse_json,
+    read_question_fields,
+    resolve_columns,
+)
 
 __all__ = [
     "DATASETS",
@@ -46,10 +53,8 @@ DATASETS: dict[str, tuple[str, str]] = {
 }
 _ALIASES = {"nq": "nq_open", "trivia_qa": "triviaqa"}
 
-#: Accepted column names in user files, first match wins (case-insensitive).
-QUESTION_COLUMNS: tuple[str, ...] = ("question", "questions", "query", "prompt")
-#: "value": the paper's released tool reads ``question,value`` CSVs.
-ANSWER_COLUMNS: tuple[str, ...] = ("answer", "answers", "value", "reference", "references")
+# Accepted column names in user files: QUESTION_COLUMNS and ANSWER_COLUMNS of
+# invent_core.question_schema (re-exported here), shared with the batch reader.
 
 
 class DatasetFileError(InventError, ValueError):
@@ -188,9 +193,9 @@ def _read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DatasetFileError(f"{path} line {lineno}: invalid JSON ({err.msg})") from None
+            row = parse_json(line)
+        except ValueError as err:
+            raise DatasetFileError(f"{path} line {lineno}: {err}") from None
         if not isinstance(row, dict):
             raise DatasetFileError(
                 f"{path} line {lineno}: expected a JSON object, got {type(row).__name__}"
@@ -203,10 +208,13 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     if suffix == ".jsonl":
         yield from _read_jsonl(path)
     elif suffix == ".json":
+        text = _read_text(path)
         try:
-            data = json.loads(_read_text(path))
+            data = json.loads(text)
         except json.JSONDecodeError as err:
             raise DatasetFileError(f"{path} line {err.lineno}: invalid JSON ({err.msg})") from None
+        except RecursionError:
+            raise DatasetFileError(f"{path}: invalid JSON (nested too deeply to read)") from None
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise DatasetFileError(f"{path}: expected a JSON list of objects")
         yield from enumerate(data, start=1)
@@ -225,34 +233,6 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         )
 
 
-def _find_column(keys: Iterable[str], candidates: tuple[str, ...]) -> str | None:
-    by_lower = {k.strip().lower(): k for k in keys if k is not None}
-    for c in candidates:
-        if c in by_lower:
-            return by_lower[c]
-    return None
-
-
-def _parse_list(value: Any) -> tuple[str, ...]:
-    """A list of strings from a list, a JSON list string or an "a|b" string."""
-    if value is None:
-        return ()
-    if isinstance(value, list | tuple):
-        items = value
-    else:
-        s = str(value).strip()
-        if s.startswith("["):
-            try:
-                items = json.loads(s)
-            except json.JSONDecodeError:
-                items = [s]
-            if not isinstance(items, list):
-                items = [s]
-        else:
-            items = s.split("|")
-    return tuple(str(x).strip() for x in items if str(x).strip())
-
-
 def load_examples_file(
     path: str | os.PathLike[str], *, require_answers: bool = False
 ) -> list[Example]:
@@ -261,9 +241,10 @@ def load_examples_file(
     Columns (case-insensitive; first match wins):
 
     - question: one of :data:`QUESTION_COLUMNS` — required, non-empty in every row.
-    - answer: one of :data:`ANSWER_COLUMNS` ("value" as in the paper's released tool) —
+    - answer: any of :data:`ANSWER_COLUMNS` ("value" as in the paper's released tool) —
       a plain string, a JSON list (``["Paris", "City of Paris"]``) or "a|b" aliases.
-      Optional unless ``require_answers``.
+      With both ``answer`` and ``answers`` (TriviaQA) the aliases of both are kept,
+      the canonical answer first. Optional unless ``require_answers``.
     - choices (optional): options as a JSON list or "a|b"; makes the task "mmlu".
     - task (optional): "qa", "mmlu" or "gsm8k"; default "mmlu" with choices, else "qa".
     - id (optional): default ``"<file stem>:<line>"``.
@@ -283,44 +264,32 @@ def load_examples_file(
     for lineno, row in _read_rows(p):
         # per row: JSON rows need not share their keys (a CSV header gives every row the same)
         where = f"{p}" if not examples else f"{p} line {lineno}"
-        q_col = _find_column(row.keys(), QUESTION_COLUMNS)
-        if q_col is None:
-            cols = ", ".join(repr(k) for k in row.keys() if k is not None) or "none"
+        cols = resolve_columns(row.keys())
+        if cols.question is None:
+            found = ", ".join(repr(k) for k in row.keys() if k is not None) or "none"
             raise DatasetFileError(
-                f"{where}: no question column (found {cols}; expected one of "
+                f"{where}: no question column (found {found}; expected one of "
                 f"{', '.join(QUESTION_COLUMNS)})"
             )
-        a_col = _find_column(row.keys(), ANSWER_COLUMNS)
-        if a_col is None and require_answers:
+        if not cols.answers and require_answers:
             raise DatasetFileError(
                 f"{where}: no answer column (expected one of {', '.join(ANSWER_COLUMNS)})"
             )
-        question = str(row.get(q_col) or "").strip()
-        if not question:
-            raise DatasetFileError(f"{p} line {lineno}: empty {q_col!r}")
-        answers = _parse_list(row.get(a_col)) if a_col else ()
-        if require_answers and not answers:
-            raise DatasetFileError(f"{p} line {lineno}: empty {a_col!r}")
-        c_col = _find_column(row.keys(), ("choices", "options"))
-        choices = _parse_list(row.get(c_col)) if c_col else ()
-        t_col = _find_column(row.keys(), ("task",))
-        task = str(row.get(t_col) or "").strip().lower() if t_col else ""
-        task = task or ("mmlu" if choices else "qa")
-        if task not in TASKS:
-            raise DatasetFileError(
-                f"{p} line {lineno}: task {task!r} in column {t_col!r} is not one of {', '.join(TASKS)}"
-            )
-        if task == "mmlu" and not choices:
-            raise DatasetFileError(f"{p} line {lineno}: task 'mmlu' needs a choices column")
-        id_col = _find_column(row.keys(), ("id",))
-        ex_id = str(row.get(id_col) or "").strip() if id_col else ""
+        try:
+            fields = read_question_fields(row, cols)
+        except SchemaError as err:
+            raise DatasetFileError(f"{p} line {lineno}: {err.reason}") from None
+        if not fields.question:
+            raise DatasetFileError(f"{p} line {lineno}: empty {cols.question!r}")
+        if require_answers and not fields.answers:
+            raise DatasetFileError(f"{p} line {lineno}: empty {cols.answers[0]!r}")
         examples.append(
             Example(
-                id=ex_id or f"{p.stem}:{lineno}",
-                question=question,
-                answers=answers,
-                task=task,
-                choices=choices or None,
+                id=fields.id or f"{p.stem}:{lineno}",
+                question=fields.question,
+                answers=fields.answers,
+                task=fields.task,
+                choices=fields.choices,
                 dataset="custom",
             )
         )

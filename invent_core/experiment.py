@@ -8,15 +8,24 @@ judge the response the scores were computed from, and aggregate.
 Re-running with the same settings reads the saved runs and per-question
 scores and makes no LLM call; methods that ask the LLM extra questions (VU,
 P(True)) keep their answers in the run's ``extras``.
+
+Nothing is thrown away: a question whose generation fails (an LLM error or
+timeout) is kept in ``scores.csv`` with its ``error`` and the loop goes on; a
+cancel (``cancel=``, or Ctrl-C) keeps every finished question, and the same
+call resumes from them. With one class of answers only, or too few questions
+(:func:`invent_core.evaluation.sample_size.judgeable`), the table is still
+written: accuracy, and each metric "n/a — all answers wrong" or greyed "too
+few to judge", never a best value. Correctness is judged on the canonical
+answer (:mod:`invent_core.canonical`).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from .config import RunConfig, ScoreConfig, check_temperatures, flat_values, iter_options
-from .errors import InventError
-from .progress import ProgressCallback, ProgressReporter
+from .errors import Cancelled, InventError, LLMError
+from .progress import CancelToken, ProgressCallback, ProgressReporter
 
 #: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
 JUDGES: tuple[str, ...] = ("match", "llm")
@@ -45,7 +54,7 @@ class ExperimentConfig:
     dataset: str | None = None  # one of invent_core.datasets.available_datasets()
     data: str | None = None  # or a user CSV/JSONL with question + answer
     limit: int | None = None
-    sample_seed: int | None = None  # shuffle before --limit (None: file order)
+    sample_seed: int | None = 0  # with a limit: a seeded shuffled draw (None: file order; issue 14)
     methods: tuple[str, ...] = ("all",)
     judge: str = "match"  # one of JUDGES
     n_boot_metrics: int = 40  # paper, Appendix "Calculation of Mean and Variance"
@@ -56,6 +65,10 @@ class ExperimentConfig:
             raise ValueError("give exactly one of a dataset name (--dataset) or a file (--data)")
         if self.judge not in JUDGES:
             raise ValueError(f"unknown judge {self.judge!r}: use one of {', '.join(JUDGES)}")
+        if self.limit is not None and (isinstance(self.limit, bool) or self.limit < 1):
+            raise ValueError(f"--limit must be a positive number of questions, got {self.limit!r}")
+        if self.sample_seed is not None and self.sample_seed < 0:
+            raise ValueError(f"--sample-seed must be >= 0 (or none), got {self.sample_seed!r}")
         object.__setattr__(self, "methods", tuple(self.methods))
 
     def run_key(self, temperature: float | None = None) -> dict[str, Any]:
@@ -90,18 +103,40 @@ def generation_key(config: RunConfig) -> dict[str, Any]:
 
 
 def load_examples(cfg: ExperimentConfig, *, require_answers: bool = True):
-    """Load the examples the config names (shipped sample or user file)."""
+    """Load the examples the config names (shipped sample or user file), drawn as :func:`draw_examples`."""
+    return draw_examples(cfg, require_answers=require_answers)[0]
+
+
+def draw_examples(cfg: ExperimentConfig, *, require_answers: bool = True) -> tuple[list, str]:
+    """Return the config's examples and a line saying how they were drawn.
+
+    With ``cfg.limit``, ``cfg.sample_seed`` (default 0) draws a shuffled
+    sample (:func:`invent_core.evaluation.sample_size.draw_sample`, the same
+    questions ``load_dataset(limit=, seed=)`` gives); ``sample_seed=None``
+    takes the first ``limit`` in file order. Without a limit every question is
+    taken, in file order.
+
+    Returns
+    -------
+    (examples, description): ``"15 of 300 questions, drawn with seed 0"``,
+    ``"the first 15 of 300 questions (file order)"`` or ``"all 300 questions"``.
+    """
     from .datasets import load_dataset, load_examples_file
+    from .evaluation.sample_size import draw_sample
 
     if cfg.dataset:
-        examples = load_dataset(cfg.dataset, limit=cfg.limit, seed=cfg.sample_seed)
+        examples = load_dataset(cfg.dataset)
     else:
         examples = load_examples_file(cfg.data, require_answers=require_answers)
-        if cfg.limit is not None:
-            examples = examples[: cfg.limit]
     if not examples:
         raise InventError("no examples to evaluate")
-    return examples
+    total = len(examples)
+    if cfg.limit is None or cfg.limit >= total:
+        return examples, f"all {total} questions"
+    if cfg.sample_seed is None:
+        return examples[: cfg.limit], f"the first {cfg.limit} of {total} questions (file order)"
+    sample = draw_sample(examples, cfg.limit, cfg.sample_seed)
+    return sample.items, sample.describe()
 
 
 def _safe(name: str) -> str:
@@ -121,13 +156,15 @@ def get_run(
     *,
     temperature: float | None = None,
     progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
 ):
     """Return the run of one example: the saved one when it has the same generation options.
 
     A saved run whose scoring options differ is rescored (no LLM call); else
-    the run is generated and saved under ``runs_dir``.
+    the run is generated (its throughput recorded for :mod:`invent_core.estimate`)
+    and saved under ``runs_dir``.
     """
-    from .pipeline import RunArtifact, run_question
+    from .pipeline import RunArtifact
 
     config = cfg.run if temperature is None else cfg.run.replace(temperature=temperature)
     path = _run_path(runs_dir, example, config.temperature)
@@ -136,16 +173,43 @@ def get_run(
         same_question = run.question == example.question.strip()
         if same_question and generation_key(run.config) == cfg.run_key(config.temperature):
             return run if run.config.score == config.score else run.rescore(config.score)
-    run = run_question(
-        example.question,
-        config,
-        llm=llm,
-        task=example.task,
-        choices=list(example.choices) if example.choices else None,
-        progress=progress,
-    )
+    run = _generate(example, config, llm, progress, cancel)
     run.save(path)
+    _record_throughput(run)
     return run
+
+
+def _generate(example, config: RunConfig, llm: Any, progress, cancel):
+    """``run_question`` for one example; ``cancel`` is passed when the pipeline takes it."""
+    import inspect
+
+    from .pipeline import run_question
+
+    kwargs: dict[str, Any] = {
+        "llm": llm,
+        "task": example.task,
+        "choices": list(example.choices) if example.choices else None,
+        "progress": progress,
+    }
+    if cancel is not None and "cancel" in inspect.signature(run_question).parameters:
+        kwargs["cancel"] = cancel
+    return run_question(example.question, config, **kwargs)
+
+
+def _record_throughput(run) -> None:
+    """Fold a generated run's seconds per request into the estimate's log (best effort)."""
+    from .estimate import ThroughputLog, record_run
+
+    try:
+        record_run(
+            ThroughputLog(),
+            llm_identity=str(run.identities.get("llm") or ""),
+            perturber=run.config.perturber,
+            timings=run.timings,
+            usage=run.usage,
+        )
+    except OSError:  # a read-only cache dir costs the estimate a measurement, nothing more
+        pass
 
 
 def score_run(run, method_names: Sequence[str], llm: Any) -> dict[str, float]:
@@ -159,14 +223,48 @@ def score_run(run, method_names: Sequence[str], llm: Any) -> dict[str, float]:
 
 @dataclass
 class ExperimentResult:
-    """What ``evaluate`` / ``tsu`` return: the rows, and the evaluation or TSU table."""
+    """What ``evaluate`` / ``tsu`` return: the rows, and the evaluation or TSU table.
 
-    rows: list[dict[str, Any]]  # one per question: id, question, response, correct, <method>…
+    Attributes
+    ----------
+    rows : one per judged question (evaluate) or per (question, temperature)
+        run (tsu): id, question, response, canonical, correct, <method>…
+    methods : the method names, in column order.
+    evaluation : the :class:`~invent_core.evaluation.metrics.Evaluation` (evaluate).
+    tsu : method → {column label: fraction} (tsu).
+    files : name → path of every file written.
+    llm_started : whether the LLM had to be started (False: all from saved runs).
+    judgement : :func:`~invent_core.evaluation.sample_size.judgeable` of the sample:
+        ``(ok, reason)``; when not ok the tables are greyed / "n/a" and nothing is best.
+    table : the :class:`~invent_core.evaluation.report.ResultsTable` written.
+    failed : rows of questions (runs) whose generation failed, with their ``error``.
+    sample : how the questions were drawn ("15 of 300 questions, drawn with seed 0").
+    """
+
+    rows: list[dict[str, Any]]
     methods: list[str]
     evaluation: Any = None  # invent_core.evaluation.metrics.Evaluation
     tsu: dict[str, dict[str, float]] | None = None
     files: dict[str, str] = field(default_factory=dict)
     llm_started: bool = False
+    judgement: Any = None  # invent_core.evaluation.sample_size.Judgement
+    table: Any = None  # invent_core.evaluation.report.ResultsTable
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    sample: str = ""
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per thing a reader must know: failed questions, metrics not judged."""
+        out = []
+        if self.failed:
+            first = self.failed[0].get("error", "")
+            out.append(
+                f"{len(self.failed)} question(s) failed and are left out (first: {first}); "
+                "they are listed with their error in scores.csv and retried on the next run"
+            )
+        if self.judgement is not None and not self.judgement.ok:
+            out.append(f"metrics not judged: {self.judgement.reason}")
+        return out
 
 
 def _method_names(cfg: ExperimentConfig) -> list[str]:
@@ -176,35 +274,63 @@ def _method_names(cfg: ExperimentConfig) -> list[str]:
 
 
 def _read_scores(path: Path) -> dict[str, dict[str, Any]]:
+    """Rows of an earlier ``scores.csv`` by id (cells restored by :mod:`invent_core.csv_safe`)."""
+    from .csv_safe import read_csv
+
     if not path.is_file():
         return {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        return {row["id"]: row for row in csv.DictReader(fh)}
+    return {row["id"]: row for row in read_csv(path)}
 
 
 def _write_rows(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> None:
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    tmp.replace(path)
+    """Write ``rows`` atomically through the one formula-safe CSV writer (issue #13 item 7)."""
+    from .csv_safe import write_csv
+
+    write_csv(path, rows, columns)
 
 
 def _write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> None:
-    from .batch import package_versions  # the same package list the batch sidecar records
+    from .provenance import package_versions  # the same package list the batch sidecar records
 
     meta = {"config": cfg.to_dict(), **extra, "versions": package_versions()}
     (out / "config.json").write_text(json.dumps(meta, indent=2, default=str))
 
 
+#: ``scores.csv`` columns before the methods' (``error`` is empty for a judged question).
+SCORE_COLUMNS: tuple[str, ...] = (
+    "id",
+    "dataset",
+    "question",
+    "response",
+    "canonical",
+    "reference",
+    "correct",
+    "error",
+)
+
+
+def _answer_of(run, ex) -> tuple[str, str]:
+    """Return (cleaned response, canonical answer) of the original question's replication 0.
+
+    The scores were computed from this response; a run that stores its cleaned
+    responses separately (``cleaned_responses``) embeds the canonical ones, so the
+    canonical step is idempotent here.
+    """
+    from .canonical import canonical_answer
+
+    cleaned = getattr(run, "cleaned_responses", None) or run.responses
+    response = cleaned[0][0]
+    choices = list(ex.choices) if ex.choices else None
+    return response, canonical_answer(response, task=ex.task, choices=choices).text
+
+
 def _judged_row(ex, run, values: dict[str, float], cfg: ExperimentConfig, llm: Any) -> dict:
-    """One row of ``scores.csv``: the response the scores were computed from, judged."""
+    """One row of ``scores.csv``: the response the scores were computed from, judged on its canonical form."""
     from .evaluation.correctness import judge_correct
 
-    response = run.responses[0][0]
+    response, canonical = _answer_of(run, ex)
     correct = judge_correct(
-        response,
+        canonical,
         list(ex.answers),
         dataset=ex.dataset if ex.dataset != "custom" else ex.task,
         question=ex.question,
@@ -213,51 +339,154 @@ def _judged_row(ex, run, values: dict[str, float], cfg: ExperimentConfig, llm: A
         llm=llm if cfg.judge == "llm" else None,
     )
     return {
-        "id": ex.id,
-        "dataset": ex.dataset,
-        "question": ex.question,
+        **_base_row(ex),
         "response": response,
-        "reference": " | ".join(ex.answers),
+        "canonical": canonical,
         "correct": int(bool(correct)),
+        "error": "",
         **values,
     }
 
 
+def _base_row(ex) -> dict[str, Any]:
+    return {
+        "id": ex.id,
+        "dataset": ex.dataset,
+        "question": ex.question,
+        "reference": " | ".join(ex.answers),
+    }
+
+
+def _failed_row(ex, err: Exception) -> dict[str, Any]:
+    """Return the row of a question whose generation failed: its error, no judgement or scores."""
+    message = " ".join(str(err).split())[:300]
+    return {**_base_row(ex), "correct": "", "error": f"{type(err).__name__}: {message}"}
+
+
 def _saved_row(prev: dict[str, Any] | None, methods: list[str], columns: list[str]) -> dict | None:
     """Return the row saved by an earlier call when it has every method and a judgement."""
-    if prev is None or prev.get("correct") == "":
+    if prev is None or prev.get("correct") in ("", None) or prev.get("error"):
         return None
-    if not all(m in prev and prev[m] != "" for m in methods):
+    if not all(m in prev for m in methods):  # "" is a saved NaN (the method had no value)
         return None
-    return {k: prev[k] for k in columns}
+    return {k: prev.get(k, "") for k in columns}
 
 
-def _evaluation(rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentConfig, out: Path):
-    """AUROC / PRR / Brier / ECE of every method on the judged rows (paired bootstrap)."""
-    from .evaluation.metrics import DEFAULT_METRICS, evaluate_scores
+def _question_row(ex, cfg, out: Path, methods, llm, report, cancel) -> dict[str, Any]:
+    """Generate (or read), score and judge one question; a failed generation gives a failed row."""
+    try:
+        run = get_run(ex, cfg, out / "runs", llm, progress=report.callback, cancel=cancel)
+        values = score_run(run, methods, llm)
+        run.save(_run_path(out / "runs", ex, cfg.run.temperature))  # keeps extras (VU, P(True))
+        return _judged_row(ex, run, values, cfg, llm)
+    except LLMError as err:  # LLMTimeout included: this question only
+        return _failed_row(ex, err)
 
-    correct = np.array([int(r["correct"]) for r in rows])
-    table = {m: np.array([float(r[m]) for r in rows]) for m in methods}
-    if correct.min() == correct.max():
-        raise InventError(
-            f"all {len(rows)} answers were judged {'correct' if correct[0] else 'incorrect'}: AUROC, PRR and "
-            f"Brier need both; the per-question scores are kept in {out / 'scores.csv'} "
-            "(add questions with --limit, or use a stronger --llm)"
-        )
-    metrics = list(DEFAULT_METRICS)
-    if len(rows) < 10:  # 5-fold cross-fitting needs a few answers per fold
-        metrics = [m for m in metrics if m not in ("brier_cv", "ece")]
-    return evaluate_scores(
-        table, correct, n_boot=cfg.n_boot_metrics, seed=cfg.run.seed, metrics=metrics
+
+def _cancelled(done: int, total: int, where: Path) -> Cancelled:
+    return Cancelled(
+        f"cancelled after {done} of {total} questions; the {done} finished are kept in "
+        f"{where} and the LLM cache (the same command resumes from them)"
     )
 
 
-def _write_evaluation(out: Path, cfg: ExperimentConfig, evaluation, methods: list[str]) -> dict:
-    """``results.{csv,md,tex,json}`` of an evaluation; returns name → path."""
+def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel) -> list[dict]:
+    """Run the per-question loop: saved rows reused, the rest generated; checkpoint after each."""
+    scores = out / "scores.csv"
+    saved = _read_scores(scores)
+    columns = [*SCORE_COLUMNS, *methods]
+    rows: list[dict[str, Any]] = []
+    total = len(examples)
+    report("questions", 0, total)
+    for i, ex in enumerate(examples):
+        if cancel is not None and cancel.cancelled:
+            raise _cancelled(i, total, scores)
+        row = _saved_row(saved.get(ex.id), methods, columns)
+        if row is None:
+            try:
+                row = _question_row(ex, cfg, out, methods, llm, report, cancel)
+            except (Cancelled, KeyboardInterrupt) as err:
+                raise _cancelled(i, total, scores) from err
+        rows.append(row)
+        _write_rows(scores, rows, columns)  # checkpoint after every question
+        report("questions", i + 1, total, ex.question)
+    return rows
+
+
+#: Metrics cross-fitted over 5 folds: left out (shown "–") below this many questions.
+MIN_CROSS_FIT = 10
+
+
+def _evaluation(rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentConfig):
+    """Return (Evaluation, Judgement) of the judged rows: every metric, paired bootstrap.
+
+    With one class (or no row), no metric exists: the evaluation has no
+    results and every method is ``skipped`` with the reason. A method with no
+    value on some questions (it failed there) is skipped with that reason.
+    """
+    from .evaluation.metrics import DEFAULT_METRICS, Evaluation, evaluate_scores
+    from .evaluation.sample_size import judgeable
+
+    correct = np.array([int(r["correct"]) for r in rows], dtype=np.int64)
+    n, n_pos = int(correct.size), int(correct.sum())
+    judgement = judgeable(n, n_pos)
+    boot = {"n_boot": cfg.n_boot_metrics, "seed": cfg.run.seed}
+    if n == 0 or n_pos in (0, n):
+        skipped = {m: judgement.reason for m in methods}
+        return Evaluation({}, DEFAULT_METRICS, n, n_pos, skipped=skipped, **boot), judgement
+    table, skipped = {}, {}
+    for m in methods:
+        u = np.array([_number(r.get(m)) for r in rows])
+        missing = int(np.isnan(u).sum())
+        if 0 < missing < n:
+            skipped[m] = f"no value on {missing} of {n} questions (see scores.csv)"
+        else:
+            table[m] = u  # all-NaN: evaluate_scores lists it as unavailable
+    metrics = [k for k in DEFAULT_METRICS if n >= MIN_CROSS_FIT or k not in ("brier_cv", "ece")]
+    ev = evaluate_scores(table, correct, metrics=metrics, **boot)
+    ev = dataclasses.replace(ev, metrics=DEFAULT_METRICS, skipped={**ev.skipped, **skipped})
+    return ev, judgement
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def evaluation_table(evaluation, judgement, methods: Sequence[str]):
+    """Build the :class:`~invent_core.evaluation.report.ResultsTable` of an evaluation, honest about its sample.
+
+    Not judgeable: greyed with the reason (or every cell "n/a — all answers
+    wrong" when a class is missing), nothing marked best. Cross-fitted
+    metrics left out on a small sample show "–" with a note.
+    """
     from .evaluation.report import results_table
 
-    labels = _labels(methods)
-    rt = results_table(evaluation, labels=labels)
+    rt = results_table(evaluation, labels=_labels(methods))
+    notes = []
+    if evaluation.results and evaluation.n_questions < MIN_CROSS_FIT:
+        notes.append(f"Brier (cross-fit) and ECE need at least {MIN_CROSS_FIT} questions.")
+    notes += [f"{_labels([m])[m]}: {why}" for m, why in evaluation.skipped.items()]
+    if not evaluation.results:
+        notes = []
+        rt = dataclasses.replace(rt, missing=judgement.reason)
+    rt = dataclasses.replace(rt, notes=tuple(notes))
+    return rt if judgement.ok else rt.greyed(judgement.reason)
+
+
+def accuracy_line(evaluation) -> str:
+    """``"12 questions, accuracy 0.250 (3 correct)"``; never a bare NaN."""
+    n, k = evaluation.n_questions, evaluation.n_correct
+    if n == 0:
+        return "no question could be judged"
+    return f"{n} questions, accuracy {k / n:.3f} ({k} correct)"
+
+
+def _write_evaluation(out: Path, cfg: ExperimentConfig, result: ExperimentResult) -> dict:
+    """``results.{csv,md,tex,json}`` of an evaluation; returns name → path."""
+    ev, rt, judgement = result.evaluation, result.table, result.judgement
     files = {
         "scores": str(out / "scores.csv"),
         "csv": str(out / "results.csv"),
@@ -266,12 +495,17 @@ def _write_evaluation(out: Path, cfg: ExperimentConfig, evaluation, methods: lis
         "json": str(out / "results.json"),
     }
     (out / "results.csv").write_text(rt.to_csv())
-    (out / "results.md").write_text(rt.to_markdown() + "\n")
-    caption = f"{cfg.dataset or cfg.data}: {evaluation.n_questions} questions"
+    (out / "results.md").write_text(f"{accuracy_line(ev)}\n\n{rt.to_markdown()}")
+    caption = f"{cfg.dataset or cfg.data}: {accuracy_line(ev)}"
     (out / "results.tex").write_text(rt.to_latex(caption=caption) + "\n")
-    (out / "results.json").write_text(
-        json.dumps({"labels": labels, **evaluation.to_dict()}, indent=2)
-    )
+    payload = {
+        "labels": _labels(result.methods),
+        **ev.to_dict(),
+        "judgement": {"ok": judgement.ok, "reason": judgement.reason},
+        "failed": [{"id": r["id"], "error": r["error"]} for r in result.failed],
+        "sample": result.sample,
+    }
+    (out / "results.json").write_text(json.dumps(payload, indent=2))
     return files
 
 
@@ -281,6 +515,7 @@ def evaluate(
     *,
     llm_factory: Callable[[], Any],
     progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
 ) -> ExperimentResult:
     """Table 1 for one dataset: per-question scores, correctness, and metric means ± std.
 
@@ -289,40 +524,46 @@ def evaluate(
     cfg : the experiment.
     out : folder for ``runs/``, ``scores.csv``, ``results.{csv,md,tex,json}``, ``config.json``.
     llm_factory : builds the LLM backend; called only if something must be generated.
-    progress : called with a :class:`~invent_core.progress.Progress` event
-        (stage ``"questions"``, the question as note) after each question.
+    progress : called with :class:`~invent_core.progress.Progress` events: stage
+        ``"questions"`` (the question as note) after each question, and the
+        pipeline's ``"perturb"`` / ``"generate"`` / ``"score"`` within one.
+    cancel : a :class:`~invent_core.progress.CancelToken`; once cancelled no new
+        question starts and :class:`~invent_core.errors.Cancelled` says how many
+        finished (they are kept in ``scores.csv``; the same call resumes).
 
     Returns
     -------
-    ExperimentResult whose ``evaluation`` is what the result files show.
+    ExperimentResult whose ``evaluation`` and ``table`` are what the result files
+    show; ``judgement`` says whether the metrics can be judged, ``failed`` lists
+    questions whose generation failed.
     """
     from .llm import LazyLLM
 
+    t0 = time.perf_counter()
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    examples = load_examples(cfg)
+    examples, sample = draw_examples(cfg)
     methods = _method_names(cfg)
     llm = LazyLLM(llm_factory)
-    report = ProgressReporter(progress)
-    saved = _read_scores(out / "scores.csv")
-    rows: list[dict[str, Any]] = []
-    columns = ["id", "dataset", "question", "response", "reference", "correct", *methods]
-    for i, ex in enumerate(examples):
-        row = _saved_row(saved.get(ex.id), methods, columns)
-        if row is None:
-            run = get_run(ex, cfg, out / "runs", llm)
-            values = score_run(run, methods, llm)
-            run.save(_run_path(out / "runs", ex, cfg.run.temperature))  # keeps extras (VU, P(True))
-            row = _judged_row(ex, run, values, cfg, llm)
-        rows.append(row)
-        _write_rows(out / "scores.csv", rows, columns)  # checkpoint after every question
-        report("questions", i + 1, len(examples), ex.question)
-    evaluation = _evaluation(rows, methods, cfg, out)
-    files = _write_evaluation(out, cfg, evaluation, methods)
-    _write_config(out, cfg, {"n_questions": len(rows), "accuracy": evaluation.accuracy})
-    return ExperimentResult(
-        rows, methods, evaluation=evaluation, files=files, llm_started=llm.started
+    rows = _evaluate_rows(examples, cfg, out, methods, llm, ProgressReporter(progress), cancel)
+    judged = [r for r in rows if not r.get("error")]
+    evaluation, judgement = _evaluation(judged, methods, cfg)
+    result = ExperimentResult(
+        judged,
+        methods,
+        evaluation=evaluation,
+        llm_started=llm.started,
+        judgement=judgement,
+        table=evaluation_table(evaluation, judgement, methods),
+        failed=[r for r in rows if r.get("error")],
+        sample=sample,
     )
+    result.files = _write_evaluation(out, cfg, result)
+    accuracy = evaluation.accuracy if evaluation.n_questions else None
+    wall = time.perf_counter() - t0  # this call only: a resumed evaluation reads saved rows fast
+    meta = {"n_questions": len(judged), "accuracy": accuracy, "sample": sample}
+    _write_config(out, cfg, meta | {"wall_seconds": wall})
+    return result
 
 
 def _labels(methods: Sequence[str]) -> dict[str, str]:
@@ -345,19 +586,51 @@ def default_tsu_columns(
     return pairs, chains
 
 
-def _write_tsu(out: Path, table: dict, temps: list[float], unavailable: list[str]) -> dict:
+def _write_tsu(out: Path, rt, table: dict, temps: list[float], extra: dict[str, Any]) -> dict:
     """``tsu.{csv,md,tex,json}`` of a TSU table; returns name → path (``uq`` included)."""
-    from .evaluation.report import tsu_results_table
-
-    rt = tsu_results_table(table, labels=_labels(list(table)))
     (out / "tsu.csv").write_text(rt.to_csv())
     (out / "tsu.md").write_text(rt.to_markdown() + "\n")
     (out / "tsu.tex").write_text(rt.to_latex(caption="TSU (%)") + "\n")
     (out / "tsu.json").write_text(
-        json.dumps({"temperatures": temps, "tsu": table, "unavailable": unavailable}, indent=2)
+        json.dumps({"temperatures": temps, "tsu": table, **extra}, indent=2)
     )
     files = {k: str(out / f"tsu.{k}") for k in ("csv", "md", "tex", "json")}
     return files | {"uq": str(out / "uq.csv")}
+
+
+def _tsu_runs(examples, temps, cfg, out: Path, methods, llm, report, cancel):
+    """Every (question, temperature) run scored; (rows, failed rows, uq arrays)."""
+    uq = {m: np.full((len(examples), len(temps)), np.nan) for m in methods}
+    rows: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    total = len(examples) * len(temps)
+    report("runs", 0, total)
+    for i, ex in enumerate(examples):
+        for j, t in enumerate(temps):
+            done = len(rows) + len(failed)
+            if cancel is not None and cancel.cancelled:
+                raise _cancelled_runs(done, total, out)
+            try:
+                run = get_run(ex, cfg, out / "runs", llm, temperature=t, cancel=cancel)
+                values = score_run(run, methods, llm)
+                run.save(_run_path(out / "runs", ex, t))
+            except LLMError as err:  # this run only; the sweep goes on
+                failed.append({**_failed_row(ex, err), "temperature": t})
+            except (Cancelled, KeyboardInterrupt) as err:
+                raise _cancelled_runs(done, total, out) from err
+            else:
+                for m in methods:
+                    uq[m][i, j] = values[m]
+                rows.append({"id": ex.id, "question": ex.question, "temperature": t, **values})
+            report("runs", done + 1, total, f"T={t:g} {ex.question}")
+    return rows, failed, uq
+
+
+def _cancelled_runs(done: int, total: int, out: Path) -> Cancelled:
+    return Cancelled(
+        f"cancelled after {done} of {total} runs; the {done} finished are kept in "
+        f"{out / 'runs'} and the LLM cache (the same command resumes from them)"
+    )
 
 
 def tsu(
@@ -367,11 +640,17 @@ def tsu(
     *,
     llm_factory: Callable[[], Any],
     progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
 ) -> ExperimentResult:
-    """TSU (Eq. tsudefinition) per method over ``temperatures`` on the config's questions.
+    """TSU per method over ``temperatures`` on the config's questions.
 
-    Writes ``uq.csv`` (question × temperature × method), ``tsu.{csv,md,tex,json}``.
-    No correctness labels are needed: a ``--data`` file may have questions only.
+    TSU is the paper's Temperature Sensitivity of Uncertainty (§3 "Evaluation
+    metrics", the TSU definition): the share of questions whose uncertainty
+    rises with the temperature. Writes ``uq.csv`` (question × temperature ×
+    method), ``tsu.{csv,md,tex,json}``. No correctness labels are needed: a
+    ``--data`` file may have questions only. A run whose generation fails is
+    left out (its question counts for the other temperatures' pairs only) and
+    listed in ``failed``; fewer than 20 questions grey the table.
 
     Parameters
     ----------
@@ -379,32 +658,53 @@ def tsu(
     temperatures : at least two, strictly increasing, each in [0, 2].
     progress : a :class:`~invent_core.progress.Progress` event (stage ``"runs"``)
         after each (question, temperature).
+    cancel : stop before the next run; finished runs are kept (see :func:`evaluate`).
     """
     from .evaluation.metrics import tsu_table
+    from .evaluation.report import tsu_results_table
+    from .evaluation.sample_size import judgeable
     from .llm import LazyLLM
 
+    t0 = time.perf_counter()
     temps = check_temperatures(temperatures)
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    examples = load_examples(cfg, require_answers=False)
+    examples, sample = draw_examples(cfg, require_answers=False)
     methods = _method_names(cfg)
     llm = LazyLLM(llm_factory)
     report = ProgressReporter(progress)
-    uq = {m: np.full((len(examples), len(temps)), np.nan) for m in methods}
-    rows: list[dict[str, Any]] = []
-    for i, ex in enumerate(examples):
-        for j, t in enumerate(temps):
-            run = get_run(ex, cfg, out / "runs", llm, temperature=t)
-            values = score_run(run, methods, llm)
-            run.save(_run_path(out / "runs", ex, t))
-            for m in methods:
-                uq[m][i, j] = values[m]
-            rows.append({"id": ex.id, "question": ex.question, "temperature": t, **values})
-            report("runs", len(rows), len(examples) * len(temps), f"T={t:g} {ex.question}")
+    rows, failed, uq = _tsu_runs(examples, temps, cfg, out, methods, llm, report, cancel)
     _write_rows(out / "uq.csv", rows, ["id", "question", "temperature", *methods])
     available = {m: v for m, v in uq.items() if not np.isnan(v).all()}
+    if not available:
+        raise InventError(
+            f"no run gave a score ({len(failed)} failed; first: "
+            f"{failed[0]['error'] if failed else 'every method unavailable'})"
+        )
     pairs, chains = default_tsu_columns(temps)
     table = tsu_table(available, temps, pairs=pairs, chains=chains, nan_policy="omit")
-    files = _write_tsu(out, table, temps, sorted(set(uq) - set(available)))
-    _write_config(out, cfg, {"temperatures": temps})
-    return ExperimentResult(rows, methods, tsu=table, files=files, llm_started=llm.started)
+    judgement = judgeable(len({r["id"] for r in rows}), None)
+    rt = tsu_results_table(table, labels=_labels(list(table)))
+    rt = rt if judgement.ok else rt.greyed(judgement.reason)
+    extra = {
+        "unavailable": sorted(set(uq) - set(available)),
+        "judgement": {"ok": judgement.ok, "reason": judgement.reason},
+        "failed": [
+            {"id": r["id"], "temperature": r["temperature"], "error": r["error"]} for r in failed
+        ],
+        "sample": sample,
+    }
+    files = _write_tsu(out, rt, table, temps, extra)
+    wall = time.perf_counter() - t0
+    _write_config(out, cfg, {"temperatures": temps, "sample": sample, "wall_seconds": wall})
+    return ExperimentResult(
+        rows,
+        methods,
+        tsu=table,
+        files=files,
+        llm_started=llm.started,
+        judgement=judgement,
+        table=rt,
+        failed=failed,
+        sample=sample,
+    )

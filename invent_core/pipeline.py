@@ -635,7 +635,7 @@ class _QuestionRun:
             cleaned_responses=self.cleaned,
             unmapped=self.unmapped,
             candidates=self.candidates,
-            acceptance=_acceptance(self.candidates),
+            acceptance=_acceptance(self.candidates, len(questions) - 1),
             adaptive=self.record,
         )
 
@@ -647,14 +647,19 @@ def _one_trace(traces: list[dict[str, Any] | None]) -> dict[str, Any] | None:
     return {"calls": traces} if any(t is not None for t in traces) else None
 
 
-def _acceptance(candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """Summarise the candidates a perturber reported with the gate's counts (None: none)."""
+def _acceptance(candidates: list[dict[str, Any]], n: int) -> dict[str, Any] | None:
+    """Summarise the candidates a perturber reported with the gate's counts (None: none).
+
+    Over every perturber call of the run (the adaptive budget calls it again),
+    so the count of states filled by duplication is ``n`` minus the accepted ones.
+    """
     if not candidates:
         return None
     from .perturb.gate import GateVerdict, summarize
 
     fields = ("text", "accepted", "reason", "detail")
-    return summarize([GateVerdict(**{k: c[k] for k in fields if k in c}) for c in candidates])
+    summary = summarize([GateVerdict(**{k: c[k] for k in fields if k in c}) for c in candidates])
+    return summary | {"padded": max(0, n - int(summary.get("accepted", 0)))}
 
 
 def _takes_keyword(fn: Callable[..., Any], name: str) -> bool:

@@ -1,7 +1,7 @@
 """Every prompt invent sends to an LLM.
 
 Unless noted, the wording is the paper's, Appendix "Experimental setting"
-(app:setting, /work/shared/paper/inv_entropy_paper.tex): "The following are
+(label app:setting of the paper's LaTeX source): "The following are
 all the prompts used in our experiments."
 """
 

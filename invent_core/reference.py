@@ -14,6 +14,13 @@ whether each answer was correct. It answers two questions about a new value:
 
 Both are monotone in the measure. Pure numpy plus scikit-learn's isotonic
 regression; JSON in and out.
+
+Shipped references live in ``assets/reference/*.json`` (``$INVENT_REFERENCE_DIR``
+overrides), built by ``scripts/make_reference.py`` from ``evaluate`` runs.
+:func:`for_settings` pools every shipped reference whose settings match a
+run's (:data:`MATCH_KEYS`: what changes the measure's scale), across datasets;
+:func:`reference_line` and :func:`columns` are what the CLI and the batch
+output show.
 """
 
 from __future__ import annotations
@@ -21,7 +28,8 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +39,16 @@ from numpy.typing import ArrayLike
 
 from .evaluation.metrics import confidence_from_uncertainty
 
-__all__ = ["P_CORRECT_CLIP", "ReferenceSet"]
+__all__ = [
+    "P_CORRECT_CLIP",
+    "MATCH_KEYS",
+    "ReferenceSet",
+    "reference_dir",
+    "reference_settings",
+    "for_settings",
+    "reference_line",
+    "columns",
+]
 
 #: P(correct) is clipped to this range: a reference of a few dozen answers cannot
 #: justify certainty either way (ours).
@@ -208,3 +225,146 @@ def _finite(text: str | None) -> bool:
         return text not in (None, "") and math.isfinite(float(text))
     except ValueError:
         return False
+
+
+# -- shipped references ------------------------------------------------------------
+
+#: Run options a reference must share with a run to be compared with it: the
+#: ones that change the measure's scale or its spread (flat option names of
+#: :func:`invent_core.config.flat_values`), plus the measure and the packaged
+#: LLM. The dataset is not one of them: references of several datasets pool.
+MATCH_KEYS: tuple[str, ...] = (
+    "measure",
+    "llm",
+    "perturber",
+    "n_perturbations",
+    "n_replications",
+    "temperature",
+    "embedder",
+    "affinity",
+    "kernel_tau",
+)
+
+
+def reference_dir() -> Path:
+    """Return the folder of shipped references: ``$INVENT_REFERENCE_DIR`` or ``<repo>/assets/reference``."""
+    env = os.environ.get("INVENT_REFERENCE_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "assets" / "reference"
+
+
+def reference_settings(config: Any, llm_identity: str | None, measure: str) -> dict[str, Any]:
+    """Return the :data:`MATCH_KEYS` values of a run: what a reference for it must share.
+
+    Parameters
+    ----------
+    config : the run's :class:`~invent_core.config.RunConfig`.
+    llm_identity : the LLM's identity or spec; a packaged model is named
+        (``"qwen0.5b"``), any other LLM by its readable name.
+    measure : the method name (``"inv_entropy"``).
+    """
+    from .config import flat_values
+    from .llm.names import describe_llm, local_model
+
+    flat = flat_values(config)
+    llm = local_model(llm_identity or "") or describe_llm(llm_identity or "")
+    out = {"measure": measure, "llm": llm}
+    out.update({k: flat[k] for k in MATCH_KEYS if k in flat})
+    if out.get("affinity") != "exp_cosine":
+        out.pop("kernel_tau", None)  # τ only shapes the exp_cosine kernel
+    return out
+
+
+def _matches(settings: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+    return all(settings.get(k) == v for k, v in wanted.items())
+
+
+def for_settings(
+    config: Any,
+    *,
+    llm_identity: str | None = "local",
+    measure: str = "inv_entropy",
+    directory: str | Path | None = None,
+) -> ReferenceSet | None:
+    """Return the shipped reference for a run's settings, or None when none matches.
+
+    Every reference file whose settings equal the run's on :data:`MATCH_KEYS`
+    (see :func:`reference_settings`) is pooled into one set; its ``settings``
+    are the matched values plus ``datasets`` (where the questions came from)
+    and ``files``. Labels are kept only when every pooled file has them.
+
+    Examples
+    --------
+    >>> from invent_core.config import RunConfig
+    >>> ref = for_settings(RunConfig(n_perturbations=2))  # doctest: +SKIP
+    >>> ref is None or ref.settings["n_perturbations"] == 2  # doctest: +SKIP
+    True
+    """
+    wanted = reference_settings(config, llm_identity, measure)
+    folder = Path(directory) if directory is not None else reference_dir()
+    found = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        try:
+            ref = ReferenceSet.load(path)
+        except (OSError, ValueError):
+            continue  # a damaged file is no reference; the others still count
+        if _matches(ref.settings, wanted):
+            found.append((path, ref))
+    if not found:
+        return None
+    return _pool(found, wanted)
+
+
+def _pool(found: Sequence[tuple[Path, ReferenceSet]], wanted: Mapping[str, Any]) -> ReferenceSet:
+    values = np.concatenate([ref.values for _, ref in found])
+    labelled = all(ref.has_labels for _, ref in found)
+    correct = np.concatenate([ref.correct for _, ref in found]) if labelled else None
+    datasets = sorted({str(ref.settings.get("dataset", "?")) for _, ref in found})
+    settings = {**wanted, "datasets": datasets, "files": [p.name for p, _ in found]}
+    return ReferenceSet(values, correct, settings)
+
+
+def _describe_settings(settings: Mapping[str, Any]) -> str:
+    """``"paraphrase, n = 9, r = 5, T = 0.7, minilm, shifted_cosine, qwen0.5b; triviaqa, mmlu"``."""
+    parts = [
+        str(settings.get("perturber", "?")),
+        f"n = {settings.get('n_perturbations', '?')}",
+        f"r = {settings.get('n_replications', '?')}",
+        f"T = {settings.get('temperature', '?')}",
+        str(settings.get("embedder", "?")),
+        str(settings.get("affinity", "?")),
+        str(settings.get("llm", "?")),
+    ]
+    datasets = settings.get("datasets") or [settings.get("dataset")]
+    return ", ".join(parts) + "; " + ", ".join(str(d) for d in datasets if d)
+
+
+def reference_line(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entropy") -> str:
+    """Return the line shown next to a measure's value.
+
+    ``"percentile 83 among 120 reference questions (settings: …); P(correct) ≈ 0.31"``,
+    or a line saying that no shipped reference matches the settings.
+    """
+    if ref is None:
+        return f"{measure}: no shipped reference for these settings (scripts/make_reference.py)"
+    if not math.isfinite(value):
+        return f"{measure}: no value, so no percentile"
+    d = ref.describe(value)
+    line = (
+        f"{measure}: percentile {d['percentile']:.0f} among {d['n_reference']} reference "
+        f"questions (settings: {_describe_settings(ref.settings)})"
+    )
+    if d["p_correct"] is not None:
+        line += f"; P(correct) ≈ {d['p_correct']:.2f}"
+    return line
+
+
+def columns(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entropy") -> dict:
+    """Return the two batch-output columns of one value: its percentile and P(correct).
+
+    ``{"<measure>_percentile": 0–100 or None, "<measure>_p_correct": 0–1 or None}``;
+    None (an empty cell) without a matching reference, a finite value or labels.
+    """
+    ok = ref is not None and value is not None and math.isfinite(value)
+    pct = float(ref.percentile(value)) if ok else None
+    p = float(ref.p_correct(value)) if ok and ref.has_labels else None
+    return {f"{measure}_percentile": pct, f"{measure}_p_correct": p}

@@ -236,6 +236,79 @@ class ScoreResult:
         )
 
 
+class ResponseShapeError(ValueError):
+    """Questions and responses that do not fit together.
+
+    ``kind`` says what ("questions", "count", "type", "empty", "ragged") and
+    ``index`` / ``expected`` / ``got`` where, so a file reader can word the
+    same check in its own terms (``invent_core.batch`` names list i of a cell).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        index: int | None = None,
+        expected: int | None = None,
+        got: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind, self.index, self.expected, self.got = kind, index, expected, got
+
+
+def _list_like(value: Any) -> bool:
+    """A list, tuple or array — not a string, a mapping or None."""
+    return not isinstance(value, str) and isinstance(value, Sequence | np.ndarray)
+
+
+def _check_questions(questions: Any) -> list[str]:
+    if not _list_like(questions):
+        raise ResponseShapeError(
+            "questions must be a list: the original question followed by its perturbations",
+            kind="questions",
+        )
+    questions = list(questions)
+    if not questions:
+        raise ResponseShapeError(
+            "questions is empty: need at least the original question", kind="questions"
+        )
+    for i, q in enumerate(questions):
+        if not isinstance(q, str):
+            raise ResponseShapeError(
+                f"questions[{i}] is {type(q).__name__}, expected a string",
+                kind="questions",
+                index=i,
+            )
+    return questions
+
+
+def _check_replications(i: int, reps: Any) -> list[str]:
+    if isinstance(reps, str):
+        reps = [reps]
+    if not _list_like(reps):
+        raise ResponseShapeError(
+            f"responses[{i}] is {type(reps).__name__}, expected a list of strings",
+            kind="type",
+            index=i,
+        )
+    reps = list(reps)
+    if not reps:
+        raise ResponseShapeError(
+            f"responses[{i}] is empty: every question needs at least one response",
+            kind="empty",
+            index=i,
+        )
+    for k, t in enumerate(reps):
+        if not isinstance(t, str):
+            raise ResponseShapeError(
+                f"responses[{i}][{k}] is {type(t).__name__}, expected a string",
+                kind="type",
+                index=i,
+            )
+    return reps
+
+
 def validate_responses(
     questions: Sequence[str], responses: Sequence[Sequence[str]]
 ) -> tuple[list[str], list[list[str]]]:
@@ -243,42 +316,35 @@ def validate_responses(
 
     Raises
     ------
-    ValueError
-        Naming the offending index: no questions, a count mismatch, a
-        non-string, or a ragged replication count.
+    ResponseShapeError
+        A ``ValueError`` naming the offending index: no questions, a count
+        mismatch, a non-string, or a ragged replication count.
     """
-    if isinstance(questions, str):
-        raise ValueError(
-            "questions must be a list: the original question followed by its perturbations"
+    questions = _check_questions(questions)
+    if not _list_like(responses):
+        raise ResponseShapeError(
+            f"responses is {type(responses).__name__}, expected a list of lists of strings",
+            kind="type",
         )
-    questions = list(questions)
-    if not questions:
-        raise ValueError("questions is empty: need at least the original question")
-    for i, q in enumerate(questions):
-        if not isinstance(q, str):
-            raise ValueError(f"questions[{i}] is {type(q).__name__}, expected a string")
     if len(responses) != len(questions):
-        raise ValueError(
+        raise ResponseShapeError(
             f"got {len(questions)} questions but responses for {len(responses)}: "
-            "responses[i] must hold the answers to questions[i]"
+            "responses[i] must hold the answers to questions[i]",
+            kind="count",
+            expected=len(questions),
+            got=len(responses),
         )
-    out: list[list[str]] = []
-    for i, reps in enumerate(responses):
-        if isinstance(reps, str):
-            reps = [reps]
-        reps = list(reps)
-        if not reps:
-            raise ValueError(f"responses[{i}] is empty: every question needs at least one response")
-        for k, t in enumerate(reps):
-            if not isinstance(t, str):
-                raise ValueError(f"responses[{i}][{k}] is {type(t).__name__}, expected a string")
-        out.append(reps)
+    out = [_check_replications(i, reps) for i, reps in enumerate(responses)]
     r = len(out[0])
     for i, reps in enumerate(out):
         if len(reps) != r:
-            raise ValueError(
+            raise ResponseShapeError(
                 f"ragged responses: question 0 has {r} replications but question {i} has {len(reps)}; "
-                "every question needs the same number r"
+                "every question needs the same number r",
+                kind="ragged",
+                index=i,
+                expected=r,
+                got=len(reps),
             )
     return questions, out
 

@@ -10,12 +10,18 @@ Pure modules, usable without a Streamlit runtime (and tested that way):
 - :mod:`invent_ui.state` — every session-state key the pages share.
 - :mod:`invent_ui.experiments` — evaluation / TSU results as JSON payloads.
 - :mod:`invent_ui.assets` — where the shipped demo artefacts live.
+- :mod:`invent_ui.jobs` — long actions in a background thread: progress, Cancel, result.
+- :mod:`invent_ui.archive` — what the run history keeps and where an entry reopens.
+- :mod:`invent_ui.navigation` — the page list (the sidebar's, where app.py is "Home").
+- :mod:`invent_ui.batch_rows` — batch scoring's failed rows, and their retry.
+- :mod:`invent_ui.downloads` — CSV / JSON / LaTeX / HTML / PNG bytes and their buttons.
 
 Streamlit-side modules (import ``streamlit``):
 
 - :mod:`invent_ui.sidebar` — the settings sidebar every page calls.
 - :mod:`invent_ui.resources` — cached models, demo artefacts and runs.
-- :mod:`invent_ui.feedback` — readable errors and the progress bar.
+- :mod:`invent_ui.feedback` — readable errors, the progress bar, the live job panel.
+- :mod:`invent_ui.history_view` — the sidebar's recent history and the reopen action.
 - :mod:`invent_ui.views` — blocks shared by pages (measure tiles, heatmap rows).
 """
 

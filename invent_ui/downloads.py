@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from invent_core.batch_io import neutralize_cell
+from invent_core.csv_safe import neutralize_cell
 from invent_core.errors import InventError
 from invent_core.evaluation.report import ResultsTable
 
@@ -96,8 +96,8 @@ def table_csv(table: Table) -> bytes:
     A :class:`ResultsTable` gives its full-precision CSV
     (``method, <metric>_mean, <metric>_std, <metric>_mark``).
     """
-    if isinstance(table, ResultsTable):  # its own layout, then the same escaping
-        rows = list(csv.reader(io.StringIO(table.to_csv())))
+    if isinstance(table, ResultsTable):  # its own layout, already escaped by csv_safe
+        return table.to_csv().encode("utf-8")
     else:
         frame = _frame(table)
         rows = [[str(c) for c in frame.columns]]
@@ -212,6 +212,7 @@ def download_buttons(
     *,
     key: str | None = None,
     latex_caption: str | None = None,
+    png_note: bool = True,
 ) -> list[str]:
     """Render one download button per available format, side by side.
 
@@ -226,6 +227,8 @@ def download_buttons(
     key : widget-key prefix (default from ``name``); keys are
         ``download_<key>_<format>``, stable across reruns.
     latex_caption : caption of the LaTeX table.
+    png_note : say in a caption why there is no PNG button (without kaleido);
+        ``False`` says it in the HTML button's tooltip only (pages with many charts).
 
     Returns
     -------
@@ -239,16 +242,19 @@ def download_buttons(
     columns = st.columns(len(payloads))
     for col, (fmt, data) in zip(columns, payloads.items()):
         ext, mime, label = FORMATS[fmt]
+        tip = f"Download {name} as {FORMATS[fmt][2]}"
+        if fmt == "html" and "png" not in payloads:
+            tip += f". {PNG_MISSING}"
         col.download_button(
             label,
             data,
             file_name=f"{slug}.{ext}",
             mime=mime,
             key=f"download_{prefix}_{fmt}",
-            help=f"Download {name} as {FORMATS[fmt][2]}",
+            help=tip,
             icon=":material/download:",
             on_click="ignore",  # a download changes nothing on the page: no rerun
         )
-    if figure is not None and "png" not in payloads:
+    if figure is not None and "png" not in payloads and png_note:
         st.caption(PNG_MISSING)
     return list(payloads)

@@ -36,27 +36,101 @@ def _labels(methods: Sequence[str]) -> dict[str, str]:
     return {m: get_method(m).label for m in methods}
 
 
-def eval_payload(result: Any, cfg: Any) -> dict[str, Any]:
-    """JSON payload of an ``invent_core.experiment.evaluate`` result (its evaluation included)."""
-    rows = [
-        {
-            "id": r["id"],
-            "question": r["question"],
-            "response": r["response"],
-            "reference": r["reference"],
-            "correct": int(_num(r["correct"])),
-            **{m: _num(r[m]) for m in result.methods},
-        }
-        for r in result.rows
-    ]
+def _eval_row(r: Mapping[str, Any], methods: Sequence[str]) -> dict[str, Any]:
+    return {
+        "id": r["id"],
+        "question": r["question"],
+        "response": r["response"],
+        "reference": r["reference"],
+        "correct": int(_num(r["correct"])),
+        **{m: _num(r.get(m)) for m in methods},
+    }
+
+
+def eval_payload(result: Any, cfg: Any, *, llm: str | None = None) -> dict[str, Any]:
+    """JSON payload of an ``invent_core.experiment.evaluate`` result (its evaluation included).
+
+    ``llm`` is the identity of the LLM that answered (for the model advice and the history).
+    """
+    evaluation = getattr(result, "evaluation", None)
     return {
         "format": EVAL_FORMAT,
         "config": cfg.to_dict(),
+        "llm": llm,
         "methods": list(result.methods),
         "labels": _labels(result.methods),
-        "rows": rows,
-        "evaluation": result.evaluation.to_dict(),
+        "rows": [_eval_row(r, result.methods) for r in result.rows],
+        "evaluation": evaluation.to_dict() if evaluation is not None else None,
     }
+
+
+def _answers_by_question(runs_dir: Path) -> dict[str, list[str]]:
+    """Question → the r answers to it, from the runs an evaluation saved."""
+    import json
+
+    out: dict[str, list[str]] = {}
+    for path in sorted(runs_dir.glob("*.json")) if runs_dir.is_dir() else []:
+        try:
+            run = json.loads(path.read_text(encoding="utf-8"))
+            out[str(run["question"]).strip()] = [str(a) for a in run["responses"][0]]
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            continue  # a run cut short: its question has no answers to show
+    return out
+
+
+def folder_payload(out: Path, cfg: Any, *, reason: str, llm: str | None = None) -> dict | None:
+    """The per-question payload of an evaluation folder, without summary metrics.
+
+    Reads ``scores.csv`` (one judged row per finished question) and the saved
+    runs; ``reason`` says why there is no summary (every answer wrong, cancelled
+    …). ``None`` when no question finished.
+    """
+    from invent_core.registry import list_methods
+
+    path = Path(out) / "scores.csv"
+    if not path.is_file():
+        return None
+    with open(path, newline="", encoding="utf-8") as fh:
+        saved = list(csv.DictReader(fh))
+    if not saved:
+        return None
+    known = {m.name for m in list_methods()}
+    methods = [c for c in saved[0] if c in known]
+    answers = _answers_by_question(Path(out) / "runs")
+    rows = []
+    for r in saved:
+        row = _eval_row(r, methods)
+        row["answers"] = " | ".join(answers.get(str(r["question"]).strip(), []))
+        rows.append(row)
+    return {
+        "format": EVAL_FORMAT,
+        "config": cfg.to_dict(),
+        "llm": llm,
+        "methods": methods,
+        "labels": _labels(methods),
+        "rows": rows,
+        "evaluation": None,
+        "reason": reason,
+    }
+
+
+def per_question_table(payload: Mapping[str, Any]) -> Any:
+    """One row per question: question, answers, canonical answer, reference, correct, every score."""
+    import pandas as pd
+
+    labels = payload.get("labels", {})
+    rows = []
+    for r in payload["rows"]:
+        row = {
+            "question": r["question"],
+            "answers": r.get("answers", ""),
+            "canonical answer": r["response"],
+            "reference": r["reference"],
+            "correct": bool(r["correct"]),
+        }
+        row.update({labels.get(m, m): _num(r.get(m)) for m in payload["methods"]})
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def payload_config(payload: Mapping[str, Any]) -> Any:
@@ -167,3 +241,20 @@ def question_file(question: str, folder: Path) -> Path:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerows([["id", "question"], [qid, question]])
     return path
+
+
+def per_run_table(payload: Mapping[str, Any]) -> Any:
+    """One row per (question, temperature) of a TSU payload, every method's uncertainty."""
+    import pandas as pd
+
+    labels = payload.get("labels", {})
+    return pd.DataFrame(
+        [
+            {
+                "question": r["question"],
+                "temperature": float(r["temperature"]),
+                **{labels.get(m, m): _num(r.get(m)) for m in payload["methods"]},
+            }
+            for r in payload["rows"]
+        ]
+    )

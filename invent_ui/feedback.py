@@ -2,38 +2,93 @@
 
 - :func:`error_text` / :func:`show_error`: a readable one-liner, never a traceback.
 - :func:`guarded`: call a library function; on failure show the error and return None.
-- :class:`StageProgress`: a progress bar with stage text and ETA, fed
-  :class:`invent_core.progress.Progress` events.
+- :func:`job_panel`: a background :class:`invent_ui.jobs.Job`, live every
+  second (done/total per stage, elapsed, time left, Cancel), then its outcome.
+
+Messages name the dashboard's controls, not CLI flags, and never a path in
+the cache folder (:func:`public_text`).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import streamlit as st
 
+from invent_core.progress import format_seconds
+
 T = TypeVar("T")
 
+#: CLI options → the dashboard control that does the same (messages name controls).
+CONTROLS: dict[str, str] = {
+    "--limit": '"Questions"',
+    "--llm": '"LLM backend" in the sidebar',
+    "--base-url": '"Server URL" in the sidebar',
+    "--model": '"Model" in the sidebar',
+    "--dataset": '"Dataset"',
+    "--data": "the uploaded file",
+    "--seed": '"seed" in the sidebar',
+    "--temperature": '"temperature" in the sidebar',
+    "-n": '"n perturbations" in the sidebar',
+    "-r": '"r replications" in the sidebar',
+    "--n-perturbations": '"n perturbations" in the sidebar',
+    "--n-replications": '"r replications" in the sidebar',
+    "--n-bootstrap": '"B bootstrap" in the sidebar',
+    "--perturber": '"Perturber"',
+    "--judge": '"Correctness"',
+}
+_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[nr])(?![\w-])")
 
-def error_text(err: BaseException) -> str:
-    """The message a person should read: InventError/ValueError text as is, else the type too."""
+
+def public_text(text: str, names: Mapping[str, str] | None = None) -> str:
+    """Return ``text`` with CLI flags named as controls and no path into the cache folder.
+
+    Parameters
+    ----------
+    text : a library message.
+    names : extra replacements, e.g. a stored upload's path → the uploaded file's name.
+    """
+    from invent_core._env import cache_dir
+
+    for old, new in (names or {}).items():
+        text = text.replace(str(old), new)
+    root = re.escape(str(cache_dir()))
+    text = re.sub(root + r"[^\s'\"),;]*", lambda m: m.group(0).rsplit("/", 1)[-1], text)
+
+    def control(m: re.Match) -> str:
+        flag = m.group(1)
+        return CONTROLS.get(
+            flag, '"' + flag.lstrip("-").replace("-", " ") + '" (sidebar, Advanced)'
+        )
+
+    return _FLAG.sub(control, text)
+
+
+def error_text(err: BaseException, names: Mapping[str, str] | None = None) -> str:
+    """The message a person should read: InventError/ValueError text as is, else the type too.
+
+    ``names`` replaces stored paths by what the user knows (see :func:`public_text`).
+    """
     from invent_core.errors import InventError
 
-    msg = str(err).strip() or type(err).__name__
+    msg = public_text(str(err).strip() or type(err).__name__, names)
     if isinstance(err, InventError | ValueError | FileNotFoundError):
         return msg
     return f"{type(err).__name__}: {msg}"
 
 
-def show_error(err: BaseException, what: str) -> None:
-    st.error(f"**{what} failed.** {error_text(err)}", icon=":material/error:")
+def show_error(err: BaseException, what: str, names: Mapping[str, str] | None = None) -> None:
+    """Show ``what`` failed and why, in one readable line (no traceback, no cache path)."""
+    st.error(f"**{what} failed.** {error_text(err, names)}", icon=":material/error:")
 
 
 def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
-    """``fn(*args, **kwargs)``, or None after showing a readable error (Streamlit's
-    stop/rerun signals are BaseExceptions and pass through)."""
+    """Return ``fn(*args, **kwargs)``, or None after showing a readable error.
+
+    Streamlit's stop/rerun signals are BaseExceptions and pass through.
+    """
     try:
         return fn(*args, **kwargs)
     except Exception as err:  # noqa: BLE001 - shown to the user instead of a traceback
@@ -41,72 +96,94 @@ def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | N
         return None
 
 
-def format_eta(seconds: float) -> str:
-    """``"~12 s"``, ``"~3 min"``."""
-    if seconds < 90:
-        return f"~{max(1, round(seconds))} s"
-    return f"~{round(seconds / 60)} min"
-
-
 #: Readable names of the stages of invent_core's progress events.
 STAGE_LABELS: dict[str, str] = {
-    "perturb": "perturbing the question",
-    "generate": "asking the LLM",
+    "perturb": "perturbations",
+    "generate": "answers received",
     "score": "scoring",
-    "gaap": "evolving perturbations (GAAP)",
-    "questions": "questions",
-    "runs": "runs",
-    "rows": "scoring rows",
+    "gaap": "GAAP generations",
+    "questions": "questions evaluated",
+    "runs": "runs (question × temperature)",
+    "rows": "rows scored",
 }
 
 
-class StageProgress:
-    """A progress bar plus stage line, fed :class:`invent_core.progress.Progress` events.
+def stage_text(stage: Any) -> str:
+    """One line of a stage: ``"answers received 23/50 · 12 s · ≈ 14 s left"``."""
+    label = STAGE_LABELS.get(stage.stage, stage.stage)
+    counts = f"{stage.done}/{stage.total}" if stage.total > 0 else f"{stage.done}"
+    parts = [f"{label} {counts}", format_seconds(stage.elapsed)]
+    if stage.finished:
+        parts.append("done")
+    elif stage.time_left is not None:
+        parts.append(f"≈ {format_seconds(stage.time_left)} left")
+    return " · ".join(parts)
 
-    Use as ``with StageProgress("Running") as prog: run_question(..., progress=prog)``.
-    The time left is the event's ``eta_seconds`` (computed once, by the library).
+
+#: Seconds between two redraws of a running job (issue 14: at least every 2 s).
+REDRAW_SECONDS = 1
+
+
+@st.fragment(run_every=REDRAW_SECONDS)
+def _live(key: str) -> None:
+    """Redraw a running job every second; rerun the page once it ended (to show the result)."""
+    job = st.session_state.get(key)
+    if job is None:
+        return
+    if not job.running:
+        st.rerun()
+    _job_view(job, key)
+
+
+def _job_view(job: Any, key: str) -> None:
+    with st.container(border=True):
+        head = f"**{job.label}** · {format_seconds(job.elapsed)} elapsed"
+        if job.token.cancelled:
+            head += " · cancelling: no new request is sent, waiting for the ones in flight"
+        st.markdown(head)
+        stages = job.tracker.snapshot()
+        if not stages:
+            st.progress(0.0, text="starting (loading the models)")
+        for stage in stages:
+            st.progress(stage.fraction or 0.0, text=stage_text(stage))
+        st.button(
+            "Cancel",
+            key=f"{key}_cancel",
+            on_click=job.cancel,
+            disabled=job.token.cancelled,
+            icon=":material/cancel:",
+            help="Stop sending requests; what finished is kept",
+        )
+
+
+def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = None) -> Any:
+    """Show the page's background job: live while it runs, then how it ended.
+
+    Parameters
+    ----------
+    key : session key of the :class:`invent_ui.jobs.Job`.
+    kept : after a Cancel, where the finished work is and how to re-use it.
+    names : stored paths → what the user knows (an upload's name), for messages.
+
+    Returns
+    -------
+    The job, or ``None`` when the page has none.
     """
-
-    def __init__(self, label: str, stage_labels: dict[str, str] | None = None) -> None:
-        self.label = label
-        self.stage_labels = {**STAGE_LABELS, **(stage_labels or {})}
-        self.t0 = time.perf_counter()
-        self.stage = ""
-        self._status: Any = None
-        self._bar: Any = None
-        self._line: Any = None
-
-    def __enter__(self) -> StageProgress:
-        self._status = st.status(self.label, expanded=True)
-        self._status.__enter__()
-        self._line = st.empty()
-        self._bar = st.progress(0.0)
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> bool:
-        elapsed = time.perf_counter() - self.t0
-        if exc is None:
-            self._bar.progress(1.0)
-            self._status.update(
-                label=f"{self.label}: done in {elapsed:.1f} s", state="complete", expanded=False
-            )
-        else:
-            self._status.update(label=f"{self.label}: failed after {elapsed:.1f} s", state="error")
-        self._status.__exit__(None, None, None)
-        return False  # the caller decides how to show the error
-
-    def __call__(self, event: Any) -> None:
-        """Show one Progress event (``.stage, .done, .total, .eta_seconds, .note``)."""
-        stage = self.stage_labels.get(event.stage, event.stage)
-        if stage != self.stage:
-            self.stage = stage
-            self._status.update(label=f"{self.label}: {stage}")
-        text = f"**{stage}**"
-        if event.total:
-            text += f" — {event.done}/{event.total}"
-            if event.eta_seconds and event.done < event.total:
-                text += f", {format_eta(event.eta_seconds)} left"
-        if event.note:
-            text += f" · {event.note[:80]}"
-        self._line.markdown(text)
-        self._bar.progress(min(1.0, max(0.0, event.done / event.total)) if event.total else 0.0)
+    job = st.session_state.get(key)
+    if job is None:
+        return None
+    if job.running:
+        _live(key)
+        return job
+    took = format_seconds(job.elapsed)
+    if job.status == "done":
+        kept_in = " Kept in the run history." if job.history_id else ""
+        st.success(f"{job.label}: done in {took}.{kept_in}", icon=":material/check_circle:")
+    elif job.status == "cancelled":
+        said = error_text(job.error, names).rstrip(".")
+        st.warning(f"{job.label}: {said}. {kept}".strip(), icon=":material/cancel:")
+    else:
+        show_error(job.error, job.label, names)
+    if job.note:
+        st.warning(job.note)
+    return job

@@ -641,9 +641,9 @@ def roc_figure(
             )
         )
     fig.update_layout(
-        title=dict(
-            text="ROC: confidence predicting a correct answer (full-sample AUROC in legend)"
-        ),
+        # short enough for half a page: the legend says what the numbers are
+        title=dict(text="ROC: confidence vs. correct answer"),
+        legend=dict(title=dict(text="method (AUROC)")),
         xaxis_title="false positive rate",
         yaxis_title="true positive rate",
         height=420,

@@ -11,6 +11,7 @@ re-reads the LLM's answers from invent_core's persistent cache.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,24 @@ def llm_for(settings: Settings) -> Any:
     """Return the LLM backend of the sidebar's settings (one object per backend per process)."""
     key = api_key() if settings.llm == "openai" else None
     return _llm(settings.llm, settings.base_url, settings.model, secret_fingerprint(key), key)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _identity(spec: str, base_url: str, model: str) -> str:
+    if spec == "openai":  # the server is not asked: its identity is its URL and model
+        from invent_core.llm._http import redact_url
+
+        url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return f"{redact_url(url)}|model={model or os.environ.get('OPENAI_MODEL', '')}"
+    try:
+        return _llm(spec, "", "", "", None).identity
+    except Exception:  # noqa: BLE001 - not installed: the estimate says "time unknown"
+        return spec
+
+
+def llm_identity(settings: Settings) -> str:
+    """Return the chosen LLM's cache identity (what the throughput log is keyed by), cheaply."""
+    return _identity(settings.llm, settings.base_url, settings.model)
 
 
 @st.cache_resource(show_spinner="Loading the embedder…", max_entries=4)
@@ -79,18 +98,23 @@ def demo_json(path: Path) -> Any:
     return _load_json(str(path), path.stat().st_mtime)
 
 
-def load_run_bytes(data: bytes) -> Any:
-    """Return a run from an uploaded JSON file (``RunArtifact.to_json`` format)."""
+def load_run_bytes(data: bytes, name: str = "the run file") -> Any:
+    """Return a run from an uploaded JSON file (``RunArtifact.to_json`` format).
+
+    ``name`` is the uploaded file's name, for the messages.
+    """
     from invent_core.pipeline import RunArtifact
 
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise ValueError(f"the run file is not UTF-8 text: {err}") from err
+        raise ValueError(f"{name} is not UTF-8 text: {err}") from err
     try:
         return RunArtifact.from_json(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"the run file is not valid JSON: {err}") from err
+        raise ValueError(f"{name} is not valid JSON: {err}") from err
+    except ValueError as err:
+        raise ValueError(f"{name}: {err}") from err
 
 
 # ---------------------------------------------------------------------------

@@ -47,9 +47,23 @@ def advanced_options() -> list[OptionSpec]:
 
 
 def page_setup(title: str, icon: str = "🎲") -> Settings:
-    """Call ``st.set_page_config`` and draw the sidebar; return the current settings."""
+    """Call ``st.set_page_config``, draw the navigation, recent history and settings; return them."""
+    from .history_view import recent_in_sidebar
+
     st.set_page_config(page_title=f"{title} · invent", page_icon=icon, layout="wide")
+    navigation()
+    recent_in_sidebar(st.sidebar)
     return sidebar_settings()
+
+
+def navigation() -> None:
+    """The page list in the sidebar, the home page named "Home" (:mod:`invent_ui.navigation`)."""
+    from .history_view import quiet_page_link
+    from .navigation import HOME, PAGES
+
+    with st.sidebar:
+        for page in (HOME, *PAGES):
+            quiet_page_link(page.path, page.label, page.icon)
 
 
 def current_settings() -> Settings:

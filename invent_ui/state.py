@@ -29,3 +29,17 @@ GAAP_PLAYING = "gaap_playing"
 #: The TSU and Evaluation pages' own results (JSON payloads of invent_ui.experiments).
 TSU_PAYLOAD = "tsu_payload"
 EVAL_PAYLOAD = "eval_payload"
+
+#: Background jobs (invent_ui.jobs.Job), one per page that runs something.
+EXPLORE_JOB = "explore_job"
+GAAP_JOB = "gaap_job"
+TSU_JOB = "tsu_job"
+EVAL_JOB = "eval_job"
+BATCH_JOB = "batch_job"
+SIDE_JOB = "side_job"
+#: Explore: the perturbation editor's table version (bumped when another run is shown).
+EXPLORE_EDITOR = "explore_editor"
+#: Side by side: the comparison shown ({"left": run dict, "right": run dict}).
+SIDE_BY_SIDE = "side_by_side"
+#: Evaluation: the seed of the question sample (shown and settable).
+EVAL_SEED = "eval_seed"

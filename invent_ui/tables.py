@@ -118,17 +118,26 @@ def comparison_table(
 
 
 def style_comparison(df: pd.DataFrame, *, rel_tol: float = 0.05) -> Any:
-    """Styler of :func:`comparison_table`: cells more than ``rel_tol`` away from the first
-    embedder's value in orange, the spread column shaded by its size."""
+    """Styler of :func:`comparison_table`: what differs by more than ``rel_tol`` is coloured.
+
+    A cell more than ``rel_tol`` (5 %) away from the first embedder's value is
+    orange; the ``spread`` cell of a measure is shaded only when the spread
+    exceeds ``rel_tol`` of the first embedder's value (darker = larger), so a
+    0.0009 spread stays white.
+    """
     cols = [c for c in df.columns if c != "spread"]
-    base = df[cols[0]]
+    base = df[cols[0]].abs().clip(lower=1e-12)
     css = pd.DataFrame("", index=df.index, columns=df.columns)
     for c in cols[1:]:
-        far = (df[c] - base).abs() > rel_tol * base.abs().clip(lower=1e-12)
+        far = (df[c] - df[cols[0]]).abs() > rel_tol * base
         css.loc[far, c] = "background-color: #ffe0b2; font-weight: bold"
-    top = float(df["spread"].max()) or 1.0
+    relative = df["spread"] / base
+    top = float(relative[relative > rel_tol].max()) if (relative > rel_tol).any() else 1.0
     css["spread"] = [
-        f"background-color: rgba(230, 81, 0, {0.6 * v / top:.2f})" for v in df["spread"]
+        f"background-color: rgba(230, 81, 0, {0.15 + 0.45 * min(1.0, v / top):.2f})"
+        if v > rel_tol
+        else ""
+        for v in relative
     ]
     return df.style.format("{:.4f}").apply(lambda _: css, axis=None)
 
@@ -155,8 +164,21 @@ def _cell_text(table: Any, i: int, j: int) -> str:
     return format_mean_std(table.mean[i, j] * scale, table.std[i, j] * scale, digits=table.digits)
 
 
-def style_marks(df: pd.DataFrame, marks: np.ndarray) -> Any:
-    """pandas Styler: bold the best cell of each column, underline the second."""
+#: How a value too few to judge is shown (greyed; never bold).
+GREY = "color: #9e9e9e"
+
+
+def style_marks(df: pd.DataFrame, marks: np.ndarray, *, judged: bool = True) -> Any:
+    """Pandas Styler: bold the best cell of each column, underline the second.
+
+    With ``judged=False`` (a sample too small, ``evaluation.sample_size.judgeable``)
+    every cell is greyed and none is marked, whatever ``marks`` says.
+    """
+    if not judged:
+        css = np.full(df.shape, GREY, dtype=object)
+        return df.style.apply(
+            lambda _: pd.DataFrame(css, index=df.index, columns=df.columns), axis=None
+        )
     css = np.where(marks == "best", "font-weight: bold; background-color: #e6f2e6", "")
     css = np.where(marks == "second", "text-decoration: underline", css)
     return df.style.apply(

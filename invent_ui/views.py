@@ -47,17 +47,34 @@ def heatmap_row(
     figs = plots.walk_heatmaps(
         score.walk, score.questions, first_answers(score.responses), colorscale=colorscale
     )
+    from .downloads import download_buttons
+
     cols = st.columns(len(which))
     for col, name in zip(cols, which):
         col.plotly_chart(figs[name], key=f"{key}_{name}", config={"displaylogo": False})
+        with col:
+            download_buttons(
+                st, f"{name} heatmap", figure=figs[name], key=f"{key}_{name}", png_note=False
+            )
+
+
+#: What the sign of a method's value means where it is not obvious (shown under the Baselines).
+SIGN_NOTES = (
+    "**Kernel Entropy** is minus the mean pairwise kernel of the r answers to the original "
+    "question (−E[k(Y, Y′)], Gruber & Buettner), so it lies in [−1, 0]: −1.0000 means the r "
+    "answers are identical (least uncertain), values near 0 mean unrelated answers."
+)
 
 
 def run_caption(run: Any) -> str:
     """Return one line naming what made a run: perturber, LLM, ψ, n, r, B, T, seed (and time)."""
+    from invent_core.llm.names import describe_llm
+
     c = run.config
+    edited = sum(bool(f) for f in run.extras.get("edited") or [])
     parts = [
-        f"perturber **{c.perturber}**",
-        f"LLM `{str(run.identities.get('llm', '?'))[:60]}`",
+        f"perturber **{c.perturber}**" + (f" ({edited} edited by you)" if edited else ""),
+        f"LLM **{describe_llm(str(run.identities.get('llm') or ''))}**",
         f"embedder **{c.embedder}**",
         f"n = {c.n_perturbations}",
         f"r = {c.n_replications}",
@@ -96,6 +113,7 @@ def default_methods(available: Any, k: int = 5) -> list[str]:
 
 
 def measures_dataframe(score: Any) -> Any:
+    """The run's measures as a table: label, bootstrap mean and 90 % interval, one row each."""
     labels = method_labels()
     intervals = {n: score.interval(n) for n, v in score.values.items() if len(v) > 1}
     return tables.measures_table(score.measures, score.values, labels=labels, intervals=intervals)
@@ -110,3 +128,54 @@ def result_or_demo(key: str, demo_path: Any, *, what: str, hint: str) -> Any:
         return payload
     st.info(f"Showing the shipped {what} (a small real run). {hint}", icon=":material/lightbulb:")
     return resources.demo_json(demo_path)
+
+
+def job_running(key: str) -> bool:
+    """Whether the page's background job (session key ``key``) is still working."""
+    job = st.session_state.get(key)
+    return job is not None and job.running
+
+
+def show_run(run: Any) -> None:
+    """Show ``run`` on Explore; a GAAP run's trace also becomes GAAP evolution's."""
+    from . import archive, state
+
+    st.session_state[state.EXPLORE_RUN] = run
+    trace = archive.gaap_payload_of_run(run)
+    if trace is not None:
+        from invent_core.perturb.gaap import GaapResult
+
+        st.session_state[state.GAAP_RESULT] = GaapResult.from_dict(trace)
+        st.session_state[state.GAAP_GENERATION] = 0
+
+
+def reference_check(run: Any, example: Any) -> None:
+    """When the run's question is a picked dataset sample: its r answers against the reference.
+
+    Below 10 % correct with the packaged 0.5B model, say so and how to get a stronger model.
+    """
+    from invent_core.advice import model_advice
+    from invent_core.evaluation.correctness import judge_correct
+
+    if example is None or not getattr(example, "answers", None):
+        return
+    if example.question.strip() != run.question.strip():
+        return
+    answers = run.responses[0]
+    right = [
+        judge_correct(
+            a,
+            list(example.answers),
+            dataset=example.dataset if example.dataset != "custom" else example.task,
+            question=example.question,
+            choices=list(example.choices) if example.choices else None,
+        )
+        for a in answers
+    ]
+    st.caption(
+        f"{sum(right)} of {len(right)} answers to the original question match the sample's "
+        f"reference ({' | '.join(example.answers[:3])}); n = {len(right)}."
+    )
+    advice = model_advice(sum(right) / len(right), len(right), str(run.identities.get("llm")))
+    if advice:
+        st.warning(advice, icon=":material/lightbulb:")

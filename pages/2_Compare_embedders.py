@@ -8,6 +8,7 @@ import streamlit as st
 
 from invent_core.embedders import available_embedders
 from invent_ui import plots, resources, state, tables, views
+from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded
 from invent_ui.settings import EMBEDDER_LABELS, run_fingerprint
 from invent_ui.sidebar import page_setup
@@ -58,20 +59,18 @@ labels = views.method_labels()
 st.subheader("Measures")
 table = tables.comparison_table({n: s.measures for n, s in scores.items()}, labels=labels)
 spread_max = float(table["spread"].max())
-st.dataframe(
-    tables.style_comparison(table),
-    width="stretch",
-)
+st.dataframe(tables.style_comparison(table), width="stretch", height="content")
+download_buttons(st, "embedder comparison", table, key="compare_table")
 st.caption(
     "Orange cells differ by more than 5 % from the first embedder; `spread` = max − min across "
-    f"embedders (darker = more disagreement; largest {spread_max:.4f}). "
+    "embedders, shaded only where it is more than 5 % of the first embedder's value (darker = "
+    f"more disagreement; largest spread {spread_max:.4f}). "
     f"B = {run.config.score.n_bootstrap} bootstrap resamples, the run's seed "
     f"({run.config.seed}) and affinity ({run.config.score.affinity}) for every embedder."
 )
-st.plotly_chart(
-    plots.measures_comparison_figure({n: s.measures for n, s in scores.items()}, labels=labels),
-    key="compare_bars",
-)
+bars = plots.measures_comparison_figure({n: s.measures for n, s in scores.items()}, labels=labels)
+st.plotly_chart(bars, key="compare_bars")
+download_buttons(st, "embedder comparison chart", figure=bars, key="compare_bars", png_note=False)
 
 st.subheader("Matrices side by side")
 c1, c2 = st.columns([1, 2])
@@ -93,6 +92,9 @@ for col, (name, sc) in zip(cols, scores.items()):
             sc.walk, run.questions, answers, colorscale=colorscale, zrange=zrange
         )[which]
         st.plotly_chart(fig, key=f"compare_heat_{name}")
+        download_buttons(
+            st, f"{name} heatmap", figure=fig, key=f"compare_heat_{name}", png_note=False
+        )
 
 base_name, base = next(iter(scores.items()))
 st.subheader(f"Differences from {EMBEDDER_LABELS.get(base_name, base_name)}")
@@ -102,16 +104,22 @@ ys = plots.state_labels(len(run.questions), "y")
 row_texts = run.questions if which == "p_x" else answers
 col_texts = answers if which == "p_y" else run.questions
 for col, (name, sc) in zip(diff_cols, list(scores.items())[1:]):
-    col.plotly_chart(
-        plots.difference_heatmap(
-            getattr(base.walk, which),
-            getattr(sc.walk, which),
-            labels=xs if which == "p_x" else ys,
-            col_labels=ys if which == "p_y" else xs,
-            row_texts=row_texts,
-            col_texts=col_texts,
-            title=f"{name} − {base_name}",
-        ),
-        key=f"compare_diff_{name}",
+    diff = plots.difference_heatmap(
+        getattr(base.walk, which),
+        getattr(sc.walk, which),
+        labels=xs if which == "p_x" else ys,
+        col_labels=ys if which == "p_y" else xs,
+        row_texts=row_texts,
+        col_texts=col_texts,
+        title=f"{name} − {base_name}",
     )
+    col.plotly_chart(diff, key=f"compare_diff_{name}")
+    with col:
+        download_buttons(
+            st,
+            f"{name} difference heatmap",
+            figure=diff,
+            key=f"compare_diff_{name}",
+            png_note=False,
+        )
 st.caption("Red: the other embedder puts more probability there; blue: less.")

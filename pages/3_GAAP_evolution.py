@@ -8,8 +8,10 @@ import streamlit as st
 
 from invent_core.perturb.gaap import GaapResult, gaap
 from invent_core.progress import ProgressReporter
-from invent_ui import assets, plots, resources, state, tables
-from invent_ui.feedback import StageProgress, guarded, show_error
+from invent_ui import archive, assets, plots, resources, state, tables, views
+from invent_ui.downloads import download_buttons
+from invent_ui.feedback import guarded, job_panel, show_error
+from invent_ui.jobs import Job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("GAAP evolution", icon="🧬")
@@ -21,7 +23,31 @@ st.caption(
     "generations or when no member is closer to x0 than δ; Per(S_x0) samples generations 0, τ, 2τ, …"
 )
 
+
 # --- run GAAP on a new question ---------------------------------------------
+def _start_gaap(question: str, run_cfg) -> None:
+    emb = resources.embedder(run_cfg.embedder)
+    history = archive.store()
+    used = {k: v for k, v in settings.to_dict().items() if k not in ("llm", "base_url", "model")}
+
+    def work(progress, cancel):
+        return gaap(
+            question,
+            n=run_cfg.n_perturbations,
+            embedder=emb,
+            seed=run_cfg.seed,
+            config=run_cfg.gaap,
+            progress=ProgressReporter(progress).counter("gaap"),
+        )
+
+    st.session_state[state.GAAP_JOB] = Job(
+        work,
+        label="GAAP",
+        kind="gaap",
+        on_done=lambda res: archive.keep_gaap(history, res, settings=used),
+    ).start()
+
+
 with st.expander("Run GAAP on a new question", expanded=False):
     q = st.text_area("Question", key="gaap_question", height=70)
     run_cfg = settings.run_config()
@@ -31,25 +57,36 @@ with st.expander("Run GAAP on a new question", expanded=False):
         f"τ = {g.tau}, fitness embedder {run_cfg.embedder}, seed {run_cfg.seed} "
         "(sidebar; δ, T, τ and the other GAAP options under *Advanced*). No LLM call."
     )
-    if st.button("Run GAAP", type="primary", key="gaap_run"):
+    if st.button(
+        "Run GAAP", type="primary", key="gaap_run", disabled=views.job_running(state.GAAP_JOB)
+    ):
         if not q.strip():
-            st.error("Type a question first.")
+            st.error("Type a question in the **Question** box first.")
         else:
             try:
-                with StageProgress("GAAP", {"gaap": "evolving generations"}) as prog:
-                    st.session_state[state.GAAP_RESULT] = gaap(
-                        q.strip(),
-                        n=run_cfg.n_perturbations,
-                        embedder=resources.embedder(run_cfg.embedder),
-                        seed=run_cfg.seed,
-                        config=g,
-                        progress=ProgressReporter(prog).counter("gaap"),
-                    )
-                st.session_state[state.GAAP_GENERATION] = 0
+                _start_gaap(q.strip(), run_cfg)
             except Exception as err:  # noqa: BLE001 - shown, not raised
                 show_error(err, "GAAP")
 
+job = job_panel(state.GAAP_JOB, kept="Nothing is kept from a cancelled evolution (it asks no LLM).")
+if job is not None and job.take() and job.status == "done":
+    st.session_state[state.GAAP_RESULT] = job.result
+    st.session_state[state.GAAP_GENERATION] = 0
+
 result = st.session_state.get(state.GAAP_RESULT)
+if result is None:  # the newest trace kept (e.g. Explore's last GAAP run), else the demo
+    latest = guarded("Reading the history", archive.store().latest, "gaap")
+    if latest is not None:
+        result = guarded(
+            "Opening the latest GAAP trace", archive.reopen, archive.store(), latest.id
+        )
+        result = result.value if result is not None else None
+        if result is not None:
+            st.info(
+                f"Showing the latest GAAP trace in the history ({latest.created[:16]} UTC). "
+                "Other traces: *Recent* in the sidebar or the History page.",
+                icon=":material/history:",
+            )
 if result is None:
     data = resources.demo_json(assets.DEMO_GAAP)
     result = guarded("Reading the GAAP demo trace", GaapResult.from_dict, data)
@@ -107,31 +144,47 @@ def _play() -> None:
 
 
 def render(t: int, suffix: str) -> None:
-    left, right = st.columns([3, 2])
-    left.plotly_chart(
-        plots.gaap_generations_figure(gens, delta=delta_used, upto=t), key=f"gaap_scatter_{suffix}"
+    scatter = plots.gaap_generations_figure(gens, delta=delta_used, upto=t)
+    st.plotly_chart(scatter, key=f"gaap_scatter_{suffix}")
+    st.markdown(
+        f"**Generation {t}**: {len(gens[t])} members (★ entered Per(S_x0), ✓ selected as parent)"
     )
-    with right:
-        st.markdown(
-            f"**Generation {t}**: {len(gens[t])} members (★ entered Per(S_x0), ✓ selected as parent)"
-        )
-        st.dataframe(
-            tables.gaap_members_table(gens[t]),
-            hide_index=True,
-            height=360,
-            column_config={"fitness": st.column_config.NumberColumn(format="%.4f")},
-            key=f"gaap_members_{suffix}",
-        )
-    st.plotly_chart(
-        plots.gaap_fitness_box_figure(gens, delta=delta_used, upto=t), key=f"gaap_box_{suffix}"
+    st.dataframe(
+        tables.gaap_members_table(gens[t]),
+        hide_index=True,
+        width="stretch",
+        height=min(360, 36 * (len(gens[t]) + 1) + 3),
+        column_config={
+            "text": st.column_config.TextColumn(width="large"),
+            "fitness": st.column_config.NumberColumn(format="%.4f"),
+        },
+        key=f"gaap_members_{suffix}",
     )
+    box = plots.gaap_fitness_box_figure(gens, delta=delta_used, upto=t)
+    st.plotly_chart(box, key=f"gaap_box_{suffix}")
+    if suffix == "view":
+        download_buttons(
+            st, f"generation {t} members", tables.gaap_members_table(gens[t]), key="gaap_members"
+        )
+        download_buttons(
+            st, "GAAP generations chart", figure=scatter, key="gaap_scatter", png_note=False
+        )
+        download_buttons(st, "GAAP fitness chart", figure=box, key="gaap_box", png_note=False)
 
 
+if state.GAAP_GENERATION not in st.session_state or st.session_state[state.GAAP_GENERATION] > last:
+    st.session_state[state.GAAP_GENERATION] = 0
 controls = st.container()
+button_box = controls.container()
+slider_slot = controls.empty()
 view = st.empty()
 if st.session_state.pop(state.GAAP_PLAYING, False):
     start = st.session_state.get(state.GAAP_GENERATION, 0)
     for t in range(start, last + 1):
+        if last > 0:  # the slider follows the play (a read-only copy while it runs)
+            slider_slot.slider(
+                "generation t", 0, last, value=t, disabled=True, key=f"gaap_playing_{t}"
+            )
         with view.container():
             render(t, f"play{t}")
         time.sleep(0.6)
@@ -140,38 +193,33 @@ if st.session_state.pop(state.GAAP_PLAYING, False):
 else:
     played = False
 
-with controls:
-    if (
-        state.GAAP_GENERATION not in st.session_state
-        or st.session_state[state.GAAP_GENERATION] > last
-    ):
-        st.session_state[state.GAAP_GENERATION] = 0
-    b1, b2, b3, s = st.columns([1, 1, 1, 6])
+with button_box:
+    b1, b2, b3, _ = st.columns([1, 1, 1, 6])
     b1.button("◀", on_click=_step, args=(-1,), key="gaap_prev", help="previous generation")
     b2.button("▶", on_click=_step, args=(1,), key="gaap_next", help="next generation")
     b3.button("Play", on_click=_play, key="gaap_play", help="advance through every generation")
-    if last > 0:
-        s.slider("generation t", 0, last, key=state.GAAP_GENERATION)
+if last > 0:
+    slider_slot.slider("generation t", 0, last, key=state.GAAP_GENERATION)
 if not played:
     with view.container():
         render(st.session_state[state.GAAP_GENERATION], "view")
 
 st.subheader("What entered Per(S_x0)")
-st.dataframe(
-    [
-        {
-            "perturbation": p.text,
-            "from generation": p.generation,
-            "member #": p.member,
-            "padding duplicate": p.duplicate,
-            "fitness": gens[p.generation][p.member]["fitness"]
-            if p.member < len(gens[p.generation])
-            else None,
-        }
-        for p in trace.perturbations
-    ],
-    hide_index=True,
-    width="stretch",
-)
+per_rows = [
+    {
+        "perturbation": p.text,
+        "from generation": p.generation,
+        "member #": p.member,
+        "padding duplicate": p.duplicate,
+        "fitness": gens[p.generation][p.member]["fitness"]
+        if p.member < len(gens[p.generation])
+        else None,
+    }
+    for p in trace.perturbations
+]
+st.dataframe(per_rows, hide_index=True, width="stretch")
+download_buttons(st, "Per(S_x0)", per_rows, key="gaap_per")
 with st.expander("Every generation at a glance"):
-    st.dataframe(tables.gaap_generations_table(trace), hide_index=True, width="stretch")
+    overview = tables.gaap_generations_table(trace)
+    st.dataframe(overview, hide_index=True, width="stretch")
+    download_buttons(st, "GAAP generations", overview, key="gaap_generations")

@@ -6,36 +6,57 @@ import streamlit as st
 
 from invent_core.config import TSU_TEMPERATURES
 from invent_core.datasets import available_datasets
+from invent_core.estimate import ThroughputLog, estimate_run
 from invent_core.evaluation.report import tsu_results_table
+from invent_core.evaluation.sample_size import judgeable
 from invent_core.experiment import ExperimentConfig, tsu
-from invent_ui import assets, plots, resources, state, tables, views
+from invent_ui import archive, assets, plots, resources, state, tables, views
+from invent_ui.downloads import download_buttons
 from invent_ui.experiments import (
     parse_temperatures,
     payload_config,
+    per_run_table,
     question_file,
     tsu_arrays,
     tsu_payload,
 )
-from invent_ui.feedback import StageProgress, guarded, show_error
+from invent_ui.feedback import guarded, job_panel, show_error
+from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("TSU", icon="🌡️")
 st.title("Temperature Sensitivity of Uncertainty (TSU)")
 st.caption(
     "Higher temperatures flatten the model's next-token distribution, so a good uncertainty "
-    "measure should grow with T. TSU (paper Eq. tsudefinition) is the share of questions whose "
-    "uncertainty strictly increases along the temperatures: for a pair TSU(T1,T2), or a chain "
-    "TSU(T1–Tk) over every temperature in between. No correctness labels needed."
+    "measure should grow with T. TSU (defined in the paper's §3, *Evaluation metrics*) is the "
+    "share of questions whose uncertainty strictly increases along the temperatures: for a "
+    "pair TSU(T1,T2), or a chain TSU(T1–Tk) over every temperature in between. No correctness "
+    "labels needed."
 )
 
 
-def _sweep(cfg: ExperimentConfig, temps: list[float], out, label: str) -> dict:
-    """``invent_core.experiment.tsu`` with a progress bar; its result as a payload."""
-    with StageProgress(label) as prog:
+def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
+    """Run ``invent_core.experiment.tsu`` in a background job; keep its payload in the history."""
+    llm = resources.llm_for(settings)
+    history = archive.store()
+
+    def work(progress, cancel):
         result = tsu(
-            cfg, temps, out, llm_factory=lambda: resources.llm_for(settings), progress=prog
+            cfg,
+            temps,
+            out,
+            llm_factory=lambda: CancellableLLM(llm, cancel),
+            progress=progress,
+            **cancel_kwargs(tsu, cancel),
         )
-    return tsu_payload(result, temps, cfg)
+        return tsu_payload(result, temps, cfg)
+
+    def keep(payload) -> str:
+        n = len({r["id"] for r in payload["rows"]})
+        title = f"TSU · {cfg.dataset or payload['rows'][0]['question'][:80]} · {n} question(s)"
+        return archive.keep_payload(history, "tsu", payload, title)
+
+    st.session_state[state.TSU_JOB] = Job(work, label=label, kind="tsu", on_done=keep).start()
 
 
 with st.expander("Run a temperature sweep", expanded=False):
@@ -51,16 +72,25 @@ with st.expander("Run a temperature sweep", expanded=False):
     paper = ", ".join(f"{t:g}" for t in TSU_TEMPERATURES)
     temps_text = st.text_input("Temperatures", paper, key="tsu_temps", help=f"paper: {paper}")
     run_cfg = settings.run_config(perturber=views.perturber_picker("tsu_perturber"))
-    st.caption(
-        f"Each question costs {(run_cfg.n_perturbations + 1) * run_cfg.n_replications} answers per "
-        f"temperature from {settings.llm_label} (sidebar n, r); runs are saved and reused."
+    n_runs = (1 if source == "a question" else int(limit)) * max(1, len(temps_text.split(",")))
+    estimate = estimate_run(
+        run_cfg,
+        llm_identity=resources.llm_identity(settings),
+        throughput=ThroughputLog(),
+        n_questions=n_runs,
     )
-    if st.button("Run sweep", type="primary", key="tsu_run"):
+    st.caption(
+        f"{estimate.text} (one run per question and temperature; sidebar n, r). "
+        "Runs are saved and re-used."
+    )
+    if st.button(
+        "Run sweep", type="primary", key="tsu_run", disabled=views.job_running(state.TSU_JOB)
+    ):
         try:
             temps = parse_temperatures(temps_text)
             if source == "a question":
                 if not question.strip():
-                    raise ValueError("type a question first")
+                    raise ValueError("type a question in the Question box first")
                 out = resources.work_dir("tsu", "question", settings.key(question.strip()))
                 cfg = ExperimentConfig(run=run_cfg, data=str(question_file(question.strip(), out)))
                 label = "Sweeping the temperatures"
@@ -68,9 +98,17 @@ with st.expander("Run a temperature sweep", expanded=False):
                 out = resources.work_dir("tsu", dataset, settings.key(run_cfg.perturber))
                 cfg = ExperimentConfig(run=run_cfg, dataset=dataset, limit=int(limit))
                 label = f"Sweeping {limit} {dataset} questions over {len(temps)} temperatures"
-            st.session_state[state.TSU_PAYLOAD] = _sweep(cfg, temps, out, label)
+            _start(cfg, temps, out, label)
         except Exception as err:  # noqa: BLE001 - shown, not raised
             show_error(err, "The sweep")
+
+job = job_panel(
+    state.TSU_JOB,
+    kept="Every (question, temperature) run that finished is saved: run the same sweep again "
+    "and they are read back, not asked again.",
+)
+if job is not None and job.take() and job.status == "done":
+    st.session_state[state.TSU_PAYLOAD] = job.result
 
 payload = views.result_or_demo(
     state.TSU_PAYLOAD, assets.DEMO_TSU, what="demo sweep", hint="Run your own above."
@@ -82,6 +120,7 @@ if arrays is None:
 temps, questions, uq = arrays
 labels = payload.get("labels", {})
 cfg = payload_config(payload)
+judged = judgeable(len(questions))
 st.markdown(
     f"**{len(questions)} question(s)** at T = {', '.join(f'{t:g}' for t in temps)} · "
     f"perturber {cfg.run.perturber} · n = {cfg.run.n_perturbations} · r = {cfg.run.n_replications}"
@@ -107,21 +146,47 @@ else:
 curves = {
     m: uq[m] if pick.startswith("mean over") else uq[m][[questions.index(pick)]] for m in shown
 }
-st.plotly_chart(
-    plots.uq_temperature_figure(temps, curves, labels=labels, normalize=normalize), key="tsu_curves"
+curves_fig = plots.uq_temperature_figure(temps, curves, labels=labels, normalize=normalize)
+st.plotly_chart(curves_fig, key="tsu_curves")
+download_buttons(
+    st, "uncertainty vs temperature", figure=curves_fig, key="tsu_curves", png_note=False
 )
 
 st.subheader("TSU per method")
 table = payload["tsu"]  # what invent_core.experiment.tsu computed
 rt = tsu_results_table(table, labels=labels)
+if not judged.ok:
+    rt = rt.unmarked()
 df, marks = tables.results_frame(rt)
-st.dataframe(tables.style_marks(df, marks), width="stretch", height=36 * (len(df) + 1) + 3)
-st.caption(
-    "TSU in %: the share of questions whose uncertainty strictly increases from the lower to the "
-    "higher temperature (pairs) or along every temperature of the chain (–). Bold: best per column."
+st.dataframe(
+    tables.style_marks(df, marks, judged=judged.ok),
+    width="stretch",
+    height=36 * (len(df) + 1) + 3,
 )
+download_buttons(st, "TSU table", rt, key="tsu_table", latex_caption=f"TSU (%): {judged.reason}")
+shares = (
+    "TSU in %: the share of questions whose uncertainty strictly increases from the lower to the "
+    "higher temperature (pairs) or along every temperature of the chain (–)."
+)
+if judged.ok:
+    st.caption(f"{shares} {judged.reason}. Bold: best per column.")
+else:
+    st.caption(
+        f"{shares} **{judged.reason}**: with {len(questions)} question(s) a share can only be "
+        f"{', '.join(f'{k / len(questions):.0%}' for k in range(min(len(questions), 4) + 1))}"
+        f"{' …' if len(questions) > 4 else ''}, so the values are greyed and none is marked best."
+    )
 by_column: dict[str, dict[str, float]] = {}
 for m, row in table.items():
     for col, v in row.items():
         by_column.setdefault(col, {})[m] = v
-st.plotly_chart(plots.tsu_bar_figure(by_column, labels=labels), key="tsu_bars")
+bars = plots.tsu_bar_figure(by_column, labels=labels)
+st.plotly_chart(bars, key="tsu_bars")
+download_buttons(st, "TSU bars", figure=bars, key="tsu_bars", png_note=False)
+
+with st.expander(
+    f"Per question and temperature ({len(payload['rows'])} runs)", expanded=not judged.ok
+):
+    per_run = per_run_table(payload)
+    st.dataframe(per_run, hide_index=True, width="stretch")
+    download_buttons(st, "TSU per run", per_run, key="tsu_per_run")

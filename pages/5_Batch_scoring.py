@@ -8,13 +8,16 @@ import json
 import pandas as pd
 import streamlit as st
 
-from invent_core.batch import batch_score, evaluate_output, export_results
-from invent_core.batch_io import inspect_input, iter_records
+from invent_core.batch import evaluate_output, export_results, inspect_input, iter_records
+from invent_core.estimate import ThroughputLog, estimate_run
 from invent_core.evaluation.metrics import rejection_curve
+from invent_core.evaluation.sample_size import judgeable
 from invent_core.progress import Progress
 from invent_core.registry import list_methods
-from invent_ui import plots, resources, views
-from invent_ui.feedback import StageProgress, guarded, show_error
+from invent_ui import batch_rows, plots, resources, state, tables, views
+from invent_ui.downloads import download_buttons
+from invent_ui.feedback import guarded, job_panel, show_error
+from invent_ui.jobs import CancellableLLM, Job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Batch scoring", icon="📦")
@@ -66,10 +69,13 @@ if folder is None:
     st.stop()
 
 path = next(p for p in folder.iterdir() if p.name.startswith("input"))
-info = guarded("Checking the file", inspect_input, path)
-if info is None:
-    st.stop()
 meta = json.loads((folder / "upload.json").read_text()) if (folder / "upload.json").exists() else {}
+NAMES = {str(path): meta.get("name", "the uploaded file"), str(folder): "the upload"}
+try:
+    info = inspect_input(path)
+except Exception as err:  # noqa: BLE001 - shown with the uploaded file's name, not the stored copy
+    show_error(err, "Checking the file", NAMES)
+    st.stop()
 layout_text = {
     "questions": "questions only: the LLM will generate perturbations and answers",
     "wide": "pre-generated responses (wide): no LLM call",
@@ -97,6 +103,7 @@ with st.expander("Preview (first 20 rows)", expanded=True):
         show_error(err, "The preview")
 
 # --- scoring ----------------------------------------------------------------------------------
+labels = {m.name: m.label for m in list_methods()}
 baselines = [m for m in list_methods("baseline")]
 chosen = st.multiselect(
     "Baselines to add (the five Inv measures are always computed)",
@@ -108,40 +115,66 @@ chosen = st.multiselect(
 run_cfg = settings.run_config(perturber=views.perturber_picker("batch_perturber"))
 out = folder / f"scores_{settings.key(sorted(chosen), run_cfg.perturber)}.csv"
 done_before = sum(1 for _ in iter_records(out)) if out.exists() else 0
+if info.layout == "questions":
+    estimate = estimate_run(
+        run_cfg,
+        llm_identity=resources.llm_identity(settings),
+        throughput=ThroughputLog(),
+        n_questions=max(0, info.estimated_rows() - done_before),
+    )
+    st.caption(f"{estimate.text} (rows still to score; sidebar n, r).")
 if done_before:
     st.info(
         f"{done_before} row(s) already scored with these settings: scoring resumes after them.",
         icon=":material/replay:",
     )
-if st.button("Score" if not done_before else "Resume scoring", type="primary", key="batch_run"):
+
+
+def _start(label: str, source, output, config) -> None:
+    """Score ``source`` into ``output`` in a background job (progress per row, Cancel)."""
+    llm = resources.llm_for(settings) if info.layout == "questions" else None
+
+    def work(progress, cancel):
+        def rows(done, total, eta):
+            progress(Progress("rows", done, total, eta))
+
+        model = CancellableLLM(llm, cancel) if llm is not None else None
+        return batch_rows.score_file(
+            source, output, config, llm=model, methods=chosen or "inv", progress=rows
+        )
+
+    st.session_state[state.BATCH_JOB] = Job(work, label=label, kind="batch").start()
+
+
+if st.button(
+    "Score" if not done_before else "Resume scoring",
+    type="primary",
+    key="batch_run",
+    disabled=views.job_running(state.BATCH_JOB),
+):
     try:
-        llm = resources.llm_for(settings) if info.layout == "questions" else None
-        with StageProgress(f"Scoring {meta.get('name', path.name)}") as prog:
-            summary = batch_score(
-                path,
-                out,
-                methods=chosen or "inv",
-                llm=llm,
-                embedder=run_cfg.embedder,
-                perturber=run_cfg.perturber,
-                n_perturbations=run_cfg.n_perturbations,
-                n_replications=run_cfg.n_replications,
-                temperature=run_cfg.temperature,
-                n_bootstrap=run_cfg.score.n_bootstrap,
-                seed=run_cfg.seed,
-                progress=lambda done, total, eta: prog(Progress("rows", done, total, eta)),
-            )
-        if summary.ok:
-            st.success(
-                f"Scored {summary.n_scored} row(s), {summary.n_resumed} resumed, in {summary.seconds:.1f} s."
-            )
-        else:
-            st.warning(
-                f"{summary.n_failed} row(s) failed (scored {summary.n_scored}); first errors: "
-                + "; ".join(e.get("message", e.get("error", "")) for e in summary.errors[:3])
-            )
+        _start(f"Scoring {meta.get('name', path.name)}", path, out, run_cfg)
     except Exception as err:  # noqa: BLE001 - shown, not raised
-        show_error(err, "Batch scoring")
+        show_error(err, "Batch scoring", NAMES)
+
+job = job_panel(
+    state.BATCH_JOB,
+    kept="The rows scored so far are saved: press the button again and scoring resumes after them.",
+    names=NAMES,
+)
+if job is not None and job.take() and job.status == "done":
+    summary = job.result
+    if summary.ok:
+        st.success(
+            f"Scored {summary.n_scored} row(s), {summary.n_resumed} resumed, "
+            f"in {summary.seconds:.1f} s."
+        )
+    else:
+        st.warning(
+            f"{summary.n_failed} row(s) failed (scored {summary.n_scored}); first errors: "
+            + "; ".join(batch_rows.public_message(e, NAMES) for e in summary.errors[:3])
+            + ". They are listed under *Failed rows* below, where they can be retried."
+        )
 
 if not out.exists():
     st.stop()
@@ -160,6 +193,7 @@ d1.download_button(
     file_name=f"{path.stem}_scores.csv",
     mime="text/csv",
     key="batch_dl_csv",
+    on_click="ignore",
 )
 json_path = out.with_suffix(".json")
 if not json_path.exists() or json_path.stat().st_mtime < out.stat().st_mtime:
@@ -171,31 +205,117 @@ if json_path.exists():
         file_name=f"{path.stem}_scores.json",
         mime="application/json",
         key="batch_dl_json",
+        on_click="ignore",
     )
+
+# --- failed rows: listed, and retried with the other perturber --------------------------------
+failed = batch_rows.failed_rows(out)
+if failed:
+    st.subheader(f"Failed rows ({len(failed)})")
+    failed_table = pd.DataFrame(
+        [
+            {
+                "id": e.get("id"),
+                "row": e.get("row"),
+                "line": e.get("line"),
+                "kind": e.get("kind"),
+                "reason": batch_rows.public_message(e, NAMES),
+            }
+            for e in failed
+        ]
+    )
+    st.dataframe(failed_table, hide_index=True, width="stretch", height="content")
+    download_buttons(st, "failed rows", failed_table, key="batch_failed")
+    retryable = [e for e in failed if e.get("kind") == "scoring"]
+    if info.layout == "questions" and retryable:
+        from invent_core.perturb import available_perturbers, get_perturber
+
+        others = [p for p in available_perturbers() if p != run_cfg.perturber]
+        c1, c2 = st.columns([2, 1])
+        other = c1.selectbox(
+            "Retry them with",
+            others,
+            format_func=lambda name: get_perturber(name).label,
+            key="batch_retry_perturber",
+        )
+        retry_out = folder / f"retry_{settings.key(sorted(chosen), run_cfg.perturber, other)}.csv"
+        if c2.button(
+            f"Retry {len(retryable)} row(s)",
+            key="batch_retry",
+            disabled=views.job_running(state.BATCH_JOB),
+        ):
+            source = batch_rows.retry_input(path, info, retryable, folder / "retry_input.csv")
+            if source is None:
+                st.error("The failed rows could not be found in the uploaded file again.")
+            else:
+                try:
+                    _start(
+                        f"Retrying {len(retryable)} row(s) with {other}",
+                        source,
+                        retry_out,
+                        run_cfg.replace(perturber=other),
+                    )
+                    st.rerun()
+                except Exception as err:  # noqa: BLE001 - shown, not raised
+                    show_error(err, "The retry")
+        if retry_out.exists():
+            retried = pd.DataFrame(list(iter_records(retry_out)))
+            st.markdown(f"**Retried with {other}: {len(retried)} row(s) scored**")
+            st.dataframe(
+                retried.drop(columns=[c for c in ("perturbations", "responses") if c in retried]),
+                width="stretch",
+            )
+            both = pd.concat([df, retried], ignore_index=True)
+            download_buttons(st, f"{path.stem} scores with retried rows", both, key="batch_both")
 
 if "correct" in df.columns and df["correct"].notna().any():
     ev = guarded("Evaluating", evaluate_output, out)
     if ev and ev["methods"]:
         st.subheader("Metrics against the answers")
-        st.caption(
-            f"Accuracy of the answers to the original questions: {ev['accuracy']:.0%} over {ev['n_judged']} judged."
+        n_judged = int(ev["n_judged"])
+        n_pos = round((ev["accuracy"] or 0.0) * n_judged)
+        judged = judgeable(n_judged, n_pos, unit="row")
+        metrics = pd.DataFrame(ev["methods"]).T
+        metrics.index = [labels.get(m, m) for m in metrics.index]
+        metrics.index.name = "method"
+        st.dataframe(
+            metrics.style.apply(lambda c: [tables.GREY] * len(c)) if not judged.ok else metrics,
+            width="stretch",
+            height="content",
         )
-        st.dataframe(pd.DataFrame(ev["methods"]).T, width="stretch")
-        judged = df[df["correct"].notna()]
-        correct = judged["correct"].astype(int).to_numpy()
+        download_buttons(st, "batch metrics", metrics, key="batch_metrics")
+        st.caption(
+            f"Accuracy of the answers to the original questions: {ev['accuracy']:.0%} over "
+            f"{n_judged} judged rows. "
+            + (
+                judged.reason
+                if judged.ok
+                else f"**{judged.reason}**: AUROC and PRR are shown greyed; they mean little here."
+            )
+        )
+        judged_rows = df[df["correct"].notna()]
+        correct = judged_rows["correct"].astype(int).to_numpy()
         if correct.min() == correct.max():
             st.info(
-                "Every judged answer is the same (all correct or all wrong): no ROC or rejection curve."
+                "Every judged answer is the same (all correct or all wrong): no ROC or "
+                "rejection curve, and AUROC and PRR are undefined."
             )
         else:
             table = {
-                m: judged[m].astype(float).to_numpy()
+                m: judged_rows[m].astype(float).to_numpy()
                 for m in ev["methods"]
-                if judged[m].notna().all()
+                if m in judged_rows and judged_rows[m].notna().all()
             }
             c1, c2 = st.columns(2)
-            c1.plotly_chart(plots.roc_figure(correct, table), key="batch_roc")
-            c2.plotly_chart(
-                plots.rejection_figure({m: rejection_curve(correct, u) for m, u in table.items()}),
-                key="batch_rej",
+            roc = plots.roc_figure(correct, table, labels=labels)
+            rej = plots.rejection_figure(
+                {m: rejection_curve(correct, u) for m, u in table.items()}, labels=labels
             )
+            c1.plotly_chart(roc, key="batch_roc")
+            c2.plotly_chart(rej, key="batch_rej")
+            with c1:
+                download_buttons(st, "batch ROC", figure=roc, key="batch_roc", png_note=False)
+            with c2:
+                download_buttons(
+                    st, "batch rejection curve", figure=rej, key="batch_rej", png_note=False
+                )

@@ -1,16 +1,41 @@
-"""Evaluation: method × metric leaderboard on a dataset sample, ROC, rejection and reliability."""
+"""Evaluation: method × metric leaderboard on a seeded dataset sample, ROC, rejection, reliability.
+
+The evaluation runs in a background job (live progress per question, Cancel).
+Nothing is thrown away: a cancelled run, or one where every answer was judged
+the same, shows its per-question table with the reason the summary metrics
+are undefined. Below the minimum sample (evaluation.sample_size.judgeable)
+every metric is greyed and nothing is bold.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from invent_core.datasets import available_datasets
+from invent_core.advice import model_advice
+from invent_core.datasets import available_datasets, load_dataset
+from invent_core.errors import Cancelled
+from invent_core.estimate import ThroughputLog, estimate_run
 from invent_core.evaluation.metrics import rejection_curve, reliability_diagram
 from invent_core.evaluation.report import results_table
+from invent_core.evaluation.sample_size import (
+    MIN_PER_CLASS,
+    MIN_QUESTIONS,
+    draw_sample,
+    judgeable,
+)
 from invent_core.experiment import JUDGES, ExperimentConfig, evaluate
-from invent_ui import assets, plots, resources, state, tables, views
-from invent_ui.experiments import eval_arrays, eval_payload, payload_config, payload_evaluation
-from invent_ui.feedback import StageProgress, guarded, show_error
+from invent_ui import archive, assets, plots, resources, state, tables, views
+from invent_ui.downloads import download_buttons
+from invent_ui.experiments import (
+    eval_arrays,
+    eval_payload,
+    folder_payload,
+    payload_config,
+    payload_evaluation,
+    per_question_table,
+)
+from invent_ui.feedback import error_text, guarded, job_panel, show_error
+from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Evaluation", icon="🏁")
@@ -20,64 +45,210 @@ st.caption(
     "better), Brier and ECE after isotonic calibration (lower is better), mean ± std over "
     "paired bootstrap resamples (paper, Appendix 'Calculation of Mean and Variance')."
 )
+UNDEFINED = (
+    "AUROC, PRR, Brier and ECE compare the uncertainty of correct answers with that of wrong "
+    "ones, so they are undefined until both kinds are present"
+)
 
+
+def _start(cfg: ExperimentConfig, out) -> None:
+    llm = resources.llm_for(settings)
+    identity = resources.llm_identity(settings)
+    history = archive.store()
+
+    def work(progress, cancel):
+        result = evaluate(
+            cfg,
+            out,
+            llm_factory=lambda: CancellableLLM(llm, cancel),
+            progress=progress,
+            **cancel_kwargs(evaluate, cancel),
+        )
+        return eval_payload(result, cfg, llm=identity)
+
+    def keep(payload) -> str:
+        return archive.keep_payload(history, "evaluation", payload, _title(payload))
+
+    st.session_state[state.EVAL_JOB] = Job(
+        work,
+        label=f"Evaluating {cfg.limit} {cfg.dataset} questions",
+        kind="evaluation",
+        on_done=keep,
+        context={"cfg": cfg, "out": out, "llm": identity},
+    ).start()
+
+
+def _title(payload) -> str:
+    cfg = payload_config(payload)
+    return f"{cfg.dataset or 'file'} · {len(payload['rows'])} questions · seed {cfg.sample_seed}"
+
+
+def _salvage(job) -> bool:
+    """After a Cancel or a failure: show the questions that finished, and why there is no summary.
+
+    Returns whether any question had finished.
+    """
+    ctx = job.context
+    reason = error_text(job.error)  # "cancelled after 3 of 10; the 3 finished are kept" …
+    payload = folder_payload(ctx["out"], ctx["cfg"], reason=reason, llm=ctx["llm"])
+    if payload is None:
+        return False
+    rows = payload["rows"]
+    n_pos = sum(int(r["correct"]) for r in rows)
+    judged = judgeable(len(rows), n_pos)
+    if not judged.ok and not isinstance(job.error, Cancelled):
+        payload["reason"] = f"{judged.reason}. {UNDEFINED}"
+    st.session_state[state.EVAL_PAYLOAD] = payload
+    guarded(
+        "Keeping it in the history",
+        archive.keep_payload,
+        archive.store(),
+        "evaluation",
+        payload,
+        _title(payload),
+    )
+    return True
+
+
+# --- run ------------------------------------------------------------------------------------
 with st.expander("Run an evaluation on a dataset sample", expanded=False):
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     dataset = c1.selectbox(
         "Dataset", guarded("Listing datasets", available_datasets) or [], key="eval_dataset"
     )
-    limit = c2.number_input("Questions (--limit)", 2, 300, 10, key="eval_limit")
-    judge = c3.selectbox(
+    limit = c2.number_input("Questions", 2, 300, 10, key="eval_limit")
+    seed = c3.number_input(
+        "Sample seed",
+        0,
+        2**31 - 1,
+        0,
+        key=state.EVAL_SEED,
+        help="The questions are a shuffled sample of the dataset drawn with this seed "
+        "(not the first ones of the file, which are often one topic)",
+    )
+    judge = c4.selectbox(
         "Correctness",
         list(JUDGES),
         key="eval_judge",
         help="match: rules per dataset; llm: the paper's judge prompt",
     )
     run_cfg = settings.run_config(perturber=views.perturber_picker("eval_perturber"))
-    st.caption(
-        f"Each question costs {(run_cfg.n_perturbations + 1) * run_cfg.n_replications} answers "
-        f"from {settings.llm_label}; runs are saved, so a refresh or a larger limit resumes."
+    if dataset:
+        population = guarded("Counting the questions", load_dataset, dataset) or []
+        if population:
+            drawn = draw_sample(population, int(limit), int(seed))
+            st.caption(drawn.describe() + ".")
+    estimate = estimate_run(
+        run_cfg,
+        llm_identity=resources.llm_identity(settings),
+        throughput=ThroughputLog(),
+        n_questions=int(limit),
     )
-    if st.button("Run evaluation", type="primary", key="eval_run") and dataset:
+    st.caption(
+        f"{estimate.text}. Runs are saved, so a refresh or a larger sample resumes; "
+        f"metrics are judged from {MIN_QUESTIONS} questions and {MIN_PER_CLASS} correct and "
+        f"{MIN_PER_CLASS} wrong answers on (fewer: shown greyed, none marked best)."
+    )
+    if (
+        st.button(
+            "Run evaluation",
+            type="primary",
+            key="eval_run",
+            disabled=views.job_running(state.EVAL_JOB),
+        )
+        and dataset
+    ):
         try:
-            cfg = ExperimentConfig(run=run_cfg, dataset=dataset, limit=int(limit), judge=judge)
-            out = resources.work_dir("eval", settings.key(dataset, run_cfg.perturber, judge))
-            with StageProgress(f"Evaluating {limit} {dataset} questions") as prog:
-                result = evaluate(
-                    cfg, out, llm_factory=lambda: resources.llm_for(settings), progress=prog
-                )
-            st.session_state[state.EVAL_PAYLOAD] = eval_payload(result, cfg)
+            cfg = ExperimentConfig(
+                run=run_cfg, dataset=dataset, limit=int(limit), judge=judge, sample_seed=int(seed)
+            )
+            out = resources.work_dir(
+                "eval", settings.key(dataset, run_cfg.perturber, judge, int(seed))
+            )
+            _start(cfg, out)
         except Exception as err:  # noqa: BLE001 - shown, not raised
             show_error(err, "The evaluation")
+
+job = st.session_state.get(state.EVAL_JOB)
+if job is not None and job.take():
+    if job.status == "done":
+        st.session_state[state.EVAL_PAYLOAD] = job.result
+    elif _salvage(job) and job.status == "failed":
+        # every question finished but the summary is undefined: the per-question table
+        # below says why; the job's exception is no failure to show
+        del st.session_state[state.EVAL_JOB]
+job_panel(
+    state.EVAL_JOB,
+    kept="The questions that finished are shown below and saved: run the same evaluation "
+    "again and they are read back, not asked again.",
+)
 
 payload = views.result_or_demo(
     state.EVAL_PAYLOAD, assets.DEMO_EVAL, what="demo evaluation", hint="Run your own above."
 )
+cfg = payload_config(payload)
+labels = payload.get("labels", {})
+rows = payload["rows"]
+n_pos = sum(int(r["correct"]) for r in rows)
+judged = judgeable(len(rows), n_pos)
+
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("dataset", str(cfg.dataset or "uploaded file"))
+c2.metric(
+    "questions", len(rows), help=f"seed {cfg.sample_seed}" if cfg.sample_seed is not None else None
+)
+c3.metric(
+    "accuracy", f"{n_pos / len(rows):.0%}" if rows else "–", help=f"{n_pos} of {len(rows)} correct"
+)
+c4.metric(
+    "perturber · n · r",
+    f"{cfg.run.perturber} · {cfg.run.n_perturbations} · {cfg.run.n_replications}",
+)
+advice = model_advice(n_pos / len(rows), len(rows), str(payload.get("llm") or "")) if rows else None
+if advice:
+    st.warning(advice, icon=":material/lightbulb:")
+
+per_question = per_question_table(payload)
+if payload.get("evaluation") is None:
+    st.warning(
+        f"No summary metrics: {payload.get('reason') or judged.reason}.",
+        icon=":material/info:",
+    )
+    st.subheader(f"Per question ({len(rows)})")
+    st.dataframe(per_question, hide_index=True, width="stretch")
+    download_buttons(st, "per-question results", per_question, key="eval_per_question")
+    st.stop()
 
 arrays = guarded("Reading the evaluation", eval_arrays, payload)
 ev = guarded("Reading the evaluation", payload_evaluation, payload)
 if arrays is None or ev is None:
     st.stop()
 correct, table = arrays
-labels = payload.get("labels", {})
-cfg = payload_config(payload)
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("dataset", str(cfg.dataset or cfg.data))
-c2.metric("questions", ev.n_questions)
-c3.metric("accuracy", f"{ev.accuracy:.0%}")
-c4.metric(
-    "perturber · n · r",
-    f"{cfg.run.perturber} · {cfg.run.n_perturbations} · {cfg.run.n_replications}",
-)
 
 st.subheader("Leaderboard")
 rt = results_table(ev, labels=labels)
+if not judged.ok:
+    rt = rt.unmarked()
 df, marks = tables.results_frame(rt)
-st.dataframe(tables.style_marks(df, marks), width="stretch", height=36 * (len(df) + 1) + 3)
-st.caption(
-    f"Mean ± std over B = {ev.n_boot} paired bootstrap resamples. Bold: best per column; "
-    "underlined: second. ↑ higher is better, ↓ lower is better."
+st.dataframe(
+    tables.style_marks(df, marks, judged=judged.ok),
+    width="stretch",
+    height=36 * (len(df) + 1) + 3,
 )
+download_buttons(
+    st, "leaderboard", rt, key="eval_leaderboard", latex_caption=f"{cfg.dataset}: {judged.reason}"
+)
+if judged.ok:
+    st.caption(
+        f"{judged.reason}. Mean ± std over B = {ev.n_boot} paired bootstrap resamples. Bold: "
+        "best per column; underlined: second. ↑ higher is better, ↓ lower is better."
+    )
+else:
+    st.caption(
+        f"**{judged.reason}**: the values are shown greyed and no method is marked best; "
+        f"each rests on n = {len(rows)} questions ({n_pos} correct). Mean ± std over "
+        f"B = {ev.n_boot} paired bootstrap resamples."
+    )
 if ev.skipped:
     st.caption(
         "Not available on this run: "
@@ -93,24 +264,41 @@ shown = st.multiselect(
     format_func=lambda m: labels.get(m, m),
     key="eval_methods",
 )
-if not shown:
-    st.info("Pick at least one method to draw.")
-    st.stop()
-n_bins = st.slider(
-    "Reliability bins", 3, 15, 5, key="eval_bins", help="equal-width bins of calibrated P(correct)"
-)
-sel = {m: table[m] for m in shown}
-left, right = st.columns(2)
-left.plotly_chart(plots.roc_figure(correct, sel, labels=labels), key="eval_roc")
-right.plotly_chart(
-    plots.rejection_figure({m: rejection_curve(correct, u) for m, u in sel.items()}, labels=labels),
-    key="eval_rejection",
-)
-st.plotly_chart(
-    plots.reliability_figure(
+if shown:
+    n_bins = st.slider(
+        "Reliability bins",
+        3,
+        15,
+        5,
+        key="eval_bins",
+        help="equal-width bins of calibrated P(correct)",
+    )
+    sel = {m: table[m] for m in shown}
+    left, right = st.columns(2)
+    roc = plots.roc_figure(correct, sel, labels=labels)
+    rejection = plots.rejection_figure(
+        {m: rejection_curve(correct, u) for m, u in sel.items()}, labels=labels
+    )
+    left.plotly_chart(roc, key="eval_roc")
+    right.plotly_chart(rejection, key="eval_rejection")
+    with left:
+        download_buttons(st, "ROC", figure=roc, key="eval_roc", png_note=False)
+    with right:
+        download_buttons(
+            st, "rejection curve", figure=rejection, key="eval_rejection", png_note=False
+        )
+    reliability = plots.reliability_figure(
         {m: reliability_diagram(correct, u, n_bins=n_bins) for m, u in sel.items()}, labels=labels
-    ),
-    key="eval_reliability",
-)
-with st.expander("Per-question answers and uncertainties"):
-    st.dataframe(payload["rows"], width="stretch")
+    )
+    st.plotly_chart(reliability, key="eval_reliability")
+    download_buttons(
+        st, "reliability diagram", figure=reliability, key="eval_reliability", png_note=False
+    )
+    st.caption(
+        f"Every curve rests on n = {len(rows)} questions ({n_pos} correct); {judged.reason}."
+    )
+else:
+    st.info("Pick at least one method to draw.")
+with st.expander(f"Per-question answers and uncertainties ({len(rows)})"):
+    st.dataframe(per_question, hide_index=True, width="stretch")
+    download_buttons(st, "per-question results", per_question, key="eval_per_question")

@@ -27,12 +27,30 @@ TIMEOUT = 180  # first model load and, under load, a slow CPU
 pytestmark = pytest.mark.slow  # loads the packaged embedders
 
 
+@pytest.fixture(autouse=True)
+def own_history(monkeypatch, tmp_path):
+    """Each test starts with an empty run history of its own (the pages' ``archive.store``)."""
+    from invent_core.history import HistoryStore
+    from invent_ui import archive
+
+    root = tmp_path / "history"
+    monkeypatch.setattr(archive, "store", lambda: HistoryStore(root))
+    return root
+
+
 def open_page(name: str, **state) -> AppTest:
     path = ROOT / ("app.py" if name == "app.py" else f"pages/{name}")
     at = AppTest.from_file(str(path), default_timeout=TIMEOUT)
     for k, v in state.items():
         at.session_state[k] = v
     return at.run()
+
+
+def finish_job(at: AppTest, key: str, timeout: float = TIMEOUT) -> None:
+    """Wait for the page's background job, then rerun the page so that it shows the result."""
+    job = at.session_state[key]
+    assert job.wait(timeout), f"{key} still running after {timeout} s"
+    at.run()
 
 
 def chart(at: AppTest, key: str) -> dict:
@@ -67,6 +85,8 @@ def test_every_page_is_a_file_with_the_expected_name():
         "4_TSU.py",
         "5_Batch_scoring.py",
         "6_Evaluation.py",
+        "7_History.py",
+        "8_Side_by_side.py",
     ]
 
 
@@ -91,7 +111,9 @@ def test_home(demo_run):
     assert float(at.metric[0].value) == pytest.approx(demo_run.measures["inv_entropy"], abs=1e-4)
     z = decode(chart(at, "home_p_x_given_y")["data"][0]["z"])
     np.testing.assert_allclose(z.sum(axis=1), 1.0)
-    assert len(at.get("page_link")) == 6
+    assert len(at.main.get("page_link")) == len(PAGES) == 8  # every page
+    nav = [link.proto.label for link in at.sidebar.get("page_link")]
+    assert nav[:2] == ["Home", "Explore a question"] and "History" in nav  # not "app"
     assert at.sidebar.selectbox(key="sb_llm").value == "qwen0.5b"
 
 
@@ -166,9 +188,11 @@ def test_explore_reports_a_backend_failure_readably():
     at.text_input(key="sb_base_url").set_value("http://127.0.0.1:9/v1")  # nothing listens on port 9
     at.text_input(key="sb_model").set_value("m")
     at.text_input(key="sb_api_key_input").set_value("sk-test-not-saved")
-    at.radio(key="explore_perturber").set_value("paraphrase")
+    # GAAP perturbs without the LLM, so the first request is an answer to the dead server
+    at.radio(key="explore_perturber").set_value("gaap")
     at.text_area(key="explore_question").set_value("What is the capital of France?")
     at.button(key="explore_run_button").click().run()
+    finish_job(at, "explore_job")
     assert not at.exception
     assert "The run failed" in at.error[0].value and "127.0.0.1:9" in at.error[0].value
     assert "Traceback" not in at.error[0].value
@@ -299,6 +323,7 @@ def test_batch_scoring_scores_downloads_and_resumes(tmp_path, monkeypatch):
     assert "Schema OK" in at.success[0].value and "wide" in at.success[0].value
     at.multiselect(key="batch_methods").set_value(["lexsim"]).run()
     at.button(key="batch_run").click().run()
+    finish_job(at, "batch_job")
     assert_clean(at)
     assert "Scored 4 row(s)" in at.success[-1].value
     results = [d.value for d in at.dataframe if "inv_entropy" in d.value.columns][0]
@@ -308,7 +333,7 @@ def test_batch_scoring_scores_downloads_and_resumes(tmp_path, monkeypatch):
         and results["lexsim"].notna().all()
     )
     assert results["correct"].tolist() == [1, 1, 0, 0]
-    assert {b.proto.label for b in at.get("download_button")} == {"Download CSV", "Download JSON"}
+    assert {b.proto.label for b in at.get("download_button")} >= {"Download CSV", "Download JSON"}
     assert chart(at, "batch_roc")["data"] and chart(at, "batch_rej")["data"]
     # a browser refresh is a new session: the same upload finds its scored rows
     again = open_page("5_Batch_scoring.py")
@@ -350,3 +375,263 @@ def test_page_opens_first_without_error(page):
     assert_clean(at)
     assert at.sidebar.number_input(key="sb_n_perturbations").value == 9
     assert at.title
+
+
+# --- the workbench (issue 14): jobs, Cancel, history, re-ask, honest small samples -----------
+
+
+class FakeLLM:
+    """A recording LLM (no model): answers "Lyon" to everything; can hold before answer k.
+
+    Its ``identity`` is the packaged model's, so that it may re-ask the shipped demo run.
+    """
+
+    prefers_single_paraphrase = True
+    concurrency = 1
+
+    def __init__(self, identity: str, hold_at: int | None = None) -> None:
+        import threading
+
+        self.identity = identity
+        self.requests: list = []
+        self.hold_at = hold_at
+        self.held = threading.Event()
+        self.release = threading.Event()
+
+    def complete(self, messages, **kw):
+        from invent_core.llm import Completion
+
+        self.requests.append(messages)
+        return Completion(text="Lyon")
+
+    def complete_many(self, requests, progress=None):
+        from invent_core.llm import Completion
+
+        out = []
+        for req in requests:
+            if self.hold_at is not None and len(self.requests) == self.hold_at:
+                self.held.set()
+                self.release.wait(60)
+            self.requests.append(req)
+            out.append(Completion(text="Lyon"))
+            if progress is not None:
+                progress(len(out), len(requests))
+        return out
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def fake_llm(monkeypatch, tmp_path, demo_run):
+    """Every page gets this LLM; history and throughput go to a fresh cache dir."""
+    import invent_ui.resources as resources
+
+    monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
+    llm = FakeLLM(demo_run.identities["llm"])
+    monkeypatch.setattr(resources, "llm_for", lambda settings: llm)
+    return llm
+
+
+def _small_run_settings(at: AppTest, n: int = 2, r: int = 3) -> None:
+    at.number_input(key="sb_n_perturbations").set_value(n).run()
+    at.number_input(key="sb_n_replications").set_value(r).run()
+    at.radio(key="explore_perturber").set_value("gaap")
+
+
+def test_cancel_mid_run_keeps_finished_work_and_the_page_stays_usable(fake_llm, demo_run):
+    from invent_ui import archive
+
+    fake_llm.hold_at = 4  # answers 1-4 arrive, the 5th waits for the test
+    at = open_page("1_Explore_a_question.py")
+    _small_run_settings(at)
+    at.text_area(key="explore_question").set_value("What is the capital of France?")
+    at.button(key="explore_run_button").click().run()
+    assert fake_llm.held.wait(TIMEOUT)
+    at.run()  # what the page's 1-second fragment shows while the run works
+    bars = [p.proto.text for p in at.get("progress")]
+    assert any(t.startswith("answers received 4/9") for t in bars), bars
+    assert at.button(key="explore_run_button").disabled  # one run at a time
+    at.button(key="explore_job_cancel").click().run()
+    fake_llm.release.set()
+    finish_job(at, "explore_job")
+    assert_clean(at)
+    assert len(fake_llm.requests) == 5  # the one in flight finished; nothing after Cancel
+    note = at.warning[0].value
+    assert "cancelled after 5 of 9" in note and "finished are kept" in note
+    assert "in the answer cache" in note
+    assert archive.store().list() == []  # a cancelled run is no history entry
+    # the page is usable: the demo still shows, and a new run goes through
+    assert at.subheader[0].value == demo_run.question
+    fake_llm.hold_at = None
+    at.button(key="explore_run_button").click().run()
+    finish_job(at, "explore_job")
+    assert_clean(at)
+    assert at.subheader[0].value == "What is the capital of France?"
+    assert "done in" in at.success[0].value and "history" in at.success[0].value
+    assert [e.kind for e in archive.store().list()] == ["run", "gaap"]
+
+
+def test_history_survives_a_new_session_and_reopens(fake_llm):
+    at = open_page("1_Explore_a_question.py")
+    _small_run_settings(at, n=2, r=2)
+    at.text_area(key="explore_question").set_value("Who painted the Mona Lisa?")
+    at.button(key="explore_run_button").click().run()
+    finish_job(at, "explore_job")
+    assert_clean(at)
+    # a browser refresh or a server restart is a new session: the history is on disk
+    page = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    page.switch_page("pages/7_History.py").run()
+    assert_clean(page)
+    table = page.dataframe[0].value
+    assert table["title"].tolist() == ["Who painted the Mona Lisa?"] * 2
+    assert set(table["kind"]) == {"run", "GAAP trace"}
+    run_id = table.loc[table["kind"] == "run", "id"].item()
+    page.button(key=f"history_open_{run_id}").click().run()
+    assert_clean(page)
+    assert page.session_state["explore_run"].question == "Who painted the Mona Lisa?"
+    assert page.subheader[0].value == "Who painted the Mona Lisa?"  # now on Explore
+    # GAAP evolution opens the trace of the GAAP run just made, in a fresh session
+    gaap_page = open_page("3_GAAP_evolution.py")
+    assert_clean(gaap_page)
+    assert gaap_page.subheader[0].value == "Who painted the Mona Lisa?"
+    # rename, then delete
+    page = open_page("7_History.py")
+    page.text_input(key=f"history_title_{run_id}").set_value("Mona Lisa, n=2")
+    page.button(key=f"history_save_{run_id}").click().run()
+    assert "Mona Lisa, n=2" in open_page("7_History.py").dataframe[0].value["title"].tolist()
+    page = open_page("7_History.py")
+    page.button(key=f"history_delete_{run_id}").click().run()
+    assert open_page("7_History.py").dataframe[0].value["kind"].tolist() == ["GAAP trace"]
+    page = open_page("7_History.py")
+    page.checkbox(key="history_clear_sure").check().run()
+    page.button(key="history_clear").click().run()
+    assert "Nothing kept yet" in open_page("7_History.py").info[0].value
+
+
+def test_editing_one_perturbation_reasks_exactly_r(fake_llm, demo_run):
+    at = open_page("1_Explore_a_question.py", explore_run=demo_run)
+    assert_clean(at)
+    [editor] = at.data_editor
+    assert editor.value["perturbation"].tolist() == demo_run.perturbations
+    at.session_state[editor.key] = {
+        "edited_rows": {2: {"perturbation": "Which writer gave us the play Hamlet?"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    r = demo_run.config.n_replications
+    assert any(f"→ {r} LLM request(s)" in c.value for c in at.caption)
+    at.button(key="explore_reask").click().run()
+    finish_job(at, "explore_job")
+    assert_clean(at)
+    assert len(fake_llm.requests) == r
+    new = at.session_state["explore_run"]
+    assert new.questions[3] == "Which writer gave us the play Hamlet?"
+    assert new.extras["edited"] == [i == 3 for i in range(len(demo_run.questions))]
+    assert new.responses[3] == ["Lyon"] * r and new.responses[4] == demo_run.responses[4]
+    assert at.data_editor[0].value["edited by you"].tolist()[2] is True
+    assert any("1 edited by you" in c.value for c in at.caption)
+
+
+def _html_of(frame) -> bytes:
+    return frame.proto.SerializeToString()
+
+
+def test_small_samples_are_greyed_and_never_bold():
+    at = open_page("6_Evaluation.py")  # the demo: 10 questions, 2 correct
+    assert_clean(at)
+    board = _html_of(at.dataframe[0])
+    assert b"font-weight: bold" not in board and b"#9e9e9e" in board
+    assert any("too few to judge: 10 questions (< 20)" in c.value for c in at.caption)
+    assert "help" in str(at.metric[1].proto) or at.metric[1].value == "10"
+    tsu = open_page("4_TSU.py")  # the demo sweep: 4 questions
+    assert_clean(tsu)
+    frame = next(d for d in tsu.dataframe if any("TSU(" in c for c in d.value.columns))
+    assert b"font-weight: bold" not in _html_of(frame)
+    assert any("too few to judge: 4 questions" in c.value for c in tsu.caption)
+
+
+def test_an_all_wrong_evaluation_shows_its_per_question_table(fake_llm):
+    at = open_page("6_Evaluation.py")
+    at.number_input(key="sb_n_perturbations").set_value(1).run()
+    at.number_input(key="sb_n_replications").set_value(2).run()
+    at.radio(key="eval_perturber").set_value("gaap")
+    at.selectbox(key="eval_dataset").set_value("arithmetic").run()
+    at.number_input(key="eval_limit").set_value(3).run()
+    assert "3 of " in at.caption[1].value and "drawn with seed 0" in at.caption[1].value
+    at.button(key="eval_run").click().run()
+    finish_job(at, "eval_job")
+    assert_clean(at)  # not "the evaluation failed": its questions are all there
+    assert any("n/a — all answers wrong" in w.value for w in at.warning), [
+        w.value for w in at.warning
+    ]
+    table = next(d.value for d in at.dataframe if "canonical answer" in d.value.columns)
+    assert len(table) == 3 and not table["correct"].any()
+    assert (table["canonical answer"] == "Lyon").all()
+    assert table["answers"].str.contains("Lyon").all()
+    assert {"Inv-Entropy", "NI-Entropy"} <= set(table.columns)
+    assert table["Inv-Entropy"].notna().all()
+    assert "scores.csv" not in " ".join(w.value for w in at.warning)  # no cache path
+    # 0 of 3 with the packaged 0.5B: the page says how to get a stronger model
+    advice = next(w.value for w in at.warning if "Only 0 of 3" in w.value)
+    assert "Qwen2.5-1.5B" in advice and "OpenAI-compatible server" in advice
+    # kept: a refresh finds it in the history
+    history = open_page("7_History.py").dataframe[0].value
+    assert history["kind"].tolist() == ["evaluation"]
+
+
+def test_failed_batch_rows_are_retried_with_the_other_perturber(fake_llm, monkeypatch):
+    def refuse_paraphrases(requests, progress=None):
+        if any("paraphrase" in str(req.messages) for req in requests):
+            raise RuntimeError("this server cannot paraphrase")
+        return FakeLLM.complete_many(fake_llm, requests, progress)
+
+    monkeypatch.setattr(fake_llm, "complete_many", refuse_paraphrases)
+    data = b"question,answer\nWhat is the capital of France?,Paris\nWho wrote Hamlet?,Shakespeare\n"
+    at = open_page("5_Batch_scoring.py")
+    at.number_input(key="sb_n_perturbations").set_value(1).run()
+    at.number_input(key="sb_n_replications").set_value(2).run()
+    at.file_uploader(key="batch_upload").set_value(("my questions.csv", data, "text/csv")).run()
+    at.multiselect(key="batch_methods").set_value([]).run()
+    at.radio(key="batch_perturber").set_value("paraphrase").run()
+    at.button(key="batch_run").click().run()
+    finish_job(at, "batch_job")
+    assert not at.exception
+    assert "2 row(s) failed" in at.warning[-1].value
+    failed = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert failed["kind"].tolist() == ["scoring", "scoring"]
+    assert failed["reason"].str.contains("could not score").all()
+    texts = " ".join([*failed["reason"], *(w.value for w in at.warning)])
+    assert "my questions.csv" in texts and ".cache" not in texts and "input.csv" not in texts
+    assert at.selectbox(key="batch_retry_perturber").value == "gaap"
+    at.button(key="batch_retry").click().run()
+    finish_job(at, "batch_job")
+    assert not at.exception
+    retried = next(
+        d.value for d in at.dataframe if "inv_entropy" in d.value.columns and len(d.value) == 2
+    )
+    assert retried["id"].astype(str).tolist() == ["1", "2"]  # the original rows' ids
+    assert retried["inv_entropy"].notna().all()
+
+
+def test_side_by_side_shares_the_colour_scale_and_shows_differences(
+    monkeypatch, tmp_path, demo_run
+):
+    from invent_ui import archive
+
+    monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
+    other = demo_run.rescore(affinity="abs_cosine", n_bootstrap=5)
+    store = archive.store()
+    archive.keep_run(store, demo_run)
+    archive.keep_run(store, other, title="the demo, |cos| affinity")
+    at = open_page("8_Side_by_side.py")  # the two newest runs, the older one on the left
+    assert_clean(at)
+    measures = at.dataframe[0].value.set_index("measure")
+    inv = measures.loc["Inv-Entropy"]
+    assert inv["left"] == pytest.approx(demo_run.measures["inv_entropy"])
+    assert inv["right"] == pytest.approx(other.measures["inv_entropy"])
+    assert inv["right − left"] == pytest.approx(inv["right"] - inv["left"])
+    left, right = (chart(at, f"side_heat_{side}")["data"][0] for side in ("left", "right"))
+    assert (left["zmin"], left["zmax"]) == (right["zmin"], right["zmax"])  # one scale
+    np.testing.assert_allclose(decode(right["z"]), other.score.walk.p_x)

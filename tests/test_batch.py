@@ -14,19 +14,29 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from invent_core.batch import batch_score, merge_outputs, parse_shard, shard_of, sidecar_paths
-from invent_core.batch_io import (
+from invent_core.batch import (
     BatchInputError,
+    batch_score,
     iter_records,
+    merge_outputs,
     neutralize_cell,
+    parse_shard,
     restore_cell,
+    shard_of,
+    sidecar_paths,
 )
+from invent_core.config import RunConfig
 
 pytestmark = pytest.mark.slow  # every test here embeds with the real MiniLM
 
 ANSWERS = ["Paris", "London", "Berlin", "Rome", "Madrid", "Vienna", "Lisbon"]
 INV = ["inv_entropy", "ni_entropy", "nr_inv_entropy", "wd_px_py", "max_py_x"]
 B = 8
+
+
+def cfg(n_bootstrap: int = B, **changes) -> RunConfig:
+    """The run configuration of these tests: the paper's, with a small B."""
+    return RunConfig().replace(n_bootstrap=n_bootstrap, **changes)
 
 
 def make_rows(n_rows: int, *, n: int = 2, r: int = 2, seed: int = 0) -> list[dict]:
@@ -137,7 +147,7 @@ def test_wide_csv_matches_score_responses(minilm, wide_csv, tmp_path):
     from invent_core.scoring import score_responses
 
     out = tmp_path / "out.csv"
-    s = batch_score(wide_csv, out, n_bootstrap=B, llm=FailingLLM())
+    s = batch_score(wide_csv, out, config=cfg(B), llm=FailingLLM())
     assert s.ok and s.n_scored == 10 and s.n_failed == 0
     recs = records(out)
     assert [r["id"] for r in recs] == [f"q{i}" for i in range(10)]
@@ -183,7 +193,7 @@ def test_zero_llm_requests_with_a_real_server(minilm, wide_csv, tmp_path):
             "openai", base_url=f"http://127.0.0.1:{server.server_port}/v1", model="m", cache=None
         )
         out = tmp_path / "all.jsonl"
-        s = batch_score(wide_csv, out, methods="all", n_bootstrap=B, llm=llm)
+        s = batch_score(wide_csv, out, methods="all", config=cfg(B), llm=llm)
     finally:
         server.shutdown()
     assert hits == []
@@ -195,9 +205,9 @@ def test_zero_llm_requests_with_a_real_server(minilm, wide_csv, tmp_path):
 
 def test_long_layout_and_jsonl_equal_wide(minilm, tmp_path):
     rows = make_rows(6, n=3, r=2)
-    a = batch_score(write_csv(tmp_path / "w.csv", rows), tmp_path / "a.csv", n_bootstrap=B)
-    b = batch_score(write_long(tmp_path / "l.csv", rows), tmp_path / "b.csv", n_bootstrap=B)
-    c = batch_score(write_jsonl(tmp_path / "j.jsonl", rows), tmp_path / "c.jsonl", n_bootstrap=B)
+    a = batch_score(write_csv(tmp_path / "w.csv", rows), tmp_path / "a.csv", config=cfg(B))
+    b = batch_score(write_long(tmp_path / "l.csv", rows), tmp_path / "b.csv", config=cfg(B))
+    c = batch_score(write_jsonl(tmp_path / "j.jsonl", rows), tmp_path / "c.jsonl", config=cfg(B))
     assert a.ok and b.ok and c.ok
     assert_same_scores(records(tmp_path / "a.csv"), records(tmp_path / "b.csv"))
     assert_same_scores(records(tmp_path / "a.csv"), records(tmp_path / "c.jsonl"))
@@ -209,7 +219,7 @@ def test_value_column_and_no_id(minilm, tmp_path):
     rows = [{k: v for k, v in row.items() if k != "id"} for row in make_rows(3)]
     for row in rows:
         row["value"] = row.pop("answer")
-    s = batch_score(write_csv(tmp_path / "v.csv", rows), tmp_path / "o.csv", n_bootstrap=B)
+    s = batch_score(write_csv(tmp_path / "v.csv", rows), tmp_path / "o.csv", config=cfg(B))
     recs = records(tmp_path / "o.csv")
     assert [r["id"] for r in recs] == ["1", "2", "3"]
     assert s.n_judged == 3 and recs[0]["answer"] == "Tokyo"
@@ -217,18 +227,18 @@ def test_value_column_and_no_id(minilm, tmp_path):
 
 def test_small_embedding_cache_gives_the_same_scores(minilm, tmp_path, monkeypatch):
     """The batch bounds the embedder's cache; evictions in mid-run must not change a score."""
-    import invent_core.batch as batch
+    import invent_core.batch.engine as engine
 
     rows = make_rows(10)
-    batch_score(write_csv(tmp_path / "a_in.csv", rows), tmp_path / "a.csv", n_bootstrap=B)
+    batch_score(write_csv(tmp_path / "a_in.csv", rows), tmp_path / "a.csv", config=cfg(B))
     # a window mixing texts already cached (rows) with new ones, over the limit
     new = [
         dict(r, id=f"n{i}", question=f"Another question {i}?")
         for i, r in enumerate(make_rows(10, seed=7))
     ]
-    monkeypatch.setattr(batch, "EMBED_CACHE_LIMIT", 12)
+    monkeypatch.setattr(engine, "EMBED_CACHE_LIMIT", 12)
     before = minilm.max_cache
-    s = batch_score(write_csv(tmp_path / "b_in.csv", rows + new), tmp_path / "b.csv", n_bootstrap=B)
+    s = batch_score(write_csv(tmp_path / "b_in.csv", rows + new), tmp_path / "b.csv", config=cfg(B))
     assert s.ok and minilm.max_cache == before  # restored
     assert_same_scores(records(tmp_path / "a.csv"), records(tmp_path / "b.csv")[:10])
 
@@ -238,12 +248,37 @@ def test_progress_reports_done_total_eta(minilm, wide_csv, tmp_path):
     batch_score(
         wide_csv,
         tmp_path / "o.csv",
-        n_bootstrap=B,
+        config=cfg(B),
         progress=lambda d, t, e: calls.append((d, t, e)),
     )
     assert [c[0] for c in calls] == list(range(1, 11))
     assert all(t == 10 for _, t, _ in calls)
     assert calls[-1][2] == pytest.approx(0.0) and all(e is not None and e >= 0 for *_, e in calls)
+
+
+def test_run_config_reaches_scoring_and_the_sidecar(minilm, wide_csv, tmp_path):
+    """Every RunConfig field reaches batch (affinity included); resuming compares configs."""
+    from invent_core.scoring import score_responses
+
+    out = tmp_path / "abs.csv"
+    config = cfg(affinity="abs_cosine")
+    batch_score(wide_csv, out, config)
+    meta = json.loads(sidecar_paths(out)["meta"].read_text())
+    assert meta["config"]["run"] == config.to_dict()
+    row = make_rows(1)[0]
+    ref = score_responses(
+        [row["question"], *row["perturbations"]],
+        row["responses"],
+        config.score,
+    )
+    assert records(out)[0]["inv_entropy"] == pytest.approx(ref.measures["inv_entropy"], abs=1e-6)
+    with pytest.raises(BatchInputError, match=r"affinity: 'abs_cosine' → 'shifted_cosine'"):
+        batch_score(wide_csv, out, cfg())
+    # generation settings do not matter for pre-generated responses
+    again = batch_score(
+        wide_csv, out, cfg(affinity="abs_cosine", n_perturbations=3, temperature=1.0)
+    )
+    assert again.n_resumed == 10 and again.n_scored == 0
 
 
 # --------------------------------------------------------------------------
@@ -315,14 +350,14 @@ def test_latin1_with_encoding_option(minilm, tmp_path):
     rows = make_rows(2)
     rows[1]["question"] = "Où est Zürich, the capital?"
     p = write_csv(tmp_path / "l1.csv", rows, encoding="latin-1")
-    s = batch_score(p, tmp_path / "o.csv", n_bootstrap=B, encoding="latin-1")
+    s = batch_score(p, tmp_path / "o.csv", config=cfg(B), encoding="latin-1")
     assert s.ok and records(tmp_path / "o.csv")[1]["question"] == "Où est Zürich, the capital?"
 
 
 def test_utf16_with_bom_is_read_without_bom_refused(minilm, tmp_path):
     rows = make_rows(2)
     p = write_csv(tmp_path / "u16.csv", rows, encoding="utf-16")  # writes a BOM
-    s = batch_score(p, tmp_path / "o.csv", n_bootstrap=B)
+    s = batch_score(p, tmp_path / "o.csv", config=cfg(B))
     assert s.ok and s.n_scored == 2
     q = tmp_path / "u16le.csv"
     q.write_bytes(p.read_bytes()[2:])  # drop the BOM
@@ -341,9 +376,9 @@ def test_json_array_is_refused(tmp_path):
 
 
 def test_gigantic_cell_stops_with_row_and_keeps_rows(minilm, tmp_path, monkeypatch):
-    import invent_core.batch_io as bio
+    import invent_core.question_schema as qs
 
-    monkeypatch.setattr(bio, "FIELD_SIZE_LIMIT", 4000)
+    monkeypatch.setattr(qs, "FIELD_SIZE_LIMIT", 4000)
     rows = make_rows(40)
     rows[35]["question"] = "x" * 5000
     p = write_csv(tmp_path / "big.csv", rows)
@@ -352,7 +387,7 @@ def test_gigantic_cell_stops_with_row_and_keeps_rows(minilm, tmp_path, monkeypat
         BatchInputError,
         match=r"big\.csv, row 36 \(line 37\): a cell is larger than 4,000 characters",
     ):
-        batch_score(p, out, n_bootstrap=B)
+        batch_score(p, out, config=cfg(B))
     assert [r["id"] for r in records(out)] == [f"q{i}" for i in range(35)]  # nothing before it lost
 
 
@@ -377,7 +412,7 @@ def test_unwritable_output(wide_csv, tmp_path, kind):
     if kind == "folder":
         out.mkdir()
     with pytest.raises(BatchInputError, match=msg) as info:
-        batch_score(wide_csv, out, n_bootstrap=B)
+        batch_score(wide_csv, out, config=cfg(B))
     assert info.value.file is not None
 
 
@@ -396,7 +431,7 @@ def test_per_row_problems_are_recorded(minilm, tmp_path):
     rows[7]["question"] = "y" * 300
     p = write_csv(tmp_path / "rows.csv", rows)
     out = tmp_path / "o.csv"
-    s = batch_score(p, out, n_bootstrap=B, max_question_chars=200)
+    s = batch_score(p, out, config=cfg(B), max_question_chars=200)
     assert not s.ok and s.n_failed == 5 and s.n_scored == 3
     assert [r["id"] for r in records(out)] == ["q0", "q3", "q4"]
     errs = {e["row"]: e for e in errors_of(out)}
@@ -421,7 +456,7 @@ def test_ragged_long_layout(minilm, tmp_path):
     lines = p.read_text().splitlines()
     del lines[8]  # q1: perturbation 0, replication 1 → ragged
     p.write_text("\n".join(lines) + "\n")
-    s = batch_score(p, tmp_path / "o.csv", n_bootstrap=B)
+    s = batch_score(p, tmp_path / "o.csv", config=cfg(B))
     assert (s.n_scored, s.n_failed) == (2, 1)
     (err,) = errors_of(tmp_path / "o.csv")
     assert err["id"] == "q1" and err["row"] == 2 and err["column"] == "replication_index"
@@ -434,13 +469,13 @@ def test_bad_json_line_and_extra_cells(minilm, tmp_path):
     text = p.read_text().splitlines()
     text.insert(1, '{"id": "broken", "question": ')
     p.write_text("\n".join(text) + "\n")
-    s = batch_score(p, tmp_path / "o.jsonl", n_bootstrap=B)
+    s = batch_score(p, tmp_path / "o.jsonl", config=cfg(B))
     assert (s.n_scored, s.n_failed) == (3, 1)
     (err,) = errors_of(tmp_path / "o.jsonl")
     assert err["line"] == 2 and "invalid JSON" in err["error"]
 
     # a row with more cells than the header (read without scoring: no responses, so no LLM here)
-    from invent_core.batch_io import RowReader, inspect_input
+    from invent_core.batch import RowReader, inspect_input
 
     q = tmp_path / "x.csv"
     q.write_text('id,question\na,"What is 2+2?"\nb,What is 3,4?,extra\n')
@@ -453,7 +488,7 @@ def test_bad_responses_json(minilm, tmp_path):
     p.write_text(
         'id,question,perturbations,responses\na,Q?,"[""P?""]","[[""x""],[""y""]]"\nb,Q2?,"[""P?""]","[[x"\n'
     )
-    s = batch_score(p, tmp_path / "o.csv", n_bootstrap=B)
+    s = batch_score(p, tmp_path / "o.csv", config=cfg(B))
     (err,) = errors_of(tmp_path / "o.csv")
     assert s.n_scored == 1 and err["column"] == "responses" and "not valid JSON" in err["error"]
 
@@ -466,13 +501,13 @@ def test_bad_responses_json(minilm, tmp_path):
 def test_resume_skips_done_rows_and_truncates_a_torn_row(minilm, tmp_path):
     rows = make_rows(12)
     full = tmp_path / "full.csv"
-    batch_score(write_csv(tmp_path / "in.csv", rows), full, n_bootstrap=B)
+    batch_score(write_csv(tmp_path / "in.csv", rows), full, config=cfg(B))
     # a crashed run: the first 5 rows, then half of the 6th
     part = tmp_path / "part.csv"
     lines = full.read_text().splitlines(keepends=True)
     part.write_text("".join(lines[:6]) + lines[6][:25])
     sidecar_paths(part)["meta"].write_text(sidecar_paths(full)["meta"].read_text())
-    s = batch_score(tmp_path / "in.csv", part, n_bootstrap=B)
+    s = batch_score(tmp_path / "in.csv", part, config=cfg(B))
     assert (s.n_resumed, s.n_scored) == (5, 7) and s.truncated_bytes == 25
     assert_same_scores(records(part), records(full))
 
@@ -482,7 +517,7 @@ def test_resume_torn_jsonl_inside_a_multiline_cell(minilm, tmp_path):
     rows[2]["responses"][0][0] = "line one\nline two"
     inp = write_csv(tmp_path / "in.csv", rows)
     full = tmp_path / "full.csv"
-    batch_score(inp, full, n_bootstrap=B)
+    batch_score(inp, full, config=cfg(B))
     data = full.read_bytes()
     cut = data.index(b"line one\n") + len(
         b"line one\n"
@@ -490,7 +525,7 @@ def test_resume_torn_jsonl_inside_a_multiline_cell(minilm, tmp_path):
     part = tmp_path / "part.csv"
     part.write_bytes(data[:cut])
     sidecar_paths(part)["meta"].write_text(sidecar_paths(full)["meta"].read_text())
-    s = batch_score(inp, part, n_bootstrap=B)
+    s = batch_score(inp, part, config=cfg(B))
     assert (s.n_resumed, s.n_scored) == (2, 2)
     assert_same_scores(records(part), records(full))
     assert records(part)[2]["response"] == "line one\nline two"
@@ -498,29 +533,29 @@ def test_resume_torn_jsonl_inside_a_multiline_cell(minilm, tmp_path):
 
 def test_resume_refuses_another_configuration(minilm, wide_csv, tmp_path):
     out = tmp_path / "o.csv"
-    batch_score(wide_csv, out, n_bootstrap=B)
+    batch_score(wide_csv, out, config=cfg(B))
     with pytest.raises(
         BatchInputError,
         match=r"o\.csv: the output was made with a different configuration \(n_bootstrap: 8 → 9\)",
     ):
-        batch_score(wide_csv, out, n_bootstrap=B + 1)
-    s = batch_score(wide_csv, out, n_bootstrap=B + 1, resume=False)  # start over
+        batch_score(wide_csv, out, config=cfg(B + 1))
+    s = batch_score(wide_csv, out, config=cfg(B + 1), resume=False)  # start over
     assert s.n_scored == 10 and len(records(out)) == 10
     sidecar_paths(out)["meta"].unlink()
     with pytest.raises(BatchInputError, match=r"sidecar o\.csv\.meta\.json is missing"):
-        batch_score(wide_csv, out, n_bootstrap=B + 1)
+        batch_score(wide_csv, out, config=cfg(B + 1))
 
 
 def test_resume_refuses_another_input(minilm, tmp_path):
     out = tmp_path / "o.csv"
     rows = make_rows(3)
-    batch_score(write_csv(tmp_path / "a.csv", rows), out, n_bootstrap=B)
+    batch_score(write_csv(tmp_path / "a.csv", rows), out, config=cfg(B))
     rows[1]["question"] = "Something else entirely?"
     with pytest.raises(
         BatchInputError,
         match=r"b\.csv, row 2 \(line 3\), column 'question': the output already holds id 'q1'",
     ):
-        batch_score(write_csv(tmp_path / "b.csv", rows), out, n_bootstrap=B)
+        batch_score(write_csv(tmp_path / "b.csv", rows), out, config=cfg(B))
 
 
 # --------------------------------------------------------------------------
@@ -531,11 +566,11 @@ def test_resume_refuses_another_input(minilm, tmp_path):
 def test_shards_merge_to_one_run(minilm, tmp_path):
     inp = write_csv(tmp_path / "in.csv", make_rows(20))
     one = tmp_path / "one.csv"
-    batch_score(inp, one, n_bootstrap=B)
+    batch_score(inp, one, config=cfg(B))
     parts = []
     for i in (1, 2, 3):
         part = tmp_path / f"part{i}.jsonl"
-        s = batch_score(inp, part, n_bootstrap=B, shard=f"{i}/3")
+        s = batch_score(inp, part, config=cfg(B), shard=f"{i}/3")
         assert s.n_rows + s.n_other_shards == 20
         assert all(shard_of(r["id"], 3) == i for r in records(part))
         parts.append(part)
@@ -553,8 +588,8 @@ def test_shards_merge_to_one_run(minilm, tmp_path):
 
 
 def test_merge_refuses_different_configurations(minilm, wide_csv, tmp_path):
-    batch_score(wide_csv, tmp_path / "a.csv", n_bootstrap=B, shard="1/2")
-    batch_score(wide_csv, tmp_path / "b.csv", n_bootstrap=B + 1, shard="2/2")
+    batch_score(wide_csv, tmp_path / "a.csv", config=cfg(B), shard="1/2")
+    batch_score(wide_csv, tmp_path / "b.csv", config=cfg(B + 1), shard="2/2")
     with pytest.raises(
         BatchInputError, match=r"b\.csv: configuration differs from a\.csv: n_bootstrap: 8 → 9"
     ):
@@ -564,9 +599,9 @@ def test_merge_refuses_different_configurations(minilm, wide_csv, tmp_path):
 @pytest.mark.parametrize("ext", ["json", "parquet"])
 def test_json_and_parquet_outputs(minilm, wide_csv, tmp_path, ext):
     ref = tmp_path / "ref.csv"
-    batch_score(wide_csv, ref, n_bootstrap=B)
+    batch_score(wide_csv, ref, config=cfg(B))
     out = tmp_path / f"o.{ext}"
-    s = batch_score(wide_csv, out, n_bootstrap=B)
+    s = batch_score(wide_csv, out, config=cfg(B))
     assert s.ok and Path(s.checkpoint).name == f"o.{ext}.checkpoint.jsonl"
     got = records(out)
     assert_same_scores(got, records(ref))
@@ -628,7 +663,7 @@ def test_formula_cells_in_output(minilm, tmp_path):
     rows[2]["id"] = "+id"
     inp = write_csv(tmp_path / "in.csv", rows)
     out = tmp_path / "o.csv"
-    batch_score(inp, out, n_bootstrap=B)
+    batch_score(inp, out, config=cfg(B))
     raw = list(csv.reader(out.open(newline="")))
     head = raw[0]
     cells = [dict(zip(head, r, strict=True)) for r in raw[1:]]
@@ -641,10 +676,10 @@ def test_formula_cells_in_output(minilm, tmp_path):
     assert recs[0]["question"] == rows[0]["question"] and recs[0]["response"] == "@SUM(1,2)"
     assert recs[2]["id"] == "+id"
     # resuming reads the escaped ids back correctly
-    s = batch_score(inp, out, n_bootstrap=B)
+    s = batch_score(inp, out, config=cfg(B))
     assert (s.n_resumed, s.n_scored) == (3, 0)
     jl = tmp_path / "o.jsonl"  # JSON Lines keeps the text as it is
-    batch_score(inp, jl, n_bootstrap=B)
+    batch_score(inp, jl, config=cfg(B))
     assert records(jl)[0]["question"] == rows[0]["question"]
 
 
@@ -664,10 +699,8 @@ def test_generation_mode_with_the_real_local_llm(tmp_path, local_llm, minilm):
         src,
         out,
         llm=local_llm,
+        config=RunConfig(n_perturbations=2, n_replications=2).replace(n_bootstrap=5),
         embedder=minilm,
-        n_perturbations=2,
-        n_replications=2,
-        n_bootstrap=5,
         methods=["lexsim"],
     )
     assert summary.n_scored == 2 and summary.n_failed == 0
@@ -682,10 +715,8 @@ def test_generation_mode_with_the_real_local_llm(tmp_path, local_llm, minilm):
         src,
         out,
         llm=local_llm,
+        config=RunConfig(n_perturbations=2, n_replications=2).replace(n_bootstrap=5),
         embedder=minilm,
-        n_perturbations=2,
-        n_replications=2,
-        n_bootstrap=5,
         methods=["lexsim"],
     )
     assert again.n_scored == 0 and again.n_resumed == 2

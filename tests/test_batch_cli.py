@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from invent_core.batch import batch_score
-from invent_core.batch_io import iter_records
+from invent_core.batch import batch_score, iter_records
+from invent_core.config import RunConfig
 
 pytestmark = pytest.mark.slow  # subprocesses load the real MiniLM
 
@@ -149,8 +149,9 @@ def test_row_failures_exit_1_and_keep_the_rest(tmp_path):
 WORKER = """
 import sys, time
 from invent_core.batch import batch_score
+from invent_core.config import RunConfig
 # a slow progress callback stretches the run so the test can kill it mid-file
-batch_score(sys.argv[1], sys.argv[2], n_bootstrap=5, progress=lambda d, t, e: time.sleep(float(sys.argv[3])))
+batch_score(sys.argv[1], sys.argv[2], RunConfig().replace(n_bootstrap=5), progress=lambda d, t, e: time.sleep(float(sys.argv[3])))
 """
 
 
@@ -159,7 +160,9 @@ def test_kill_9_then_resume_loses_nothing(minilm, tmp_path):
     worker = tmp_path / "worker.py"
     worker.write_text(WORKER)
     ref = tmp_path / "ref.csv"
-    batch_score(inp, ref, n_bootstrap=5)  # the uninterrupted run, in-process
+    batch_score(
+        inp, ref, config=RunConfig().replace(n_bootstrap=5)
+    )  # the uninterrupted run, in-process
 
     out = tmp_path / "out.csv"
     proc = subprocess.Popen([sys.executable, str(worker), inp, out, "0.15"], env=env())
@@ -195,7 +198,7 @@ def test_kill_9_then_resume_loses_nothing(minilm, tmp_path):
 def test_shards_and_merge_cli(minilm, tmp_path):
     inp = write_wide(tmp_path / "in.csv", 12)
     one = tmp_path / "one.csv"
-    batch_score(inp, one, n_bootstrap=5)  # one run, in-process
+    batch_score(inp, one, config=RunConfig().replace(n_bootstrap=5))  # one run, in-process
     parts = []
     for i in (1, 2):
         part = tmp_path / f"p{i}.csv"

@@ -3,8 +3,9 @@
 
 Each page is opened by URL on a fresh server — a deep link first, before the home
 page — and must show its plotly charts with no exception; screenshots go to
-``test-artifacts/``. The Explore page then runs a small real question (n = 2,
-r = 2) with the local default LLM.
+``test-artifacts/`` (or ``$INVENT_SCREENSHOTS``). The Explore page then runs a small
+real question with the packaged LLM and watches its progress counter advance,
+cancels a second run, reloads the page and reopens the first run from the history.
 
 Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``); no browser download.
 """
@@ -12,6 +13,7 @@ Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``); no browser downlo
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -24,7 +26,7 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
+ARTIFACTS = Path(os.environ.get("INVENT_SCREENSHOTS") or ROOT / "test-artifacts")
 CHROMIUM = os.environ.get("INVENT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -44,6 +46,8 @@ PAGES = {
     "TSU": 2,
     "Batch_scoring": 0,  # nothing uploaded yet
     "Evaluation": 3,
+    "History": 0,  # whatever earlier runs left
+    "Side_by_side": 0,
     "": 1,  # home
 }
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
@@ -162,7 +166,42 @@ def test_every_page_by_url_on_a_fresh_server(browser, server):
     ctx.close()
 
 
-def test_explore_tabs_and_a_small_real_run(browser, server):
+def _set_sidebar_number(page, label: str, value: int) -> None:
+    box = page.locator('[data-testid="stSidebar"]').get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    page.wait_for_timeout(500)
+    page.wait_for_function(IDLE, timeout=LOAD_TIMEOUT_MS)
+
+
+def _ask(page, question: str) -> None:
+    """Type ``question`` on Explore, choose GAAP (perturbs without the LLM) and press Run."""
+    box = page.get_by_role("textbox", name="Question", exact=True)
+    if not box.is_visible():  # the expander is closed once a run is shown
+        page.get_by_text("Ask a question").click()
+    box.fill(question)
+    box.press("Control+Enter")
+    page.wait_for_timeout(500)
+    page.get_by_text("GAAP (genetic algorithm)").click()
+    page.wait_for_timeout(500)
+    page.wait_for_function(IDLE, timeout=LOAD_TIMEOUT_MS)
+    page.get_by_role("button", name="Run", exact=True).click()
+
+
+_ANSWERS = re.compile(r"answers received (\d+)/(\d+)")
+
+
+def _answer_count(page) -> tuple[int, int] | None:
+    """The (done, total) the progress panel shows for the answers, if it shows them."""
+    for text in page.locator('[data-testid="stProgress"]').all_inner_texts():
+        m = _ANSWERS.search(text)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def test_explore_tabs_progress_cancel_and_history(browser, server):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     ctx = browser.new_context(viewport={"width": 1500, "height": 2200})
     page = ctx.new_page()
     page.goto(f"{server}/Explore_a_question", wait_until="domcontentloaded")
@@ -175,26 +214,56 @@ def test_explore_tabs_and_a_small_real_run(browser, server):
         )
     page.get_by_role("tab", name="Random walks").click()
 
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    for label, value in (("n perturbations", "2"), ("r replications", "2")):
-        box = sidebar.get_by_label(label)
-        box.fill(value)
-        box.press("Enter")
-        page.wait_for_timeout(500)
-        page.wait_for_function(IDLE, timeout=LOAD_TIMEOUT_MS)
-    question = page.get_by_role("textbox", name="Question", exact=True)
-    if not question.is_visible():  # the expander is open on first visit
-        page.get_by_text("Ask a question").click()
-    question.fill("Who wrote the play Romeo and Juliet?")
-    question.press("Control+Enter")
-    page.wait_for_timeout(500)
-    page.get_by_role("button", name="Run", exact=True).click()
-    # the status box reports the stages, then "done in …"
-    page.wait_for_selector("text=Running the question", timeout=60_000)
-    page.wait_for_selector("text=/Running the question: done in/", timeout=LOAD_TIMEOUT_MS * 2)
+    # a seed of its own: no answer of this run is in the LLM cache yet
+    seed = int(time.time()) % 100_000 + 1
+    for label, value in (("n perturbations", 2), ("r replications", 5), ("seed", seed)):
+        _set_sidebar_number(page, label, value)
+    first = "Who wrote the play Romeo and Juliet?"
+    _ask(page, first)
+    # the counter advances while the run works: at least two screenshots with different counts
+    seen: list[tuple[int, int]] = []
+    deadline = time.monotonic() + LOAD_TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        count = _answer_count(page)
+        if count is not None and (not seen or count[0] > seen[-1][0]) and count[0] < count[1]:
+            seen.append(count)
+            page.screenshot(path=str(ARTIFACTS / f"progress_{len(seen)}.png"), full_page=False)
+        if page.locator("text=/The run: done in/").count():
+            break
+        page.wait_for_timeout(300)
+    assert len(seen) >= 2, f"the counter was seen at {seen} only"
+    assert seen[-1][1] == 15  # (n + 1) · r answers
+    page.wait_for_selector("text=/The run: done in/", timeout=LOAD_TIMEOUT_MS)
     _settle(page, 3)
     _assert_no_exception(page, "explore run")
-    assert page.get_by_role("heading", name="Who wrote the play Romeo and Juliet?").count() == 1
+    assert page.get_by_role("heading", name=first).count() == 1
     assert page.locator('[data-testid="stMetric"]').count() >= 5
     page.screenshot(path=str(ARTIFACTS / "explore_after_run.png"), full_page=True)
+
+    # a second run, cancelled while it asks: the page says what was kept and stays usable
+    _set_sidebar_number(page, "seed", seed + 1)
+    _set_sidebar_number(page, "r replications", 10)  # 30 answers: time to press Cancel
+    _ask(page, "Which planet is known as the Red Planet?")
+    page.wait_for_function(
+        "[...document.querySelectorAll('[data-testid=\"stProgress\"]')]"
+        ".some(e => /answers received [1-9]/.test(e.innerText))",
+        timeout=LOAD_TIMEOUT_MS,
+    )
+    page.get_by_role("button", name="Cancel").click()
+    page.wait_for_selector("text=/cancelled after/", timeout=LOAD_TIMEOUT_MS)
+    _settle(page, 3)
+    _assert_no_exception(page, "cancelled run")
+    assert page.get_by_role("heading", name=first).count() == 1  # the first run is still shown
+    page.screenshot(path=str(ARTIFACTS / "explore_cancelled.png"), full_page=True)
+
+    # a refresh is a new session; the first run comes back from the history
+    page.reload(wait_until="domcontentloaded")
+    _settle(page, 3)
+    assert page.get_by_role("heading", name=first).count() == 0  # the demo run again
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_role("button", name=re.compile(r"^run · Who wrote the play Romeo")).first.click()
+    page.wait_for_selector(f"h3:has-text('{first}')", timeout=LOAD_TIMEOUT_MS)
+    _settle(page, 3)
+    _assert_no_exception(page, "reopened run")
+    page.screenshot(path=str(ARTIFACTS / "explore_reopened_from_history.png"), full_page=True)
     ctx.close()

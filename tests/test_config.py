@@ -201,7 +201,7 @@ def test_rescore_keeps_every_scoring_option(minilm):
     again = run.rescore()
     assert again.config == cfg and again.score.config == cfg.score
     for opt in iter_options(ScoreConfig):  # one change at a time: the others stay
-        value = {"embedder": "minilm", "n_bootstrap": 5, "seed": 9}.get(opt.name)
+        value = {"embedder": "minilm", "n_bootstrap": 5, "seed": 9, "kernel_tau": 0.5}.get(opt.name)
         if value is None:
             value = next(c for c in opt.choices if c != getattr(cfg.score, opt.name))
         changed = run.rescore(**{opt.name: value})
@@ -323,3 +323,16 @@ def test_saved_run_is_rescored_with_new_scoring_options_and_regenerated_otherwis
     regen = dataclasses.replace(cfg, run=cfg.run.replace(answer_max_tokens=21))
     with pytest.raises(AssertionError, match="the LLM was asked"):
         get_run(ex, regen, tmp_path, _no_llm())
+
+
+@pytest.mark.parametrize("command", ["run", "score", "batch", "merge", "evaluate", "tsu"])
+def test_every_subcommand_help_renders(command):
+    """argparse formats help with %: a config help text with a bare % once broke --help."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "invent_core", command, "--help"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert "Traceback" not in proc.stderr and "usage:" in proc.stdout

@@ -160,3 +160,41 @@ def test_require_answers(tmp_path):
     with pytest.raises(DatasetFileError, match="line 2: empty 'reference'"):
         load_examples_file(p, require_answers=True)
     assert isinstance(DatasetFileError("x"), ValueError)
+
+
+def test_answer_and_answers_columns_keep_every_alias(tmp_path):
+    """TriviaQA rows carry ``answer`` (canonical) and ``answers`` (aliases): none is dropped."""
+    p = tmp_path / "tqa.jsonl"
+    rows = [
+        {
+            "question": "Capital of France?",
+            "answer": "Paris",
+            "answers": ["City of Light", "Paris"],
+        },
+        {"question": "Largest planet?", "answers": ["Jupiter", "Jove"]},
+    ]
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    ex = load_examples_file(p, require_answers=True)
+    assert ex[0].answers == ("Paris", "City of Light")  # canonical first, no duplicate
+    assert ex[1].answers == ("Jupiter", "Jove")
+    c = tmp_path / "tqa.csv"
+    c.write_text('question,answer,answers\nQ?,Paris,"[""Paris"", ""Paree""]"\n', encoding="utf-8")
+    assert load_examples_file(c)[0].answers == ("Paris", "Paree")
+
+
+@pytest.mark.parametrize(
+    ("row", "msg"),
+    [
+        ({"question": 42}, r"line 1: 'question' must be text, got a number"),
+        ({"question": ["a"]}, r"'question' must be text, got a list"),
+        ({"question": "q", "id": {"a": 1}}, r"'id' must be text, got a JSON object"),
+        ({"question": "q", "answer": {"a": 1}}, r"'answer' must be text, got a JSON object"),
+        ({"question": "q", "answers": [["x"]]}, r"'answers' must be text, got a list"),
+        ("[" * 100_000, r"line 1: invalid JSON \(nested too deeply"),
+    ],
+)
+def test_jsonl_wrong_types_are_refused_with_the_column(tmp_path, row, msg):
+    p = tmp_path / "t.jsonl"
+    p.write_text(row if isinstance(row, str) else json.dumps(row), encoding="utf-8")
+    with pytest.raises(DatasetFileError, match=msg):
+        load_examples_file(p)

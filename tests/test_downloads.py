@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from invent_core.batch_io import restore_cell
+from invent_core.csv_safe import restore_cell
 from invent_core.evaluation.report import Column, ResultsTable
 from invent_ui import downloads
 from invent_ui.downloads import (

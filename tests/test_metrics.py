@@ -392,3 +392,48 @@ def test_tsu_table_paper_columns():
     }
     with pytest.raises(ValueError, match="temperature 1.4 is not among"):
         tsu_table({"m": uq[:, :3]}, t[:3])
+
+
+def test_point_metrics_per_method_on_its_finite_rows():
+    """Each method is scored where it has values; sklearn is the reference."""
+    from invent_core.evaluation.metrics import point_metrics
+
+    rng = np.random.default_rng(3)
+    c = rng.integers(0, 2, 40)
+    u = rng.normal(size=40) - c
+    partial = u.copy()
+    partial[:5] = np.nan  # a baseline that failed on five questions
+    got = point_metrics({"full": u, "partial": partial, "none": np.full(40, np.nan)}, c)
+    assert got["full"]["auroc"] == pytest.approx(roc_auc_score(c, -u))
+    assert got["full"]["prr"] == pytest.approx(prr_score(c, u))
+    assert got["partial"]["n"] == 35
+    assert got["partial"]["auroc"] == pytest.approx(roc_auc_score(c[5:], -u[5:]))
+    assert got["none"] == {"n": 0, "undefined": "no values", "auroc": None, "prr": None}
+
+
+@pytest.mark.parametrize(
+    ("correct", "reason"),
+    [
+        ([1, 1, 1], "all answers right"),
+        ([0, 0], "all answers wrong"),
+        ([1], "too few rows"),
+        ([], "no values"),
+    ],
+)
+def test_undefined_metrics_say_why(correct, reason):
+    from invent_core.evaluation.metrics import point_metrics, undefined_reason
+
+    assert undefined_reason(correct) == reason
+    row = point_metrics({"m": np.arange(len(correct), dtype=float)}, correct)["m"]
+    assert row["auroc"] is None and row["prr"] is None and row["undefined"] == reason
+
+
+def test_batch_prints_na_with_the_reason_never_nan(capsys):
+    from invent_core.commands.batch import print_evaluation
+    from invent_core.evaluation.metrics import point_metrics
+
+    methods = point_metrics({"inv_entropy": [0.1, 0.5, 0.3]}, [1, 1, 1])
+    print_evaluation(1.0, 3, methods)
+    out = capsys.readouterr().out
+    assert "AUROC n/a — all answers right   PRR n/a — all answers right" in out
+    assert "nan" not in out.lower()

@@ -48,6 +48,11 @@ def _parse_optional(kind: type):
     return parse
 
 
+def _escape(text: str) -> str:
+    """Help text with ``%`` doubled: argparse formats help strings with ``%``."""
+    return text.replace("%", "%%")
+
+
 def add_config_args(
     p: argparse.ArgumentParser, cls: type | None = None, *, exclude: tuple[str, ...] = ()
 ) -> None:
@@ -78,7 +83,7 @@ def add_config_args(
                 dest=opt.name,
                 action=argparse.BooleanOptionalAction,
                 default=None,
-                help=f"{opt.help} (default: {'on' if opt.default else 'off'})",
+                help=f"{_escape(opt.help)} (default: {'on' if opt.default else 'off'})",
             )
             continue
         kind = _parse_optional(opt.type) if opt.optional else opt.type
@@ -90,22 +95,8 @@ def add_config_args(
             choices=opt.choices,
             default=None,
             metavar=opt.name.upper() if opt.choices is None else None,
-            help=f"{opt.help} (default: {opt.default})",
+            help=f"{_escape(opt.help)} (default: {opt.default})",
         )
-
-
-def add_generation_args(p: argparse.ArgumentParser) -> None:
-    """Every RunConfig option with its default filled in (for ``commands/batch.py`` only).
-
-    Transitional: ``batch`` still reads ``args.n_perturbations`` … one by one;
-    once it builds ``config_from_args(args)`` it calls :func:`add_config_args`
-    and this goes.
-    """
-    from ..config import RunConfig, flat_values, iter_options
-
-    add_config_args(p)
-    defaults = flat_values(RunConfig())
-    p.set_defaults(**{opt.name: defaults[opt.name] for opt in iter_options()})
 
 
 def config_from_args(args: argparse.Namespace, cls: type | None = None, base: Any = None) -> Any:
@@ -158,36 +149,166 @@ def llm_from_args(args: argparse.Namespace) -> Any:
     return get_llm(args.llm, **kwargs)
 
 
-class ProgressLine:
-    """A one-line progress display on stderr (tqdm when it is a terminal), fed Progress events."""
+def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:
+    """Return the LLM's identity for the estimate without contacting a server.
 
-    def __init__(self, desc: str, *, quiet: bool = False) -> None:
-        self.desc, self.quiet = desc, quiet
-        self._bar = None
+    The built backend's ``identity`` (a local model's is read from its packaged
+    spec); for ``--llm openai`` without ``--model`` the spec ``"openai"`` (asking
+    the server which model it serves would contact it before the command starts).
+    """
+    if args.llm == "openai" and not args.model:
+        return "openai"
+    return str((llm if llm is not None else llm_from_args(args)).identity)
+
+
+def print_estimate(config: Any, identity: str, n_questions: int = 1) -> float | None:
+    """Print the estimate before starting (LLM calls, seconds) to stderr; return the seconds."""
+    from ..estimate import ThroughputLog, estimate_run
+
+    est = estimate_run(
+        config, llm_identity=identity, throughput=ThroughputLog(), n_questions=n_questions
+    )
+    print(f"estimate: {est.text}; fewer when answers are cached", file=sys.stderr, flush=True)
+    return est.seconds
+
+
+#: How each progress stage is named on the command line (issue 14: "perturbations
+#: accepted, answers received, questions evaluated").
+STAGE_LABELS: dict[str, str] = {
+    "perturb": "perturbations accepted",
+    "generate": "answers received",
+    "score": "scored",
+    "questions": "questions evaluated",
+    "runs": "runs done",
+}
+
+
+class CliProgress:
+    """Progress on stderr: done/total per stage, elapsed, time left, at least every 2 s.
+
+    Fed :class:`~invent_core.progress.Progress` events (call it); a background
+    thread re-prints the line when no event came for ``interval`` seconds, so a
+    slow request still shows time passing. On a terminal the line is redrawn in
+    place; in a log, one line each time.
+
+    Parameters
+    ----------
+    quiet : print nothing.
+    outer : the stage that counts the whole command ("questions", "runs"); its
+        rate gives the time left. ``None``: the latest stage's.
+    estimate : seconds the estimate said, for the time left until a rate is measured.
+    stream : where to print (default ``sys.stderr``).
+    interval : seconds between lines (:data:`invent_core.progress.RENDER_INTERVAL`).
+    """
+
+    def __init__(
+        self,
+        *,
+        quiet: bool = False,
+        outer: str | None = None,
+        estimate: float | None = None,
+        stream: Any = None,
+        interval: float | None = None,
+        clock: Any = None,
+    ) -> None:
+        import threading
+        import time
+
+        from ..progress import RENDER_INTERVAL, ProgressTracker
+
+        self.quiet, self.outer, self.estimate = quiet, outer, estimate
+        self.stream = stream if stream is not None else sys.stderr
+        self.interval = RENDER_INTERVAL if interval is None else interval
+        self._clock = clock or time.monotonic
+        self.tracker = ProgressTracker(clock=self._clock, render_interval=self.interval)
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last = self._clock()
+        self._width = 0
 
     def __call__(self, event: Any) -> None:
-        """Show one :class:`~invent_core.progress.Progress` event (ETA as the event says)."""
+        """Record one event; print the line when a new one is due."""
+        self.tracker(event)
+        if self.tracker.poll_line() is not None:
+            self.emit()
+
+    def line(self) -> str:
+        """``"questions evaluated 3/50 · answers received 23/50 · 1 min 02 s elapsed · ≈ 12 min left"``."""
+        from ..progress import format_seconds
+
+        snap = self.tracker.snapshot()
+        parts = [
+            f"{STAGE_LABELS.get(st.stage, st.stage)} {st.done}/{st.total}"
+            if st.total > 0
+            else f"{STAGE_LABELS.get(st.stage, st.stage)} {st.done}"
+            for st in snap
+        ]
+        elapsed = self.tracker.elapsed
+        parts.append(f"{format_seconds(elapsed)} elapsed")
+        left = self._time_left(snap, elapsed)
+        if left is not None:
+            parts.append(left)
+        return " · ".join(parts) if snap else f"starting · {format_seconds(elapsed)} elapsed"
+
+    def _time_left(self, snap: list[Any], elapsed: float) -> str | None:
+        from ..progress import format_seconds
+
+        views = {st.stage: st for st in snap}
+        stage = views.get(self.outer) if self.outer else (snap[-1] if snap else None)
+        if stage is not None and stage.time_left is not None:
+            return "done" if stage.finished else f"≈ {format_seconds(stage.time_left)} left"
+        if self.estimate is not None and self.estimate > elapsed:
+            return f"≈ {format_seconds(self.estimate - elapsed)} left (estimate)"
+        return None
+
+    def emit(self) -> None:
+        """Print the current line now."""
         if self.quiet:
             return
-        if sys.stderr.isatty():
-            self._tqdm(event)
-            return
-        eta = "" if event.eta_seconds is None else f"  ETA {event.eta_seconds:.0f}s"
-        print(
-            f"{self.desc}: {event.done}/{event.total}{eta}  {event.note[:50]}",
-            file=sys.stderr,
-            flush=True,
-        )
+        text = self.line()
+        with self._lock:
+            self._last = self._clock()
+            if self._tty:
+                pad = max(0, self._width - len(text))
+                self.stream.write("\r" + text + " " * pad)
+                self._width = len(text)
+            else:
+                self.stream.write(text + "\n")
+            self.stream.flush()
 
-    def _tqdm(self, event: Any) -> None:
-        if self._bar is None:
-            from tqdm import tqdm
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval / 4):
+            if self._clock() - self._last >= self.interval:
+                self.emit()
 
-            self._bar = tqdm(total=event.total, desc=self.desc, unit="q")
-        self._bar.set_postfix_str(event.note[:40])
-        self._bar.update(event.done - self._bar.n)
+    def __enter__(self) -> CliProgress:
+        """Start the ticker thread (nothing when quiet)."""
+        import threading
+
+        if not self.quiet:
+            self._thread = threading.Thread(target=self._tick, name="cli-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        """Stop the ticker and end the line."""
+        self.close()
 
     def close(self) -> None:
-        """Close the tqdm bar, if one was drawn."""
-        if self._bar is not None:
-            self._bar.close()
+        """Stop the ticker; on a terminal, end the redrawn line."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._tty and self._width and not self.quiet:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._width = 0
+
+
+def interrupted(message: str) -> int:
+    """Say that the command stopped and what was kept; return the exit status 130."""
+    print(f"interrupted: {message}", file=sys.stderr, flush=True)
+    return 130

@@ -1,9 +1,11 @@
 """``python -m invent_core batch INPUT -o OUTPUT``: score every question of a CSV/JSON Lines file.
 
-Exit status: 0 when every row was scored, 1 when some rows failed (listed in
-``OUTPUT.errors.jsonl``; the others are in the output), 2 when the file or
-the options cannot be used at all (one line naming file, row and column).
-Re-running the same command resumes after an interruption.
+Exit status (:mod:`invent_core.commands._exits`): 0 when every row was
+scored, 1 when some rows failed (listed in ``OUTPUT.errors.jsonl``; the
+others are in the output), 2 when the file or the options cannot be used at
+all (one line naming file, row and column, or the option), 3 when the disk
+is full, 4 when another run is writing the same output. Re-running the same
+command resumes after an interruption.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ import sys
 import time
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from ..llm import LazyLLM
-from ._common import add_generation_args, add_llm_args, llm_from_args
+from ._common import add_config_args, add_llm_args, config_from_args, llm_from_args
+from ._exits import ROWS_FAILED, run_guarded
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``batch`` command to the CLI."""
     p = sub.add_parser(
         "batch",
         help="score every question of a CSV/JSONL file (resumable, shardable)",
@@ -43,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="baselines besides the Inv measures: inv (none), all, baselines, or names",
     )
     add_llm_args(p)
-    add_generation_args(p)
+    add_config_args(p)
     p.add_argument(
         "--shard", default=None, help="i/N: score only part i of N (by a hash of the id)"
     )
@@ -95,9 +100,60 @@ class _Printer:
             print(file=sys.stderr)
 
 
-def main(args: argparse.Namespace) -> int:
+def format_metric(value: float | None, undefined: str | None) -> str:
+    """``0.712``, or ``n/a — all answers right`` when the metric is undefined (never a bare nan)."""
+    if value is None or not math.isfinite(value):
+        return f"n/a — {undefined or 'no value'}"
+    return f"{value:.3f}"
+
+
+def print_evaluation(accuracy: float | None, n_judged: int, methods: dict[str, Any]) -> None:
+    """Accuracy, then AUROC and PRR per method (shared with ``merge``)."""
+    if accuracy is None:
+        return
+    print(f"accuracy {accuracy:.3f} over {n_judged} judged rows")
+    for name, m in methods.items():
+        why = m.get("undefined")
+        auroc, prr = format_metric(m.get("auroc"), why), format_metric(m.get("prr"), why)
+        print(f"  {name:<18} AUROC {auroc}   PRR {prr}")
+
+
+def _check_options(args: argparse.Namespace) -> Any:
+    """The run config, after every option is checked (before any file is touched)."""
+    config = config_from_args(args)
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ValueError(f"--concurrency must be at least 1, got {args.concurrency}")
+    return config
+
+
+def _report(summary: Any) -> int:
+    print(
+        f"{summary.output}: {summary.n_scored} rows scored, {summary.n_resumed} already there, "
+        f"{summary.n_failed} failed"
+        + (f", {summary.n_other_shards} left to other shards" if summary.n_other_shards else "")
+        + f" ({summary.seconds:.1f} s)"
+    )
+    for note in summary.dropped:
+        print(f"warning: {summary.checkpoint}: {note}", file=sys.stderr)
+    print_evaluation(summary.accuracy, summary.n_judged, summary.evaluation)
+    if summary.ok:
+        return 0
+    for e in summary.errors[:5]:
+        print(f"error: {e['message']}", file=sys.stderr)
+    more = summary.n_failed - min(5, len(summary.errors))
+    print(
+        f"{summary.n_failed} row(s) failed"
+        + (f" ({more} more not shown)" if more > 0 else "")
+        + f"; see {summary.errors_path}",
+        file=sys.stderr,
+    )
+    return ROWS_FAILED
+
+
+def _main(args: argparse.Namespace) -> int:
     from ..batch import batch_score
 
+    config = _check_options(args)
     # built on first use only: a file of pre-generated responses never starts an LLM
     llm = LazyLLM(partial(llm_from_args, args))
     printer = None if args.quiet else _Printer()
@@ -105,15 +161,9 @@ def main(args: argparse.Namespace) -> int:
         summary = batch_score(
             args.input,
             args.output,
-            methods=args.methods,
-            embedder=args.embedder,
+            config,
             llm=llm,
-            n_perturbations=args.n_perturbations,
-            n_replications=args.n_replications,
-            temperature=args.temperature,
-            n_bootstrap=args.n_bootstrap,
-            seed=args.seed,
-            perturber=args.perturber,
+            methods=args.methods,
             shard=args.shard,
             progress=printer,
             resume=args.resume,
@@ -123,25 +173,9 @@ def main(args: argparse.Namespace) -> int:
     finally:
         if printer is not None:
             printer.close()
-    print(
-        f"{summary.output}: {summary.n_scored} rows scored, {summary.n_resumed} already there, "
-        f"{summary.n_failed} failed"
-        + (f", {summary.n_other_shards} left to other shards" if summary.n_other_shards else "")
-        + f" ({summary.seconds:.1f} s)"
-    )
-    if summary.accuracy is not None:
-        print(f"accuracy {summary.accuracy:.3f} over {summary.n_judged} judged rows")
-        for name, m in summary.evaluation.items():
-            print(f"  {name:<18} AUROC {m['auroc']:.3f}   PRR {m['prr']:.3f}")
-    if not summary.ok:
-        for e in summary.errors[:5]:
-            print(f"error: {e['message']}", file=sys.stderr)
-        more = summary.n_failed - min(5, len(summary.errors))
-        print(
-            f"{summary.n_failed} row(s) failed"
-            + (f" ({more} more not shown)" if more > 0 else "")
-            + f"; see {summary.errors_path}",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+    return _report(summary)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the command; see the module docstring for the exit statuses."""
+    return run_guarded(_main, args, writing=str(args.output))

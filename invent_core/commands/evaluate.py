@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import argparse
-from functools import partial
+import sys
+from typing import Any
 
-from ._common import ProgressLine, add_config_args, add_llm_args, config_from_args, llm_from_args
+from ._common import (
+    CliProgress,
+    _parse_optional,
+    add_config_args,
+    add_llm_args,
+    config_from_args,
+    interrupted,
+    llm_from_args,
+    llm_identity,
+    print_estimate,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,10 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--dataset", help="triviaqa, sciq, nq_open, mmlu or gsm8k (shipped 300-question samples)"
     )
     src.add_argument("--data", help="your CSV/JSONL with question and answer columns")
-    p.add_argument("--limit", type=int, default=None, help="first N questions")
-    p.add_argument(
-        "--sample-seed", type=int, default=None, help="shuffle with this seed before --limit"
-    )
+    add_sample_args(p)
     p.add_argument(
         "--methods", default="all", help="all, inv, baselines, or a comma list of method names"
     )
@@ -47,6 +55,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
+def add_sample_args(p: argparse.ArgumentParser) -> None:
+    """--limit and --sample-seed (a seeded shuffled draw by default; issue 14)."""
+    p.add_argument(
+        "--limit", type=int, default=None, help="N questions, drawn at random with --sample-seed"
+    )
+    p.add_argument(
+        "--sample-seed",
+        type=_parse_optional(int),
+        default=0,
+        help="seed of the --limit draw (default 0; 'none': the first N in file order)",
+    )
+
+
 def experiment_config_from_args(args: argparse.Namespace, **extra):
     """Build the :class:`~invent_core.experiment.ExperimentConfig` of ``evaluate``/``tsu``'s options."""
     from ..experiment import ExperimentConfig
@@ -63,23 +84,44 @@ def experiment_config_from_args(args: argparse.Namespace, **extra):
 
 
 def main(args: argparse.Namespace) -> int:
-    """Evaluate every method on the dataset and print the table."""
-    from ..experiment import evaluate
+    """Evaluate every method on the dataset and print the table (exit 0 even when not judgeable)."""
+    from ..errors import Cancelled
+    from ..experiment import draw_examples, evaluate
 
     cfg = experiment_config_from_args(args, judge=args.judge, n_boot_metrics=args.n_boot)
     out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
-    bar = ProgressLine("evaluate", quiet=args.quiet)
+    examples, sample = draw_examples(cfg)
+    llm = llm_from_args(args)
+    identity = llm_identity(args, llm)
+    print(f"questions: {sample}", file=sys.stderr)
+    seconds = print_estimate(cfg.run, identity, len(examples))
     try:
-        res = evaluate(cfg, out, llm_factory=partial(llm_from_args, args), progress=bar)
+        with CliProgress(quiet=args.quiet, outer="questions", estimate=seconds) as progress:
+            res = evaluate(cfg, out, llm_factory=lambda: llm, progress=progress)
+    except Cancelled as err:
+        return interrupted(str(err))
+    except KeyboardInterrupt:
+        return interrupted(f"the finished questions are kept in {out}/scores.csv")
     finally:
-        bar.close()
+        llm.close()
+    print_evaluation(res, identity)
+    return 0
+
+
+def print_evaluation(res: Any, identity: str) -> None:
+    """Print the accuracy, the table (plain text), warnings, model advice and the files."""
+    from ..advice import model_advice
+    from ..experiment import accuracy_line
+
     ev = res.evaluation
     print(
-        f"{ev.n_questions} questions, accuracy {ev.accuracy:.3f} ({ev.n_correct} correct); "
-        f"mean ± std over {ev.n_boot} paired bootstrap resamples"
+        f"{accuracy_line(ev)}; {res.sample}; mean ± std over {ev.n_boot} paired bootstrap resamples"
     )
-    print(open(res.files["markdown"]).read())
-    for method, why in ev.skipped.items():
-        print(f"  {method}: skipped ({why})")
+    print(res.table.to_text())
+    for line in res.warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    if ev.n_questions:
+        advice = model_advice(ev.accuracy, ev.n_questions, identity, surface="cli")
+        if advice:
+            print(f"advice: {advice}")
     print("files: " + ", ".join(res.files.values()))
-    return 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``merge`` command to the CLI."""
     p = sub.add_parser(
         "merge",
         help="join the outputs of 'batch --shard i/N' runs (or convert one output)",
@@ -32,8 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
-def main(args: argparse.Namespace) -> int:
+def _main(args: argparse.Namespace) -> int:
     from ..batch import merge_outputs
+    from .batch import print_evaluation
 
     s = merge_outputs(args.parts, args.output, allow_partial=args.allow_partial)
     print(
@@ -42,8 +44,12 @@ def main(args: argparse.Namespace) -> int:
         + (f", {s.n_errors} failed rows listed in the errors sidecar" if s.n_errors else "")
     )
     ev = s.evaluation
-    if ev.get("accuracy") is not None:
-        print(f"accuracy {ev['accuracy']:.3f} over {ev['n_judged']} judged rows")
-        for name, m in ev["methods"].items():
-            print(f"  {name:<18} AUROC {m['auroc']:.3f}   PRR {m['prr']:.3f}")
+    print_evaluation(ev.get("accuracy"), ev.get("n_judged", 0), ev.get("methods", {}))
     return 0
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the command: exit 0, 2 (unusable part or output), 3 (disk full) or 4 (output busy)."""
+    from ._exits import run_guarded
+
+    return run_guarded(_main, args, writing=str(args.output))

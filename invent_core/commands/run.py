@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from ._common import add_config_args, add_llm_args, config_from_args, llm_from_args
+from ._common import (
+    CliProgress,
+    add_config_args,
+    add_llm_args,
+    config_from_args,
+    interrupted,
+    llm_from_args,
+    llm_identity,
+    print_estimate,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,48 +36,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
-class _Bars:
-    """One tqdm bar per stage, on stderr."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.bars: dict[str, object] = {}
-
-    def __call__(self, ev) -> None:
-        if not self.enabled:
-            return
-        from tqdm import tqdm
-
-        bar = self.bars.get(ev.stage)
-        if bar is None:
-            bar = self.bars[ev.stage] = tqdm(
-                total=ev.total, desc=f"{ev.stage:<8}", file=sys.stderr, leave=True
-            )
-        bar.total = ev.total
-        bar.n = ev.done
-        bar.refresh()
-        if ev.done >= ev.total:
-            bar.close()
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.close()
-
-
 def main(args: argparse.Namespace) -> int:
     """Run one question end to end and print (or save) the artefact."""
+    from ..errors import Cancelled
     from ..pipeline import run_question
 
     config = config_from_args(args)  # an invalid option fails here, before any model loads
     llm = llm_from_args(args)
-    bars = _Bars(enabled=not args.json)
+    seconds = None if args.json else print_estimate(config, llm_identity(args, llm))
     try:
-        art = run_question(
-            args.question, config, llm=llm, task=args.task, choices=args.choices, progress=bars
+        with CliProgress(quiet=args.json, estimate=seconds) as progress:
+            art = run_question(
+                args.question,
+                config,
+                llm=llm,
+                task=args.task,
+                choices=args.choices,
+                progress=progress,
+            )
+    except (Cancelled, KeyboardInterrupt):
+        kept = "the LLM cache" if not args.no_cache else "nothing (--no-cache)"
+        return interrupted(
+            f"the answers received so far are kept in {kept}; the same command asks only the rest"
         )
     finally:
-        bars.close()
         llm.close()
+    _record(art)
     if args.save:
         art.save(args.save)
     if args.json:
@@ -81,13 +73,57 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
+def _record(art) -> None:
+    """Fold the run's seconds per request into the estimate's throughput log (best effort)."""
+    from ..estimate import ThroughputLog, record_run
+
+    try:
+        record_run(
+            ThroughputLog(),
+            llm_identity=str(art.identities.get("llm") or ""),
+            perturber=art.config.perturber,
+            timings=art.timings,
+            usage=art.usage,
+        )
+    except OSError:
+        pass
+
+
+def acceptance_line(acceptance: dict | None) -> str | None:
+    """``"paraphrase gate: 9 of 14 candidates accepted (64 %); rejected: lost_entity 3, …; padded 0"``."""
+    if not acceptance or not acceptance.get("gate", True):
+        return None
+    k, ok = acceptance.get("candidates", 0), acceptance.get("accepted", 0)
+    rate = f" ({100 * ok / k:.0f} %)" if k else ""
+    rejected = ", ".join(f"{r} {c}" for r, c in (acceptance.get("rejected") or {}).items())
+    line = f"paraphrase gate: {ok} of {k} candidates accepted{rate}"
+    line += f"; rejected: {rejected}" if rejected else ""
+    return line + f"; padded by duplication: {acceptance.get('padded', 0)}"
+
+
+def reference_lines(art) -> list[str]:
+    """Return the percentile / P(correct) line of Inv-Entropy against the shipped reference."""
+    from ..reference import for_settings, reference_line
+
+    measure = "inv_entropy"
+    value = art.score.measures.get(measure) if art.score is not None else None
+    if value is None:
+        return []
+    ref = for_settings(art.config, llm_identity=art.identities.get("llm"), measure=measure)
+    return [reference_line(float(value), ref, measure=measure)]
+
+
 def _print_run(art) -> None:
+    """Print the question, perturbations, answers, scores against the reference, and times."""
     cfg = art.config
     print(f"question: {art.question}")
     print(f"llm: {art.identities['llm']}   embedder: {art.identities['embedder']}")
     print(f"perturbations ({cfg.perturber}):")
     for i, q in enumerate(art.perturbations, 1):
         print(f"  {i:>2}. {q}")
+    gate = acceptance_line(getattr(art, "acceptance", None))
+    if gate:
+        print(gate)
     print("responses (cleaned):")
     for i, (q, reps) in enumerate(zip(art.questions, art.responses, strict=True)):
         label = "x0" if i == 0 else f"x{i}"
@@ -99,6 +135,8 @@ def _print_run(art) -> None:
     for name, value in art.score.measures.items():
         lo, hi = art.score.interval(name)
         print(f"  {name:<16} {value:8.4f}   90% [{lo:.4f}, {hi:.4f}]")
+    for line in reference_lines(art):
+        print(line)
     t = art.timings
     u = art.usage
     print(

@@ -24,28 +24,52 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
-def load_score_input(path: Path) -> tuple[list, list]:
-    """Read and check the JSON input; errors name the file and the key."""
+def load_score_input(path: Path) -> tuple[list[str], list[list[str]]]:
+    """Read and check the JSON input; errors name the file and the key.
+
+    The file may start with a UTF-8 byte-order mark, holds at most
+    :data:`~invent_core.question_schema.FIELD_SIZE_LIMIT` bytes (one question
+    set; the limit of one batch cell), and its shapes are checked by
+    :func:`invent_core.scoring.validate_responses`.
+    """
+    from ..question_schema import FIELD_SIZE_LIMIT, parse_json
+    from ..scoring import validate_responses
+
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path}: no such file" if not path.exists() else f"{path}: not a file"
+        )
+    size = path.stat().st_size
+    if size > FIELD_SIZE_LIMIT:
+        raise ValueError(
+            f"{path}: the file is {size:,} bytes; the limit for one question set is "
+            f"{FIELD_SIZE_LIMIT:,} (score many question sets with the batch command)"
+        )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
+        data = parse_json(path.read_bytes().decode("utf-8-sig"))
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(
-            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
-        ) from None
+    except ValueError as err:
+        raise ValueError(f"{path}: not valid JSON: {err}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object with keys 'questions' and 'responses'")
     for key in ("questions", "responses"):
         if key not in data:
             raise ValueError(f"{path}: missing key {key!r}")
-    return data["questions"], data["responses"]
+    try:
+        return validate_responses(data["questions"], data["responses"])
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
 
 
 def main(args: argparse.Namespace) -> int:
-    """Score the file's responses and print the measures."""
+    """Run the command; exit 2 on an unusable file, 141 when stdout is closed early."""
+    from ._exits import run_guarded
+
+    return run_guarded(_main, args)
+
+
+def _main(args: argparse.Namespace) -> int:
     from ..scoring import score_responses
 
     config = config_from_args(args, ScoreConfig)

@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import argparse
-from functools import partial
+import sys
 
 from ..config import TSU_TEMPERATURES
-from ._common import ProgressLine, add_config_args, add_llm_args, llm_from_args
-from .evaluate import experiment_config_from_args
+from ._common import (
+    CliProgress,
+    add_config_args,
+    add_llm_args,
+    interrupted,
+    llm_from_args,
+    llm_identity,
+    print_estimate,
+)
+from .evaluate import add_sample_args, experiment_config_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``tsu`` command."""
     p = sub.add_parser(
         "tsu",
-        help="TSU: how often each method's uncertainty rises with temperature (paper Eq. tsudefinition)",
+        help="TSU: how often each method's uncertainty rises with temperature "
+        "(the paper's TSU definition, §3 'Evaluation metrics')",
         description="For each question and temperature, generate (cached) a run, score every method, "
         "and report TSU for pairs (T_i, T_max) and chains T_i..T_max. No correctness labels needed.",
     )
@@ -28,8 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=list(TSU_TEMPERATURES),
         help="strictly increasing (default: the paper's %(default)s)",
     )
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--sample-seed", type=int, default=None)
+    add_sample_args(p)
     p.add_argument("--methods", default="all")
     p.add_argument("-o", "--out", default=None, help="output folder (default runs/tsu-<dataset>)")
     p.add_argument("-q", "--quiet", action="store_true")
@@ -40,17 +48,28 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Sweep the temperatures and print the TSU table."""
-    from ..experiment import tsu
+    from ..errors import Cancelled
+    from ..experiment import draw_examples, tsu
 
     cfg = experiment_config_from_args(args)
     out = args.out or f"runs/tsu-{args.dataset or 'data'}"
-    bar = ProgressLine("tsu", quiet=args.quiet)
+    examples, sample = draw_examples(cfg, require_answers=False)
+    llm = llm_from_args(args)
+    print(f"questions: {sample}", file=sys.stderr)
+    n_runs = len(examples) * len(args.temperatures)
+    seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs)
     try:
-        res = tsu(
-            cfg, args.temperatures, out, llm_factory=partial(llm_from_args, args), progress=bar
-        )
+        with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds) as progress:
+            res = tsu(cfg, args.temperatures, out, llm_factory=lambda: llm, progress=progress)
+    except Cancelled as err:
+        return interrupted(str(err))
+    except KeyboardInterrupt:
+        return interrupted(f"the finished runs are kept in {out}/runs")
     finally:
-        bar.close()
-    print(open(res.files["md"]).read())
+        llm.close()
+    print(f"TSU (%), {res.sample}")
+    print(res.table.to_text())
+    for line in res.warnings:
+        print(f"warning: {line}", file=sys.stderr)
     print("files: " + ", ".join(res.files.values()))
     return 0

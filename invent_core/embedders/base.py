@@ -8,6 +8,7 @@ The paper's ψ maps questions and answers into one space where
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -62,6 +63,7 @@ class EncodeStats:
 
     @property
     def saved(self) -> int:
+        """How many embeddings the cache answered instead of the model."""
         return self.requested - self.encoded
 
 
@@ -79,16 +81,25 @@ class CachedEmbedder:
     def __init__(self) -> None:
         self._vectors: dict[str, np.ndarray] = {}
         self.stats = EncodeStats()
+        # Several pipelined rows (batch) or pages (dashboard) may embed at once: the
+        # cache dict and the model are shared, so one call runs at a time.
+        self._encode_lock = threading.RLock()
 
     @property
     def identity(self) -> str:  # pragma: no cover - overridden
+        """Model name plus the sha256 of its weights: what cache keys and runs record."""
         return self.name
 
     def _encode_batch(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), d) unit embeddings of ``texts`` (thread-safe)."""
         texts = [_check_text(t, i) for i, t in enumerate(texts)]
+        with self._encode_lock:  # not ``_lock``: subclasses guard their model load with that
+            return self._encode_locked(texts)
+
+    def _encode_locked(self, texts: list[str]) -> np.ndarray:
         self.stats.requested += len(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if missing:
@@ -109,6 +120,7 @@ class CachedEmbedder:
 
     @property
     def dimension(self) -> int:  # pragma: no cover - overridden
+        """d, the embedding size."""
         raise NotImplementedError
 
     def similarity_matrix(

@@ -74,11 +74,13 @@ class NLISimilarity:
 
     @property
     def identity(self) -> str:
+        """Model folder name plus the sha256 of its weights."""
         if self._digest is None:
             self._digest = _folder_digest(self.folder)
         return f"{self.name}@sha256:{self._digest}"
 
     def load(self):
+        """Load the NLI model (once; later calls return at once)."""
         with self._lock:
             if self._model is None:
                 from transformers import AutoModelForSequenceClassification, AutoTokenizer

@@ -27,6 +27,8 @@ from .base import CachedEmbedder
 
 @dataclass(frozen=True)
 class SbertSpec:
+    """A packaged sentence-transformers model: where its weights are and what they hash to."""
+
     name: str
     model: str  # upstream model id, for display only: never sent to a hub
     dimension: int
@@ -152,14 +154,17 @@ class SbertEmbedder(CachedEmbedder):
 
     @property
     def identity(self) -> str:
+        """Model name plus the sha256 of its weights."""
         return f"{self.spec.name}:{self.spec.model}@sha256:{self.spec.weights_sha256[:16]}"
 
     @property
     def dimension(self) -> int:
+        """d, the embedding size."""
         return self.spec.dimension
 
     @property
     def device(self) -> str:
+        """The torch device: "cuda" when a GPU is visible, else "cpu"."""
         return self._device or _env.torch_device()
 
     def load(self):

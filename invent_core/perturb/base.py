@@ -12,6 +12,7 @@ importing this module pulls in neither an LLM client nor KeyBERT/WordNet.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -28,12 +29,18 @@ class PerturbResult:
     ----------
     perturbations : exactly ``config.n_perturbations`` strings (x₁ … xₙ).
     trace : how they were made, JSON-ready (GAAP's generations), or None.
-    candidates : texts considered and set aside, one dict each (JSON-ready).
+    candidates : every candidate the validity gate judged, one dict each
+        (:meth:`~invent_core.perturb.gate.GateVerdict.to_dict` plus ``round``
+        and ``index``, see :class:`~invent_core.perturb.paraphrase.ParaphraseResult`).
+    acceptance : the gate's summary (:func:`invent_core.perturb.gate.summarize`
+        plus ``padded``, ``requests``, ``gate``), or None for a perturber
+        without a gate.
     """
 
     perturbations: list[str]
     trace: dict[str, Any] | None = None
     candidates: list[dict[str, Any]] = field(default_factory=list)
+    acceptance: dict[str, Any] | None = None
 
 
 @runtime_checkable
@@ -61,7 +68,12 @@ class Perturber(Protocol):
         embedder: Any,
         progress: ProgressCallback | None,
     ) -> PerturbResult:
-        """``config.n_perturbations`` perturbations of ``question``."""
+        """``config.n_perturbations`` perturbations of ``question``.
+
+        A perturber may also take ``on_accept(index, text)``, called as soon as
+        perturbation ``index`` is final; :func:`perturb_with` calls it for those
+        that do not, once they return.
+        """
         ...
 
 
@@ -99,12 +111,47 @@ def get_perturber(name: str) -> Perturber:
         raise ValueError(f"unknown perturber {name!r}: choose one of {known}") from None
 
 
+def perturb_with(
+    perturber: Perturber,
+    question: str,
+    config: RunConfig,
+    *,
+    llm: Any,
+    embedder: Any = None,
+    progress: ProgressCallback | None = None,
+    on_accept: Callable[[int, str], None] | None = None,
+) -> PerturbResult:
+    """Run ``perturber``; ``on_accept(index, text)`` reaches every perturbation exactly once.
+
+    Perturbers whose ``perturb`` takes ``on_accept`` call it as each
+    perturbation is final (the paraphraser, so answers can be asked meanwhile);
+    for the others it is called for each perturbation, in order, when they return.
+    """
+    import inspect
+
+    kwargs: dict[str, Any] = {"llm": llm, "embedder": embedder, "progress": progress}
+    streams = "on_accept" in inspect.signature(perturber.perturb).parameters
+    if streams:
+        kwargs["on_accept"] = on_accept
+    result = perturber.perturb(question, config, **kwargs)
+    if on_accept is not None and not streams:
+        for i, text in enumerate(result.perturbations):
+            on_accept(i, text)
+    return result
+
+
 # -- the two shipped perturbers -------------------------------------------------
 
 
 @dataclass(frozen=True)
 class ParaphrasePerturber:
-    """LLM paraphrasing (paper §4 and Table 1), options from ``config.paraphrase``."""
+    """LLM paraphrasing (paper §4 and Table 1), options from ``config.paraphrase``.
+
+    Every candidate passes the validity gate (``config.paraphrase.gate``) under
+    the run's embedder. A multiple-choice question that carries its options
+    ("… A. x B. y") has only its stem reworded; the options are put back under
+    every perturbation unchanged (:func:`~invent_core.perturb.gate.split_mmlu_stem`).
+    """
 
     name: str = "paraphrase"
     label: str = "LLM paraphrasing"
@@ -118,20 +165,56 @@ class ParaphrasePerturber:
         llm: Any,
         embedder: Any = None,
         progress: ProgressCallback | None = None,
+        on_accept: Callable[[int, str], None] | None = None,
     ) -> PerturbResult:
-        """See :func:`invent_core.perturb.paraphrase.paraphrase`."""
-        from dataclasses import asdict
+        """See :func:`invent_core.perturb.paraphrase.gated_paraphrase`.
 
-        from .paraphrase import paraphrase
+        ``on_accept(index, text)`` is called as soon as perturbation ``index``
+        is final (in index order; padded duplicates last); ``progress`` counts
+        accepted perturbations (stage ``"perturb"``).
+        """
+        from ..progress import ProgressReporter
+        from .gate import attach_choices, split_mmlu_stem
+        from .paraphrase import gated_paraphrase
 
-        texts = paraphrase(
-            question,
+        opts = config.paraphrase
+        n = config.n_perturbations
+        stem, choices = split_mmlu_stem(question)
+        report = ProgressReporter(progress)
+
+        def accepted(index: int, text: str) -> None:
+            report("perturb", index + 1, n)
+            if on_accept is not None:
+                on_accept(index, attach_choices(text, choices))
+
+        result = gated_paraphrase(
+            stem,
             llm=llm,
-            n=config.n_perturbations,
+            n=n,
             seed=config.seed,
-            **asdict(config.paraphrase),
+            style=opts.style,
+            temperature=opts.temperature,
+            max_tokens=opts.max_tokens,
+            max_requests=opts.max_requests,
+            frequency_penalty=opts.frequency_penalty,
+            gate=opts.gate,
+            similarity=_gate_similarity(opts.gate, embedder, config),
+            on_accept=accepted,
         )
-        return PerturbResult(perturbations=list(texts))
+        return PerturbResult(
+            perturbations=[attach_choices(t, choices) for t in result.perturbations],
+            candidates=result.candidates,
+            acceptance=result.acceptance,
+        )
+
+
+def _gate_similarity(gate: Any, embedder: Any, config: RunConfig) -> Any:
+    """Return the run's embedder (loaded, or by name) for the gate; None when the gate is off."""
+    if not gate.enabled:
+        return None
+    from ..embedders import get_embedder
+
+    return get_embedder(embedder if embedder is not None else config.embedder)
 
 
 @dataclass(frozen=True)

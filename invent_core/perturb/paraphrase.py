@@ -7,15 +7,28 @@ the original, repeats); ``parse_paraphrases`` turns any of them into a clean
 list. ``paraphrase`` returns exactly n: "When fewer than nine are generated,
 we randomly duplicate existing perturbations; when more than nine are
 produced, we randomly sample nine" (paper, "Perturbation Configuration").
+
+With a :class:`~invent_core.config.GateConfig` (what the ``paraphrase``
+perturber passes, issue #12 §1), every candidate goes through the validity
+gate (:mod:`invent_core.perturb.gate`) under the run's embedder before it is
+kept: rejected ones are re-asked, each re-ask with a new replication index (so
+a new seed and cache key), within ``max_extra_requests``; then the accepted
+ones are padded by duplication as the paper says. :func:`gated_paraphrase`
+returns every candidate with its verdict; ``on_accept(index, text)`` is called
+as soon as a perturbation is final, so answers can be asked while the rest is
+still being reworded.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..config import GateConfig
 from ..errors import LLMError
 from ..prompts import PARAPHRASE_SYSTEM, PARAPHRASE_TEMPERATURE, paraphrase_prompt
 
@@ -169,6 +182,9 @@ def fit_to_n(items: list[str], n: int, rng: np.random.Generator) -> list[str]:
     return list(items) + [items[int(i)] for i in extra]
 
 
+OnAccept = Callable[[int, str], None]
+
+
 def paraphrase(
     question: str,
     *,
@@ -183,6 +199,9 @@ def paraphrase(
     stream: bool = True,
     system: str | None = PARAPHRASE_SYSTEM,
     style: str = "auto",
+    gate: GateConfig | None = None,
+    similarity: Any = None,
+    on_accept: OnAccept | None = None,
 ) -> list[str]:
     """``n`` paraphrases of ``question`` by the LLM.
 
@@ -197,9 +216,9 @@ def paraphrase(
     seed : seed of the first request (request k uses the k-th replication
         seed); also seeds the sampling/duplication rng unless ``rng`` is given.
     max_tokens : token budget of one reply (list style).
-    max_requests : when a reply yields fewer than ``n`` distinct paraphrases,
-        ask again (another seed) up to this many requests (rounds for
-        ``"single"``), then pad.
+    max_requests : without the gate, when a reply yields fewer than ``n``
+        distinct paraphrases, ask again (another seed) up to this many
+        requests (rounds for ``"single"``), then pad.
     frequency_penalty : 0.5, not in the paper (small models otherwise repeat one line).
     rng : generator for sampling / duplicating to exactly ``n``.
     stream : when the backend streams (:class:`~invent_core.llm.base.StreamingLLM`),
@@ -211,57 +230,206 @@ def paraphrase(
         ``n + 1`` concurrent requests, then more for repeats; ``"auto"``:
         ``"single"`` for backends declaring ``prefers_single_paraphrase``
         (the packaged local models), else ``"list"``.
+    gate : the validity gate (:func:`gated_paraphrase`); ``None`` or
+        ``enabled=False``: the paper's behaviour (distinct replies kept as they are).
+    similarity : the run's embedder for the gate's affinity checks (``None``:
+        text checks only).
+    on_accept : ``on_accept(index, text)`` for each of the ``n`` perturbations,
+        in index order, as soon as it is final.
 
     Returns
     -------
     Exactly ``n`` strings, none equal to ``question``; :class:`LLMError` if
     no request gave a usable paraphrase.
     """
-    from ..llm import get_llm
-    from ..llm.base import prefers_single_paraphrase
-
-    if not question or not question.strip():
-        raise ValueError("question is empty: nothing to paraphrase")
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
-    if max_requests < 1:
-        raise ValueError(f"max_requests must be >= 1, got {max_requests}")
-    model = get_llm("local") if llm is None else get_llm(llm)
-    rng = rng if rng is not None else np.random.default_rng(seed)
-    if style == "auto":
-        style = "single" if prefers_single_paraphrase(model) else "list"
-    if style == "single":
-        t = SINGLE_TEMPERATURE if temperature is None else temperature
-        return _paraphrase_single(
-            question, model, n=n, temperature=t, seed=seed, max_requests=max_requests, rng=rng
-        )
-    if style != "list":
-        raise ValueError(f"unknown paraphrase style {style!r}: use 'auto', 'list' or 'single'")
-    request = _list_request(
+    return gated_paraphrase(
         question,
+        llm=llm,
         n=n,
-        temperature=PARAPHRASE_TEMPERATURE if temperature is None else temperature,
+        temperature=temperature,
+        seed=seed,
+        max_tokens=max_tokens,
+        max_requests=max_requests,
+        frequency_penalty=frequency_penalty,
+        rng=rng,
+        stream=stream,
+        system=system,
+        style=style,
+        gate=gate,
+        similarity=similarity,
+        on_accept=on_accept,
+    ).perturbations
+
+
+@dataclass
+class ParaphraseResult:
+    """What :func:`gated_paraphrase` returns.
+
+    Attributes
+    ----------
+    perturbations : exactly ``n`` texts (accepted ones first, then duplicates).
+    candidates : one dict per candidate the gate judged:
+        :meth:`~invent_core.perturb.gate.GateVerdict.to_dict` plus ``round``
+        (0-based ask round) and ``index`` (its position in ``perturbations``,
+        or None when rejected or not needed).
+    acceptance : :func:`invent_core.perturb.gate.summarize` of the verdicts,
+        plus ``padded`` (duplicates added), ``requests`` (paraphrase requests
+        sent) and ``gate`` (whether the gate was on).
+    """
+
+    perturbations: list[str]
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    acceptance: dict[str, Any] = field(default_factory=dict)
+
+
+def gated_paraphrase(
+    question: str,
+    *,
+    llm: Any = None,
+    n: int = 9,
+    temperature: float | None = None,
+    seed: int = 0,
+    max_tokens: int = 400,
+    max_requests: int = 3,
+    frequency_penalty: float = 0.5,
+    rng: np.random.Generator | None = None,
+    stream: bool = True,
+    system: str | None = PARAPHRASE_SYSTEM,
+    style: str = "auto",
+    gate: GateConfig | None = None,
+    similarity: Any = None,
+    on_accept: OnAccept | None = None,
+) -> ParaphraseResult:
+    """:func:`paraphrase` with every candidate and the acceptance summary.
+
+    With ``gate`` enabled, each round's candidates go through
+    :func:`invent_core.perturb.gate.gate_candidates` (affinities under
+    ``similarity``, near-duplicates of accepted ones rejected). While fewer
+    than ``n`` are accepted, more are asked: the first round is one list
+    request (``"list"``) or ``n + 1`` single requests (``"single"``), and at
+    most ``gate.max_extra_requests`` requests follow, each with a new
+    replication index (a new seed and cache key, so a re-ask never re-reads
+    the rejected reply). The accepted ones are then padded to ``n`` by random
+    duplication (paper, "Perturbation Configuration"). When a round yields more
+    acceptances than are missing, ``missing`` of them are drawn at random
+    (order kept), as the paper samples nine of a longer list.
+
+    Parameters are those of :func:`paraphrase`.
+
+    Returns
+    -------
+    ParaphraseResult
+
+    Raises
+    ------
+    LLMError
+        When no candidate was usable (no request's reply passed).
+    """
+    asker = _Asker.build(
+        question,
+        llm,
+        n=n,
+        temperature=temperature,
         seed=seed,
         max_tokens=max_tokens,
         frequency_penalty=frequency_penalty,
+        stream=stream,
         system=system,
+        style=style,
     )
-    return _paraphrase_list(
-        question, model, request, n=n, max_requests=max_requests, stream=stream, rng=rng
+    if max_requests < 1:
+        raise ValueError(f"max_requests must be >= 1, got {max_requests}")
+    rng = rng if rng is not None else np.random.default_rng(seed)
+    if gate is None or not gate.enabled:
+        return _ungated(
+            question, asker, n=n, max_requests=max_requests, rng=rng, on_accept=on_accept
+        )
+    return _gated(
+        question, asker, n=n, gate=gate, similarity=similarity, rng=rng, on_accept=on_accept
     )
+
+
+#: Sampling temperature of ``style="single"`` (ours; see :func:`paraphrase`).
+SINGLE_TEMPERATURE = 1.0
+
+
+@dataclass
+class _Asker:
+    """Sends paraphrase requests; every request gets the next replication index.
+
+    ``ask(missing, limit)`` sends one round and returns, per reply, the
+    paraphrases parsed from it (list style: all; single style: the reply's
+    items, of which the first counts) with the raw reply.
+    """
+
+    question: str
+    model: Any
+    style: str
+    n: int
+    template: Any  # the Request of replication 0; rounds change only ``replication``
+    stream: bool
+    requests: int = 0
+    replies: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, question: str, llm: Any, *, n: int, style: str, **opts: Any) -> _Asker:
+        """Check the arguments, resolve ``style="auto"`` and build the request template."""
+        from ..llm import get_llm
+        from ..llm.base import prefers_single_paraphrase
+
+        if not question or not question.strip():
+            raise ValueError("question is empty: nothing to paraphrase")
+        if n < 1:
+            raise ValueError(f"n must be >= 1, got {n}")
+        model = get_llm("local") if llm is None else get_llm(llm)
+        if style == "auto":
+            style = "single" if prefers_single_paraphrase(model) else "list"
+        if style not in ("list", "single"):
+            raise ValueError(f"unknown paraphrase style {style!r}: use 'auto', 'list' or 'single'")
+        stream = opts.pop("stream")
+        template = (_list_request if style == "list" else _single_request)(question, n=n, **opts)
+        return cls(question, model, style, n, template, stream)
+
+    @property
+    def first_round(self) -> int:
+        """Requests of the first round: one list, or ``n + 1`` single rewordings (one spare)."""
+        return 1 if self.style == "list" else self.n + 1
+
+    def ask(self, missing: int, limit: int) -> list[tuple[list[str], str]]:
+        """One round: (parsed paraphrases, raw reply) per reply, at most ``limit`` requests."""
+        from dataclasses import replace
+
+        from ..llm.base import StreamingLLM
+
+        count = 1 if self.style == "list" else max(1, min(missing + 1, limit))
+        reqs = [replace(self.template, replication=self.requests + k) for k in range(count)]
+        self.requests += count
+        if self.style == "list" and self.stream and isinstance(self.model, StreamingLLM):
+            q, n = self.question, self.n
+            texts = [
+                self.model.complete_until(
+                    reqs[0],
+                    lambda text: enough_or_looping(text, q, n),
+                    tag=f"paraphrase-enough-or-looping:n={n}",
+                ).text
+            ]
+        else:
+            texts = [c.text for c in self.model.complete_many(reqs)]
+        self.replies += texts
+        return [(parse_paraphrases(t, self.question), t) for t in texts]
 
 
 def _list_request(
     question: str,
     *,
     n: int,
-    temperature: float,
+    temperature: float | None,
     seed: int,
     max_tokens: int,
     frequency_penalty: float,
     system: str | None,
 ) -> Any:
-    """The paper's list request (replication 0); re-asks change only ``replication``."""
+    """Build the paper's list request (replication 0); re-asks change only ``replication``."""
     from ..llm import Request, user
 
     messages = ([{"role": "system", "content": system}] if system else []) + user(
@@ -269,118 +437,151 @@ def _list_request(
     )
     return Request(
         messages=messages,
-        temperature=temperature,
+        temperature=PARAPHRASE_TEMPERATURE if temperature is None else temperature,
         seed=seed,
         max_tokens=max_tokens,
         frequency_penalty=frequency_penalty,
     )
 
 
-def _paraphrase_list(
-    question: str,
-    model: Any,
-    request: Any,
-    *,
-    n: int,
-    max_requests: int,
-    stream: bool,
-    rng: np.random.Generator,
-) -> list[str]:
-    """The paper's style: ask for a list, again (new seed) until ``n`` distinct, then pad."""
-    from dataclasses import replace
-
-    from ..llm.base import StreamingLLM
-
-    found: list[str] = []
-    seen: set[str] = set()
-    replies: list[str] = []
-    for k in range(max_requests):
-        req = replace(request, replication=k)
-        if stream and isinstance(model, StreamingLLM):
-            reply = model.complete_until(
-                req,
-                lambda text: enough_or_looping(text, question, n),
-                tag=f"paraphrase-enough-or-looping:n={n}",
-            ).text
-        else:
-            reply = model.complete_many([req])[0].text
-        replies.append(reply)
-        for p in parse_paraphrases(reply, question):
-            if _key(p) not in seen:
-                seen.add(_key(p))
-                found.append(p)
-        if len(found) >= n:
-            break
-    return _finish(question, found, replies, n, rng)
-
-
-#: Sampling temperature of ``style="single"`` (ours; see :func:`paraphrase`).
-SINGLE_TEMPERATURE = 1.0
-
-
-def _finish(
-    question: str, found: list[str], replies: list[str], n: int, rng: np.random.Generator
-) -> list[str]:
-    """Exactly ``n`` from the distinct paraphrases found, or a clear error if there are none."""
-    if not found:
-        shown = " | ".join(r.strip().replace("\n", " ")[:120] for r in replies[:5])
-        raise LLMError(
-            f"the LLM gave no usable paraphrase of {question!r} in {len(replies)} request(s) "
-            f"(replies: {shown!r}); try another --llm or the gaap perturber"
-        )
-    if question.rstrip().endswith("?"):
-        # answers ("The capital of France is Paris.") are not paraphrases of a question
-        asked = [p for p in found if p.endswith("?")]
-        found = asked or found
-    return fit_to_n(found, n, rng)
-
-
-def _paraphrase_single(
-    question: str,
-    model: Any,
-    *,
-    n: int,
-    temperature: float,
-    seed: int,
-    max_requests: int,
-    rng: np.random.Generator,
-) -> list[str]:
-    """One paraphrase per request; rounds of requests until ``n`` distinct or ``max_requests`` rounds."""
+def _single_request(
+    question: str, *, n: int, temperature: float | None, seed: int, **_: Any
+) -> Any:
+    """One-rewording request (replication 0); its reply is about as long as the question."""
     from ..llm import Request
     from ..prompts import paraphrase_one_messages
 
-    messages = paraphrase_one_messages(question)
-    max_tokens = min(
-        256, 16 + 2 * len(question.split()) * 2
-    )  # a rewording is about as long as the question
+    return Request(
+        messages=paraphrase_one_messages(question),
+        temperature=SINGLE_TEMPERATURE if temperature is None else temperature,
+        seed=seed,
+        max_tokens=min(256, 16 + 4 * len(question.split())),
+        tag="paraphrase-one",
+    )
+
+
+def _no_paraphrase(question: str, replies: list[str], why: str = "") -> LLMError:
+    shown = " | ".join(r.strip().replace("\n", " ")[:120] for r in replies[:5])
+    return LLMError(
+        f"the LLM gave no usable paraphrase of {question!r} in {len(replies)} request(s)"
+        f"{why} (replies: {shown!r}); try another --llm or the gaap perturber"
+    )
+
+
+def _ungated(
+    question: str,
+    asker: _Asker,
+    *,
+    n: int,
+    max_requests: int,
+    rng: np.random.Generator,
+    on_accept: OnAccept | None,
+) -> ParaphraseResult:
+    """Keep distinct replies as they are, ask again until ``n``, then pad (the paper's way).
+
+    ``max_requests`` rounds; in all at most ``max_requests`` list requests, or
+    ``2n + 2`` single ones (a question with few rewordings is padded, not re-asked forever).
+    """
+    budget = max_requests if asker.style == "list" else 2 * n + 2
     found: list[str] = []
-    seen: set[str] = {_key(question)}
-    replies: list[str] = []
-    replication = 0
-    budget = (
-        2 * n + 2
-    )  # requests in all: a question with few rewordings is padded, not re-asked forever
+    seen = {_key(question)}
     for _round in range(max_requests):
         missing = n - len(found)
-        if missing <= 0 or replication >= budget:
+        if missing <= 0 or asker.requests >= budget:
             break
-        count = min(missing + 1, budget - replication)  # one spare, for an echo or a repeat
-        reqs = [
-            Request(
-                messages=messages,
-                temperature=temperature,
-                seed=seed,
-                max_tokens=max_tokens,
-                replication=replication + k,
-                tag="paraphrase-one",
-            )
-            for k in range(count)
-        ]
-        replication += count
-        for completion in model.complete_many(reqs):
-            replies.append(completion.text)
-            items = parse_paraphrases(completion.text, question)
-            if items and _key(items[0]) not in seen:
-                seen.add(_key(items[0]))
-                found.append(items[0])
-    return _finish(question, found, replies, n, rng)
+        for items, _raw in asker.ask(missing, budget - asker.requests):
+            for item in items if asker.style == "list" else items[:1]:
+                if _key(item) not in seen:
+                    seen.add(_key(item))
+                    found.append(item)
+    if not found:
+        raise _no_paraphrase(question, asker.replies)
+    if question.rstrip().endswith("?"):
+        # answers ("The capital of France is Paris.") are not paraphrases of a question
+        found = [p for p in found if p.endswith("?")] or found
+    out = fit_to_n(found, n, rng)
+    for i, text in enumerate(out):
+        if on_accept is not None:
+            on_accept(i, text)
+    candidates = [
+        {"text": p, "accepted": True, "reason": None, "detail": "gate off", "round": None}
+        | {"index": out.index(p) if p in out else None}
+        for p in found
+    ]
+    acceptance = {"candidates": len(found), "accepted": len(found), "acceptance_rate": 1.0}
+    acceptance |= {"rejected": {}, "padded": max(0, n - len(found))}
+    return ParaphraseResult(
+        out, candidates, acceptance | {"requests": asker.requests, "gate": False}
+    )
+
+
+def _gated(
+    question: str,
+    asker: _Asker,
+    *,
+    n: int,
+    gate: GateConfig,
+    similarity: Any,
+    rng: np.random.Generator,
+    on_accept: OnAccept | None,
+) -> ParaphraseResult:
+    """Pass rounds of candidates through the gate until ``n`` are accepted or the budget is spent."""
+    from .gate import GateVerdict, gate_candidates, summarize
+
+    budget = asker.first_round + gate.max_extra_requests
+    accepted: list[str] = []
+    verdicts: list[GateVerdict] = []
+    records: list[dict[str, Any]] = []
+    round_ = 0
+    while len(accepted) < n and asker.requests < budget:
+        missing = n - len(accepted)
+        texts = _round_candidates(asker.ask(missing, budget - asker.requests), asker.style)
+        judged = gate_candidates(
+            texts, question, similarity=similarity, accepted=accepted, config=gate
+        )
+        chosen = _choose([i for i, v in enumerate(judged) if v.accepted], missing, rng)
+        for i, verdict in enumerate(judged):
+            index = None
+            if i in chosen:
+                index = len(accepted)
+                accepted.append(verdict.text)
+                if on_accept is not None:
+                    on_accept(index, verdict.text)
+            records.append({**verdict.to_dict(), "round": round_, "index": index})
+        verdicts += judged
+        round_ += 1
+    summary = summarize(verdicts)
+    if not accepted:
+        reasons = ", ".join(f"{k} ×{v}" for k, v in summary["rejected"].items())
+        raise _no_paraphrase(question, asker.replies, f"; every candidate was rejected ({reasons})")
+    out = fit_to_n(accepted, n, rng)  # len(accepted) <= n: duplicates appended at random
+    for i in range(len(accepted), n):
+        if on_accept is not None:
+            on_accept(i, out[i])
+    summary |= {"padded": n - len(accepted), "requests": asker.requests, "gate": True}
+    return ParaphraseResult(out, records, summary)
+
+
+def _round_candidates(replies: list[tuple[list[str], str]], style: str) -> list[str]:
+    """Return one round's candidates: every listed paraphrase (list) or each reply (single).
+
+    A single-style reply goes to the gate as it came (its
+    :func:`~invent_core.perturb.gate.strip_wrappers` removes labels, quotes and
+    notes, and records an echo as a duplicate); a list reply from which nothing
+    parses is kept as one candidate, so the gate records why it was unusable
+    instead of it vanishing.
+    """
+    out: list[str] = []
+    for items, raw in replies:
+        if style == "single" or not items:
+            out.append(raw)
+        else:
+            out += items
+    return out
+
+
+def _choose(indices: list[int], k: int, rng: np.random.Generator) -> set[int]:
+    """All of ``indices`` when at most ``k``, else ``k`` of them drawn at random."""
+    if len(indices) <= k:
+        return set(indices)
+    return {int(i) for i in rng.choice(indices, size=k, replace=False)}

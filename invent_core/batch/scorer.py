@@ -1,0 +1,147 @@
+"""Scoring one batch row with one :class:`~invent_core.config.RunConfig`.
+
+A row with pre-generated responses is scored without an LLM; a row with a
+question only runs the whole pipeline (perturb → answer → score). Both end
+in the same :class:`~invent_core.registry.ScoringContext`, so the Inv
+measures and the baselines are the ones ``run`` and ``score`` compute.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..config import RunConfig
+from .rows import InputRow
+
+__all__ = ["RowScorer", "output_columns"]
+
+
+def output_columns(method_names: Sequence[str], *, has_answers: bool, generated: bool) -> list[str]:
+    """The output's columns, in order (see :mod:`invent_core.batch`)."""
+    cols = ["id", "row", "question"]
+    if has_answers:
+        cols.append("answer")
+    cols += ["response", "n_perturbations", "n_replications", *method_names]
+    if has_answers:
+        cols.append("correct")
+    if generated:
+        cols += ["perturbations", "responses"]
+    cols += ["method_errors", "seconds"]
+    return cols
+
+
+class RowScorer:
+    """Scores rows with one configuration; holds the embedder and the LLM.
+
+    Parameters
+    ----------
+    config : n, r, temperature, perturber, ψ, B, seed, affinity, GAAP and
+        paraphrase settings of every row.
+    method_names : the Inv measures and the chosen baselines.
+    sim : the loaded similarity (embedder or NLI) object.
+    llm : the LLM for rows without responses (None for pre-generated files).
+    dataset : correctness rule (``judge_correct``'s ``dataset``); None: each row's task.
+    """
+
+    def __init__(
+        self,
+        config: RunConfig,
+        *,
+        method_names: list[str],
+        sim: Any,
+        llm: Any = None,
+        dataset: str | None = None,
+    ) -> None:
+        self.config = config
+        self.method_names = method_names
+        self.sim = sim
+        self.llm = llm
+        self.dataset = dataset
+
+    def prefetch(self, rows: Sequence[InputRow]) -> None:
+        """Embed the texts of several pre-generated rows in one model call (fills the cache)."""
+        if not hasattr(self.sim, "encode"):
+            return
+        texts: list[str] = []
+        for row in rows:
+            if row.error is None and row.responses is not None:
+                texts.append(row.question)
+                texts.extend(row.perturbations or [])
+                texts.extend(t for reps in row.responses for t in reps)
+        if texts:
+            self.sim.encode(list(dict.fromkeys(texts)))
+
+    def _context(self, row: InputRow):
+        """The ScoringContext of a pre-generated row (no LLM at all)."""
+        from ..context import ScoringContext
+
+        cfg = self.config
+        return ScoringContext(
+            [row.question, *(row.perturbations or [])],
+            row.responses,
+            cfg.score,
+            embedder=self.sim,
+            task=row.task,
+            choices=row.choices,
+            temperature=cfg.temperature,
+        )
+
+    def _generate(self, row: InputRow):
+        """Run the pipeline on a question-only row; its ScoringContext."""
+        from ..context import ScoringContext
+        from ..pipeline import run_question
+
+        run = run_question(
+            row.question,
+            self.config,
+            llm=self.llm,
+            task=row.task,
+            choices=row.choices,
+            embedder=self.sim,
+        )
+        return ScoringContext.from_run(run, llm=self.llm)  # keeps the run's score
+
+    def score(self, row: InputRow) -> dict[str, Any]:
+        """The output record of one row (raises when the Inv measures cannot be computed)."""
+        from ..registry import compute_methods
+
+        t0 = time.perf_counter()
+        record: dict[str, Any] = {"id": row.id, "row": row.index, "question": row.question}
+        if row.responses is not None:
+            ctx = self._context(row)
+        else:
+            ctx = self._generate(row)
+            record["perturbations"] = json.dumps(list(ctx.questions[1:]), ensure_ascii=False)
+            record["responses"] = json.dumps(ctx.responses, ensure_ascii=False)
+        results = compute_methods(ctx, self.method_names)
+        inv = results.get("inv_entropy")
+        if inv is not None and not inv.ok:
+            raise ValueError(inv.error)
+        record.update(
+            response=ctx.responses[0][0],
+            n_perturbations=len(ctx.questions) - 1,
+            n_replications=len(ctx.responses[0]),
+        )
+        for name, res in results.items():
+            record[name] = res.value if res.ok else None
+        errors = {name: res.error for name, res in results.items() if not res.ok}
+        record["method_errors"] = json.dumps(errors, ensure_ascii=False) if errors else ""
+        if row.answers:
+            record["answer"] = row.answers[0]
+            record["correct"] = int(self._judge(row, record["response"]))
+        record["seconds"] = round(time.perf_counter() - t0, 4)
+        return record
+
+    def _judge(self, row: InputRow, response: str) -> bool:
+        from ..evaluation.correctness import judge_correct
+
+        return judge_correct(
+            response,
+            list(row.answers),
+            dataset=self.dataset or row.task,
+            question=row.question,
+            choices=row.choices,
+        )

@@ -1,0 +1,129 @@
+"""Every CSV that invent writes: formula-safe cells, written atomically.
+
+A spreadsheet runs a cell that starts with ``=``, ``+``, ``-`` or ``@`` as a
+formula (OWASP "CSV injection"); questions and LLM answers are untrusted
+text, so every CSV cell goes through :func:`neutralize_cell`, and reading a
+CSV back goes through :func:`restore_cell`. Batch outputs, merged shards,
+``evaluate``'s ``scores.csv`` and the results tables all use this module.
+
+Files are written to a temporary file beside the target, fsynced and renamed
+(:func:`atomic_file`), so a crash or a full disk never leaves a half-written
+file under the real name, nor a stray temporary file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = [
+    "FORMULA_PREFIXES",
+    "atomic_file",
+    "csv_line",
+    "is_number",
+    "neutralize_cell",
+    "read_csv",
+    "restore_cell",
+    "write_csv",
+]
+
+#: First characters that make a spreadsheet read a cell as a formula
+#: (OWASP "CSV injection"), plus the apostrophe so that escaping is reversible.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "'")
+
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def is_number(text: str) -> bool:
+    """Whether the whole cell is a plain decimal number (``-0.5``, ``+3``, ``1e-9``)."""
+    return bool(_NUMBER.fullmatch(text))
+
+
+def neutralize_cell(value: Any) -> str:
+    r"""A CSV cell that a spreadsheet will not run as a formula.
+
+    Text starting with ``=``, ``+``, ``-``, ``@``, tab, CR or ``'`` gets a
+    leading apostrophe, unless the whole cell is a plain number. Numbers are
+    written at full precision (``repr``); ``None`` and NaN as an empty cell.
+
+    >>> neutralize_cell('=HYPERLINK("x")'), neutralize_cell("-0.5"), neutralize_cell(-0.5)
+    ('\'=HYPERLINK("x")', '-0.5', '-0.5')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return "" if math.isnan(value) else repr(value)
+    s = str(value)
+    if s.startswith(FORMULA_PREFIXES) and not is_number(s):
+        return "'" + s
+    return s
+
+
+def restore_cell(text: str) -> str:
+    """Undo :func:`neutralize_cell` on text (every stored cell starting with ``'`` was escaped)."""
+    return text[1:] if text.startswith("'") else text
+
+
+def csv_line(values: Sequence[Any]) -> str:
+    """One CSV record (with its line break) of neutralized cells."""
+    buf = io.StringIO()
+    # The csv module quotes a cell only when it holds a character of the line
+    # terminator: with "\n" alone, a lone CR would be written bare and split the
+    # record on reading. Quote as for "\r\n", then end the record with "\n".
+    csv.writer(buf, lineterminator="\r\n").writerow([neutralize_cell(v) for v in values])
+    return buf.getvalue()[:-2] + "\n"
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike, mode: str = "w") -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path``; on success fsync it and rename it to ``path``.
+
+    On any error (a full disk included) the temporary file is removed and
+    ``path`` is left as it was. ``mode`` is ``"w"`` (UTF-8 text, no newline
+    translation) or ``"wb"``.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        kwargs = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
+        with open(fd, mode, **kwargs) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_csv(
+    path: str | os.PathLike, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]
+) -> int:
+    """Write ``rows`` (only ``columns``, in that order) as a formula-safe CSV; return the count."""
+    n = 0
+    with atomic_file(path) as f:
+        f.write(csv_line(columns))
+        for row in rows:
+            f.write(csv_line([row.get(c) for c in columns]))
+            n += 1
+    return n
+
+
+def read_csv(path: str | os.PathLike) -> Iterator[dict[str, str]]:
+    """Rows of a CSV written by :func:`write_csv`, cells restored (strings, as ``csv.DictReader``)."""
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            yield {k: restore_cell(v) if isinstance(v, str) else v for k, v in row.items()}

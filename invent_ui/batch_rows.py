@@ -1,0 +1,108 @@
+"""Batch scoring's failed rows: read them from the errors sidecar, and retry them.
+
+A batch run writes one JSON line per failed row next to its output
+(``OUTPUT.errors.jsonl``: ``id``, ``row``, ``line``, ``kind``, ``message`` …).
+The Batch page lists them and can score just those rows again with another
+perturber: :func:`retry_input` copies them from the uploaded file into a small
+input of their own (keeping their ids), and :func:`score_file` runs
+``batch_score`` on it. Pure: no Streamlit.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["failed_rows", "retry_input", "score_file", "public_message"]
+
+
+def failed_rows(output: Path) -> list[dict[str, Any]]:
+    """The errors sidecar of ``output``, one dict per failed row, the last word per id kept."""
+    from invent_core.batch import sidecar_paths
+
+    path = sidecar_paths(output)["errors"]
+    if not path.is_file():
+        return []
+    by_id: dict[str, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a crash
+        if isinstance(entry, dict):
+            by_id[str(entry.get("id") or entry.get("row"))] = entry
+    return list(by_id.values())
+
+
+def public_message(entry: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """The entry's message with stored paths replaced by what the user knows (the file's name)."""
+    text = str(entry.get("message") or entry.get("error") or "")
+    for old, new in names.items():
+        text = text.replace(str(old), new)
+    return text
+
+
+def _read_records(path: Path, info: Any) -> tuple[list[str], list[dict[str, Any]]]:
+    """(columns, rows) of a CSV/TSV or JSON Lines input, every cell as written."""
+    if info.format == "csv":
+        with open(path, newline="", encoding=info.encoding) as fh:
+            reader = csv.DictReader(fh, delimiter=info.delimiter)
+            return list(reader.fieldnames or []), list(reader)
+    rows = []
+    for line in path.read_text(encoding=info.encoding).splitlines():
+        if line.strip():
+            rows.append(json.loads(line))
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    return columns, rows
+
+
+def retry_input(
+    path: Path, info: Any, failed: Sequence[Mapping[str, Any]], dest: Path
+) -> Path | None:
+    """Write the ``failed`` rows of ``path`` (by their row number) to ``dest`` as CSV.
+
+    Rows keep their ids (an ``id`` column is added when the file has none),
+    so their scores join the original output by id. ``None`` when no failed
+    row can be found (e.g. an unreadable line).
+    """
+    columns, records = _read_records(path, info)
+    picked = []
+    for entry in failed:
+        row = entry.get("row")
+        if isinstance(row, int) and 1 <= row <= len(records):
+            rec = {k: _cell(v) for k, v in records[row - 1].items()}
+            if not any(c.lower() == "id" for c in columns):
+                rec["id"] = str(entry.get("id") or row)
+            picked.append(rec)
+    if not picked:
+        return None
+    fields = list(dict.fromkeys([*columns, *(k for r in picked for k in r)]))
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with open(dest, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(picked)
+    return dest
+
+
+def _cell(value: Any) -> Any:
+    """A JSON Lines value as a CSV cell (lists and objects as JSON)."""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, list | dict) else value
+
+
+def score_file(
+    input: Path,
+    output: Path,
+    config: Any,
+    *,
+    llm: Any,
+    methods: Sequence[str] | str,
+    progress: Callable[[int, int, float | None], None],
+) -> Any:
+    """``batch_score(input, output, config, llm=…, methods=…, progress=…)``: the page's one call."""
+    from invent_core.batch import batch_score
+
+    return batch_score(input, output, config, llm=llm, methods=methods, progress=progress)

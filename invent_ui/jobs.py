@@ -1,0 +1,219 @@
+"""Long actions in a background thread: live progress, Cancel, and the result for the page.
+
+A page wraps its action (a run, a GAAP evolution, an evaluation, a sweep, a
+batch) in a :class:`Job` and keeps the job in session state. The job's
+thread feeds a :class:`~invent_core.progress.ProgressTracker`; a fragment
+re-rendered every second shows the tracker's snapshot (done/total per
+stage, elapsed, time left) and a Cancel button that sets the job's
+:class:`~invent_core.progress.CancelToken`. When the thread ends the page
+reads :attr:`Job.result` (or the error) once, through :meth:`Job.take`.
+
+Cancel reaches the producer three ways, whichever comes first:
+
+- ``cancel=token`` when the library function takes it (:func:`cancel_kwargs`);
+- every progress event raises :class:`~invent_core.errors.Cancelled` once
+  the token is set (GAAP, an evaluation between questions);
+- :class:`CancellableLLM` sends a backend's requests in slices as wide as
+  its concurrency and checks the token between slices, so no new request
+  leaves after Cancel even where the backend does not take ``cancel=``.
+
+Pure: no Streamlit (the renderer is :func:`invent_ui.feedback.job_panel`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from invent_core.errors import Cancelled
+from invent_core.progress import CancelToken, Progress, ProgressTracker
+
+__all__ = ["Job", "CancellableLLM", "cancel_kwargs"]
+
+#: What a job's function receives and returns: ``fn(progress, cancel) -> result``.
+JobFn = Callable[[Callable[[Any], None], CancelToken], Any]
+
+
+def cancel_kwargs(fn: Callable[..., Any], token: CancelToken) -> dict[str, Any]:
+    """``{"cancel": token}`` when ``fn`` takes a ``cancel`` argument, else ``{}``."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return {}
+    return {"cancel": token} if "cancel" in params else {}
+
+
+class Job:
+    """One action running in a daemon thread, observable and cancellable from the page.
+
+    Parameters
+    ----------
+    fn : ``fn(progress, cancel) -> result``; ``progress`` takes
+        :class:`~invent_core.progress.Progress` events (any object with
+        ``stage``, ``done``, ``total``) and raises
+        :class:`~invent_core.errors.Cancelled` once Cancel was pressed.
+    label : what the page calls it ("Running the question").
+    kind : what it makes (a :data:`invent_core.history.KINDS` name, or "batch").
+    on_done : called in the thread with the result after success (history,
+        throughput log); its failure becomes :attr:`note`, never the job's.
+    context : what the page needs to read a cancelled or failed job's
+        finished work back (e.g. the evaluation's folder).
+    """
+
+    def __init__(
+        self,
+        fn: JobFn,
+        *,
+        label: str,
+        kind: str = "run",
+        on_done: Callable[[Any], str | None] | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> None:
+        self.label = label
+        self.kind = kind
+        self.context = dict(context or {})
+        self.tracker = ProgressTracker()
+        self.token = CancelToken()
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.note: str | None = None  # from on_done: e.g. the history entry's id
+        self.history_id: str | None = None
+        self.started = time.monotonic()
+        self.ended: float | None = None
+        self._fn, self._on_done = fn, on_done
+        self._taken = False
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._main, name=f"invent-{kind}", daemon=True)
+
+    def start(self) -> Job:
+        """Start the thread; return the job."""
+        self._thread.start()
+        return self
+
+    def _main(self) -> None:
+        try:
+            self.result = self._fn(self.progress, self.token)
+        except BaseException as err:  # noqa: BLE001 - kept for the page, which shows it
+            self.error = err
+        else:
+            if self._on_done is not None:
+                try:
+                    self.history_id = self._on_done(self.result)
+                except Exception as err:  # noqa: BLE001 - bookkeeping must not lose the result
+                    self.note = f"the result is shown but was not kept in the history: {err}"
+        finally:
+            self.ended = time.monotonic()
+
+    def progress(self, event: Any) -> None:
+        """Record one progress event; raise ``Cancelled`` once Cancel was pressed."""
+        self.tracker.update(event)
+        if self.token.cancelled:
+            done, total = int(event.done), int(event.total or 0)
+            self.token.raise_if_cancelled(done, total)
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        """Record counts of a producer that reports ``(done, total)`` only (e.g. a batch)."""
+        self.progress(Progress(stage, done, total))
+
+    def cancel(self) -> None:
+        """Ask the job to stop (no new request is sent; finished work is kept)."""
+        self.token.cancel()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the thread; return whether it ended."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    @property
+    def running(self) -> bool:
+        """Whether the thread is still working (also while it winds down after Cancel)."""
+        return self.ended is None
+
+    @property
+    def status(self) -> str:
+        """``"running"``, ``"cancelling"``, ``"done"``, ``"cancelled"`` or ``"failed"``."""
+        if self.running:
+            return "cancelling" if self.token.cancelled else "running"
+        if self.error is None:
+            return "done"
+        return "cancelled" if isinstance(self.error, Cancelled) else "failed"
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the job started (until it ended)."""
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
+
+    def take(self) -> bool:
+        """Return True exactly once, the first time it is asked after the job ended."""
+        with self._lock:
+            if self.running or self._taken:
+                return False
+            self._taken = True
+            return True
+
+
+class CancellableLLM:
+    """An LLM that sends no new request once ``token`` is cancelled.
+
+    ``complete_many`` passes ``cancel=`` on when the backend takes it;
+    otherwise it sends the requests in slices as wide as the backend's
+    concurrency (so the backend stays as busy as before) and checks the
+    token between slices. Finished answers are in the LLM's cache, so the
+    same run asked again re-uses them. Everything else is the backend's.
+
+    Parameters
+    ----------
+    llm : the backend (an :class:`invent_core.llm.LLM`).
+    token : the job's cancel token.
+    """
+
+    def __init__(self, llm: Any, token: CancelToken) -> None:
+        self._llm = llm
+        self._token = token
+
+    @property
+    def identity(self) -> str:
+        """The backend's identity (the cache key and the run's record)."""
+        return self._llm.identity
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything not overridden is the backend's (capabilities, close …)."""
+        attr = getattr(self._llm, name)
+        if name == "complete_until":  # a streamed paraphrase is a request too
+
+            def complete_until(*args: Any, **kwargs: Any) -> Any:
+                self._token.raise_if_cancelled()
+                return attr(*args, **kwargs)
+
+            return complete_until
+        return attr
+
+    def complete(self, messages: Any, **kwargs: Any) -> Any:
+        """One completion, unless cancelled."""
+        self._token.raise_if_cancelled()
+        return self._llm.complete(messages, **kwargs)
+
+    def complete_many(
+        self, requests: Sequence[Any], progress: Callable[[int, int], None] | None = None, **kw: Any
+    ) -> list[Any]:
+        """Every request in order; ``Cancelled`` before a slice once the token is set."""
+        requests = list(requests)
+        extra = cancel_kwargs(self._llm.complete_many, self._token)
+        if extra:
+            return self._llm.complete_many(requests, progress, **extra, **kw)
+        width = max(1, int(getattr(self._llm, "concurrency", 1) or 1))
+        total, out = len(requests), []
+        for start in range(0, total, width):
+            self._token.raise_if_cancelled(len(out), total)
+            part = requests[start : start + width]
+            sub = None if progress is None else _offset(progress, start, total)
+            out.extend(self._llm.complete_many(part, sub, **kw))
+        return out
+
+
+def _offset(progress: Callable[[int, int], None], start: int, total: int) -> Callable:
+    """A slice's ``progress(done, of)`` reported as ``progress(start + done, total)``."""
+    return lambda done, _of: progress(start + done, total)

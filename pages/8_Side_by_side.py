@@ -1,0 +1,187 @@
+"""Side by side: two runs in columns, on the same colour scales, with the measures' difference."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from invent_core.pipeline import RunArtifact, run_question
+from invent_ui import archive, plots, resources, state, views
+from invent_ui.downloads import download_buttons
+from invent_ui.feedback import guarded, job_panel, show_error
+from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
+from invent_ui.sidebar import page_setup
+
+settings = page_setup("Side by side", icon="⚖️")
+st.title("Side by side")
+st.caption(
+    "Two runs in columns — two questions, paraphrase vs GAAP on one question, or one question "
+    "at two temperatures — on one colour scale per matrix, with each measure's difference "
+    "(right − left). Pick them from the history, or make them here."
+)
+MODES = ("two questions", "paraphrase vs GAAP", "two temperatures")
+
+
+def _pair_settings(mode: str, q1: str, q2: str, t1: float, t2: float):
+    """The (question, config) of the left and right run for ``mode``."""
+    base = settings.run_config()
+    if mode == "two questions":
+        return (q1, base), (q2, base)
+    if mode == "paraphrase vs GAAP":
+        return (q1, base.replace(perturber="paraphrase")), (q1, base.replace(perturber="gaap"))
+    return (q1, base.replace(temperature=t1)), (q1, base.replace(temperature=t2))
+
+
+def _start_pair(pair) -> None:
+    llm = resources.llm_for(settings)
+    emb = resources.embedder(settings.run.embedder)
+    history = archive.store()
+
+    def work(progress, cancel):
+        runs = []
+        for question, cfg in pair:
+            runs.append(
+                run_question(
+                    question,
+                    cfg,
+                    llm=CancellableLLM(llm, cancel),
+                    progress=progress,
+                    embedder=emb,
+                    **cancel_kwargs(run_question, cancel),
+                )
+            )
+        return {"left": archive.run_payload(runs[0]), "right": archive.run_payload(runs[1])}
+
+    def keep(payload) -> str:
+        for side in ("left", "right"):
+            archive.keep_run(history, RunArtifact.from_dict(payload[side]))
+        title = f"{payload['left']['question'][:80]} ↔ {payload['right']['question'][:80]}"
+        return archive.keep_payload(history, "comparison", payload, title)
+
+    st.session_state[state.SIDE_JOB] = Job(work, label="Making both runs", on_done=keep).start()
+
+
+# --- choose ---------------------------------------------------------------------------------
+entries = guarded("Reading the history", archive.store().list, "run") or []
+titles = {e.id: f"{e.title[:70]} · {e.settings_summary} · {e.created[:16]}" for e in entries}
+pick_tab, make_tab = st.tabs(["Pick two runs from the history", "Make two runs now"])
+with pick_tab:
+    if len(entries) < 1:
+        st.info("No run kept yet: make two here, or run questions on *Explore a question*.")
+    else:
+        c1, c2 = st.columns(2)  # by default the newest run on the right, the one before it left
+        left_id = c1.selectbox(
+            "Left",
+            list(titles),
+            index=min(1, len(titles) - 1),
+            format_func=titles.get,
+            key="side_left",
+        )
+        right_id = c2.selectbox("Right", list(titles), format_func=titles.get, key="side_right")
+        if st.button("Show these two", type="primary", key="side_show"):
+            store = archive.store()
+            payload = {"left": store.load(left_id), "right": store.load(right_id)}
+            st.session_state[state.SIDE_BY_SIDE] = payload
+with make_tab:
+    mode = st.radio("Compare", MODES, horizontal=True, key="side_mode")
+    q1 = st.text_input("Question" if mode != "two questions" else "Left question", key="side_q1")
+    q2, t1, t2 = "", 0.3, 1.0
+    if mode == "two questions":
+        q2 = st.text_input("Right question", key="side_q2")
+    if mode == "two temperatures":
+        c1, c2 = st.columns(2)
+        t1 = c1.slider("Left temperature", 0.0, 2.0, 0.3, 0.1, key="side_t1")
+        t2 = c2.slider("Right temperature", 0.0, 2.0, 1.0, 0.1, key="side_t2")
+    st.caption(
+        f"n = {settings.run.n_perturbations}, r = {settings.run.n_replications}, "
+        f"{settings.llm_label} (sidebar); both runs are kept in the history."
+    )
+    if st.button("Make both runs", key="side_run", disabled=views.job_running(state.SIDE_JOB)):
+        if not q1.strip() or (mode == "two questions" and not q2.strip()):
+            st.error("Type the question(s) first.")
+        else:
+            try:
+                _start_pair(_pair_settings(mode, q1.strip(), q2.strip(), t1, t2))
+            except Exception as err:  # noqa: BLE001 - shown, not raised
+                show_error(err, "Starting the runs")
+
+job = job_panel(
+    state.SIDE_JOB,
+    kept="Answers received are in the answer cache: make the runs again and they are re-used.",
+)
+if job is not None and job.take() and job.status == "done":
+    st.session_state[state.SIDE_BY_SIDE] = job.result
+
+payload = st.session_state.get(state.SIDE_BY_SIDE)
+if payload is None and len(entries) >= 2:  # the two picked (by default the newest) runs
+    store = archive.store()
+    payload = guarded(
+        "Reading the history",
+        lambda: {"left": store.load(left_id), "right": store.load(right_id)},
+    )
+if payload is None:
+    st.info("Pick two runs or make them above.", icon=":material/lightbulb:")
+    st.stop()
+runs = {
+    side: guarded(f"Reading the {side} run", RunArtifact.from_dict, payload[side])
+    for side in ("left", "right")
+}
+if None in runs.values():
+    st.stop()
+left, right = runs["left"], runs["right"]
+
+# --- show -----------------------------------------------------------------------------------
+cols = st.columns(2)
+for col, (side, run) in zip(cols, runs.items()):
+    col.markdown(f"**{side.title()}: {run.question}**")
+    col.caption(views.run_caption(run))
+
+labels = views.method_labels()
+names = [n for n in left.measures if n in right.measures]
+measures = pd.DataFrame(
+    {
+        "measure": [labels.get(n, n) for n in names],
+        "left": [left.measures[n] for n in names],
+        "right": [right.measures[n] for n in names],
+        "right − left": [right.measures[n] - left.measures[n] for n in names],
+    }
+)
+st.subheader("Measures")
+st.dataframe(
+    measures,
+    hide_index=True,
+    width="stretch",
+    column_config={c: st.column_config.NumberColumn(format="%.4f") for c in measures.columns[1:]},
+)
+st.caption("Higher = more uncertain; a positive difference: the right run is more uncertain.")
+bars = plots.measures_comparison_figure(
+    {"left": left.measures, "right": right.measures}, labels=labels, title="Measures, left vs right"
+)
+st.plotly_chart(bars, key="side_bars")
+download_buttons(
+    st, "side-by-side measures", measures, figure=bars, key="side_measures", png_note=False
+)
+
+st.subheader("Matrices on one colour scale")
+c1, c2 = st.columns([1, 2])
+which = c1.radio(
+    "Matrix",
+    ["p_x", "p_y", "p_x_given_y"],
+    format_func={"p_x": "P_x (inputs)", "p_y": "P_y (outputs)", "p_x_given_y": "P(X | Y)"}.get,
+    horizontal=True,
+    key="side_matrix",
+)
+colorscale = c2.selectbox("Colour scale", views.COLORSCALES, key="side_colorscale")
+zrange = plots.shared_range([getattr(r.score.walk, which) for r in (left, right)])
+for col, (side, run) in zip(st.columns(2), runs.items()):
+    fig = plots.walk_heatmaps(
+        run.score.walk,
+        run.questions,
+        views.first_answers(run.responses),
+        colorscale=colorscale,
+        zrange=zrange,
+    )[which]
+    col.plotly_chart(fig, key=f"side_heat_{side}")
+    with col:
+        download_buttons(st, f"{side} heatmap", figure=fig, key=f"side_heat_{side}", png_note=False)
+st.caption(f"One scale for both: {zrange[0]:.3f} … {zrange[1]:.3f}.")

@@ -1,0 +1,88 @@
+"""Build the shipped reference sets (``assets/reference/*.json``) from ``evaluate`` runs.
+
+    python scripts/make_reference.py runs/evaluate-mmlu runs/evaluate-arithmetic
+    python scripts/make_reference.py runs/evaluate-* --measures inv_entropy,lexsim
+
+Each argument is an ``evaluate`` output folder (``config.json``, ``scores.csv``,
+``runs/``). For each measure, the folder's per-question values and correctness
+labels become one :class:`invent_core.reference.ReferenceSet`, written as
+``<out>/<dataset>__<measure>__<settings hash>.json``. Its settings are what
+:func:`invent_core.reference.for_settings` matches a run against (the run's
+perturber, n, r, temperature, embedder, kernel, measure and packaged LLM, see
+``reference.MATCH_KEYS``), plus the dataset, the seed and where it came from.
+Questions that failed or a method could not score are left out. No LLM call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def llm_identity_of(folder: Path) -> str | None:
+    """The LLM identity recorded by the folder's saved runs (the first that has one)."""
+    for path in sorted((folder / "runs").glob("*.json")):
+        try:
+            identities = json.loads(path.read_text(encoding="utf-8")).get("identities") or {}
+        except (OSError, ValueError):
+            continue
+        if identities.get("llm"):
+            return str(identities["llm"])
+    return None
+
+
+def build(folder: Path, measure: str):
+    """The reference set of one evaluate folder and one measure."""
+    from invent_core.config import RunConfig
+    from invent_core.reference import ReferenceSet, reference_settings
+
+    meta = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    cfg = meta["config"]
+    config = RunConfig.from_dict(cfg["run"]) if "run" in cfg else RunConfig.from_settings(cfg)
+    settings = reference_settings(config, llm_identity_of(folder), measure)
+    settings |= {
+        "dataset": cfg.get("dataset") or Path(str(cfg.get("data"))).stem,
+        "seed": config.seed,
+        "sample": meta.get("sample", ""),
+        "source": folder.name,
+    }
+    return ReferenceSet.from_scores_csv(folder / "scores.csv", measure=measure, settings=settings)
+
+
+def file_name(ref) -> str:
+    """``<dataset>__<measure>__<8 hex of the matched settings>.json``."""
+    from invent_core.reference import MATCH_KEYS
+
+    key = json.dumps({k: ref.settings.get(k) for k in MATCH_KEYS}, sort_keys=True)
+    digest = hashlib.sha1(key.encode()).hexdigest()[:8]
+    return f"{ref.settings['dataset']}__{ref.settings['measure']}__{digest}.json"
+
+
+def main(argv: list[str] | None = None) -> int:
+    from invent_core.reference import reference_dir
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("folders", nargs="+", type=Path, help="evaluate output folders")
+    parser.add_argument("--measures", default="inv_entropy", help="comma list of method names")
+    parser.add_argument("--out", type=Path, default=None, help="default: assets/reference")
+    args = parser.parse_args(argv)
+    out = args.out or reference_dir()
+    for folder in args.folders:
+        for measure in [m.strip() for m in args.measures.split(",") if m.strip()]:
+            ref = build(folder, measure)
+            path = ref.save(out / file_name(ref))
+            labels = "with labels" if ref.has_labels else "no labels"
+            print(f"{path}: {ref.size} questions, {labels} ({folder})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,51 @@
+"""The shape rules of the style guide that ruff cannot check.
+
+Nothing in ``invent_core`` is longer than 80 lines (STYLE.md, "Small units";
+ruff's C901 checks complexity), and no module docstring names a path on the
+developers' machines.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = sorted((ROOT / "invent_core").rglob("*.py"))
+MAX_LINES = 80
+
+
+def _functions(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node.name, node.lineno, node.end_lineno - node.lineno + 1
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_function_over_80_lines(path):
+    long = [
+        f"{name} (line {line}: {n} lines)" for name, line, n in _functions(path) if n > MAX_LINES
+    ]
+    assert not long, f"{path.relative_to(ROOT)}: " + "; ".join(long)
+
+
+def test_the_rule_sees_a_long_function(tmp_path):
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_LINES))
+    src = tmp_path / "long.py"
+    src.write_text(f"def f():\n{body}\n")
+    assert [n for _, _, n in _functions(src)] == [MAX_LINES + 1]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*CORE, *sorted((ROOT / "invent_ui").glob("*.py")), *sorted((ROOT / "pages").glob("*.py"))],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_docstrings_name_repo_paths_only(path):
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    assert "/work/" not in doc and "/root/" not in doc, (
+        f"{path.relative_to(ROOT)} names a machine path"
+    )

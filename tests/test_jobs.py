@@ -1,0 +1,136 @@
+"""Background jobs: progress is readable while they run, Cancel stops new requests, work is kept."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from invent_core.errors import Cancelled
+from invent_core.llm import Completion, Request, user
+from invent_core.llm.base import LLM, StreamingLLM
+from invent_core.progress import CancelToken, Progress
+from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
+
+
+class SlowLLM:
+    """Answers in order; blocks after ``stop_after`` requests until ``go`` is set."""
+
+    identity = "slow"
+    concurrency = 2
+    prefers_single_paraphrase = True
+
+    def __init__(self, stop_after: int = 10**9) -> None:
+        self.sent: list[int] = []
+        self.stop_after = stop_after
+        self.blocked = threading.Event()
+        self.go = threading.Event()
+
+    def complete(self, messages, **kw):
+        return Completion(text="one")
+
+    def complete_many(self, requests, progress=None):
+        out = []
+        for req in requests:
+            if len(self.sent) == self.stop_after:
+                self.blocked.set()
+                self.go.wait(10)
+            self.sent.append(req.replication)
+            out.append(Completion(text=f"a{req.replication}"))
+            if progress is not None:
+                progress(len(out), len(requests))
+        return out
+
+    def close(self):
+        pass
+
+
+def _requests(n: int) -> list[Request]:
+    return [Request(messages=user("q"), replication=k) for k in range(n)]
+
+
+def test_job_result_progress_and_take():
+    def work(progress, cancel):
+        for k in range(3):
+            progress(Progress("generate", k + 1, 3))
+        return "ok"
+
+    job = Job(work, label="Working", on_done=lambda result: "entry-id").start()
+    assert job.wait(10)
+    assert job.status == "done" and job.result == "ok" and job.history_id == "entry-id"
+    [stage] = job.tracker.snapshot()
+    assert (stage.stage, stage.done, stage.total) == ("generate", 3, 3)
+    assert job.take() and not job.take()
+
+
+def test_job_failure_and_bookkeeping_failure_are_kept_apart():
+    job = Job(lambda p, c: 1 / 0, label="x").start()
+    job.wait(10)
+    assert job.status == "failed" and isinstance(job.error, ZeroDivisionError)
+
+    def broken(result):
+        raise OSError("disk full")
+
+    job = Job(lambda p, c: 42, label="x", on_done=broken).start()
+    job.wait(10)
+    assert job.status == "done" and job.result == 42 and "disk full" in job.note
+
+
+def test_cancel_through_progress_events():
+    started = threading.Event()
+
+    def work(progress, cancel):
+        for k in range(1000):
+            progress(Progress("questions", k, 1000))
+            started.set()
+            threading.Event().wait(0.01)
+        return "never"
+
+    job = Job(work, label="x").start()
+    started.wait(5)
+    job.cancel()
+    assert job.status in ("cancelling", "cancelled")
+    assert job.wait(10)
+    assert job.status == "cancelled" and isinstance(job.error, Cancelled)
+    assert "finished are kept" in str(job.error)
+
+
+def test_cancellable_llm_sends_no_request_after_cancel():
+    llm = SlowLLM(stop_after=3)
+    token = CancelToken()
+    proxy = CancellableLLM(llm, token)
+    assert isinstance(proxy, LLM) and not isinstance(proxy, StreamingLLM)
+    assert proxy.identity == "slow" and proxy.prefers_single_paraphrase
+    seen: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+
+    def call():
+        try:
+            proxy.complete_many(_requests(10), lambda d, t: seen.append((d, t)))
+        except Cancelled as err:
+            errors.append(err)
+
+    t = threading.Thread(target=call)
+    t.start()
+    assert llm.blocked.wait(5)  # the 4th request is in flight (slice 2 of width 2)
+    token.cancel()
+    llm.go.set()
+    t.join(5)
+    assert len(llm.sent) == 4  # the slice in flight finished; nothing after it was sent
+    assert errors and "cancelled after 4 of 10" in str(errors[0])
+    assert seen[-1] == (4, 10) and all(t == 10 for _, t in seen)
+    with pytest.raises(Cancelled):
+        proxy.complete([{"role": "user", "content": "q"}])
+
+
+def test_cancellable_llm_passes_cancel_on_when_the_backend_takes_it():
+    class Modern(SlowLLM):
+        def complete_many(self, requests, progress=None, *, cancel=None):
+            self.cancel_seen = cancel
+            return super().complete_many(requests, progress)
+
+    llm, token = Modern(), CancelToken()
+    out = CancellableLLM(llm, token).complete_many(_requests(5))
+    assert [c.text for c in out] == [f"a{k}" for k in range(5)] and llm.cancel_seen is token
+    assert cancel_kwargs(Modern.complete_many, token) == {"cancel": token}
+    assert cancel_kwargs(SlowLLM.complete_many, token) == {}

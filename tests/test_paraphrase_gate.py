@@ -1,0 +1,249 @@
+"""The validity gate wired into the paraphraser: re-asks, padding, candidates, on_accept."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from invent_core.config import GateConfig, ParaphraseConfig, RunConfig
+from invent_core.errors import LLMError
+from invent_core.llm import Completion
+from invent_core.perturb.base import PerturbResult, get_perturber, perturb_with
+from invent_core.perturb.paraphrase import gated_paraphrase, paraphrase
+
+AUSTRALIA = "What is the capital of Australia?"
+GOOD = [
+    "Which city is the capital of Australia?",
+    "What city serves as Australia's capital?",
+    "Which city is Australia's seat of government?",
+    "Can you name the capital city of Australia?",
+]
+
+
+class RecordingLLM:
+    """Answers each request with the next scripted reply and records every request."""
+
+    identity = "recording"
+
+    def __init__(self, replies, *, single=True):
+        self.replies = list(replies)
+        self.requests = []
+        self.prefers_single_paraphrase = single
+
+    def complete(self, messages, **kw):  # pragma: no cover - unused
+        raise AssertionError("the paraphraser uses complete_many")
+
+    def complete_many(self, requests, progress=None):
+        self.requests.extend(requests)
+        out = []
+        for _ in requests:
+            if not self.replies:
+                raise AssertionError(f"more requests than scripted replies ({len(self.requests)})")
+            out.append(Completion(text=self.replies.pop(0)))
+        return out
+
+    def close(self):
+        pass
+
+
+class PairSimilarity:
+    """A stand-in embedder: (1+cos)/2 of 0.9 between different texts, 1 on the diagonal,
+    and chosen values for named pairs (logic tests of the affinity checks)."""
+
+    def __init__(self, pairs=None):
+        self.pairs = {frozenset(k): v for k, v in (pairs or {}).items()}
+        self.calls = 0
+
+    def similarity_matrix(self, texts, kind="shifted_cosine"):
+        assert kind == "shifted_cosine"
+        self.calls += 1
+        m = np.full((len(texts), len(texts)), 0.9)
+        for i, a in enumerate(texts):
+            for j, b in enumerate(texts):
+                m[i, j] = 1.0 if i == j else self.pairs.get(frozenset((a, b)), 0.9)
+        return m
+
+
+def _gated(llm, n, **kw):
+    kw.setdefault("gate", GateConfig())
+    return gated_paraphrase(AUSTRALIA, llm=llm, n=n, seed=5, style="single", **kw)
+
+
+def test_rejected_candidates_are_re_asked_with_new_seeds_then_accepted():
+    replies = [
+        GOOD[0],
+        'Paraphrase: "What city serves as Australia\'s capital?"',  # label + quotes: stripped, kept
+        "The capital of Australia is Canberra.",  # an answer, not a question
+        "What is the capital?",  # the entity is gone
+        # round 2: the one still missing + one spare
+        "Qu'elle est la capitale de l'Australie ?",  # other language
+        GOOD[2],
+    ]
+    llm = RecordingLLM(replies)
+    accepted = []
+    res = _gated(
+        llm, 3, similarity=PairSimilarity(), on_accept=lambda i, t: accepted.append((i, t))
+    )
+    assert res.perturbations == [GOOD[0], GOOD[1], GOOD[2]]
+    assert accepted == [(0, GOOD[0]), (1, GOOD[1]), (2, GOOD[2])]
+    assert [r.replication for r in llm.requests] == list(range(6))
+    assert len({r.effective_seed for r in llm.requests}) == 6  # a re-ask never re-reads a reply
+    got = [(c["round"], c["accepted"], c["reason"], c["index"]) for c in res.candidates]
+    assert got == [
+        (0, True, None, 0),
+        (0, True, None, 1),
+        (0, False, "not_a_question", None),
+        (0, False, "lost_entity", None),
+        (1, False, "other_language", None),
+        (1, True, None, 2),
+    ]
+    assert res.candidates[1]["text"] == GOOD[1]
+    acc = res.acceptance
+    assert (acc["candidates"], acc["accepted"], acc["padded"], acc["requests"]) == (6, 3, 0, 6)
+    assert acc["rejected"] == {"other_language": 1, "not_a_question": 1, "lost_entity": 1}
+    assert acc["gate"] is True and acc["acceptance_rate"] == pytest.approx(0.5)
+
+
+def test_the_budget_is_bounded_then_the_accepted_are_padded_by_duplication():
+    llm = RecordingLLM([GOOD[0]] + ["Canberra."] * 50)
+    accepted = []
+    res = _gated(
+        llm,
+        4,
+        gate=GateConfig(max_extra_requests=3),
+        on_accept=lambda i, t: accepted.append((i, t)),
+    )
+    assert len(llm.requests) == 4 + 1 + 3  # first round n + 1, then at most 3 more
+    assert res.perturbations == [GOOD[0]] * 4
+    assert accepted == [(i, GOOD[0]) for i in range(4)]  # padded states are announced too
+    assert res.acceptance["padded"] == 3
+    assert res.acceptance["rejected"] == {"not_a_question": 7}
+
+
+def test_no_re_ask_with_zero_extra_requests():
+    llm = RecordingLLM([GOOD[0], "Canberra.", "Canberra."])
+    res = _gated(llm, 2, gate=GateConfig(max_extra_requests=0))
+    assert len(llm.requests) == 3
+    assert res.perturbations == [GOOD[0], GOOD[0]]
+
+
+def test_near_duplicates_count_as_duplicates_and_surplus_acceptances_are_drawn():
+    near = "Which city is the capital city of Australia?"
+    sim = PairSimilarity({(GOOD[0], near): 0.999, (AUSTRALIA, GOOD[3]): 0.5})
+    llm = RecordingLLM([GOOD[0], near, GOOD[3], GOOD[1], GOOD[2]])
+    res = _gated(llm, 2, similarity=sim, gate=GateConfig(max_extra_requests=2))
+    got = [(c["round"], c["reason"]) for c in res.candidates]
+    assert got == [(0, None), (0, "near_duplicate"), (0, "low_affinity"), (1, None), (1, None)]
+    assert "accepted paraphrase 1" in res.candidates[1]["detail"]
+    assert sim.calls == 2  # one embedder call per round
+    # round 2 gave two acceptances for one missing state: one is drawn, the other unused
+    assert sorted(c["index"] is None for c in res.candidates[3:]) == [False, True]
+    assert res.perturbations[0] == GOOD[0] and res.perturbations[1] in (GOOD[1], GOOD[2])
+
+
+def test_every_candidate_rejected_is_a_clear_error_with_the_reasons():
+    llm = RecordingLLM([AUSTRALIA, "Canberra.", "Canberra."])
+    with pytest.raises(LLMError, match=r"every candidate was rejected \(duplicate ×1, not_a_q"):
+        _gated(llm, 2, gate=GateConfig(max_extra_requests=0))
+
+
+def test_list_style_re_asks_the_whole_list_with_the_next_replication():
+    llm = RecordingLLM(
+        [
+            "1. Which city is the capital of Australia?\n2. Canberra is the capital.",
+            "1. What city serves as Australia's capital?\n2. Which city is the capital of Australia?",
+        ],
+        single=False,
+    )
+    res = gated_paraphrase(AUSTRALIA, llm=llm, n=2, gate=GateConfig(max_extra_requests=1))
+    assert res.perturbations == [GOOD[0], GOOD[1]]
+    assert [r.replication for r in llm.requests] == [0, 1]
+    assert [c["reason"] for c in res.candidates] == [None, "not_a_question", None, "duplicate"]
+
+
+def test_gate_off_keeps_the_papers_behaviour_and_reports_it():
+    llm = RecordingLLM(["Canberra is it.", GOOD[0], GOOD[0]])
+    res = _gated(llm, 2, gate=GateConfig(enabled=False), max_requests=1)
+    assert res.acceptance["gate"] is False
+    assert set(res.perturbations) == {GOOD[0]}  # the only question among the distinct replies
+    assert (
+        paraphrase(AUSTRALIA, llm=RecordingLLM([GOOD[0]] * 10), n=2, style="single")
+        == [GOOD[0]] * 2
+    )
+
+
+def test_the_adapter_gates_with_the_run_embedder_and_reports_candidates():
+    llm = RecordingLLM([GOOD[0], "Canberra.", GOOD[1], GOOD[2]])
+    events, accepted = [], []
+    cfg = RunConfig(n_perturbations=3)
+    res = get_perturber("paraphrase").perturb(
+        AUSTRALIA,
+        cfg,
+        llm=llm,
+        embedder=PairSimilarity(),
+        progress=events.append,
+        on_accept=lambda i, t: accepted.append(i),
+    )
+    assert isinstance(res, PerturbResult)
+    assert res.perturbations == [GOOD[0], GOOD[1], GOOD[2]]
+    assert accepted == [0, 1, 2]
+    assert [e.done for e in events] == [1, 2, 3] and events[-1].stage == "perturb"
+    assert [c["accepted"] for c in res.candidates] == [True, False, True, True]
+    assert res.acceptance["accepted"] == 3 and res.acceptance["rejected"] == {"not_a_question": 1}
+
+
+def test_mmlu_only_the_stem_is_perturbed_and_the_options_come_back_unchanged():
+    stem = "Which planet in the Solar System is the largest?"
+    question = f"{stem}\nA. Mars\nB. Jupiter\nC. Venus\nD. Earth"
+    llm = RecordingLLM(
+        [
+            "Which is the largest planet of the Solar System?",
+            "What is the biggest Solar System planet?",
+        ]
+        * 3
+    )
+    accepted = []
+    res = get_perturber("paraphrase").perturb(
+        question,
+        RunConfig(n_perturbations=2),
+        llm=llm,
+        embedder=PairSimilarity(),
+        on_accept=lambda i, t: accepted.append(t),
+    )
+    asked = llm.requests[0].message_list[-1]["content"]
+    assert stem in asked and "Jupiter" not in asked and "A. Mars" not in asked
+    for text in [*res.perturbations, *accepted]:
+        assert text.endswith("\nA. Mars\nB. Jupiter\nC. Venus\nD. Earth")
+    assert res.perturbations[0].startswith("Which is the largest planet")
+
+
+def test_perturb_with_announces_every_perturbation_of_a_perturber_without_on_accept():
+    class Fixed:
+        name, label, needs_llm = "fixed", "fixed", False
+
+        def perturb(self, question, config, *, llm, embedder, progress):
+            return PerturbResult(["a?", "b?"])
+
+    seen = []
+    res = perturb_with(
+        Fixed(), "q?", RunConfig(), llm=None, on_accept=lambda i, t: seen.append((i, t))
+    )
+    assert seen == [(0, "a?"), (1, "b?")] and res.perturbations == ["a?", "b?"]
+
+
+@pytest.mark.slow
+def test_the_adapter_loads_the_run_embedder_for_the_affinity_check(minilm):
+    drift = "How many people live in Australia?"  # keeps the entity, asks something else
+    llm = RecordingLLM([GOOD[0], drift, drift, GOOD[1], drift])
+    cfg = RunConfig(
+        n_perturbations=2, paraphrase=ParaphraseConfig(gate=GateConfig(delta=0.85))
+    )  # (1+cos)/2 of 0.85 is cos 0.7
+    res = get_perturber("paraphrase").perturb(AUSTRALIA, cfg, llm=llm, embedder=None)
+    assert [c["reason"] for c in res.candidates] == [
+        None,
+        "low_affinity",
+        "low_affinity",
+        None,
+        "low_affinity",
+    ]
+    assert res.perturbations == [GOOD[0], GOOD[1]]

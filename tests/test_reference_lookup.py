@@ -1,0 +1,123 @@
+"""Shipped references: matched by settings, pooled across datasets, built from evaluate runs."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from invent_core.config import RunConfig
+from invent_core.reference import (
+    MATCH_KEYS,
+    ReferenceSet,
+    columns,
+    for_settings,
+    reference_line,
+    reference_settings,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CFG = RunConfig(n_perturbations=4, n_replications=3)
+
+
+def _save(folder, name, values, correct, **settings):
+    return ReferenceSet(values, correct, settings).save(folder / f"{name}.json")
+
+
+def test_settings_name_the_packaged_model_and_drop_tau_unless_it_matters():
+    s = reference_settings(CFG, "local", "inv_entropy")
+    assert set(s) == set(MATCH_KEYS) - {"kernel_tau"}
+    assert (s["llm"], s["n_perturbations"], s["measure"]) == ("qwen0.5b", 4, "inv_entropy")
+    sharp = reference_settings(CFG.replace(affinity="exp_cosine"), "local", "inv_entropy")
+    assert sharp["kernel_tau"] == CFG.score.kernel_tau
+
+
+def test_for_settings_matches_and_pools_across_datasets(tmp_path):
+    base = reference_settings(CFG, "local", "inv_entropy")
+    _save(tmp_path, "a", [1.0, 2.0], [1, 0], **base, dataset="mmlu")
+    _save(tmp_path, "b", [3.0], [0], **base, dataset="arithmetic")
+    _save(tmp_path, "other_n", [9.0], [1], **{**base, "n_perturbations": 9}, dataset="mmlu")
+    _save(tmp_path, "other_measure", [9.0], [1], **{**base, "measure": "lexsim"}, dataset="mmlu")
+    (tmp_path / "broken.json").write_text("{not json")
+    ref = for_settings(CFG, llm_identity="local", directory=tmp_path)
+    assert sorted(ref.values.tolist()) == [1.0, 2.0, 3.0] and ref.has_labels
+    assert ref.settings["datasets"] == ["arithmetic", "mmlu"]
+    assert ref.settings["files"] == ["a.json", "b.json"]
+    assert for_settings(CFG.replace(temperature=1.0), directory=tmp_path) is None
+    assert for_settings(CFG, llm_identity="http://h/v1|model=m", directory=tmp_path) is None
+    assert for_settings(CFG, directory=tmp_path / "missing") is None
+
+
+def test_unlabelled_files_pool_without_labels(tmp_path):
+    base = reference_settings(CFG, "local", "inv_entropy")
+    _save(tmp_path, "a", [1.0, 2.0], [1, 0], **base, dataset="mmlu")
+    _save(tmp_path, "b", [3.0], None, **base, dataset="tsu")
+    ref = for_settings(CFG, directory=tmp_path)
+    assert ref.size == 3 and not ref.has_labels
+
+
+def test_line_and_columns_with_a_toy_reference_whose_answer_is_known():
+    # ten reference questions: low uncertainty right, high wrong
+    ref = ReferenceSet(
+        [float(k) for k in range(10)],
+        [1] * 5 + [0] * 5,
+        {**reference_settings(CFG, "local", "inv_entropy"), "datasets": ["toy"]},
+    )
+    line = reference_line(7.0, ref)
+    assert line.startswith("inv_entropy: percentile 80 among 10 reference questions (settings: ")
+    assert "paraphrase, n = 4, r = 3, T = 0.7, minilm" in line and "qwen0.5b; toy" in line
+    assert line.endswith("P(correct) ≈ 0.01")
+    low = columns(0.5, ref)
+    assert low == {"inv_entropy_percentile": 10.0, "inv_entropy_p_correct": pytest.approx(0.99)}
+    assert columns(0.5, None) == {"inv_entropy_percentile": None, "inv_entropy_p_correct": None}
+    assert columns(math.nan, ref)["inv_entropy_percentile"] is None
+    assert "no shipped reference" in reference_line(1.0, None)
+    # monotone in the measure
+    pct = [columns(v, ref)["inv_entropy_percentile"] for v in (0, 3, 6, 9)]
+    p = [columns(v, ref)["inv_entropy_p_correct"] for v in (0, 3, 6, 9)]
+    assert pct == sorted(pct) and p == sorted(p, reverse=True)
+
+
+def _evaluate_folder(folder: Path) -> None:
+    """A small synthetic ``evaluate`` output: config.json, scores.csv, one saved run."""
+    (folder / "runs").mkdir(parents=True)
+    cfg = {"run": CFG.to_dict(), "dataset": "arithmetic", "data": None, "limit": 6}
+    (folder / "config.json").write_text(json.dumps({"config": cfg, "sample": "6 of 300"}))
+    with open(folder / "scores.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "question", "correct", "error", "inv_entropy", "lexsim"])
+        w.writerows(
+            [
+                ["a", "1+1?", 1, "", 0.5, 0.1],
+                ["b", "2+2?", 1, "", 0.7, 0.2],
+                ["c", "3*7?", 0, "", 1.9, 0.3],
+                ["d", "9*9?", "", "LLMTimeout: slow", "", ""],
+            ]
+        )
+    run = {"identities": {"llm": "local"}, "question": "1+1?"}
+    (folder / "runs" / "a.json").write_text(json.dumps(run))
+
+
+def test_make_reference_script_builds_what_for_settings_finds(tmp_path):
+    _evaluate_folder(tmp_path / "evaluate-arithmetic")
+    out = tmp_path / "ref"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_reference.py"),
+         str(tmp_path / "evaluate-arithmetic"), "--measures", "inv_entropy,lexsim",
+         "--out", str(out)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "3 questions, with labels" in proc.stdout
+    files = sorted(p.name for p in out.glob("*.json"))
+    assert len(files) == 2 and files[0].startswith("arithmetic__inv_entropy__")
+    ref = for_settings(CFG, llm_identity="local", directory=out)
+    assert ref.values.tolist() == [0.5, 0.7, 1.9] and ref.correct.tolist() == [1, 1, 0]
+    assert ref.settings["datasets"] == ["arithmetic"]
+    lex = for_settings(CFG, llm_identity="local", measure="lexsim", directory=out)
+    assert lex.values.tolist() == [0.1, 0.2, 0.3]
