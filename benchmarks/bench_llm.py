@@ -75,17 +75,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 QUESTION_SET = (("triviaqa", 2), ("nq_open", 1), ("mmlu", 1), ("arithmetic", 1))
 
 
-def _paraphrase_takes_the_gate() -> None:
-    """Until paraphrase() takes ``gate`` (issue #12): main's adapter passes it. Remove then."""
-    import inspect
-
-    from invent_core.perturb import paraphrase as mod
-
-    if "gate" not in inspect.signature(mod.paraphrase).parameters:
-        original = mod.paraphrase
-        mod.paraphrase = lambda q, gate=None, **kw: original(q, **kw)
-
-
 def load() -> str:
     """``load 1.23`` — the 1-minute load average, printed beside every figure."""
     return f"load {os.getloadavg()[0]:.2f}"
@@ -269,7 +258,6 @@ def main(argv: list[str] | None = None) -> None:
     from invent_core.embedders import get_embedder
     from invent_core.llm import ServerConfig, installed_local_models
 
-    _paraphrase_takes_the_gate()
     slot_counts = [int(s) for s in args.slots.split(",")]
     default_slots = ServerConfig().n_parallel
     print(f"cores: {os.cpu_count()}, default slots {default_slots} ({load()})")
