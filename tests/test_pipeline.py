@@ -12,20 +12,6 @@ from invent_core.pipeline import Progress, RunArtifact, run_question
 Q = "What is the capital of France?"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _paraphrase_takes_the_gate():
-    """Until paraphrase() takes ``gate`` (issue #12, h8): main's adapter passes it, paraphrase refuses it."""
-    import inspect
-
-    from invent_core.perturb import paraphrase as mod
-
-    original = mod.paraphrase
-    if "gate" not in inspect.signature(original).parameters:
-        mod.paraphrase = lambda q, gate=None, **kw: original(q, **kw)
-    yield
-    mod.paraphrase = original
-
-
 def test_validation_messages():
     with pytest.raises(ValueError, match="question is empty"):
         run_question("  ")

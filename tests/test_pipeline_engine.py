@@ -28,18 +28,6 @@ from invent_core.random_walk import affinity_from_cosine
 Q = "What is the capital of France?"
 
 
-@pytest.fixture(autouse=True)
-def _paraphrase_takes_the_gate(monkeypatch):
-    """Until paraphrase() takes ``gate`` (issue #12, h8): main's adapter passes it, paraphrase refuses it."""
-    import inspect
-
-    from invent_core.perturb import paraphrase as mod
-
-    if "gate" not in inspect.signature(mod.paraphrase).parameters:
-        original = mod.paraphrase
-        monkeypatch.setattr(mod, "paraphrase", lambda q, gate=None, **kw: original(q, **kw))
-
-
 class FakeLLM:
     """Rewords and answers; records ("start" | "end", kind, state, replication, seed, time)."""
 

@@ -215,7 +215,7 @@ class RequestPool:
 
 
 def _item(whole: Future, index: int) -> Future:
-    """A future for item ``index`` of ``whole``'s list result (its failure or cancel too)."""
+    """Return a future for item ``index`` of ``whole``'s list result (its failure or cancel too)."""
     part: Future = Future()
 
     def done(f: Future) -> None:
