@@ -201,6 +201,9 @@ class CancellableLLM:
     ) -> list[Any]:
         """Every request in order; ``Cancelled`` before a slice once the token is set."""
         requests = list(requests)
+        kw.pop(
+            "cancel", None
+        )  # the job's token is the one that counts (the caller's is the same run's)
         extra = cancel_kwargs(self._llm.complete_many, self._token)
         if extra:
             return self._llm.complete_many(requests, progress, **extra, **kw)

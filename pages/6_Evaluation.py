@@ -9,6 +9,7 @@ every metric is greyed and nothing is bold.
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from invent_core.advice import model_advice
@@ -209,7 +210,8 @@ if advice:
     st.warning(advice, icon=":material/lightbulb:")
 
 per_question = per_question_table(payload)
-if payload.get("evaluation") is None:
+one_class = bool(rows) and n_pos in (0, len(rows))  # evaluate reports it; there is nothing to rank
+if payload.get("evaluation") is None or one_class:
     st.warning(
         f"No summary metrics: {payload.get('reason') or judged.reason}.",
         icon=":material/info:",
@@ -264,7 +266,15 @@ shown = st.multiselect(
     format_func=lambda m: labels.get(m, m),
     key="eval_methods",
 )
-if shown:
+both_classes = 0 < int(np.sum(correct)) < len(correct)
+if shown and not both_classes:
+    st.info(
+        "No ROC, rejection or reliability curve: every answer was judged "
+        + ("right" if int(np.sum(correct)) else "wrong")
+        + ", and the curves compare right answers with wrong ones. The per-question table "
+        "above has every score."
+    )
+if shown and both_classes:
     n_bins = st.slider(
         "Reliability bins",
         3,

@@ -29,7 +29,7 @@ class SlowLLM:
     def complete(self, messages, **kw):
         return Completion(text="one")
 
-    def complete_many(self, requests, progress=None, *, cancel=None, concurrency=None):
+    def complete_many(self, requests, progress=None):
         out = []
         for req in requests:
             if len(self.sent) == self.stop_after:
