@@ -95,10 +95,8 @@ def get_llm(
 
     Raises
     ------
-    ValueError
-        Unknown spec.
-    LLMError
-        A local model whose packages are not installed.
+    ValueError or LLMError
+        An unknown spec; a local model whose packages are not installed.
     """
     if not isinstance(spec, str):
         if isinstance(spec, LLM):
