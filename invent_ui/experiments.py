@@ -47,10 +47,13 @@ def _eval_row(r: Mapping[str, Any], methods: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def eval_payload(result: Any, cfg: Any, *, llm: str | None = None) -> dict[str, Any]:
+def eval_payload(
+    result: Any, cfg: Any, *, llm: str | None = None, out: Path | None = None
+) -> dict[str, Any]:
     """JSON payload of an ``invent_core.experiment.evaluate`` result (its evaluation included).
 
-    ``llm`` is the identity of the LLM that answered (for the model advice and the history).
+    ``llm`` is the identity of the LLM that answered (for the model advice and the history);
+    ``out`` is the evaluation folder, whose saved runs give each row its r answers.
     """
     evaluation = getattr(result, "evaluation", None)
     return {
@@ -59,7 +62,7 @@ def eval_payload(result: Any, cfg: Any, *, llm: str | None = None) -> dict[str, 
         "llm": llm,
         "methods": list(result.methods),
         "labels": _labels(result.methods),
-        "rows": [_eval_row(r, result.methods) for r in result.rows],
+        "rows": _rows_with_answers(result.rows, result.methods, out),
         "evaluation": evaluation.to_dict() if evaluation is not None else None,
     }
 
@@ -76,6 +79,19 @@ def _answers_by_question(runs_dir: Path) -> dict[str, list[str]]:
         except (OSError, ValueError, KeyError, IndexError, TypeError):
             continue  # a run cut short: its question has no answers to show
     return out
+
+
+def _rows_with_answers(
+    saved: Sequence[Mapping[str, Any]], methods: Sequence[str], out: Path | None
+) -> list[dict[str, Any]]:
+    """Payload rows, each with the r answers to its question (``" | "``-joined) when known."""
+    answers = _answers_by_question(Path(out) / "runs") if out is not None else {}
+    rows = []
+    for r in saved:
+        row = _eval_row(r, methods)
+        row["answers"] = " | ".join(answers.get(str(r["question"]).strip(), []))
+        rows.append(row)
+    return rows
 
 
 def folder_payload(out: Path, cfg: Any, *, reason: str, llm: str | None = None) -> dict | None:
@@ -96,12 +112,7 @@ def folder_payload(out: Path, cfg: Any, *, reason: str, llm: str | None = None) 
         return None
     known = {m.name for m in list_methods()}
     methods = [c for c in saved[0] if c in known]
-    answers = _answers_by_question(Path(out) / "runs")
-    rows = []
-    for r in saved:
-        row = _eval_row(r, methods)
-        row["answers"] = " | ".join(answers.get(str(r["question"]).strip(), []))
-        rows.append(row)
+    rows = _rows_with_answers(saved, methods, Path(out))
     return {
         "format": EVAL_FORMAT,
         "config": cfg.to_dict(),

@@ -65,7 +65,7 @@ def _start(cfg: ExperimentConfig, out) -> None:
             progress=progress,
             **cancel_kwargs(evaluate, cancel),
         )
-        return eval_payload(result, cfg, llm=identity)
+        return eval_payload(result, cfg, llm=identity, out=out)
 
     def keep(payload) -> str:
         return archive.keep_payload(history, "evaluation", payload, _title(payload))

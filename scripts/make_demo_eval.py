@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         llm_factory=lambda: get_llm(args.llm),
         progress=lambda ev: print(f"{ev.done}/{ev.total} {ev.note[:70]}", flush=True),
     )
-    payload = eval_payload(result, cfg)
+    payload = eval_payload(result, cfg, out=out)
     args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     acc = sum(r["correct"] for r in payload["rows"]) / len(payload["rows"])
     print(
