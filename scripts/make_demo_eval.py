@@ -51,14 +51,16 @@ def main(argv: list[str] | None = None) -> int:
     ).replace(seed=args.seed)
     cfg = ExperimentConfig(run=run, dataset=args.dataset, limit=args.limit)
     t0 = time.perf_counter()
+    folder = (
+        args.work / f"{args.dataset}_{args.perturber}_n{args.n_perturbations}_r{args.n_replications}"
+    )
     result = evaluate(
         cfg,
-        args.work
-        / f"{args.dataset}_{args.perturber}_n{args.n_perturbations}_r{args.n_replications}",
+        folder,
         llm_factory=lambda: get_llm(args.llm),
         progress=lambda ev: print(f"{ev.done}/{ev.total} {ev.note[:70]}", flush=True),
     )
-    payload = eval_payload(result, cfg, out=out)
+    payload = eval_payload(result, cfg, out=folder)
     args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     acc = sum(r["correct"] for r in payload["rows"]) / len(payload["rows"])
     print(
