@@ -3,11 +3,14 @@
 Starts :mod:`loopback_server` on 127.0.0.1 (every request answered after
 ``--delay`` seconds, whatever the load, as a large cluster would), scores
 ``--questions`` TriviaQA questions with n = 9, r = 5 through the
-OpenAI-compatible backend at several ``--concurrency`` values, and prints
-requests/s against the ideal ``concurrency / delay``. The LLM cache is off so
-every request reaches the server.
+OpenAI-compatible backend at several ``--concurrency`` values, with ``batch``
+and with ``evaluate`` (both keep several questions in flight:
+:mod:`invent_core.inflight`), and prints requests/s against the ideal
+``concurrency / delay``. The LLM cache is off so every request reaches the
+server.
 
-    python benchmarks/bench_scaleout.py [--questions 24] [--delay 0.5] [--concurrency 1 8 32 64]
+    python benchmarks/bench_scaleout.py [--questions 24] [--delay 0.5] \
+        [--concurrency 1 8 32 64] [--engine batch evaluate]
 
 Target (issue #11): ≥ 70 % of the ideal request rate at --concurrency 64.
 """
@@ -34,31 +37,49 @@ def _questions(n: int, folder: Path) -> Path:
     path = folder / "questions.csv"
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["id", "question"])
+        w.writerow(["id", "question", "answer"])  # batch ignores the answer; evaluate judges it
         for ex in load_dataset("triviaqa", limit=n):
-            w.writerow([ex.id, ex.question])
+            w.writerow([ex.id, ex.question, ex.answers[0]])
     return path
 
 
-def _one(inp: Path, folder: Path, concurrency: int, delay: float) -> tuple[float, int, int]:
+def _batch(inp: Path, folder: Path, llm) -> None:
     from invent_core.batch import batch_score
     from invent_core.config import RunConfig
     from invent_core.embedders import get_embedder
+
+    out = folder / f"out_c{llm.concurrency}.csv"
+    summary = batch_score(
+        inp, out, RunConfig(), llm=llm, embedder=get_embedder("minilm"), methods="inv"
+    )
+    if not summary.ok:
+        print(f"  warning: {summary.failed} rows failed", file=sys.stderr)
+
+
+def _evaluate(inp: Path, folder: Path, llm) -> None:
+    from invent_core.experiment import ExperimentConfig, evaluate
+
+    cfg = ExperimentConfig(data=str(inp), methods=("inv",))
+    result = evaluate(cfg, folder / f"eval_c{llm.concurrency}", llm_factory=lambda: llm)
+    if result.failed:
+        print(f"  warning: {len(result.failed)} questions failed", file=sys.stderr)
+
+
+ENGINES = {"batch": _batch, "evaluate": _evaluate}
+
+
+def _one(engine: str, inp: Path, folder: Path, concurrency: int, delay: float):
+    """(wall s, requests served, most requests in flight at once) of one engine at one concurrency."""
     from invent_core.llm import get_llm
 
-    out = folder / f"out_c{concurrency}.csv"
     with LoopbackServer(delay=delay) as srv:
         llm = get_llm(
             "openai", base_url=srv.base_url, model="loopback", cache=None, concurrency=concurrency
         )
         t0 = time.perf_counter()
-        summary = batch_score(
-            inp, out, RunConfig(), llm=llm, embedder=get_embedder("minilm"), methods="inv"
-        )
+        ENGINES[engine](inp, folder, llm)
         wall = time.perf_counter() - t0
         llm.close()
-        if not summary.ok:
-            print(f"  warning: {summary.failed} rows failed", file=sys.stderr)
         return wall, srv.requests, srv.max_in_flight
 
 
@@ -67,6 +88,7 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=24)
     ap.add_argument("--delay", type=float, default=0.5)
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
+    ap.add_argument("--engine", nargs="+", choices=sorted(ENGINES), default=["batch", "evaluate"])
     args = ap.parse_args()
     from invent_core.embedders import get_embedder
 
@@ -76,15 +98,18 @@ def main() -> None:
     print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()}")
     print(f"{args.questions} questions, n=9, r=5, server delay {args.delay:g} s")
     print(
-        f"{'concurrency':>11} {'requests':>9} {'wall s':>8} {'req/s':>7} {'ideal':>7} {'share':>6} {'max in flight':>13}  load"
+        f"{'engine':>8} {'concurrency':>11} {'requests':>9} {'wall s':>8} {'req/s':>7} {'ideal':>7} "
+        f"{'share':>6} {'max in flight':>13}  load"
     )
-    for c in args.concurrency:
-        wall, n_req, peak = _one(inp, folder, c, args.delay)
-        rate, ideal = n_req / wall, c / args.delay
-        print(
-            f"{c:>11} {n_req:>9} {wall:>8.1f} {rate:>7.1f} {ideal:>7.1f} {rate / ideal:>6.0%} "
-            f"{peak:>13}  {os.getloadavg()[0]:.2f}"
-        )
+    for engine in args.engine:
+        for c in args.concurrency:
+            wall, n_req, peak = _one(engine, inp, folder, c, args.delay)
+            rate, ideal = n_req / wall, c / args.delay
+            print(
+                f"{engine:>8} {c:>11} {n_req:>9} {wall:>8.1f} {rate:>7.1f} {ideal:>7.1f} "
+                f"{rate / ideal:>6.0%} {peak:>13}  {os.getloadavg()[0]:.2f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

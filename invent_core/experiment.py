@@ -164,19 +164,31 @@ def get_run(
     the run is generated (its throughput recorded for :mod:`invent_core.estimate`)
     and saved under ``runs_dir``.
     """
-    from .pipeline import RunArtifact
-
     config = cfg.run if temperature is None else cfg.run.replace(temperature=temperature)
-    path = _run_path(runs_dir, example, config.temperature)
-    if path.is_file():
-        run = RunArtifact.load(path)
-        same_question = run.question == example.question.strip()
-        if same_question and generation_key(run.config) == cfg.run_key(config.temperature):
-            return run if run.config.score == config.score else run.rescore(config.score)
+    run = _saved_run(example, cfg, runs_dir, config.temperature)
+    if run is not None:
+        return run if run.config.score == config.score else run.rescore(config.score)
     run = _generate(example, config, llm, progress, cancel)
-    run.save(path)
+    run.save(_run_path(runs_dir, example, config.temperature))
     _record_throughput(run)
     return run
+
+
+def _saved_run(example, cfg: ExperimentConfig, runs_dir: Path, temperature: float):
+    """The saved run of ``example`` at ``temperature`` made with the same generation options, or None."""
+    from .pipeline import RunArtifact
+
+    path = _run_path(runs_dir, example, temperature)
+    if not path.is_file():
+        return None
+    try:
+        run = RunArtifact.load(path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # a torn or foreign file: generated again
+    same_question = run.question == example.question.strip()
+    if same_question and generation_key(run.config) == cfg.run_key(temperature):
+        return run
+    return None
 
 
 def _generate(example, config: RunConfig, llm: Any, progress, cancel):
@@ -372,15 +384,22 @@ def _saved_row(prev: dict[str, Any] | None, methods: list[str], columns: list[st
     return {k: prev.get(k, "") for k in columns}
 
 
-def _question_row(ex, cfg, out: Path, methods, llm, report, cancel) -> dict[str, Any]:
+def _question_row(ex, cfg, out: Path, methods, llm, progress, cancel) -> dict[str, Any]:
     """Generate (or read), score and judge one question; a failed generation gives a failed row."""
     try:
-        run = get_run(ex, cfg, out / "runs", llm, progress=report.callback, cancel=cancel)
+        run = get_run(ex, cfg, out / "runs", llm, progress=progress, cancel=cancel)
         values = score_run(run, methods, llm)
         run.save(_run_path(out / "runs", ex, cfg.run.temperature))  # keeps extras (VU, P(True))
         return _judged_row(ex, run, values, cfg, llm)
     except LLMError as err:  # LLMTimeout included: this question only
         return _failed_row(ex, err)
+
+
+def _width(llm: Any, todo: int) -> int:
+    """Units to keep in flight for ``todo`` runs to generate (1 when there is at most one)."""
+    from .inflight import units_in_flight
+
+    return units_in_flight(llm) if todo > 1 else 1
 
 
 def _cancelled(done: int, total: int, where: Path) -> Cancelled:
@@ -391,25 +410,46 @@ def _cancelled(done: int, total: int, where: Path) -> Cancelled:
 
 
 def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel) -> list[dict]:
-    """Run the per-question loop: saved rows reused, the rest generated; checkpoint after each."""
+    """Run the per-question loop: saved rows reused, the rest generated; checkpoint after each.
+
+    Questions to generate run :func:`~invent_core.inflight.units_in_flight` at
+    a time (several against a served model, so that its slots stay full) and
+    are written in input order. With one in flight, the pipeline's own stages
+    (perturbations, answers) are reported too; with several, only questions.
+    """
+    from .inflight import in_order
+
     scores = out / "scores.csv"
     saved = _read_scores(scores)
     columns = [*SCORE_COLUMNS, *methods]
+    known = [_saved_row(saved.get(ex.id), methods, columns) for ex in examples]
+    todo = [ex for ex, row in zip(examples, known, strict=True) if row is None]
+    runs = out / "runs"
+    t = cfg.run.temperature
+    width = _width(llm, sum(_saved_run(ex, cfg, runs, t) is None for ex in todo))
+    inner = report.callback if width == 1 else None
+
+    def one(ex) -> dict[str, Any]:
+        return _question_row(ex, cfg, out, methods, llm, inner, cancel)
+
+    generated = in_order(one, todo, width, name="invent-question")
     rows: list[dict[str, Any]] = []
     total = len(examples)
     report("questions", 0, total)
-    for i, ex in enumerate(examples):
-        if cancel is not None and cancel.cancelled:
-            raise _cancelled(i, total, scores)
-        row = _saved_row(saved.get(ex.id), methods, columns)
-        if row is None:
-            try:
-                row = _question_row(ex, cfg, out, methods, llm, report, cancel)
-            except (Cancelled, KeyboardInterrupt) as err:
-                raise _cancelled(i, total, scores) from err
-        rows.append(row)
-        _write_rows(scores, rows, columns)  # checkpoint after every question
-        report("questions", i + 1, total, ex.question)
+    try:
+        for i, (ex, row) in enumerate(zip(examples, known, strict=True)):
+            if cancel is not None and cancel.cancelled:
+                raise _cancelled(i, total, scores)
+            if row is None:
+                try:
+                    row = next(generated).result()
+                except (Cancelled, KeyboardInterrupt) as err:
+                    raise _cancelled(i, total, scores) from err
+            rows.append(row)
+            _write_rows(scores, rows, columns)  # checkpoint after every question
+            report("questions", i + 1, total, ex.question)
+    finally:
+        generated.close()
     return rows
 
 
@@ -598,31 +638,51 @@ def _write_tsu(out: Path, rt, table: dict, temps: list[float], extra: dict[str, 
     return files | {"uq": str(out / "uq.csv")}
 
 
+def _tsu_run(ex, t: float, cfg, out: Path, methods, llm, cancel) -> dict[str, Any]:
+    """One (question, temperature) run scored: its uq row, or its failed row (``error``)."""
+    try:
+        run = get_run(ex, cfg, out / "runs", llm, temperature=t, cancel=cancel)
+        values = score_run(run, methods, llm)
+        run.save(_run_path(out / "runs", ex, t))
+    except LLMError as err:  # this run only; the sweep goes on
+        return {**_failed_row(ex, err), "temperature": t}
+    return {"id": ex.id, "question": ex.question, "temperature": t, **values}
+
+
 def _tsu_runs(examples, temps, cfg, out: Path, methods, llm, report, cancel):
-    """Every (question, temperature) run scored; (rows, failed rows, uq arrays)."""
+    """Every (question, temperature) run scored, several in flight; (rows, failed rows, uq arrays)."""
+    from .inflight import in_order
+
     uq = {m: np.full((len(examples), len(temps)), np.nan) for m in methods}
     rows: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
-    total = len(examples) * len(temps)
+    units = [(i, ex, j, t) for i, ex in enumerate(examples) for j, t in enumerate(temps)]
+    total = len(units)
+    width = _width(llm, sum(_saved_run(ex, cfg, out / "runs", t) is None for _, ex, _, t in units))
+
+    def one(unit) -> dict[str, Any]:
+        _, ex, _, t = unit
+        return _tsu_run(ex, t, cfg, out, methods, llm, cancel)
+
+    generated = in_order(one, units, width, name="invent-tsu")
     report("runs", 0, total)
-    for i, ex in enumerate(examples):
-        for j, t in enumerate(temps):
-            done = len(rows) + len(failed)
+    try:
+        for done, (i, ex, j, t) in enumerate(units):
             if cancel is not None and cancel.cancelled:
                 raise _cancelled_runs(done, total, out)
             try:
-                run = get_run(ex, cfg, out / "runs", llm, temperature=t, cancel=cancel)
-                values = score_run(run, methods, llm)
-                run.save(_run_path(out / "runs", ex, t))
-            except LLMError as err:  # this run only; the sweep goes on
-                failed.append({**_failed_row(ex, err), "temperature": t})
+                row = next(generated).result()
             except (Cancelled, KeyboardInterrupt) as err:
                 raise _cancelled_runs(done, total, out) from err
+            if row.get("error"):
+                failed.append(row)
             else:
                 for m in methods:
-                    uq[m][i, j] = values[m]
-                rows.append({"id": ex.id, "question": ex.question, "temperature": t, **values})
+                    uq[m][i, j] = row[m]
+                rows.append(row)
             report("runs", done + 1, total, f"T={t:g} {ex.question}")
+    finally:
+        generated.close()
     return rows, failed, uq
 
 

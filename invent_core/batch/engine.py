@@ -637,18 +637,11 @@ def _handle_row(run: _Run, row: InputRow, *, score: bool = True) -> bool:
     return False
 
 
-#: Rows generated at once per ``llm.concurrency`` / this: a row keeps about this
-#: many requests busy on average (one list request while it is paraphrased,
-#: then up to (n + 1)·r answers), so concurrency 64 keeps 16 rows in flight.
-REQUESTS_PER_ROW = 4
-#: Upper bound on rows in flight (memory: each holds its run until written).
-MAX_ROWS_IN_FLIGHT = 32
-
-
 def rows_in_flight(llm: Any) -> int:
-    """How many question-only rows to generate at once so the LLM's request pool stays full."""
-    concurrency = int(getattr(llm, "concurrency", 1) or 1)
-    return max(1, min(MAX_ROWS_IN_FLIGHT, -(-concurrency // REQUESTS_PER_ROW)))
+    """How many question-only rows to generate at once (:func:`~invent_core.inflight.units_in_flight`)."""
+    from ..inflight import units_in_flight
+
+    return units_in_flight(llm)
 
 
 def _loop_pipelined(run: _Run, width: int) -> BaseException | None:
