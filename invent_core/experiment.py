@@ -301,6 +301,25 @@ def _write_rows(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> N
     write_csv(path, rows, columns)
 
 
+def _scores_reusable(out: Path, cfg: ExperimentConfig) -> bool:
+    """Whether ``out/scores.csv`` was made with this run config and judge (its rows may be reused).
+
+    A folder evaluated before with another kernel, embedder, B, n … keeps its
+    saved runs (re-scored without an LLM call) but not its scores: reusing them
+    would mix settings under the new ``config.json``. A folder with no
+    ``config.json`` (an evaluation cut short before this check existed) is reused.
+    """
+    path = out / "config.json"
+    if not path.is_file():
+        return True
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))["config"]
+        before = RunConfig.from_dict(saved["run"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return before == cfg.run and saved.get("judge", "match") == cfg.judge
+
+
 def _write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> None:
     from .provenance import package_versions  # the same package list the batch sidecar records
 
@@ -420,7 +439,8 @@ def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel) -> li
     from .inflight import in_order
 
     scores = out / "scores.csv"
-    saved = _read_scores(scores)
+    saved = _read_scores(scores) if _scores_reusable(out, cfg) else {}
+    _write_config(out, cfg, {"status": "running"})  # what the rows below are made with
     columns = [*SCORE_COLUMNS, *methods]
     known = [_saved_row(saved.get(ex.id), methods, columns) for ex in examples]
     todo = [ex for ex, row in zip(examples, known, strict=True) if row is None]

@@ -134,3 +134,25 @@ def test_tsu_overlaps_question_temperature_runs_in_order(tmp_path):
     expected = [(f"q{i}", t) for i in range(len(QUESTIONS)) for t in ("0.3", "1.0")]
     assert [(r["id"], r["temperature"]) for r in uq] == expected
     assert not result.failed
+
+
+@pytest.mark.slow
+def test_a_folder_evaluated_again_with_another_kernel_is_rescored_not_reused(tmp_path):
+    """Saved runs are reused (no request), saved scores are not: they were made with the old kernel."""
+    import dataclasses
+
+    from invent_core.experiment import evaluate
+    from invent_core.llm import get_llm
+
+    cfg = _cfg(_data(tmp_path))
+    sharp = dataclasses.replace(cfg, run=cfg.run.replace(affinity="exp_cosine", kernel_tau=0.1))
+    with LoopbackServer(delay=0.0) as srv:
+        llm = get_llm("openai", base_url=srv.base_url, model="loopback", cache=None, concurrency=4)
+        first = evaluate(cfg, tmp_path / "e", llm_factory=lambda: llm)
+        sent = srv.requests
+        second = evaluate(sharp, tmp_path / "e", llm_factory=lambda: pytest.fail("no LLM needed"))
+        fresh = evaluate(sharp, tmp_path / "f", llm_factory=lambda: llm)
+        assert srv.requests - sent == len(QUESTIONS) * 7  # only the fresh folder asked
+    inv = lambda res: [r["inv_entropy"] for r in res.rows]  # noqa: E731
+    assert inv(second) != inv(first)
+    assert inv(second) == pytest.approx(inv(fresh))
