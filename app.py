@@ -1,17 +1,17 @@
 """invent dashboard — home page. Run with ``streamlit run app.py``.
 
 A shell over invent_core: every number here comes from the library; the shipped
-demo run (assets/demo_run.json, made by scripts/make_demo_run.py with the real
-pipeline) lets every page show real charts before anything is computed.
+pair (assets/demo_pair.json, scripts/make_demo_pair.py: one question the packaged model
+answers right and one it answers wrong, from a real evaluation) shows what the number means.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from invent_ui import views
+from invent_ui import plots, views
 from invent_ui.navigation import PAGES
-from invent_ui.resources import demo_run
+from invent_ui.resources import demo_pair
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Home", icon="🎲")
@@ -37,21 +37,31 @@ for k, page in enumerate(PAGES):
         st.page_link(page.path, label=page.label, icon=page.icon)
         st.caption(page.text)
 
-st.subheader("A shipped demo run")
-run = demo_run()
-st.markdown(f"**Question:** {run.question}")
-st.markdown(f"**Answers to the original question:** {' · '.join(run.responses[0])}")
-st.caption(views.run_caption(run))
-views.measure_metrics(run.score)
-left, right = st.columns([3, 2])
-with left:
-    views.heatmap_row(run.score, colorscale="Blues", key="home", which=("p_x_given_y",))
-with right:
-    st.markdown(
-        """
-Row *j* of **P(X | Y)** is the walk's distribution over the questions given answer
-*y_j*; Inv-Entropy reads its diagonal, the probability P(x_j | y_j) of getting back
-to the question that produced the answer. Hover a cell to read the question and the
-answer behind it. Open **Explore a question** for the whole run.
-"""
-    )
+st.subheader("One answer right, one wrong")
+pair = demo_pair()
+runs = [item["run"] for item in pair]
+zrange = plots.shared_range([r.score.walk.p_x_given_y for r in runs])
+for col, item in zip(st.columns(2), pair):
+    run = item["run"]
+    with col:
+        mark = "✅ right" if item["correct"] else "❌ wrong"
+        st.markdown(f"**{mark}: {run.question}**")
+        st.markdown(f"Answers: {' · '.join(run.responses[0])}  \nExpected: {item['reference']}")
+        value = run.score.measures["inv_entropy"]
+        st.metric("Inv-Entropy", f"{value:.3f}", help="higher = more uncertain")
+        views.reference_panel(run, key=f"home_{item['label']}")
+        fig = plots.walk_heatmaps(
+            run.score.walk,
+            run.questions,
+            views.first_answers(run.responses),
+            colorscale="Blues",
+            zrange=zrange,
+        )["p_x_given_y"]
+        st.plotly_chart(fig, key=f"home_p_x_given_y_{item['label']}")
+st.caption(
+    f"Two shipped runs of the packaged 0.5B model from `{pair[0]['source']}` "
+    f"({pair[0]['rule']}), scored with the default settings; {views.run_caption(runs[0])}. "
+    "Row *j* of **P(X | Y)** is the walk's distribution over the questions given answer *y_j*; "
+    "Inv-Entropy reads its diagonal, P(x_j | y_j). One colour scale for both. The golfer "
+    "question of the paper's GAAP example is the demo on **Explore a question**."
+)

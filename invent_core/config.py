@@ -215,10 +215,16 @@ class GateConfig:
     max_extra_requests: int = _opt(
         9, "re-asks for rejected paraphrases before padding by duplication"
     )  # ours: at most n more; the paper pads at once
+    if_none_pass: Literal["original", "fail"] = _opt(
+        "original",
+        "when every candidate is rejected: original (pad with the question itself, flagged) "
+        "or fail (the question fails)",
+    )  # ours: padding by duplication with the one valid wording; failing drops long questions
 
     def __post_init__(self) -> None:
         """Check every field; a message names the field and the bad value."""
         o = "GateConfig"
+        _check_choice(o, "if_none_pass", self.if_none_pass, Literal["original", "fail"])
         if not isinstance(self.enabled, bool):
             raise ValueError(f"{o}.enabled must be true or false, got {self.enabled!r}")
         _check_float(o, "delta", self.delta, low=0.0, high=1.0)

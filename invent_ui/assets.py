@@ -11,6 +11,8 @@ ASSETS = ROOT / "assets"
 DEMO_RUN = ASSETS / "demo_run.json"
 #: A real GAAP trace on the same question (scripts/make_demo_run.py).
 DEMO_GAAP = ASSETS / "demo_gaap.json"
+#: One question the packaged model gets right and one it gets wrong (scripts/make_demo_pair.py).
+DEMO_PAIR = ASSETS / "demo_pair.json"
 #: A small real evaluation on a dataset sample (scripts/make_demo_eval.py).
 DEMO_EVAL = ASSETS / "demo_eval.json"
 #: A small real temperature sweep (scripts/make_demo_tsu.py).

@@ -355,6 +355,45 @@ def bootstrap_figure(
     return fig
 
 
+def reference_figure(
+    values: np.ndarray,
+    value: float,
+    *,
+    correct: np.ndarray | None = None,
+    label: str = "Inv-Entropy",
+    percentile: float | None = None,
+    height: int = 300,
+) -> go.Figure:
+    """The reference distribution of a measure (split by correctness when known), this question a line."""
+    v = np.asarray(values, dtype=np.float64).ravel()
+    fig = go.Figure()
+    if correct is None:
+        fig.add_trace(go.Histogram(x=v, name="reference questions", marker_color=OTHER_COLOUR))
+    else:
+        c = np.asarray(correct).astype(bool)
+        for mask, name, colour in (
+            (c, "answered right", "#2e7d32"),
+            (~c, "answered wrong", "#c62828"),
+        ):
+            fig.add_trace(go.Histogram(x=v[mask], name=name, marker_color=colour, opacity=0.6))
+    note = (
+        f"this question ({percentile:.0f}th percentile)"
+        if percentile is not None
+        else "this question"
+    )
+    fig.add_vline(x=float(value), line=dict(color=ORIGINAL_COLOUR, width=3), annotation_text=note)
+    fig.update_layout(
+        title=dict(text=f"{label} of {v.size} reference questions"),
+        xaxis_title=f"{label} (higher = more uncertain)",
+        yaxis_title="questions",
+        barmode="overlay",
+        height=height,
+        margin=_MARGIN,
+        legend=dict(orientation="h", y=-0.3),
+    )
+    return fig
+
+
 def measures_grid_figure(
     values: Mapping[str, np.ndarray],
     *,

@@ -93,6 +93,15 @@ def _load_json(path: str, mtime: float) -> Any:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
+def demo_pair() -> list[dict[str, Any]]:
+    """The home page's pair (``assets/demo_pair.json``): each entry's ``run`` is a RunArtifact."""
+    from invent_core.pipeline import RunArtifact
+
+    payload = demo_json(assets.DEMO_PAIR)
+    pair = [{**item, "run": RunArtifact.from_dict(item["run"])} for item in payload["pair"]]
+    return [{**item, "rule": payload["rule"], "source": payload["source"]} for item in pair]
+
+
 def demo_json(path: Path) -> Any:
     """Return a shipped JSON artefact (GAAP trace, evaluation, TSU sweep)."""
     return _load_json(str(path), path.stat().st_mtime)

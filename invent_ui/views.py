@@ -149,6 +149,63 @@ def show_run(run: Any) -> None:
         st.session_state[state.GAAP_GENERATION] = 0
 
 
+def gate_summary(run: Any) -> None:
+    """The paraphrase gate's acceptance line, and the rejected candidates in an expander."""
+    from invent_core.perturb.gate import acceptance_line
+
+    line = acceptance_line(getattr(run, "acceptance", None))
+    if line is None:
+        return
+    st.caption(line[0].upper() + line[1:])
+    rejected = [c for c in getattr(run, "candidates", None) or [] if not c.get("accepted")]
+    if rejected:
+        import pandas as pd
+
+        with st.expander(f"Rejected paraphrase candidates ({len(rejected)})"):
+            cols = ["text", "reason", "detail", "round"]
+            st.dataframe(
+                pd.DataFrame([{c: r.get(c) for c in cols} for r in rejected]),
+                hide_index=True,
+                width="stretch",
+            )
+
+
+def reference_panel(run: Any, *, key: str) -> None:
+    """Inv-Entropy against the shipped reference for the run's settings: percentile, P(correct), chart.
+
+    A bare 2.3101 says nothing; its place among reference questions scored with
+    the same settings does (issue #12 §3). Without a matching reference, say so
+    and which settings the shipped ones use.
+    """
+    from invent_core.reference import for_settings, reference_line
+
+    value = run.score.measures.get("inv_entropy") if run.score is not None else None
+    if value is None:
+        return
+    ref = for_settings(run.config, llm_identity=run.identities.get("llm"))
+    if ref is None:
+        st.caption(
+            "No shipped reference was made with these settings (model, perturber, n, r, T, "
+            "embedder, kernel), so this value cannot be placed among other questions. The "
+            "shipped references use the packaged 0.5B model with the default settings."
+        )
+        return
+    d = ref.describe(float(value))
+    c1, c2 = st.columns([1, 2])
+    c1.metric("Percentile among reference questions", f"{d['percentile']:.0f}")
+    if d["p_correct"] is not None:
+        c1.metric(
+            "P(answer right), calibrated",
+            f"{d['p_correct']:.2f}",
+            help="Isotonic regression of the reference questions' correctness on Inv-Entropy.",
+        )
+    fig = plots.reference_figure(
+        ref.values, float(value), correct=ref.correct, percentile=d["percentile"]
+    )
+    c2.plotly_chart(fig, key=f"{key}_reference", config={"displaylogo": False})
+    st.caption(reference_line(float(value), ref).split(": ", 1)[1])
+
+
 def reference_check(run: Any, example: Any) -> None:
     """When the run's question is a picked dataset sample: its r answers against the reference.
 

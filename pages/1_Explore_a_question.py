@@ -166,6 +166,8 @@ score = run.score
 st.subheader(run.question)
 st.caption(views.run_caption(run))
 views.measure_metrics(score)
+views.gate_summary(run)
+views.reference_panel(run, key="explore")
 views.reference_check(run, st.session_state.get(state.EXPLORE_SAMPLE))
 st.download_button(
     "Download this run (JSON)",

@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg = ExperimentConfig(run=run, dataset=args.dataset, limit=args.limit)
     t0 = time.perf_counter()
     folder = (
-        args.work / f"{args.dataset}_{args.perturber}_n{args.n_perturbations}_r{args.n_replications}"
+        args.work
+        / f"{args.dataset}_{args.perturber}_n{args.n_perturbations}_r{args.n_replications}"
     )
     result = evaluate(
         cfg,

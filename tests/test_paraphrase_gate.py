@@ -141,10 +141,21 @@ def test_near_duplicates_count_as_duplicates_and_surplus_acceptances_are_drawn()
     assert res.perturbations[0] == GOOD[0] and res.perturbations[1] in (GOOD[1], GOOD[2])
 
 
-def test_every_candidate_rejected_is_a_clear_error_with_the_reasons():
+def test_every_candidate_rejected_is_a_clear_error_with_the_reasons_when_asked_to_fail():
     llm = RecordingLLM([AUSTRALIA, "Canberra.", "Canberra."])
     with pytest.raises(LLMError, match=r"every candidate was rejected \(duplicate ×1, not_a_q"):
-        _gated(llm, 2, gate=GateConfig(max_extra_requests=0))
+        _gated(llm, 2, gate=GateConfig(max_extra_requests=0, if_none_pass="fail"))
+
+
+def test_every_candidate_rejected_pads_with_the_question_itself_by_default():
+    """The default keeps the question (failing would drop the long ones from an evaluation)."""
+    llm = RecordingLLM([AUSTRALIA, "Canberra.", "Canberra."])
+    seen = []
+    res = _gated(llm, 3, gate=GateConfig(max_extra_requests=0), on_accept=lambda i, t: seen.append(i))
+    assert res.perturbations == [AUSTRALIA] * 3
+    assert res.acceptance["fallback"] == "original" and res.acceptance["padded"] == 3
+    assert res.acceptance["accepted"] == 0 and sorted(seen) == [0, 1, 2]  # every state is answered
+    assert [c["accepted"] for c in res.candidates] == [False] * 3  # the rejections are kept
 
 
 def test_list_style_re_asks_the_whole_list_with_the_next_replication():

@@ -16,7 +16,10 @@ from typing import Any
 from ..config import RunConfig
 from .rows import InputRow
 
-__all__ = ["RowScorer", "output_columns"]
+__all__ = ["REFERENCE_MEASURE", "RowScorer", "output_columns"]
+
+#: The measure given a percentile and P(correct) against the shipped reference set.
+REFERENCE_MEASURE = "inv_entropy"
 
 
 def output_columns(method_names: Sequence[str], *, has_answers: bool, generated: bool) -> list[str]:
@@ -25,6 +28,8 @@ def output_columns(method_names: Sequence[str], *, has_answers: bool, generated:
     if has_answers:
         cols.append("answer")
     cols += ["response", "n_perturbations", "n_replications", *method_names]
+    if REFERENCE_MEASURE in method_names:  # issue #12 §3: the value against a shipped reference
+        cols += [f"{REFERENCE_MEASURE}_percentile", f"{REFERENCE_MEASURE}_p_correct"]
     if has_answers:
         cols.append("correct")
     if generated:
@@ -60,6 +65,22 @@ class RowScorer:
         self.sim = sim
         self.llm = llm
         self.dataset = dataset
+        self._reference: Any = None
+        self._reference_looked_up = False
+
+    def reference(self) -> Any:
+        """The shipped reference matching these settings and this LLM (None: no such reference).
+
+        Pre-generated responses have no known LLM, so no reference applies to them.
+        """
+        if not self._reference_looked_up:
+            from ..reference import for_settings
+
+            self._reference_looked_up = True
+            if self.llm is not None:
+                identity = getattr(self.llm, "identity", None)
+                self._reference = for_settings(self.config, llm_identity=identity)
+        return self._reference
 
     def prefetch(self, rows: Sequence[InputRow]) -> None:
         """Embed the texts of several pre-generated rows in one model call (fills the cache)."""
@@ -127,6 +148,10 @@ class RowScorer:
         )
         for name, res in results.items():
             record[name] = res.value if res.ok else None
+        if inv is not None and row.responses is None:
+            from ..reference import columns
+
+            record.update(columns(record[REFERENCE_MEASURE], self.reference()))
         errors = {name: res.error for name, res in results.items() if not res.ok}
         record["method_errors"] = json.dumps(errors, ensure_ascii=False) if errors else ""
         if row.answers:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..perturb.gate import acceptance_line  # noqa: F401 - re-exported: the CLI prints it
 from ._common import (
     CliProgress,
     add_config_args,
@@ -87,18 +88,6 @@ def _record(art) -> None:
         )
     except OSError:
         pass
-
-
-def acceptance_line(acceptance: dict | None) -> str | None:
-    """``"paraphrase gate: 9 of 14 candidates accepted (64 %); rejected: lost_entity 3, …; padded 0"``."""
-    if not acceptance or not acceptance.get("gate", True):
-        return None
-    k, ok = acceptance.get("candidates", 0), acceptance.get("accepted", 0)
-    rate = f" ({100 * ok / k:.0f} %)" if k else ""
-    rejected = ", ".join(f"{r} {c}" for r, c in (acceptance.get("rejected") or {}).items())
-    line = f"paraphrase gate: {ok} of {k} candidates accepted{rate}"
-    line += f"; rejected: {rejected}" if rejected else ""
-    return line + f"; padded by duplication: {acceptance.get('padded', 0)}"
 
 
 def reference_lines(art) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
@@ -20,6 +21,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", type=Path, help="JSON file with 'questions' and 'responses'")
     add_config_args(p, ScoreConfig)
+    p.add_argument(
+        "--made-by",
+        metavar="LLM",
+        default=None,
+        help="the packaged model that generated the responses (qwen0.5b, qwen1.5b) with the "
+        "default paraphrase perturber and temperature: Inv-Entropy is then also placed among "
+        "the shipped reference runs of those settings (percentile, P(correct))",
+    )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=main)
 
@@ -69,12 +78,36 @@ def main(args: argparse.Namespace) -> int:
     return run_guarded(_main, args)
 
 
+def _reference(res, config: ScoreConfig, made_by: str | None):
+    """(line, describe dict or None) of Inv-Entropy against the reference of ``made_by``'s runs."""
+    from ..config import RunConfig
+    from ..reference import for_settings, reference_line
+
+    value = float(res.measures["inv_entropy"])
+    if made_by is None:
+        line = (
+            "inv_entropy: responses from an unknown LLM, so no reference percentile "
+            "(--made-by qwen0.5b if the packaged model made them)"
+        )
+        return line, None
+    run = RunConfig(n_perturbations=res.n_perturbations, n_replications=res.n_replications)
+    ref = for_settings(dataclasses.replace(run, score=config), llm_identity=made_by)
+    described = ref.describe(value) if ref is not None else None
+    return reference_line(value, ref), described
+
+
 def _main(args: argparse.Namespace) -> int:
+    from ..llm.names import local_model
     from ..scoring import score_responses
 
     config = config_from_args(args, ScoreConfig)
+    if args.made_by is not None and local_model(args.made_by) is None:
+        raise ValueError(
+            f"--made-by: {args.made_by!r} is not a packaged model (qwen0.5b, qwen1.5b)"
+        )
     questions, responses = load_score_input(args.file)
     res = score_responses(questions, responses, config)
+    line, described = _reference(res, config, args.made_by)
     if args.json:
         out = {
             "measures": res.measures,
@@ -85,6 +118,7 @@ def _main(args: argparse.Namespace) -> int:
             "n_bootstrap": config.n_bootstrap,
             "seed": config.seed,
             "config": config.to_dict(),
+            "reference": described,
         }
         print(json.dumps(out, indent=2))
         return 0
@@ -96,4 +130,5 @@ def _main(args: argparse.Namespace) -> int:
         lo, hi = res.interval(name)
         print(f"  {name:<16} {value:8.4f}   90% [{lo:.4f}, {hi:.4f}]")
     print("higher = more uncertain")
+    print(line)
     return 0

@@ -262,6 +262,12 @@ class LocalLLM(OpenAICompatLLM):
     would be as slow as the first.
     """
 
+    #: Questions ``evaluate`` / ``tsu`` / ``batch`` keep in flight (:mod:`invent_core.inflight`).
+    #: One: a question's requests already keep the 16 slots busy on 2 cores. Measured
+    #: (``benchmarks/bench_inflight.py``, 6 arithmetic questions, cold, load 1.5–1.7):
+    #: 59.9 s with one question in flight, 57.3 s with four (−4 %, within the noise);
+    #: more only queues requests at the server, nearer its timeout.
+    units_in_flight = 1
     retry_timeouts = False
     #: The packaged models are small: one rewording per request works, a list does not.
     prefers_single_paraphrase = True

@@ -621,3 +621,18 @@ def summarize(verdicts: Sequence[GateVerdict]) -> dict[str, Any]:
         "acceptance_rate": n_ok / k if k else None,
         "rejected": {r: counts[r] for r in REASONS if counts[r]},
     }
+
+
+def acceptance_line(acceptance: dict | None) -> str | None:
+    """``"paraphrase gate: 9 of 14 candidates accepted (64 %); rejected: lost_entity 3, …; padded 0"``."""
+    if not acceptance or not acceptance.get("gate", True):
+        return None
+    k, ok = acceptance.get("candidates", 0), acceptance.get("accepted", 0)
+    rate = f" ({100 * ok / k:.0f} %)" if k else ""
+    rejected = ", ".join(f"{r} {c}" for r, c in (acceptance.get("rejected") or {}).items())
+    line = f"paraphrase gate: {ok} of {k} candidates accepted{rate}"
+    line += f"; rejected: {rejected}" if rejected else ""
+    line += f"; padded by duplication: {acceptance.get('padded', 0)}"
+    if acceptance.get("fallback") == "original":
+        line += " (no candidate passed: every state is the question itself)"
+    return line

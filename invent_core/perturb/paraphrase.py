@@ -267,7 +267,8 @@ class ParaphraseResult:
 
     Attributes
     ----------
-    perturbations : exactly ``n`` texts (accepted ones first, then duplicates).
+    perturbations : exactly ``n`` texts (accepted ones first, then duplicates; with none
+        accepted and ``GateConfig.if_none_pass = "original"``, n copies of the question).
     candidates : one dict per candidate the gate judged:
         :meth:`~invent_core.perturb.gate.GateVerdict.to_dict` plus ``round``
         (0-based ask round) and ``index`` (its position in ``perturbations``,
@@ -553,12 +554,20 @@ def _gated(
     summary = summarize(verdicts)
     if not accepted:
         reasons = ", ".join(f"{k} ×{v}" for k, v in summary["rejected"].items())
-        raise _no_paraphrase(question, asker.replies, f"; every candidate was rejected ({reasons})")
+        if gate.if_none_pass == "fail":
+            why = f"; every candidate was rejected ({reasons})"
+            raise _no_paraphrase(question, asker.replies, why)
+        # the paper pads by duplication; with no valid rewording, the one valid wording is
+        # the question itself (each copy still gets its own r answers and seeds)
+        accepted, summary["fallback"] = [question.strip()], "original"
+        if on_accept is not None:
+            on_accept(0, accepted[0])
     out = fit_to_n(accepted, n, rng)  # len(accepted) <= n: duplicates appended at random
     for i in range(len(accepted), n):
         if on_accept is not None:
             on_accept(i, out[i])
-    summary |= {"padded": n - len(accepted), "requests": asker.requests, "gate": True}
+    padded = n if summary.get("fallback") else n - len(accepted)
+    summary |= {"padded": padded, "requests": asker.requests, "gate": True}
     return ParaphraseResult(out, records, summary)
 
 

@@ -1,0 +1,95 @@
+"""The home page's pair: one question the packaged model gets right, one it gets wrong.
+
+    python scripts/make_demo_pair.py docs/results/evaluate-arithmetic   # → assets/demo_pair.json
+
+Reads an ``evaluate`` folder (``scores.csv`` with the correctness of each
+question, ``runs/*.json`` the saved runs), re-scores every judged run with
+today's default scoring (:class:`~invent_core.config.ScoreConfig`: no LLM
+call) and picks, **in each class, the question whose Inv-Entropy is the
+class median** (the lower median for an even count) — a typical right and a
+typical wrong answer, not the two most extreme. The pair is written with its
+source, the rule and both classes' sizes, so the home page can say how it was
+chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+FORMAT = "invent.demo-pair/1"
+
+
+def judged_runs(folder: Path) -> list[tuple[dict, object]]:
+    """(scores.csv row, RunArtifact re-scored with the default ScoreConfig) of every judged question."""
+    from invent_core.config import ScoreConfig
+    from invent_core.pipeline import RunArtifact
+
+    by_question = {}
+    for path in sorted((folder / "runs").glob("*.json")):
+        run = RunArtifact.load(path)
+        by_question[run.question.strip()] = run
+    with open(folder / "scores.csv", newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r.get("correct") in ("0", "1")]
+    out = []
+    for row in rows:
+        run = by_question.get(row["question"].strip())
+        if run is not None:
+            out.append((row, run.rescore(ScoreConfig())))
+    return out
+
+
+def median_of(items: list[tuple[dict, object]]) -> tuple[dict, object]:
+    """The item whose Inv-Entropy is the (lower) median of ``items``."""
+    ranked = sorted(items, key=lambda it: it[1].measures["inv_entropy"])
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("folder", type=Path, help="an evaluate output folder")
+    parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_pair.json")
+    args = parser.parse_args(argv)
+
+    items = judged_runs(args.folder)
+    right = [it for it in items if it[0]["correct"] == "1"]
+    wrong = [it for it in items if it[0]["correct"] == "0"]
+    if not right or not wrong:
+        raise SystemExit(f"{args.folder}: need at least one right and one wrong answer")
+    pair = []
+    for label, group in (("right", right), ("wrong", wrong)):
+        row, run = median_of(group)
+        pair.append(
+            {
+                "label": label,
+                "id": row["id"],
+                "reference": row["reference"],
+                "canonical": row.get("canonical") or row["response"],
+                "correct": label == "right",
+                "run": run.to_dict(),
+            }
+        )
+        print(f"{label}: {run.question!r} inv_entropy {run.measures['inv_entropy']:.4f}")
+    payload = {
+        "format": FORMAT,
+        "source": str(args.folder.relative_to(ROOT) if args.folder.is_absolute() else args.folder),
+        "rule": "in each class, the question whose Inv-Entropy is the class median",
+        "n_right": len(right),
+        "n_wrong": len(wrong),
+        "pair": pair,
+    }
+    args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
