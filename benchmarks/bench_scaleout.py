@@ -1,6 +1,7 @@
 """Scale-out to a served model: how full does `batch` keep a server's request pool?
 
-Starts :mod:`loopback_server` on 127.0.0.1 (every request answered after
+Starts :mod:`loopback_server` in a process of its own on 127.0.0.1 (so that
+its HTTP handling does not share the client's GIL; every request answered after
 ``--delay`` seconds, whatever the load, as a large cluster would), scores
 ``--questions`` TriviaQA questions with n = 9, r = 5 through the
 OpenAI-compatible backend at several ``--concurrency`` values, with ``batch``
@@ -28,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from loopback_server import LoopbackServer  # noqa: E402
+from loopback_server import LoopbackProcess  # noqa: E402
 
 
 def _questions(n: int, folder: Path) -> Path:
@@ -72,7 +73,7 @@ def _one(engine: str, inp: Path, folder: Path, concurrency: int, delay: float):
     """(wall s, requests served, most requests in flight at once) of one engine at one concurrency."""
     from invent_core.llm import get_llm
 
-    with LoopbackServer(delay=delay) as srv:
+    with LoopbackProcess(delay=delay) as srv:
         llm = get_llm(
             "openai", base_url=srv.base_url, model="loopback", cache=None, concurrency=concurrency
         )

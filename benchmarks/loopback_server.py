@@ -63,6 +63,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if self.path.rstrip("/").endswith("/stats"):  # what LoopbackProcess reads
+            srv = self.server
+            self._json(200, {"requests": srv.requests, "max_in_flight": srv.max_in_flight})
+            return
         self._json(200, {"object": "list", "data": [{"id": "loopback", "object": "model"}]})
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
@@ -159,3 +163,61 @@ class LoopbackServer:
     def __exit__(self, *exc: Any) -> None:
         self._srv.shutdown()
         self._srv.server_close()
+
+
+class LoopbackProcess:
+    """The same server in a process of its own (what a benchmark should use).
+
+    In a thread, the server's HTTP handling takes the client's GIL, so a
+    benchmark of the client would partly measure the server. Its counters
+    are read over HTTP (``GET /stats``).
+    """
+
+    def __init__(self, delay: float = 0.5) -> None:
+        self.delay = delay
+        self._proc: Any = None
+        self._port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._port}/v1"
+
+    def _stats(self) -> dict[str, int]:
+        import urllib.request
+
+        with urllib.request.urlopen(f"{self.base_url}/stats", timeout=10) as resp:
+            return json.loads(resp.read())
+
+    @property
+    def requests(self) -> int:
+        return self._stats()["requests"]
+
+    @property
+    def max_in_flight(self) -> int:
+        return self._stats()["max_in_flight"]
+
+    def __enter__(self) -> LoopbackProcess:
+        import subprocess
+        import sys
+
+        self._proc = subprocess.Popen(
+            [sys.executable, __file__, "--delay", str(self.delay)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._port = int(self._proc.stdout.readline())
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._proc.terminate()
+        self._proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser(description="serve the loopback model on 127.0.0.1")
+    ap.add_argument("--delay", type=float, default=0.5)
+    srv = _Server(ap.parse_args().delay)
+    print(srv.server_address[1], flush=True)
+    srv.serve_forever()

@@ -25,8 +25,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 #: Units generated at once per ``llm.concurrency`` / this: a unit keeps about this
-#: many requests busy on average, so concurrency 64 keeps 16 units in flight.
-REQUESTS_PER_UNIT = 4
+#: many requests busy on average, so concurrency 64 keeps 32 units in flight.
+REQUESTS_PER_UNIT = 2
 #: Upper bound on units in flight (memory: each holds its run until it is consumed).
 MAX_UNITS_IN_FLIGHT = 32
 

@@ -112,10 +112,20 @@ def _salvage(job) -> bool:
 
 
 # --- run ------------------------------------------------------------------------------------
+DEFAULT_DATASET = "arithmetic"
 with st.expander("Run an evaluation on a dataset sample", expanded=False):
     c1, c2, c3, c4 = st.columns(4)
+    names = guarded("Listing datasets", available_datasets) or []
     dataset = c1.selectbox(
-        "Dataset", guarded("Listing datasets", available_datasets) or [], key="eval_dataset"
+        "Dataset",
+        names,
+        # the packaged 0.5B answers 62 % of the arithmetic testbed right (MMLU 30 %, the
+        # knowledge sets 2-6 %): the one sample where both classes are common (issue #12 §5)
+        index=names.index(DEFAULT_DATASET) if DEFAULT_DATASET in names else 0,
+        key="eval_dataset",
+        help="arithmetic: a generated testbed of graded difficulty where the packaged model "
+        "is right about as often as wrong; on the knowledge sets it is almost always wrong, "
+        "and no method can then tell right from wrong",
     )
     limit = c2.number_input("Questions", 2, 300, 10, key="eval_limit")
     seed = c3.number_input(

@@ -49,7 +49,7 @@ def test_rows_in_flight_follow_the_backends_concurrency():
             self.concurrency = c
 
     assert rows_in_flight(B(1)) == 1 and rows_in_flight(None) == 1
-    assert rows_in_flight(B(8)) == 2 and rows_in_flight(B(64)) == 16
+    assert rows_in_flight(B(8)) == 4 and rows_in_flight(B(64)) == 32
     assert rows_in_flight(B(10_000)) == 32
 
 
@@ -66,7 +66,7 @@ def test_rows_overlap_under_one_request_budget_and_stay_in_order(tmp_path, minil
     assert summary.ok and summary.n_scored == len(QUESTIONS)
     assert [r["id"] for r in iter_records(out)] == [f"q{i}" for i in range(len(QUESTIONS))]
     assert peak <= concurrency  # the backend's budget holds across pipelined rows
-    if concurrency == 16:  # 4 rows in flight: more than one row's 2 answers at once
+    if concurrency == 16:  # 8 rows in flight: more than one row's 2 answers at once
         assert peak > 2
 
 

@@ -72,7 +72,7 @@ def test_units_in_flight_follow_concurrency_unless_the_backend_declares_them():
             if declared is not None:
                 self.units_in_flight = declared
 
-    assert units_in_flight(B(1)) == 1 and units_in_flight(B(64)) == 16
+    assert units_in_flight(B(1)) == 1 and units_in_flight(B(64)) == 32
     assert units_in_flight(B(16, declared=1)) == 1 and units_in_flight(B(16, declared=99)) == 32
 
 
