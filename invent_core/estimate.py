@@ -38,6 +38,7 @@ __all__ = [
     "count_llm_calls",
     "estimate_run",
     "record_run",
+    "record_artifact",
 ]
 
 #: Priors, seconds per unit, used until this machine measured one (ours):
@@ -175,6 +176,33 @@ def record_run(
     log.record(llm_key(llm_identity), float(timings.get("generate", 0.0)), sent)
     if perturber == "gaap":
         log.record(GAAP_KEY, float(timings.get("perturb", 0.0)), 1)
+
+
+def record_artifact(run: Any, log: ThroughputLog | None = None) -> None:
+    """Record a finished :class:`~invent_core.pipeline.RunArtifact`'s throughput (best effort).
+
+    With the overlapped engine (issue #11) the paraphrase and answer requests
+    share the same wall time, so a paraphrase run's rate is its wall time
+    (``timings["total"]`` less scoring) over every request the LLM served
+    (``usage["llm_calls"]`` less the cached ones): the unit
+    :func:`count_llm_calls` counts. GAAP runs, and runs saved before
+    ``total`` was recorded, use :func:`record_run`. A cache folder that cannot
+    be written costs the estimate a measurement, nothing more.
+    """
+    t, u = run.timings, run.usage
+    identity = str(run.identities.get("llm") or "")
+    try:
+        log = log if log is not None else ThroughputLog()
+        if run.config.perturber == "gaap" or "total" not in t or "llm_calls" not in u:
+            record_run(
+                log, llm_identity=identity, perturber=run.config.perturber, timings=t, usage=u
+            )
+            return
+        cached = int(u.get("cached", 0)) + int(u.get("perturb_cached", 0))
+        seconds = float(t["total"]) - float(t.get("score", 0.0))
+        log.record(llm_key(identity), seconds, int(u["llm_calls"]) - cached)
+    except OSError:
+        pass
 
 
 def _paraphrase_requests(config: RunConfig, llm_identity: str) -> int:

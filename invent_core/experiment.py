@@ -170,7 +170,9 @@ def get_run(
         return run if run.config.score == config.score else run.rescore(config.score)
     run = _generate(example, config, llm, progress, cancel)
     run.save(_run_path(runs_dir, example, config.temperature))
-    _record_throughput(run)
+    from .estimate import record_artifact
+
+    record_artifact(run)
     return run
 
 
@@ -206,22 +208,6 @@ def _generate(example, config: RunConfig, llm: Any, progress, cancel):
     if cancel is not None and "cancel" in inspect.signature(run_question).parameters:
         kwargs["cancel"] = cancel
     return run_question(example.question, config, **kwargs)
-
-
-def _record_throughput(run) -> None:
-    """Fold a generated run's seconds per request into the estimate's log (best effort)."""
-    from .estimate import ThroughputLog, record_run
-
-    try:
-        record_run(
-            ThroughputLog(),
-            llm_identity=str(run.identities.get("llm") or ""),
-            perturber=run.config.perturber,
-            timings=run.timings,
-            usage=run.usage,
-        )
-    except OSError:  # a read-only cache dir costs the estimate a measurement, nothing more
-        pass
 
 
 def score_run(run, method_names: Sequence[str], llm: Any) -> dict[str, float]:

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from invent_core.datasets import available_datasets, load_dataset
-from invent_core.estimate import ThroughputLog, estimate_run, record_run
+from invent_core.estimate import ThroughputLog, estimate_run, record_artifact
 from invent_core.pipeline import run_question
 from invent_core.reask import match_states, reask
 from invent_core.registry import list_methods
@@ -38,13 +38,7 @@ KEPT = (
 # --- jobs ----------------------------------------------------------------------
 def _keep(run, log: ThroughputLog, history) -> str:
     """In the job's thread: the throughput log learns this machine's speed; the run is kept."""
-    record_run(
-        log,
-        llm_identity=str(run.identities.get("llm") or ""),
-        perturber=run.config.perturber,
-        timings=run.timings,
-        usage=run.usage,
-    )
+    record_artifact(run, log)
     return archive.keep_run(history, run)
 
 

@@ -103,14 +103,28 @@ def test_demo_assets_are_real_runs(demo_run):
         )
 
 
-def test_home(demo_run):
+def test_home_shows_one_right_and_one_wrong_answer_side_by_side():
+    from invent_core.pipeline import RunArtifact
+
+    pair = json.loads(assets.DEMO_PAIR.read_text())
+    assert [p["label"] for p in pair["pair"]] == ["right", "wrong"]
+    assert [p["correct"] for p in pair["pair"]] == [True, False]
+    runs = [RunArtifact.from_dict(p["run"]) for p in pair["pair"]]
     at = open_page("app.py")
     assert_clean(at)
     assert "invent" in at.title[0].value
-    assert [m.label for m in at.metric][:2] == ["Inv-Entropy", "NI-Entropy"]
-    assert float(at.metric[0].value) == pytest.approx(demo_run.measures["inv_entropy"], abs=1e-4)
-    z = decode(chart(at, "home_p_x_given_y")["data"][0]["z"])
-    np.testing.assert_allclose(z.sum(axis=1), 1.0)
+    tiles = [m for m in at.metric if m.label == "Inv-Entropy"]
+    assert [float(m.value) for m in tiles] == [
+        pytest.approx(r.measures["inv_entropy"], abs=1e-3) for r in runs
+    ]
+    # the wrong answer is visibly more uncertain, and both are placed among the reference
+    assert runs[1].measures["inv_entropy"] - runs[0].measures["inv_entropy"] > 0.1
+    percentiles = [float(m.value) for m in at.metric if m.label.startswith("Percentile")]
+    assert len(percentiles) == 2 and percentiles[0] < percentiles[1]
+    for label in ("right", "wrong"):
+        z = decode(chart(at, f"home_p_x_given_y_{label}")["data"][0]["z"])
+        np.testing.assert_allclose(z.sum(axis=1), 1.0)
+        assert chart(at, f"home_{label}_reference")["data"]  # the marker on the distribution
     assert len(at.main.get("page_link")) == len(PAGES) == 8  # every page
     nav = [link.proto.label for link in at.sidebar.get("page_link")]
     assert nav[:2] == ["Home", "Explore a question"] and "History" in nav  # not "app"
@@ -541,8 +555,23 @@ def _html_of(frame) -> bytes:
     return frame.proto.SerializeToString()
 
 
+def _first_questions_of_the_demo_evaluation(k: int) -> dict:
+    """The demo evaluation cut to its first k questions, its metrics computed again by the core."""
+    from invent_core.experiment import _evaluation
+    from invent_ui.experiments import payload_config
+
+    payload = json.loads(assets.DEMO_EVAL.read_text())
+    rows = payload["rows"][:k]
+    evaluation, _ = _evaluation(rows, payload["methods"], payload_config(payload))
+    return {**payload, "rows": rows, "evaluation": evaluation.to_dict()}
+
+
 def test_small_samples_are_greyed_and_never_bold():
-    at = open_page("6_Evaluation.py")  # the demo: 10 questions, 2 correct
+    from invent_ui import state
+
+    small = _first_questions_of_the_demo_evaluation(10)
+    assert 0 < sum(r["correct"] for r in small["rows"]) < 10  # both classes: metrics exist
+    at = open_page("6_Evaluation.py", **{state.EVAL_PAYLOAD: small})
     assert_clean(at)
     board = _html_of(at.dataframe[0])
     assert b"font-weight: bold" not in board and b"#9e9e9e" in board

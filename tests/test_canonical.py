@@ -15,7 +15,7 @@ from invent_core.canonical import (
     option_letter,
 )
 from invent_core.cleaning import clean_response
-from invent_core.evaluation.correctness import judge_correct, mmlu_match
+from invent_core.evaluation.correctness import judge_correct
 
 ROOT = Path(__file__).resolve().parents[1]
 MORAL = ["Wrong, Wrong", "Wrong, Not wrong", "Not wrong, Wrong", "Not wrong, Not wrong"]
@@ -67,23 +67,6 @@ def test_mmlu_unmappable_keeps_text(reply, choices):
 def test_mmlu_needs_choices():
     with pytest.raises(ValueError, match="task 'mmlu' needs choices"):
         canonical_answer("B", task="mmlu")
-
-
-def test_demo_eval_replies_agree_with_the_judge():
-    """Every reply in the shipped demo evaluation maps, and the judge reads the same letter."""
-    data = json.loads((ROOT / "assets" / "demo_eval.json").read_text())
-    mmlu = {
-        r["id"]: r for r in map(json.loads, (ROOT / "assets/datasets/mmlu_sample300.jsonl").open())
-    }
-    for row in data["rows"]:
-        choices = mmlu[row["id"]]["choices"]
-        got = canonical_answer(row["response"], task="mmlu", choices=choices)
-        assert got.mapped and got.text in "ABCD"
-        assert got.text == row["response"][0]  # "A. Wrong, Wrong" → "A", "B" → "B"
-        ref = mmlu[row["id"]]["answers"]
-        assert bool(row["correct"]) == mmlu_match(row["response"], ref, choices)
-        # the judge gives the same verdict on the canonical form as on the reply
-        assert judge_correct(got.text, ref, dataset="mmlu", choices=choices) == bool(row["correct"])
 
 
 @pytest.mark.parametrize(
@@ -180,3 +163,32 @@ def test_batch_helper_and_number_format():
 def test_arithmetic_judge_is_exact_on_numbers(reply, reference, correct):
     cleaned = clean_response(reply, None)
     assert judge_correct(cleaned, [reference], dataset="arithmetic") is correct
+
+
+def _saved_evaluations():
+    """(dataset, scores.csv rows) of every evaluation the results report is made from."""
+    import csv
+
+    out = []
+    for path in sorted((ROOT / "docs" / "results").glob("evaluate-*/scores.csv")):
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = [r for r in csv.DictReader(fh) if r.get("correct") in ("0", "1")]
+        out.append(pytest.param(rows, id=path.parent.name))
+    return out
+
+
+@pytest.mark.parametrize("rows", _saved_evaluations())
+def test_saved_evaluations_judge_the_canonical_form_of_the_scored_reply(rows):
+    """On real replies of the packaged model: the stored canonical form is the canonical step's
+    output, and the stored verdict is the judge's verdict on it."""
+    from invent_core.datasets import load_dataset
+
+    assert rows
+    examples = {e.id: e for e in load_dataset(rows[0]["dataset"])}
+    for row in rows:
+        ex = examples[row["id"]]
+        choices = list(ex.choices) if ex.choices else None
+        got = canonical_answer(row["response"], task=ex.task, choices=choices)
+        assert got.text == row["canonical"], row["id"]
+        verdict = judge_correct(got.text, list(ex.answers), dataset=ex.dataset, choices=choices)
+        assert verdict == bool(int(row["correct"])), row["id"]

@@ -199,6 +199,26 @@ def test_record_run_from_a_run_artefact(tmp_path):
     assert log.measured(llm_key(SERVER)) is None  # a fully cached run measures nothing
 
 
+def test_an_overlapped_paraphrase_run_is_measured_by_its_wall_time_over_every_call(tmp_path):
+    """Paraphrase and answer requests overlap: the rate is wall time over all LLM calls served."""
+    from types import SimpleNamespace
+
+    from invent_core.estimate import record_artifact
+
+    run = SimpleNamespace(
+        identities={"llm": SERVER},
+        config=RunConfig(),
+        timings={"perturb": 6.0, "generate": 9.5, "score": 0.5, "total": 10.5},
+        usage={"requests": 50, "cached": 10, "perturb_requests": 12, "perturb_cached": 2,
+               "llm_calls": 62},
+    )  # fmt: skip
+    log = ThroughputLog(tmp_path / "t.json")
+    record_artifact(run, log)
+    assert log.measured(llm_key(SERVER)).seconds == pytest.approx(10.0 / 50)  # 62 - 12 cached
+    est = estimate_run(RunConfig(), llm_identity=SERVER, throughput=log)
+    assert "≈ 10 s" in est.text or "≈ 12 s" in est.text  # 51-61 calls at 0.2 s each
+
+
 def test_log_written_by_one_process_is_read_by_another(tmp_path):
     env = {**os.environ, "INVENT_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)}
     code = """

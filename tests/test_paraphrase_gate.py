@@ -149,13 +149,15 @@ def test_every_candidate_rejected_is_a_clear_error_with_the_reasons_when_asked_t
 
 def test_every_candidate_rejected_pads_with_the_question_itself_by_default():
     """The default keeps the question (failing would drop the long ones from an evaluation)."""
-    llm = RecordingLLM([AUSTRALIA, "Canberra.", "Canberra."])
+    llm = RecordingLLM([AUSTRALIA, "Canberra.", "Canberra.", "Canberra"])  # n + 1 requests
     seen = []
-    res = _gated(llm, 3, gate=GateConfig(max_extra_requests=0), on_accept=lambda i, t: seen.append(i))
+    res = _gated(
+        llm, 3, gate=GateConfig(max_extra_requests=0), on_accept=lambda i, t: seen.append(i)
+    )
     assert res.perturbations == [AUSTRALIA] * 3
     assert res.acceptance["fallback"] == "original" and res.acceptance["padded"] == 3
     assert res.acceptance["accepted"] == 0 and sorted(seen) == [0, 1, 2]  # every state is answered
-    assert [c["accepted"] for c in res.candidates] == [False] * 3  # the rejections are kept
+    assert [c["accepted"] for c in res.candidates] == [False] * 4  # the rejections are kept
 
 
 def test_list_style_re_asks_the_whole_list_with_the_next_replication():

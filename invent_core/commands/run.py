@@ -62,7 +62,9 @@ def main(args: argparse.Namespace) -> int:
         )
     finally:
         llm.close()
-    _record(art)
+    from ..estimate import record_artifact
+
+    record_artifact(art)
     if args.save:
         art.save(args.save)
     if args.json:
@@ -72,22 +74,6 @@ def main(args: argparse.Namespace) -> int:
     if args.save:
         print(f"saved {args.save}")
     return 0
-
-
-def _record(art) -> None:
-    """Fold the run's seconds per request into the estimate's throughput log (best effort)."""
-    from ..estimate import ThroughputLog, record_run
-
-    try:
-        record_run(
-            ThroughputLog(),
-            llm_identity=str(art.identities.get("llm") or ""),
-            perturber=art.config.perturber,
-            timings=art.timings,
-            usage=art.usage,
-        )
-    except OSError:
-        pass
 
 
 def reference_lines(art) -> list[str]:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import GateConfig
+from ..config import GateConfig, ParaphraseConfig
 from ..errors import LLMError
 from ..prompts import PARAPHRASE_SYSTEM, PARAPHRASE_TEMPERATURE, paraphrase_prompt
 
@@ -185,80 +185,15 @@ def fit_to_n(items: list[str], n: int, rng: np.random.Generator) -> list[str]:
 OnAccept = Callable[[int, str], None]
 
 
-def paraphrase(
-    question: str,
-    *,
-    llm: Any = None,
-    n: int = 9,
-    temperature: float | None = None,
-    seed: int = 0,
-    max_tokens: int = 400,
-    max_requests: int = 3,
-    frequency_penalty: float = 0.5,
-    rng: np.random.Generator | None = None,
-    stream: bool = True,
-    system: str | None = PARAPHRASE_SYSTEM,
-    style: str = "auto",
-    gate: GateConfig | None = None,
-    similarity: Any = None,
-    on_accept: OnAccept | None = None,
-) -> list[str]:
-    """``n`` paraphrases of ``question`` by the LLM.
+def paraphrase(question: str, **kwargs: Any) -> list[str]:
+    """``n`` paraphrases of ``question`` by the LLM: :func:`gated_paraphrase`'s perturbations.
 
-    Parameters
-    ----------
-    question : the sentence to paraphrase.
-    llm : an LLM object or spec (``None``: the local default).
-    n : paraphrases wanted (paper: 9).
-    temperature : ``None``: the paper's 0.7 for ``style="list"``,
-        :data:`SINGLE_TEMPERATURE` (1.0, ours) for ``"single"``, where the
-        variety the paper gets within one list has to come from sampling.
-    seed : seed of the first request (request k uses the k-th replication
-        seed); also seeds the sampling/duplication rng unless ``rng`` is given.
-    max_tokens : token budget of one reply (list style).
-    max_requests : without the gate, when a reply yields fewer than ``n``
-        distinct paraphrases, ask again (another seed) up to this many
-        requests (rounds for ``"single"``), then pad.
-    frequency_penalty : 0.5, not in the paper (small models otherwise repeat one line).
-    rng : generator for sampling / duplicating to exactly ``n``.
-    stream : when the backend streams (:class:`~invent_core.llm.base.StreamingLLM`),
-        stop a reply once ``n`` distinct paraphrases are in or the model loops
-        (:func:`enough_or_looping`), saving the rest of ``max_tokens``.
-    system : system message before the paper's prompt (``None``: none; not in the paper).
-    style : ``"list"``: the paper's one request for ``n`` paraphrases;
-        ``"single"``: one per request (``prompts.paraphrase_one_messages``),
-        ``n + 1`` concurrent requests, then more for repeats; ``"auto"``:
-        ``"single"`` for backends declaring ``prefers_single_paraphrase``
-        (the packaged local models), else ``"list"``.
-    gate : the validity gate (:func:`gated_paraphrase`); ``None`` or
-        ``enabled=False``: the paper's behaviour (distinct replies kept as they are).
-    similarity : the run's embedder for the gate's affinity checks (``None``:
-        text checks only).
-    on_accept : ``on_accept(index, text)`` for each of the ``n`` perturbations,
-        in index order, as soon as it is final.
-
-    Returns
-    -------
-    Exactly ``n`` strings, none equal to ``question``; :class:`LLMError` if
+    Takes the keywords of :func:`gated_paraphrase`. Returns exactly ``n``
+    strings, none equal to ``question`` unless no candidate passed the gate
+    and ``GateConfig.if_none_pass`` is ``"original"``; :class:`LLMError` if
     no request gave a usable paraphrase.
     """
-    return gated_paraphrase(
-        question,
-        llm=llm,
-        n=n,
-        temperature=temperature,
-        seed=seed,
-        max_tokens=max_tokens,
-        max_requests=max_requests,
-        frequency_penalty=frequency_penalty,
-        rng=rng,
-        stream=stream,
-        system=system,
-        style=style,
-        gate=gate,
-        similarity=similarity,
-        on_accept=on_accept,
-    ).perturbations
+    return gated_paraphrase(question, **kwargs).perturbations
 
 
 @dataclass
@@ -283,6 +218,10 @@ class ParaphraseResult:
     acceptance: dict[str, Any] = field(default_factory=dict)
 
 
+#: Defaults of the keywords below: written once, in ParaphraseConfig.
+_DEFAULTS = ParaphraseConfig()
+
+
 def gated_paraphrase(
     question: str,
     *,
@@ -290,13 +229,13 @@ def gated_paraphrase(
     n: int = 9,
     temperature: float | None = None,
     seed: int = 0,
-    max_tokens: int = 400,
-    max_requests: int = 3,
-    frequency_penalty: float = 0.5,
+    max_tokens: int = _DEFAULTS.max_tokens,
+    max_requests: int = _DEFAULTS.max_requests,
+    frequency_penalty: float = _DEFAULTS.frequency_penalty,
     rng: np.random.Generator | None = None,
     stream: bool = True,
     system: str | None = PARAPHRASE_SYSTEM,
-    style: str = "auto",
+    style: str = _DEFAULTS.style,
     gate: GateConfig | None = None,
     similarity: Any = None,
     on_accept: OnAccept | None = None,
@@ -315,7 +254,37 @@ def gated_paraphrase(
     acceptances than are missing, ``missing`` of them are drawn at random
     (order kept), as the paper samples nine of a longer list.
 
-    Parameters are those of :func:`paraphrase`.
+    Parameters
+    ----------
+    question : the sentence to paraphrase.
+    llm : an LLM object or spec (``None``: the local default).
+    n : paraphrases wanted (paper: 9).
+    temperature : ``None``: the paper's 0.7 for ``style="list"``,
+        :data:`SINGLE_TEMPERATURE` (1.0, ours) for ``"single"``, where the
+        variety the paper gets within one list has to come from sampling.
+    seed : seed of the first request (request k uses the k-th replication
+        seed); also seeds the sampling/duplication rng unless ``rng`` is given.
+    max_tokens : token budget of one reply (list style).
+    max_requests : without the gate, when a reply yields fewer than ``n``
+        distinct paraphrases, ask again (another seed) up to this many
+        requests (rounds for ``"single"``), then pad.
+    frequency_penalty : not in the paper (small models otherwise repeat one line).
+    rng : generator for sampling / duplicating to exactly ``n``.
+    stream : when the backend streams (:class:`~invent_core.llm.base.StreamingLLM`),
+        stop a reply once ``n`` distinct paraphrases are in or the model loops
+        (:func:`enough_or_looping`), saving the rest of ``max_tokens``.
+    system : system message before the paper's prompt (``None``: none; not in the paper).
+    style : ``"list"``: the paper's one request for ``n`` paraphrases;
+        ``"single"``: one per request (``prompts.paraphrase_one_messages``),
+        ``n + 1`` concurrent requests, then more for repeats; ``"auto"``:
+        ``"single"`` for backends declaring ``prefers_single_paraphrase``
+        (the packaged local models), else ``"list"``.
+    gate : the validity gate (:func:`gated_paraphrase`); ``None`` or
+        ``enabled=False``: the paper's behaviour (distinct replies kept as they are).
+    similarity : the run's embedder for the gate's affinity checks (``None``:
+        text checks only).
+    on_accept : ``on_accept(index, text)`` for each of the ``n`` perturbations,
+        in index order, as soon as it is final.
 
     Returns
     -------
