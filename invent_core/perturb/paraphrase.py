@@ -13,10 +13,15 @@ perturber passes, issue #12 §1), every candidate goes through the validity
 gate (:mod:`invent_core.perturb.gate`) under the run's embedder before it is
 kept: rejected ones are re-asked, each re-ask with a new replication index (so
 a new seed and cache key), within ``max_extra_requests``; then the accepted
-ones are padded by duplication as the paper says. :func:`gated_paraphrase`
-returns every candidate with its verdict; ``on_accept(index, text)`` is called
-as soon as a perturbation is final, so answers can be asked while the rest is
-still being reworded.
+ones are padded by duplication as the paper says. The first round is one list
+request (``"list"``) or ``n + 1`` single requests (``"single"``); when a round
+yields more acceptances than are missing, that many are drawn at random
+(order kept), as the paper samples nine of a longer list. When no candidate
+passes, ``GateConfig.if_none_pass`` decides: ``"original"`` pads every state
+with the question itself (flagged ``fallback`` in the acceptance summary),
+``"fail"`` raises. :func:`gated_paraphrase` returns every candidate with its
+verdict; ``on_accept(index, text)`` is called as soon as a perturbation is
+final, so answers can be asked while the rest is still being reworded.
 """
 
 from __future__ import annotations
@@ -240,19 +245,7 @@ def gated_paraphrase(
     similarity: Any = None,
     on_accept: OnAccept | None = None,
 ) -> ParaphraseResult:
-    """:func:`paraphrase` with every candidate and the acceptance summary.
-
-    With ``gate`` enabled, each round's candidates go through
-    :func:`invent_core.perturb.gate.gate_candidates` (affinities under
-    ``similarity``, near-duplicates of accepted ones rejected). While fewer
-    than ``n`` are accepted, more are asked: the first round is one list
-    request (``"list"``) or ``n + 1`` single requests (``"single"``), and at
-    most ``gate.max_extra_requests`` requests follow, each with a new
-    replication index (a new seed and cache key, so a re-ask never re-reads
-    the rejected reply). The accepted ones are then padded to ``n`` by random
-    duplication (paper, "Perturbation Configuration"). When a round yields more
-    acceptances than are missing, ``missing`` of them are drawn at random
-    (order kept), as the paper samples nine of a longer list.
+    """``n`` paraphrases with every candidate and the acceptance summary (see the module doc).
 
     Parameters
     ----------
@@ -279,8 +272,7 @@ def gated_paraphrase(
         ``n + 1`` concurrent requests, then more for repeats; ``"auto"``:
         ``"single"`` for backends declaring ``prefers_single_paraphrase``
         (the packaged local models), else ``"list"``.
-    gate : the validity gate (:func:`gated_paraphrase`); ``None`` or
-        ``enabled=False``: the paper's behaviour (distinct replies kept as they are).
+    gate : the validity gate; ``None`` or ``enabled=False``: the paper's behaviour.
     similarity : the run's embedder for the gate's affinity checks (``None``:
         text checks only).
     on_accept : ``on_accept(index, text)`` for each of the ``n`` perturbations,
@@ -288,12 +280,7 @@ def gated_paraphrase(
 
     Returns
     -------
-    ParaphraseResult
-
-    Raises
-    ------
-    LLMError
-        When no candidate was usable (no request's reply passed).
+    ParaphraseResult; :class:`LLMError` when no reply was usable at all.
     """
     asker = _Asker.build(
         question,
