@@ -87,10 +87,10 @@ class ScoreConfig:
         0, "seeds perturbation, answer replications and the bootstrap"
     )  # ours: one seed at the edge
     affinity: AffinityKind = _opt(
-        "shifted_cosine",
-        "a(·,·) from cosine: shifted_cosine (paper, (1+cos)/2), abs_cosine (released code) "
-        "or exp_cosine (ours, exp((cos-1)/τ))",
-    )  # paper §3: (1 + cos) / 2
+        "exp_cosine",
+        "a(·,·) from cosine: exp_cosine (ours, exp((cos-1)/τ), the default), shifted_cosine "
+        "(the paper's (1+cos)/2) or abs_cosine (the released code's |cos|)",
+    )  # ours, by evidence (docs/RESULTS.md "Kernel study"); the paper's §3 is (1 + cos) / 2
     kernel_tau: float = _opt(
         0.25, "τ of the exp_cosine affinity exp((cos-1)/τ); smaller is sharper"
     )  # ours: see random_walk.affinity_from_cosine for the measured Δ per τ

@@ -156,9 +156,19 @@ class ScoringContext:
 
     @cached_property
     def original_affinity(self) -> np.ndarray:
-        """(r, r) affinity between the answers to the original question (from the shared run matrix)."""
+        """(r, r) (1 + cos)/2 affinity between the answers to the original question.
+
+        The baselines that read it (Kernel Entropy, DegMat, LUQ, KLE) keep
+        their published kernel whatever kernel the Inv measures use
+        (``ScoreConfig.affinity``), so choosing Inv's kernel never changes a
+        baseline. Under the paper's kernel it is the answers' block of the
+        shared run matrix; otherwise the same embeddings (cached) under (1 + cos)/2.
+        """
         r = len(self.original_responses)
-        return np.asarray(self.score.sim_y)[:r, :r]
+        if self.config.affinity == "shifted_cosine":
+            return np.asarray(self.score.sim_y)[:r, :r]
+        texts = list(self.original_responses)
+        return np.asarray(self.similarity.similarity_matrix(texts, kind="shifted_cosine"))
 
     @cached_property
     def judge(self) -> Any:

@@ -308,7 +308,12 @@ def test_response_weights_default_is_the_shared_matrix(minilm):
     w, source = response_weights(ctx)
     assert source == "affinity"
     np.testing.assert_array_equal(w, ctx.original_affinity)
-    np.testing.assert_allclose(ctx.original_affinity, np.asarray(ctx.score.sim_y)[:3, :3])
+    # the baselines' kernel is (1 + cos)/2 whatever kernel the Inv measures use
+    e = minilm.encode(["Paris", "London", "Rome"]).astype(np.float64)
+    np.testing.assert_allclose(ctx.original_affinity, (1 + e @ e.T) / 2, atol=1e-6)
+    paper = _ctx(minilm, ["Paris", "London", "Rome"], config=ScoreConfig(affinity="shifted_cosine"))
+    np.testing.assert_allclose(paper.original_affinity, np.asarray(paper.score.sim_y)[:3, :3])
+    np.testing.assert_allclose(paper.original_affinity, ctx.original_affinity, atol=1e-6)
 
 
 def test_response_weights_with_llm_judge(minilm):

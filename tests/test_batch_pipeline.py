@@ -81,3 +81,42 @@ def test_a_fresh_embedder_encodes_from_several_threads():
     with ThreadPoolExecutor(4) as pool:
         shapes = list(pool.map(lambda t: emb.encode([t, "x"]).shape, ["a", "b", "c", "d"]))
     assert shapes == [(2, MINILM.dimension)] * 4
+
+
+@pytest.mark.slow
+def test_generated_rows_carry_the_reference_percentile_and_p_correct(tmp_path, minilm, monkeypatch):
+    from invent_core.reference import ReferenceSet, reference_settings
+
+    out = tmp_path / "out.csv"
+    with LoopbackServer(delay=0.0) as srv:
+        llm = get_llm("openai", base_url=srv.base_url, model="loopback", cache=None, concurrency=4)
+        settings = reference_settings(CONFIG, llm.identity, "inv_entropy")
+        ref = tmp_path / "ref"
+        ref.mkdir()
+        values = [0.1 * k for k in range(40)]  # Inv-Entropy of n = 1 runs lies in [0, 1.4]
+        ReferenceSet(values, [1] * 20 + [0] * 20, settings).save(ref / "toy.json")
+        monkeypatch.setenv("INVENT_REFERENCE_DIR", str(ref))
+        summary = batch_score(_input(tmp_path), out, CONFIG, llm=llm, embedder=minilm)
+    assert summary.ok
+    rows = list(iter_records(out))
+    for r in rows:
+        pct, p = float(r["inv_entropy_percentile"]), float(r["inv_entropy_p_correct"])
+        assert 0 <= pct <= 100 and 0 < p < 1
+        assert pct == pytest.approx(100 * sum(v <= float(r["inv_entropy"]) for v in values) / 40)
+
+
+@pytest.mark.slow
+def test_pre_generated_rows_have_no_reference_columns_filled(tmp_path, minilm):
+    """Responses from an unknown LLM: no reference applies, the cells stay empty."""
+    path = tmp_path / "pre.jsonl"
+    path.write_text(
+        '{"id": "a", "question": "What is 2+2?", "perturbations": ["What is two plus two?"], '
+        '"responses": [["4", "4"], ["4", "5"]]}\n'
+    )
+    out = tmp_path / "out.csv"
+    assert batch_score(path, out, CONFIG, embedder=minilm).ok
+    [row] = list(iter_records(out))
+    assert row["inv_entropy_percentile"] in ("", None) and row["inv_entropy_p_correct"] in (
+        "",
+        None,
+    )

@@ -30,7 +30,7 @@ def _save(folder, name, values, correct, **settings):
 
 
 def test_settings_name_the_packaged_model_and_drop_tau_unless_it_matters():
-    s = reference_settings(CFG, "local", "inv_entropy")
+    s = reference_settings(CFG.replace(affinity="shifted_cosine"), "local", "inv_entropy")
     assert set(s) == set(MATCH_KEYS) - {"kernel_tau"}
     assert (s["llm"], s["n_perturbations"], s["measure"]) == ("qwen0.5b", 4, "inv_entropy")
     sharp = reference_settings(CFG.replace(affinity="exp_cosine"), "local", "inv_entropy")
@@ -121,3 +121,53 @@ def test_make_reference_script_builds_what_for_settings_finds(tmp_path):
     assert ref.settings["datasets"] == ["arithmetic"]
     lex = for_settings(CFG, llm_identity="local", measure="lexsim", directory=out)
     assert lex.values.tolist() == [0.1, 0.2, 0.3]
+
+
+def test_the_shipped_reference_covers_the_default_settings_of_the_packaged_model():
+    """What `run`, Explore and batch show out of the box: a labelled reference for the defaults."""
+    ref = for_settings(RunConfig(), llm_identity="local")
+    assert ref is not None, "no assets/reference/*.json for the defaults: scripts/make_reference.py"
+    assert ref.has_labels and ref.size >= 50
+    assert {"arithmetic", "mmlu"} <= set(ref.settings["datasets"])
+    assert ref.settings["affinity"] == RunConfig().score.affinity
+
+
+def _score_cli(tmp_path, *extra, ref_dir=None):
+    import os
+
+    data = {
+        "questions": ["What is 6 times 7?", "What is the product of 6 and 7?"],
+        "responses": [["42", "42", "36"], ["42", "48", "42"]],
+    }
+    path = tmp_path / "ex.json"
+    path.write_text(json.dumps(data))
+    env = {**os.environ, "INVENT_REFERENCE_DIR": str(ref_dir or tmp_path / "none")}
+    return subprocess.run(
+        [sys.executable, "-m", "invent_core", "score", str(path), "-B", "5", *extra],
+        capture_output=True, text=True, cwd=ROOT, env=env,
+    )  # fmt: skip
+
+
+@pytest.mark.slow  # loads the packaged embedder in a subprocess
+def test_score_places_the_value_among_the_reference_of_the_model_that_made_the_answers(tmp_path):
+    made = RunConfig(n_perturbations=1, n_replications=3)
+    ref_dir = tmp_path / "ref"
+    ref_dir.mkdir()
+    settings = reference_settings(made, "qwen0.5b", "inv_entropy")
+    _save(ref_dir, "toy", [0.1 * k for k in range(20)], [1] * 10 + [0] * 10, **settings)
+    unknown = _score_cli(tmp_path, ref_dir=ref_dir)
+    assert unknown.returncode == 0, unknown.stderr
+    assert "responses from an unknown LLM, so no reference percentile" in unknown.stdout
+    known = _score_cli(tmp_path, "--made-by", "qwen0.5b", ref_dir=ref_dir)
+    assert known.returncode == 0, known.stderr
+    assert "inv_entropy: percentile" in known.stdout and "among 20 reference" in known.stdout
+    as_json = json.loads(
+        _score_cli(tmp_path, "--made-by", "qwen0.5b", "--json", ref_dir=ref_dir).stdout
+    )
+    assert as_json["reference"]["n_reference"] == 20 and 0 <= as_json["reference"]["p_correct"] <= 1
+
+
+def test_score_refuses_an_unknown_model_before_reading_the_file(tmp_path):
+    bad = _score_cli(tmp_path, "--made-by", "gpt-99")
+    assert bad.returncode == 2
+    assert "--made-by: 'gpt-99' is not a packaged model" in bad.stderr

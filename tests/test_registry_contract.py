@@ -10,6 +10,7 @@ exercised in tests/test_baselines.py, marked slow).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -184,14 +185,21 @@ def test_invariant_to_replication_order(scores, minilm, name):
     assert value == pytest.approx(scores[name].value, abs=tol)
 
 
+#: WD-px-py is the distance between P_x and P_y, not a spread of the answers: under a
+#: sharp kernel, identical answers make P_y uniform while distinct perturbations keep
+#: P_x peaked, so its distance is not smaller than with scattered answers (measured
+#: here: 0.0209 vs 0.0205 under exp_cosine τ = 0.25). The ordering holds under the
+#: paper's kernel, the one it was defined with.
+KERNEL_FOR_ORDER = {"wd_px_py": "shifted_cosine"}
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_identical_less_uncertain_than_scattered(minilm, name):
-    same = ScoringContext(
-        QUESTIONS, IDENTICAL, ScoreConfig(n_bootstrap=200), embedder=minilm, llm=FakeLLM()
-    )
-    scat = ScoringContext(
-        QUESTIONS, SCATTERED, ScoreConfig(n_bootstrap=200), embedder=minilm, llm=FakeLLM()
-    )
+    cfg = ScoreConfig(n_bootstrap=200)
+    if name in KERNEL_FOR_ORDER:
+        cfg = dataclasses.replace(cfg, affinity=KERNEL_FOR_ORDER[name])
+    same = ScoringContext(QUESTIONS, IDENTICAL, cfg, embedder=minilm, llm=FakeLLM())
+    scat = ScoringContext(QUESTIONS, SCATTERED, cfg, embedder=minilm, llm=FakeLLM())
     u_same = compute_methods(same, [name], strict=True)[name].value
     u_scat = compute_methods(scat, [name], strict=True)[name].value
     assert u_same < u_scat, f"{name}: identical {u_same:.4f} should be below scattered {u_scat:.4f}"

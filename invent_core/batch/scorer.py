@@ -9,6 +9,7 @@ measures and the baselines are the ones ``run`` and ``score`` compute.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -67,20 +68,22 @@ class RowScorer:
         self.dataset = dataset
         self._reference: Any = None
         self._reference_looked_up = False
+        self._reference_lock = threading.Lock()  # pipelined rows ask from several threads
 
     def reference(self) -> Any:
         """The shipped reference matching these settings and this LLM (None: no such reference).
 
         Pre-generated responses have no known LLM, so no reference applies to them.
         """
-        if not self._reference_looked_up:
-            from ..reference import for_settings
+        with self._reference_lock:
+            if not self._reference_looked_up:
+                from ..reference import for_settings
 
-            self._reference_looked_up = True
-            if self.llm is not None:
-                identity = getattr(self.llm, "identity", None)
-                self._reference = for_settings(self.config, llm_identity=identity)
-        return self._reference
+                if self.llm is not None:
+                    identity = getattr(self.llm, "identity", None)
+                    self._reference = for_settings(self.config, llm_identity=identity)
+                self._reference_looked_up = True
+            return self._reference
 
     def prefetch(self, rows: Sequence[InputRow]) -> None:
         """Embed the texts of several pre-generated rows in one model call (fills the cache)."""
