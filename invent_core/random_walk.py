@@ -77,8 +77,8 @@ def affinity_from_cosine(
     cos : array of shape (..., m, m), values in [-1, 1].
     kind : which kernel.
 
-        - ``"shifted_cosine"`` (default): ``(1 + cos) / 2``, the paper's
-          (§3 "Implementation details").
+        - ``"shifted_cosine"`` (this function's default, the pure paper):
+          ``(1 + cos) / 2``, the paper's (§3 "Implementation details").
         - ``"abs_cosine"``: ``|cos|``, what the paper's released code uses —
           a parity option; it treats opposite embeddings as similar.
         - ``"exp_cosine"`` (ours): ``exp((cos − 1) / τ)``, in (0, 1], ones on
@@ -87,7 +87,13 @@ def affinity_from_cosine(
           paper's kernel uninformative with sentence embedders: every
           ``(1 + cos)/2`` lies in about [0.6, 1], so P_x, P_y and
           P(X|Y) = P_y P_x are close to uniform and Inv-Entropy sits at
-          ≈ log(n + 1) whatever the answers are.
+          ≈ log(n + 1) whatever the answers are. The run default
+          (``ScoreConfig.affinity``), chosen on saved runs: on the arithmetic
+          testbed Inv-Entropy's AUROC rose from 0.73 to 0.83 (τ = 0.25); on
+          MMLU, where no method beats chance with the packaged model, it fell
+          0.04 (within its ± 0.03). Where common sense (a measure that moves
+          with the answers) and the paper's kernel disagree, we side with the
+          former and keep the paper's as an option.
     tau : τ > 0 of ``"exp_cosine"`` (ignored by the others). Smaller is
         sharper. Too sharp is wrong too: once P(x_i | y_i) > 1/e the
         unnormalised entropy *falls* as answers scatter (paper §"Insights").

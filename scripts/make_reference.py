@@ -6,7 +6,7 @@
 Each argument is an ``evaluate`` output folder (``config.json``, ``scores.csv``,
 ``runs/``). For each measure, the folder's per-question values and correctness
 labels become one :class:`invent_core.reference.ReferenceSet`, written as
-``<out>/<dataset>__<measure>__<settings hash>.json``. Its settings are what
+``<out>/<folder>__<measure>__<settings hash>.json`` (``<folder>`` without ``evaluate-``). Its settings are what
 :func:`invent_core.reference.for_settings` matches a run against (the run's
 perturber, n, r, temperature, embedder, kernel, measure and packaged LLM, see
 ``reference.MATCH_KEYS``), plus the dataset, the seed and where it came from.
@@ -56,12 +56,18 @@ def build(folder: Path, measure: str):
 
 
 def file_name(ref) -> str:
-    """``<dataset>__<measure>__<8 hex of the matched settings>.json``."""
+    """``<source>__<measure>__<8 hex of the matched settings>.json``.
+
+    ``<source>`` is the evaluate folder's name without ``evaluate-``
+    (``arithmetic``, ``arithmetic-heldout``): two samples of one dataset with
+    the same settings are two files, both pooled by ``for_settings``.
+    """
     from invent_core.reference import MATCH_KEYS
 
     key = json.dumps({k: ref.settings.get(k) for k in MATCH_KEYS}, sort_keys=True)
     digest = hashlib.sha1(key.encode()).hexdigest()[:8]
-    return f"{ref.settings['dataset']}__{ref.settings['measure']}__{digest}.json"
+    source = str(ref.settings.get("source") or ref.settings["dataset"]).removeprefix("evaluate-")
+    return f"{source}__{ref.settings['measure']}__{digest}.json"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -282,6 +282,17 @@ def verdict(results: dict[str, Any]) -> str:
 # --- sections ------------------------------------------------------------------------------
 
 
+def _stem(f: Folder) -> str:
+    """The folder's name without ``evaluate-`` / ``tsu-`` (a dataset may have several folders)."""
+    return f.path.name.split("-", 1)[1] if "-" in f.path.name else f.path.name
+
+
+def _title(f: Folder) -> str:
+    """``arithmetic`` or ``arithmetic (heldout)`` for ``evaluate-arithmetic-heldout``."""
+    extra = _stem(f)[len(f.dataset) :].strip("-_ ")
+    return f"{f.dataset} ({extra})" if extra else f.dataset
+
+
 def evaluate_section(f: Folder, docs: Path) -> list[str]:
     """Accuracy, every method's metrics with ± next to the paper's, a verdict and an AUROC plot."""
     res = f.results
@@ -297,7 +308,7 @@ def evaluate_section(f: Folder, docs: Path) -> list[str]:
                 pm(*PAPER_TABLE1[m].get(method, {}).get(paper, (None, None))) for m in METRICS[:3]
             ]
         rows.append(row)
-    lines = [f"### {f.dataset}", "", settings_line(f), "", f"{accuracy_text(res)}; "
+    lines = [f"### {_title(f)}", "", settings_line(f), "", f"{accuracy_text(res)}; "
              f"mean ± std over {res.get('n_boot')} paired bootstrap resamples.", ""]  # fmt: skip
     lines += md_table(header, rows)
     judged = (res.get("judgement") or {}).get("ok", True)
@@ -305,9 +316,9 @@ def evaluate_section(f: Folder, docs: Path) -> list[str]:
         lines.append(f"\n{labels.get(method, method)}: {why}.")
     if res.get("failed"):
         lines.append(f"\n{len(res['failed'])} question(s) failed and are left out.")
-    png = docs / f"results_{f.dataset}_auroc.png"
+    png = docs / f"results_{_stem(f)}_auroc.png"
     if plot_auroc(png, res, paper):
-        lines += ["", f"![AUROC per method, {f.dataset}]({png.name})"]
+        lines += ["", f"![AUROC per method, {_title(f)}]({png.name})"]
     return lines + ["", verdict(res), ""]
 
 
@@ -368,10 +379,11 @@ def testbed_section(f: Folder, docs: Path) -> list[str]:
         [str(r["difficulty"]), str(r["n"]), f"{r['accuracy']:.2f}", *(pm(r[m]) for m in methods)]
         for r in rows
     ]
-    lines = ["## Testbed: arithmetic of graded difficulty", "", target_line(f.results), ""]
+    lines = [f"## Testbed: arithmetic of graded difficulty, {_title(f)}", "", settings_line(f), ""]
+    lines += [target_line(f.results), ""]
     lines += ["Mean uncertainty by difficulty (higher = more uncertain):", ""]
     lines += md_table(header, table)
-    png = docs / "results_testbed_difficulty.png"
+    png = docs / f"results_testbed_difficulty_{_stem(f)}.png"
     if plot_difficulty(png, rows, methods, labels):
         lines += ["", f"![Uncertainty by difficulty]({png.name})"]
     return lines + [""]

@@ -180,7 +180,7 @@ def test_plots_are_pngs(report):
     from PIL import Image
 
     _, out, text = report
-    for name in ("results_mmlu_auroc.png", "results_testbed_difficulty.png"):
+    for name in ("results_mmlu_auroc.png", "results_testbed_difficulty_arithmetic.png"):
         assert f"]({name})" in text
         with Image.open(out.parent / name) as img:
             assert img.format == "PNG" and img.size == (900, 420)
@@ -208,3 +208,18 @@ def test_the_papers_numbers_are_copied_right():
             assert [v for d in mod.PAPER_DATASETS for v in got[d]] == nums, (metric, cells[1])
             seen += 1
     assert seen == 39
+
+
+def test_the_shipped_report_is_what_its_saved_runs_give(tmp_path):
+    """docs/RESULTS.md is regenerated from docs/results/ (the committed runs) to the same text."""
+    shipped = ROOT / "docs" / "RESULTS.md"
+    out = tmp_path / "docs" / "RESULTS.md"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_results.py"),
+         "--runs", str(ROOT / "docs" / "results"), "--out", str(out)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8")
+    tables = _tables(shipped.read_text(encoding="utf-8"))
+    assert tables and all(len({len(row) for row in t}) == 1 for t in tables)
