@@ -83,11 +83,11 @@ def load_items(folder: Path) -> tuple[list[Item], list[str]]:
     runs: dict[str, dict[str, Any]] = {}
     for path in sorted((folder / "runs").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        runs.setdefault(data.get("question", data["questions"][0]), data)
+        runs.setdefault(str(data.get("question", data["questions"][0])).strip(), data)
     items, missing = [], []
     with open(folder / "scores.csv", newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
-            run = runs.get(row.get("question", ""))
+            run = runs.get(row.get("question", "").strip())  # evaluate strips the question
             if run is None or row.get("correct") not in ("0", "1"):
                 missing.append(row.get("id", "?"))
                 continue

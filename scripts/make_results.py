@@ -124,6 +124,9 @@ PAPER_TSU = _paper_tsu()
 METRICS = ("auroc", "prr", "brier", "ece")
 LABELS = {"auroc": "AUROC (↑)", "prr": "PRR (↑)", "brier": "Brier (↓)", "ece": "ECE (↓)"}
 
+#: Hand-written reasoning included in the report (see :func:`_notes`).
+NOTES_DIR = ROOT / "docs" / "results"
+
 # --- saved runs --------------------------------------------------------------------
 
 
@@ -432,7 +435,17 @@ def kernel_section(path: Path | None) -> list[str]:
         lines += [f"{Path(folder).name}: {block.get('n')} questions, accuracy {pm(acc)}", ""]
         lines += md_table(["kernel", "AUROC", "Δ vs paper", "std across questions", "IQR"], rows)
         lines.append("")
-    return lines
+    return lines + _notes("kernel_choice.md")
+
+
+def _notes(name: str) -> list[str]:
+    """A hand-written part of the report (``docs/results/<name>``), included as it is.
+
+    The reasoning behind a choice is written by a person; every number it
+    quotes is in the generated tables above it.
+    """
+    path = NOTES_DIR / name
+    return [path.read_text(encoding="utf-8").rstrip(), ""] if path.is_file() else []
 
 
 # --- plots (Pillow: no plotting library is a dependency) -----------------------------------
@@ -528,7 +541,7 @@ def overview(folders: list[Folder]) -> list[str]:
                 if get_method(m).family == "baseline"]  # fmt: skip
         best = max(base) if base else (None, "")
         judged = (res.get("judgement") or {}).get("ok", True)
-        rows.append([f.dataset, str(res.get("n_questions")), f.llm, accuracy_text(res).removeprefix("accuracy "),
+        rows.append([_title(f), str(res.get("n_questions")), f.llm, accuracy_text(res).removeprefix("accuracy "),
                      pm(*_cell(res, "inv_entropy", "auroc")),
                      f"{res.get('labels', {}).get(best[1], best[1])} {pm(best[0])}" if base else "–",
                      "yes" if judged else "no"])  # fmt: skip
@@ -561,7 +574,9 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
             lines += tsu_section(f)
     for f in (f for f in folders if f.kind == "evaluate" and f.dataset == "arithmetic"):
         lines += testbed_section(f, docs)
+    lines += _notes("testbed_reading.md")
     lines += kernel_section(kernel_study)
+    lines += _notes("other_measurements.md")
     return "\n".join(lines).rstrip() + "\n"
 
 
