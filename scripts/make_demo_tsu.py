@@ -1,12 +1,15 @@
 """Regenerate the TSU page's demo: a small real temperature sweep on a dataset sample.
 
-    python scripts/make_demo_tsu.py                  # assets/demo_tsu.json
+    python scripts/make_demo_tsu.py --work docs/results/tsu-arithmetic   # assets/demo_tsu.json
 
 Runs ``invent_core.experiment.tsu`` (every registered method on runs at each
 temperature; paper temperatures 0.3, 0.7, 1.0, 1.4) with the local default
-LLM and small n, r, then writes the payload the page reads
-(:func:`invent_ui.experiments.tsu_payload`). Runs are kept under
-``.cache/demo_tsu/`` so a second call resumes.
+LLM and the default run settings on 20 questions of the arithmetic testbed
+(the sample where the packaged model is right about as often as wrong), then
+writes the payload the page reads (:func:`invent_ui.experiments.tsu_payload`).
+Pointing ``--work`` at the saved sweep the results report is made from makes
+no LLM call; otherwise the runs are made and kept there (default under
+``.cache/demo_tsu/``), so a second call resumes.
 """
 
 from __future__ import annotations
@@ -25,15 +28,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--dataset", default="triviaqa")
-    parser.add_argument("--limit", type=int, default=4)
+    parser.add_argument("--dataset", default="arithmetic")
+    parser.add_argument("--limit", type=int, default=20)
     parser.add_argument("--temperatures", default=None, help="default: the paper's")
-    parser.add_argument("--perturber", choices=("gaap", "paraphrase"), default="gaap")
-    parser.add_argument("-n", "--n-perturbations", type=int, default=4)
-    parser.add_argument("-r", "--n-replications", type=int, default=3)
+    parser.add_argument("--perturber", choices=("gaap", "paraphrase"), default="paraphrase")
+    parser.add_argument("-n", "--n-perturbations", type=int, default=9)
+    parser.add_argument("-r", "--n-replications", type=int, default=5)
     parser.add_argument("--llm", default="local")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--work", type=Path, default=ROOT / ".cache" / "demo_tsu")
+    parser.add_argument("--work", type=Path, default=None, help="the sweep's folder")
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_tsu.json")
     args = parser.parse_args(argv)
 
@@ -50,11 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     ).replace(seed=args.seed)
     cfg = ExperimentConfig(run=run, dataset=args.dataset, limit=args.limit)
     t0 = time.perf_counter()
+    folder = args.work or (
+        ROOT / ".cache" / "demo_tsu" / f"{args.dataset}_{args.perturber}"
+        f"_n{args.n_perturbations}_r{args.n_replications}"
+    )
     result = tsu(
         cfg,
         temps,
-        args.work
-        / f"{args.dataset}_{args.perturber}_n{args.n_perturbations}_r{args.n_replications}",
+        folder,
         llm_factory=lambda: get_llm(args.llm),
         progress=lambda ev: print(f"{ev.done}/{ev.total} {ev.note[:70]}", flush=True),
     )

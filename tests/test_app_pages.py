@@ -566,6 +566,21 @@ def _first_questions_of_the_demo_evaluation(k: int) -> dict:
     return {**payload, "rows": rows, "evaluation": evaluation.to_dict()}
 
 
+def _first_questions_of_the_demo_sweep(k: int) -> dict:
+    """The demo TSU sweep cut to its first k questions, its TSU table computed again by the core."""
+    from invent_core.evaluation.metrics import tsu_table
+    from invent_core.experiment import default_tsu_columns
+    from invent_ui.experiments import tsu_arrays
+
+    payload = json.loads(assets.DEMO_TSU.read_text())
+    keep = list(dict.fromkeys(r["id"] for r in payload["rows"]))[:k]
+    small = {**payload, "rows": [r for r in payload["rows"] if r["id"] in keep]}
+    temps, _, arrays = tsu_arrays(small)
+    pairs, chains = default_tsu_columns(temps)
+    small["tsu"] = tsu_table(arrays, temps, pairs=pairs, chains=chains, nan_policy="omit")
+    return small
+
+
 def test_small_samples_are_greyed_and_never_bold():
     from invent_ui import state
 
@@ -577,7 +592,7 @@ def test_small_samples_are_greyed_and_never_bold():
     assert b"font-weight: bold" not in board and b"#9e9e9e" in board
     assert any("too few to judge: 10 questions (< 20)" in c.value for c in at.caption)
     assert "help" in str(at.metric[1].proto) or at.metric[1].value == "10"
-    tsu = open_page("4_TSU.py")  # the demo sweep: 4 questions
+    tsu = open_page("4_TSU.py", **{state.TSU_PAYLOAD: _first_questions_of_the_demo_sweep(4)})
     assert_clean(tsu)
     frame = next(d for d in tsu.dataframe if any("TSU(" in c for c in d.value.columns))
     assert b"font-weight: bold" not in _html_of(frame)

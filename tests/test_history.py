@@ -57,7 +57,7 @@ def test_settings_summary_of_the_shipped_artefacts():
         "gaap · n=9 · r=5 · T=0.7 · minilm · seed=0 · Qwen2.5-Coder-0.5B-Instruct"
     )
     tsu = json.loads((ROOT / "assets" / "demo_tsu.json").read_text())
-    assert summarize_settings(tsu).startswith("triviaqa · limit=4 · gaap · n=4 · r=3 · T=")
+    assert summarize_settings(tsu).startswith("arithmetic · limit=20 · paraphrase · n=9 · r=5 · T=")
     nested = {"config": {"perturber": "paraphrase", "n_perturbations": 3, "score": {"seed": 2}}}
     assert summarize_settings(nested) == "paraphrase · n=3 · seed=2"
     assert summarize_settings({"trace": []}) == ""
