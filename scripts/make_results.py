@@ -557,6 +557,35 @@ def overview(folders: list[Folder]) -> list[str]:
     return md_table(header, rows)
 
 
+def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
+    """Accuracy of each local model per shipped sample (``docs/accuracy_*.json``), and what follows."""
+    from invent_core.llm.names import describe_llm
+
+    found = sorted(docs.glob("accuracy_*.json"))
+    if not found:
+        return []
+    acc: dict[str, dict[str, str]] = {}
+    models: list[str] = []
+    for path in found:
+        for res in json.loads(path.read_text(encoding="utf-8")):
+            model = describe_llm(res["llm"])
+            models += [model] if model not in models else []
+            acc.setdefault(res["dataset"], {})[model] = f"{res['accuracy']:.0%} of {res['n']}"
+    rows = [[ds, *(acc[ds].get(m, "–") for m in models), "yes" if ds in evaluated else "no"]
+            for ds in sorted(acc)]  # fmt: skip
+    lines = ["## Which samples can test anything", "",
+             "Accuracy of the local models on the first answer to each question (the same seeded "
+             "samples of 50, `scripts/measure_accuracy.py`). An uncertainty method can only be "
+             "judged where a model is right on a fair share of the questions (25–75 %); the "
+             "knowledge samples are far below that for the packaged 0.5B, so they were not "
+             "evaluated: with 0–3 right answers in 50, no AUROC means anything. One sampled "
+             "answer per question at T = 0.7 is itself noisy: compare MMLU here with its "
+             "evaluation below (the first 40 questions of the same draw, answered with other "
+             "seeds).", ""]  # fmt: skip
+    lines += md_table(["dataset", *models, "evaluated here"], rows)
+    return lines + [""]
+
+
 def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
     """The whole of RESULTS.md as text (PNG files written next to it in ``docs``)."""
     folders = load_folders(root)
@@ -564,7 +593,9 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
              f"`{root.name}/` ({len(folders)} folders); do not edit by hand. Every number is read "
              "from those runs; the paper's are from its Table 1 (`tab:accuracy_based`: GPT-3.5-Turbo, "
              "ChatGPT paraphrasing, DeBERTa) and its TSU table (`tab:tsu_horizontal`).", ""]  # fmt: skip
-    lines += ["## Overview", "", *overview(folders), "", "## Per dataset", ""]
+    lines += ["## Overview", "", *overview(folders), ""]
+    lines += accuracy_section(docs, {f.dataset for f in folders if f.kind == "evaluate"})
+    lines += ["## Per dataset", ""]
     for f in (f for f in folders if f.kind == "evaluate"):
         lines += evaluate_section(f, docs)
     tsus = [f for f in folders if f.kind == "tsu"]
