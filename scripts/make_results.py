@@ -124,9 +124,6 @@ PAPER_TSU = _paper_tsu()
 METRICS = ("auroc", "prr", "brier", "ece")
 LABELS = {"auroc": "AUROC (↑)", "prr": "PRR (↑)", "brier": "Brier (↓)", "ece": "ECE (↓)"}
 
-#: Hand-written reasoning included in the report (see :func:`_notes`).
-NOTES_DIR = ROOT / "docs" / "results"
-
 # --- saved runs --------------------------------------------------------------------
 
 
@@ -435,16 +432,17 @@ def kernel_section(path: Path | None) -> list[str]:
         lines += [f"{Path(folder).name}: {block.get('n')} questions, accuracy {pm(acc)}", ""]
         lines += md_table(["kernel", "AUROC", "Δ vs paper", "std across questions", "IQR"], rows)
         lines.append("")
-    return lines + _notes("kernel_choice.md")
+    return lines
 
 
-def _notes(name: str) -> list[str]:
-    """A hand-written part of the report (``docs/results/<name>``), included as it is.
+def _notes(root: Path, name: str) -> list[str]:
+    """A hand-written part of the report (``<runs>/<name>``, beside the runs it reads), as it is.
 
     The reasoning behind a choice is written by a person; every number it
-    quotes is in the generated tables above it.
+    quotes is in the generated tables above it. A folder without it (your own
+    runs) gets none.
     """
-    path = NOTES_DIR / name
+    path = root / name
     return [path.read_text(encoding="utf-8").rstrip(), ""] if path.is_file() else []
 
 
@@ -605,9 +603,10 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
             lines += tsu_section(f)
     for f in (f for f in folders if f.kind == "evaluate" and f.dataset == "arithmetic"):
         lines += testbed_section(f, docs)
-    lines += _notes("testbed_reading.md")
+    lines += _notes(root, "testbed_reading.md")
     lines += kernel_section(kernel_study)
-    lines += _notes("other_measurements.md")
+    lines += _notes(root, "kernel_choice.md")
+    lines += _notes(root, "other_measurements.md")
     return "\n".join(lines).rstrip() + "\n"
 
 
