@@ -556,7 +556,7 @@ def overview(folders: list[Folder]) -> list[str]:
 
 
 def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
-    """Accuracy of each local model per shipped sample (``docs/accuracy_*.json``), and what follows."""
+    """Accuracy of each local model per sample (``accuracy_*.json`` beside the runs folder)."""
     from invent_core.llm.names import describe_llm
 
     found = sorted(docs.glob("accuracy_*.json"))
@@ -592,7 +592,7 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
              "from those runs; the paper's are from its Table 1 (`tab:accuracy_based`: GPT-3.5-Turbo, "
              "ChatGPT paraphrasing, DeBERTa) and its TSU table (`tab:tsu_horizontal`).", ""]  # fmt: skip
     lines += ["## Overview", "", *overview(folders), ""]
-    lines += accuracy_section(docs, {f.dataset for f in folders if f.kind == "evaluate"})
+    lines += accuracy_section(root.parent, {f.dataset for f in folders if f.kind == "evaluate"})
     lines += ["## Per dataset", ""]
     for f in (f for f in folders if f.kind == "evaluate"):
         lines += evaluate_section(f, docs)
