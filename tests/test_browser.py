@@ -48,7 +48,7 @@ PAGES = {
     "Evaluation": 3,
     "History": 0,  # whatever earlier runs left
     "Side_by_side": 0,
-    "": 1,  # home
+    "": 4,  # home: the right and the wrong answer, each a reference chart and a P(X|Y)
 }
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
 #: The app root says whether the page's script is still running.
