@@ -32,6 +32,7 @@ def accuracy(llm_spec: str, dataset: str, *, limit: int, seed: int) -> dict:
     from invent_core.datasets import load_dataset
     from invent_core.evaluation.correctness import judge_correct
     from invent_core.llm import Request, get_llm, user
+    from invent_core.pipeline import ANSWER_STOP
     from invent_core.prompts import answer_prompt
 
     cfg = RunConfig()
@@ -42,7 +43,8 @@ def accuracy(llm_spec: str, dataset: str, *, limit: int, seed: int) -> dict:
             messages=user(answer_prompt(ex.question, ex.task, ex.choices or None)),
             temperature=cfg.temperature,
             seed=cfg.seed,
-            max_tokens=cfg.answer_max_tokens,
+            max_tokens=cfg.answer_tokens(ex.task),  # what a run allows this task
+            stop=ANSWER_STOP,
         )
         for ex in examples
     ]
