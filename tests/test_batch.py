@@ -273,7 +273,7 @@ def test_run_config_reaches_scoring_and_the_sidecar(minilm, wide_csv, tmp_path):
     )
     assert records(out)[0]["inv_entropy"] == pytest.approx(ref.measures["inv_entropy"], abs=1e-6)
     with pytest.raises(BatchInputError, match=r"affinity: 'abs_cosine' → 'shifted_cosine'"):
-        batch_score(wide_csv, out, cfg())
+        batch_score(wide_csv, out, cfg(affinity="shifted_cosine"))
     # generation settings do not matter for pre-generated responses
     again = batch_score(
         wide_csv, out, cfg(affinity="abs_cosine", n_perturbations=3, temperature=1.0)
