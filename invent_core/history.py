@@ -166,8 +166,8 @@ def summarize_settings(payload: Mapping[str, Any]) -> str:
     """One line of the settings a payload records (its ``config`` / ``settings``).
 
     Reads the flat ``settings`` of a run artefact, a nested ``RunConfig``
-    dict under ``config``, or an evaluation / TSU ``config``; unknown shapes
-    give ``""``. The LLM is named for people (:func:`invent_core.llm.names.describe_llm`).
+    dict under ``config`` (the LLM then from ``identities``), or an
+    evaluation / TSU ``config``; unknown shapes give ``""``. The LLM is named for people (:func:`invent_core.llm.names.describe_llm`).
     """
     found: dict[str, Any] = {}
     for key in ("config", "settings"):
@@ -180,10 +180,13 @@ def summarize_settings(payload: Mapping[str, Any]) -> str:
     parts = [
         f"{label}{_short(found[key])}" for key, label in _SUMMARY_KEYS if found.get(key) is not None
     ]
-    if isinstance(found.get("llm"), str) and found["llm"]:
+    llm = found.get("llm")
+    if not llm and isinstance(payload.get("identities"), Mapping):  # a run artefact, format /2
+        llm = payload["identities"].get("llm")
+    if isinstance(llm, str) and llm:
         from .llm.names import describe_llm
 
-        parts.append(describe_llm(found["llm"]))
+        parts.append(describe_llm(llm))
     return " · ".join(parts)
 
 

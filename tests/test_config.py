@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -177,11 +178,11 @@ def test_run_config_round_trips_through_the_artifact_json():
 
 
 def test_old_artifact_loads_with_its_settings():
-    from invent_ui import assets
-
-    old = json.loads(assets.DEMO_RUN.read_text())
+    # the demo run as shipped before RunConfig (format /1), kept as a fixture
+    path = Path(__file__).parent / "data" / "run_format1.json"
+    old = json.loads(path.read_text())
     assert "settings" in old and "config" not in old  # saved in format /1
-    run = RunArtifact.load(assets.DEMO_RUN)
+    run = RunArtifact.load(path)
     for key, value in old["settings"].items():
         assert run.settings[key] == value, key
     assert run.config.perturber == "gaap" and run.config.score.n_bootstrap == 30

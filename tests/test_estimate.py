@@ -182,11 +182,11 @@ def test_estimate_for_an_unmeasured_server_gives_no_time(tmp_path):
 def test_record_run_from_a_run_artefact(tmp_path):
     run = json.loads((ROOT / "assets" / "demo_run.json").read_text())  # GAAP, 50 answers
     log = ThroughputLog(tmp_path / "t.json")
-    identity = run["settings"]["llm"]
+    identity = run["identities"]["llm"]
     record_run(
         log,
         llm_identity=identity,
-        perturber=run["settings"]["perturber"],
+        perturber=run["config"]["perturber"],
         timings=run["timings"],
         usage=run["usage"],
     )
