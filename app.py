@@ -44,8 +44,8 @@ zrange = plots.shared_range([r.score.walk.p_x_given_y for r in runs])
 for col, item in zip(st.columns(2), pair):
     run = item["run"]
     with col:
-        mark = "✅ right" if item["correct"] else "❌ wrong"
-        st.markdown(f"**{mark}: {run.question}**")
+        mark = ":green[**Answered right:**]" if item["correct"] else ":red[**Answered wrong:**]"
+        st.markdown(f"{mark} **{run.question}**")
         st.markdown(f"Answers: {' · '.join(run.responses[0])}  \nExpected: {item['reference']}")
         value = run.score.measures["inv_entropy"]
         st.metric("Inv-Entropy", f"{value:.3f}", help="higher = more uncertain")

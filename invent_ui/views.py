@@ -192,12 +192,17 @@ def reference_panel(run: Any, *, key: str) -> None:
         return
     d = ref.describe(float(value))
     c1, c2 = st.columns([1, 2])
-    c1.metric("Percentile among reference questions", f"{d['percentile']:.0f}")
+    c1.metric(
+        "Percentile",
+        f"{d['percentile']:.0f}",
+        help=f"Share of the {d['n_reference']} reference questions with this Inv-Entropy or less.",
+    )
     if d["p_correct"] is not None:
         c1.metric(
-            "P(answer right), calibrated",
+            "P(right)",
             f"{d['p_correct']:.2f}",
-            help="Isotonic regression of the reference questions' correctness on Inv-Entropy.",
+            help="Calibrated probability that the answer is right: isotonic regression of the "
+            "reference questions' correctness on Inv-Entropy.",
         )
     fig = plots.reference_figure(
         ref.values, float(value), correct=ref.correct, percentile=d["percentile"]
