@@ -216,7 +216,9 @@ def test_explore_tabs_progress_cancel_and_history(browser, server):
 
     # a seed of its own: no answer of this run is in the LLM cache yet
     seed = int(time.time()) % 100_000 + 1
-    for label, value in (("n perturbations", 2), ("r replications", 5), ("seed", seed)):
+    # n = 6: 7 groups of r = 5 answers (one n-choice request each) on 16 slots finish in
+    # about three waves, so the counter has intermediate values to be seen at
+    for label, value in (("n perturbations", 6), ("r replications", 5), ("seed", seed)):
         _set_sidebar_number(page, label, value)
     first = "Who wrote the play Romeo and Juliet?"
     _ask(page, first)
@@ -232,7 +234,7 @@ def test_explore_tabs_progress_cancel_and_history(browser, server):
             break
         page.wait_for_timeout(300)
     assert len(seen) >= 2, f"the counter was seen at {seen} only"
-    assert seen[-1][1] == 15  # (n + 1) · r answers
+    assert seen[-1][1] == 35  # (n + 1) · r answers
     page.wait_for_selector("text=/The run: done in/", timeout=LOAD_TIMEOUT_MS)
     _settle(page, 3)
     _assert_no_exception(page, "explore run")
@@ -242,7 +244,7 @@ def test_explore_tabs_progress_cancel_and_history(browser, server):
 
     # a second run, cancelled while it asks: the page says what was kept and stays usable
     _set_sidebar_number(page, "seed", seed + 1)
-    _set_sidebar_number(page, "r replications", 10)  # 30 answers: time to press Cancel
+    _set_sidebar_number(page, "r replications", 10)  # 70 answers: time to press Cancel
     _ask(page, "Which planet is known as the Red Planet?")
     page.wait_for_function(
         "[...document.querySelectorAll('[data-testid=\"stProgress\"]')]"
