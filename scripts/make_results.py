@@ -571,6 +571,8 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
             acc.setdefault(res["dataset"], {})[model] = f"{res['accuracy']:.0%} of {res['n']}"
     rows = [[ds, *(acc[ds].get(m, "–") for m in models), "yes" if ds in evaluated else "no"]
             for ds in sorted(acc)]  # fmt: skip
+    band = [f"{ds} ({m}: {acc[ds][m].split(' ')[0]})" for ds in sorted(acc) if ds not in evaluated
+            for m in models if m in acc[ds] and 25 <= int(acc[ds][m].split("%")[0]) <= 75]  # fmt: skip
     lines = ["## Which samples can test anything", "",
              "Accuracy of the local models on the first answer to each question (the same seeded "
              "samples of 50, `scripts/measure_accuracy.py`). An uncertainty method can only be "
@@ -581,6 +583,9 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
              "evaluation below (the first 40 questions of the same draw, answered with other "
              "seeds).", ""]  # fmt: skip
     lines += md_table(["dataset", *models, "evaluated here"], rows)
+    if band:
+        lines += ["", "In the 25–75 % band for another model, not evaluated here: "
+                  + ", ".join(band) + "."]  # fmt: skip
     return lines + [""]
 
 
