@@ -99,7 +99,10 @@ def generation_key(config: RunConfig) -> dict[str, Any]:
     saved run that differs only in scoring options is rescored, not regenerated.
     """
     scoring = {opt.name for opt in iter_options(ScoreConfig)} - {"seed"}
-    return {k: v for k, v in flat_values(config).items() if k not in scoring}
+    key = {k: v for k, v in flat_values(config).items() if k not in scoring}
+    if not config.adaptive.enabled:  # the budget's settings change nothing while it is off
+        key = {k: v for k, v in key.items() if not k.startswith("adaptive_")}
+    return key
 
 
 def load_examples(cfg: ExperimentConfig, *, require_answers: bool = True):

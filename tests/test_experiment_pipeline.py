@@ -156,3 +156,14 @@ def test_a_folder_evaluated_again_with_another_kernel_is_rescored_not_reused(tmp
     inv = lambda res: [r["inv_entropy"] for r in res.rows]  # noqa: E731
     assert inv(second) != inv(first)
     assert inv(second) == pytest.approx(inv(fresh))
+
+
+def test_the_adaptive_settings_do_not_change_the_generation_key_while_it_is_off():
+    """A saved run stays valid when only the (unused) adaptive tolerance differs."""
+    from invent_core.experiment import generation_key
+
+    base = RunConfig()
+    assert generation_key(base) == generation_key(base.replace(adaptive_tolerance=0.1))
+    on = base.replace(adaptive=True)
+    assert generation_key(on) != generation_key(on.replace(adaptive_tolerance=0.1))
+    assert generation_key(on) != generation_key(base)
