@@ -578,7 +578,7 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
              "samples of 50, `scripts/measure_accuracy.py`). An uncertainty method can only be "
              "judged where a model is right on a fair share of the questions (25–75 %); the "
              "knowledge samples are far below that for the packaged 0.5B, so they were not "
-             "evaluated: with 0–3 right answers in 50, no AUROC means anything. One sampled "
+             "evaluated with it: with 0–3 right answers in 50, no AUROC means anything. One sampled "
              "answer per question at T = 0.7 is itself noisy: compare MMLU here with its "
              "evaluation below (the first 40 questions of the same draw, answered with other "
              "seeds).", ""]  # fmt: skip
