@@ -26,8 +26,9 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -403,11 +404,16 @@ def _question_row(ex, cfg, out: Path, methods, llm, progress, cancel) -> dict[st
         return _failed_row(ex, err)
 
 
-def _width(llm: Any, todo: int) -> int:
-    """Units to keep in flight for ``todo`` runs to generate (1 when there is at most one)."""
+def _width(llm: Any, needs_generation: Iterable[bool]) -> int:
+    """Units to keep in flight: 1 unless at least two runs must be generated.
+
+    ``needs_generation`` is read lazily and only up to the second True, so a
+    fresh folder costs a file check per unit, and the LLM (possibly a
+    :class:`~invent_core.llm.LazyLLM`) is not touched when nothing is generated.
+    """
     from .inflight import units_in_flight
 
-    return units_in_flight(llm) if todo > 1 else 1
+    return units_in_flight(llm) if sum(islice(filter(None, needs_generation), 2)) > 1 else 1
 
 
 def _cancelled(done: int, total: int, where: Path) -> Cancelled:
@@ -435,7 +441,7 @@ def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel) -> li
     todo = [ex for ex, row in zip(examples, known, strict=True) if row is None]
     runs = out / "runs"
     t = cfg.run.temperature
-    width = _width(llm, sum(_saved_run(ex, cfg, runs, t) is None for ex in todo))
+    width = _width(llm, (_saved_run(ex, cfg, runs, t) is None for ex in todo))
     inner = report.callback if width == 1 else None
 
     def one(ex) -> dict[str, Any]:
@@ -667,7 +673,7 @@ def _tsu_runs(examples, temps, cfg, out: Path, methods, llm, report, cancel):
     failed: list[dict[str, Any]] = []
     units = [(i, ex, j, t) for i, ex in enumerate(examples) for j, t in enumerate(temps)]
     total = len(units)
-    width = _width(llm, sum(_saved_run(ex, cfg, out / "runs", t) is None for _, ex, _, t in units))
+    width = _width(llm, (_saved_run(ex, cfg, out / "runs", t) is None for _, ex, _, t in units))
 
     def one(unit) -> dict[str, Any]:
         _, ex, _, t = unit

@@ -46,6 +46,7 @@ __all__ = [
     "reference_dir",
     "reference_settings",
     "for_settings",
+    "for_run",
     "reference_line",
     "columns",
 ]
@@ -312,6 +313,11 @@ def for_settings(
     if not found:
         return None
     return _pool(found, wanted)
+
+
+def for_run(run: Any, *, measure: str = "inv_entropy") -> ReferenceSet | None:
+    """The shipped reference for a :class:`~invent_core.pipeline.RunArtifact` (its config and LLM)."""
+    return for_settings(run.config, llm_identity=run.identities.get("llm"), measure=measure)
 
 
 def _pool(found: Sequence[tuple[Path, ReferenceSet]], wanted: Mapping[str, Any]) -> ReferenceSet:

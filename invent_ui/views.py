@@ -177,17 +177,17 @@ def reference_panel(run: Any, *, key: str) -> None:
     the same settings does (issue #12 §3). Without a matching reference, say so
     and which settings the shipped ones use.
     """
-    from invent_core.reference import for_settings, reference_line
+    from invent_core.reference import for_run, reference_line
 
     value = run.score.measures.get("inv_entropy") if run.score is not None else None
     if value is None:
         return
-    ref = for_settings(run.config, llm_identity=run.identities.get("llm"))
+    ref = for_run(run)
     if ref is None:
         st.caption(
             "No shipped reference was made with these settings (model, perturber, n, r, T, "
             "embedder, kernel), so this value cannot be placed among other questions. The "
-            "shipped references use the packaged 0.5B model with the default settings."
+            "shipped references use the packaged models with the default settings."
         )
         return
     d = ref.describe(float(value))

@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from loopback_server import LoopbackServer  # noqa: E402
 
 from invent_core.batch import batch_score, iter_records  # noqa: E402
-from invent_core.batch.engine import rows_in_flight  # noqa: E402
 from invent_core.config import RunConfig  # noqa: E402
+from invent_core.inflight import units_in_flight as rows_in_flight  # noqa: E402
 from invent_core.llm import get_llm  # noqa: E402
 
 QUESTIONS = [

@@ -90,6 +90,7 @@ from typing import IO, Any
 
 from .. import question_schema as qs
 from ..config import RunConfig, ScoreConfig, flat_values
+from ..inflight import units_in_flight
 from ..provenance import package_versions
 from .input import BatchInputError, InputInfo, inspect_input
 from .output import (
@@ -640,13 +641,6 @@ def _handle_row(run: _Run, row: InputRow, *, score: bool = True) -> bool:
     return False
 
 
-def rows_in_flight(llm: Any) -> int:
-    """How many question-only rows to generate at once (:func:`~invent_core.inflight.units_in_flight`)."""
-    from ..inflight import units_in_flight
-
-    return units_in_flight(llm)
-
-
 def _loop_pipelined(run: _Run, width: int) -> BaseException | None:
     """Generate ``width`` rows at once; write them in input order as the head finishes."""
     from collections import deque
@@ -682,7 +676,7 @@ def _loop_pipelined(run: _Run, width: int) -> BaseException | None:
 def _loop(run: _Run) -> BaseException | None:
     """Score the file; return the reader error that stopped it early, if any."""
     plan, summary, reader = run.plan, run.summary, run.reader
-    width = rows_in_flight(run.scorer.llm) if plan.generated else 1
+    width = units_in_flight(run.scorer.llm) if plan.generated else 1
     if width > 1:
         error = _loop_pipelined(run, width)
         if error is None and summary.n_rows == 0 and summary.n_other_shards == 0:

@@ -9,9 +9,9 @@ measures and the baselines are the ones ``run`` and ``score`` compute.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any
 
 from ..config import RunConfig
@@ -66,24 +66,19 @@ class RowScorer:
         self.sim = sim
         self.llm = llm
         self.dataset = dataset
-        self._reference: Any = None
-        self._reference_looked_up = False
-        self._reference_lock = threading.Lock()  # pipelined rows ask from several threads
 
+    @cached_property
     def reference(self) -> Any:
         """The shipped reference matching these settings and this LLM (None: no such reference).
 
-        Pre-generated responses have no known LLM, so no reference applies to them.
+        Pre-generated responses have no known LLM, so no reference applies to them. Two
+        pipelined rows may both look it up the first time; both get the same answer.
         """
-        with self._reference_lock:
-            if not self._reference_looked_up:
-                from ..reference import for_settings
+        from ..reference import for_settings
 
-                if self.llm is not None:
-                    identity = getattr(self.llm, "identity", None)
-                    self._reference = for_settings(self.config, llm_identity=identity)
-                self._reference_looked_up = True
-            return self._reference
+        if self.llm is None:
+            return None
+        return for_settings(self.config, llm_identity=getattr(self.llm, "identity", None))
 
     def prefetch(self, rows: Sequence[InputRow]) -> None:
         """Embed the texts of several pre-generated rows in one model call (fills the cache)."""
@@ -154,7 +149,7 @@ class RowScorer:
         if inv is not None and row.responses is None:
             from ..reference import columns
 
-            record.update(columns(record[REFERENCE_MEASURE], self.reference()))
+            record.update(columns(record[REFERENCE_MEASURE], self.reference))
         errors = {name: res.error for name, res in results.items() if not res.ok}
         record["method_errors"] = json.dumps(errors, ensure_ascii=False) if errors else ""
         if row.answers:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..perturb.gate import acceptance_line  # noqa: F401 - re-exported: the CLI prints it
+from ..perturb.gate import acceptance_line
 from ._common import (
     CliProgress,
     add_config_args,
@@ -78,14 +78,13 @@ def main(args: argparse.Namespace) -> int:
 
 def reference_lines(art) -> list[str]:
     """Return the percentile / P(correct) line of Inv-Entropy against the shipped reference."""
-    from ..reference import for_settings, reference_line
+    from ..reference import for_run, reference_line
 
     measure = "inv_entropy"
     value = art.score.measures.get(measure) if art.score is not None else None
     if value is None:
         return []
-    ref = for_settings(art.config, llm_identity=art.identities.get("llm"), measure=measure)
-    return [reference_line(float(value), ref, measure=measure)]
+    return [reference_line(float(value), for_run(art, measure=measure), measure=measure)]
 
 
 def _print_run(art) -> None:

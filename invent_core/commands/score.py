@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from pathlib import Path
 
@@ -90,8 +89,10 @@ def _reference(res, config: ScoreConfig, made_by: str | None):
             "(--made-by qwen0.5b if the packaged model made them)"
         )
         return line, None
-    run = RunConfig(n_perturbations=res.n_perturbations, n_replications=res.n_replications)
-    ref = for_settings(dataclasses.replace(run, score=config), llm_identity=made_by)
+    run = RunConfig(
+        n_perturbations=res.n_perturbations, n_replications=res.n_replications, score=config
+    )
+    ref = for_settings(run, llm_identity=made_by)
     described = ref.describe(value) if ref is not None else None
     return reference_line(value, ref), described
 
