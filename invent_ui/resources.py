@@ -151,6 +151,19 @@ def method_results(
     return compute_methods(ctx, list(names))
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def reference(config: dict[str, Any], llm_identity: str | None) -> Any:
+    """Return the shipped reference for a run's settings (a RunConfig dict), or None.
+
+    Cached: the home page and Explore show it on every rerun, and the lookup
+    reads every file in ``assets/reference``.
+    """
+    from invent_core.config import RunConfig
+    from invent_core.reference import for_settings
+
+    return for_settings(RunConfig.from_dict(config), llm_identity=llm_identity)
+
+
 def work_dir(*parts: str) -> Path:
     """Return a folder under invent's cache dir for the dashboard's runs and uploads."""
     from invent_core._env import cache_dir

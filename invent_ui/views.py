@@ -177,12 +177,14 @@ def reference_panel(run: Any, *, key: str) -> None:
     the same settings does (issue #12 §3). Without a matching reference, say so
     and which settings the shipped ones use.
     """
-    from invent_core.reference import for_run, reference_line
+    from invent_core.reference import reference_line
+
+    from . import resources
 
     value = run.score.measures.get("inv_entropy") if run.score is not None else None
     if value is None:
         return
-    ref = for_run(run)
+    ref = resources.reference(run.config.to_dict(), run.identities.get("llm"))
     if ref is None:
         st.caption(
             "No shipped reference was made with these settings (model, perturber, n, r, T, "

@@ -131,6 +131,30 @@ def test_home_shows_one_right_and_one_wrong_answer_side_by_side():
     assert at.sidebar.selectbox(key="sb_llm").value == "qwen0.5b"
 
 
+def test_the_reference_lookup_is_cached_across_reruns(monkeypatch):
+    """The reference files are read once per run settings, not on every rerun of a page."""
+    import invent_core.reference as reference
+    from invent_ui import resources
+
+    calls = []
+    real = reference.for_settings
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reference, "for_settings", counting)
+    resources.reference.clear()
+    at = open_page("app.py")
+    assert_clean(at)
+    first = len(calls)
+    assert 1 <= first <= 2  # one per distinct settings of the two demo runs
+    at.run()
+    assert_clean(at)
+    assert len(calls) == first
+    assert len([m for m in at.metric if m.label.startswith("Percentile")]) == 2
+
+
 def test_explore_shows_the_demo_run(demo_run):
     at = open_page("1_Explore_a_question.py")
     assert_clean(at)

@@ -219,6 +219,24 @@ def test_an_overlapped_paraphrase_run_is_measured_by_its_wall_time_over_every_ca
     assert "≈ 10 s" in est.text or "≈ 12 s" in est.text  # 51-61 calls at 0.2 s each
 
 
+def test_a_gaap_run_is_measured_without_the_time_spent_loading_its_models(tmp_path):
+    """WordNet, KeyBERT and the embedder load once per process: not GAAP's time per question."""
+    from types import SimpleNamespace
+
+    from invent_core.estimate import GAAP_KEY, record_artifact
+
+    run = SimpleNamespace(
+        identities={"llm": SERVER},
+        config=RunConfig(perturber="gaap"),
+        timings={"perturb": 9.0, "generate": 4.0, "score": 0.1, "total": 13.1},
+        usage={"requests": 50, "cached": 0, "llm_calls": 50},
+        gaap_trace={"load_seconds": 7.5},
+    )
+    log = ThroughputLog(tmp_path / "t.json")
+    record_artifact(run, log)
+    assert log.measured(GAAP_KEY).seconds == pytest.approx(1.5)
+
+
 def test_log_written_by_one_process_is_read_by_another(tmp_path):
     env = {**os.environ, "INVENT_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)}
     code = """

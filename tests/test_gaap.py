@@ -379,3 +379,12 @@ def test_key_only_mutation_and_progress(minilm):
 def test_empty_question_is_rejected():
     with pytest.raises(ValueError, match="non-empty question"):
         gaap("   ")
+
+
+@pytest.mark.slow
+def test_loading_the_models_is_kept_out_of_the_run_time(golf, minilm):
+    """Once WordNet, KeyBERT and MiniLM are loaded, a run spends no time loading them."""
+    again = gaap(GOLF_Q, embedder=minilm, seed=1)
+    assert golf.trace.load_seconds >= 0.0
+    assert again.trace.load_seconds < 0.5  # everything is loaded already
+    assert again.seconds > 0 and type(again.trace).from_dict(again.trace.to_dict()) == again.trace

@@ -701,3 +701,21 @@ def test_an_empty_choice_is_asked_again_on_its_own(fake):
     out = llm.complete_many(reqs)
     assert [c.text for c in out] == ["text 0", "\nalone", "text 2"]
     assert fake.bodies[0]["n"] == 3 and "n" not in fake.bodies[1]
+
+
+def test_states_with_the_same_text_go_as_one_request(fake):
+    """A perturbation padded by duplication: its states' replications share one prompt evaluation."""
+    from invent_core.llm import OpenAICompatLLM
+
+    class Grouping(OpenAICompatLLM):
+        max_choices = 8
+
+    llm = Grouping(base_url=fake.base_url, model="m", cache=None, retry=FAST)
+    reqs = [
+        Request(user(text), temperature=0.7, seed=3, replication=k, state=i, stop=("\n",))
+        for i, text in enumerate(["q", "p", "p", "p"])
+        for k in range(2)
+    ]
+    out = llm.complete_many(reqs)
+    assert sorted(b.get("n", 1) for b in fake.bodies) == [2, 6]  # q's two; p's three states
+    assert len({c.text for c in out[2:]}) == 6  # six distinct choices for the three copies

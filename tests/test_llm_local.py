@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 
 import pytest
 
@@ -159,6 +160,31 @@ def test_server_starts_with_the_chosen_slots(local_llm):
         assert props["default_generation_settings"]["n_ctx"] == 2048
     finally:
         three.close()
+
+
+def test_server_counters_count_every_choice(local_llm):
+    """``counters`` reads llama.cpp's totals: all n choices' tokens, where ``usage`` has one."""
+    from invent_core.errors import LLMError
+    from invent_core.llm import ServerConfig
+
+    local_llm.complete(user("Hi"), max_tokens=1)
+    with pytest.raises(LLMError, match=r"ServerConfig\(metrics=True\)"):
+        local_llm.server.counters()  # the default server serves no /metrics
+    local_llm.close()  # one llama.cpp server at a time
+    counted = get_llm("local", cache=None, server_config=ServerConfig(metrics=True, n_ctx=2048))
+    try:
+        counted.complete(user("Hi"), max_tokens=1)
+        before = counted.server.counters()
+        req = Request(
+            user("Count from 1 to 50, one number per line."), temperature=0.5, max_tokens=4
+        )
+        out = counted.complete_many([replace(req, replication=k) for k in range(3)])
+        after = counted.server.counters()
+        assert [int(c.usage.get("completion_tokens", 0)) for c in out] == [4, 0, 0]
+        assert after["tokens_predicted_total"] - before["tokens_predicted_total"] == 12
+        assert after["prompt_tokens_total"] > before["prompt_tokens_total"]
+    finally:
+        counted.close()
 
 
 def test_concurrent_requests_each_get_their_own_seeded_answer(local_llm):

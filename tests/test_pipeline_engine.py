@@ -151,6 +151,46 @@ def test_each_state_and_replication_has_its_own_seed_and_duplicates_differ():
     assert len(set(dup_answers)) == 3
 
 
+class BatchRecordingLLM(FakeLLM):
+    """Also records the states of each ``complete_many`` call (one pool job)."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.jobs: list[list[int]] = []
+
+    def complete_many(self, requests, progress=None, *, cancel=None):
+        if requests[0].tag != "paraphrase-one":
+            with self.lock:
+                self.jobs.append(sorted({r.state for r in requests}))
+        return super().complete_many(requests, progress, cancel=cancel)
+
+
+def test_padded_duplicates_are_asked_together_as_one_job():
+    """States whose text another state has wait for the perturber, then go as one job.
+
+    A backend that takes several choices per request then evaluates their
+    shared prompt once (``OpenAICompatLLM._jobs`` groups across states).
+    """
+    llm = BatchRecordingLLM(
+        reword=lambda seed: "Which city is the capital of France?",
+        answer=lambda state, seed: f"Paris {seed}",
+    )
+    art = run(llm, RunConfig(n_perturbations=4, n_replications=2).replace(n_bootstrap=10))
+    assert art.perturbations == ["Which city is the capital of France?"] * 4
+    assert sorted(llm.jobs) == [[0], [1], [2, 3, 4]]  # the original, the accepted, the copies
+    seeds = [r.effective_seed for r in llm.answer_requests()]
+    assert len(set(seeds)) == 10  # each copy still has its own seeds and answers
+    assert len({tuple(a) for a in art.raw_responses[1:]}) == 4
+
+
+def test_when_nothing_passes_the_copies_of_the_question_are_one_job():
+    """The fallback pads every state with the question: all but the original go together."""
+    llm = BatchRecordingLLM(reword=lambda seed: "Paris.")  # an answer, never a rewording
+    art = run(llm)
+    assert art.perturbations == [Q] * 3 and art.acceptance["fallback"] == "original"
+    assert sorted(llm.jobs) == [[0], [1, 2, 3]]
+
+
 def test_answer_requests_stop_at_the_first_newline_with_a_per_task_cap():
     qa = answer_requests([(0, Q)], CFG, task="qa")
     mmlu = answer_requests([(2, "Which?")], CFG, task="mmlu", choices=["x", "y"])

@@ -123,6 +123,7 @@ class ServerConfig:
     n_threads: int = -1
     n_cache_reuse: int = 64
     cache_ram_mib: int = 1024
+    metrics: bool = False  # serve /metrics: LocalServer.counters (benchmarks/bench_llm.py)
 
     def __post_init__(self) -> None:
         """Check the slot count and the context size."""
@@ -202,6 +203,7 @@ class LocalServer:
                 p.cache_prompt = True
                 p.n_cache_reuse = cfg.n_cache_reuse
                 p.cache_ram_mib = cfg.cache_ram_mib
+                p.endpoint_metrics = cfg.metrics
                 last: Exception | None = None
                 for _ in range(3):  # a free port can be taken between probe and bind
                     port = _free_port()
@@ -219,6 +221,26 @@ class LocalServer:
                 if self._server is None:
                     raise LLMError(f"could not start llama.cpp on {self.model_path.name}: {last}")
             return f"http://127.0.0.1:{self.port}/v1"
+
+    def counters(self) -> dict[str, float]:
+        """llama.cpp's running totals, e.g. ``prompt_tokens_total``, ``tokens_predicted_total``.
+
+        Every token the server evaluated since it started, over all slots and
+        choices (a request's ``usage`` counts its first choice only). Needs
+        ``ServerConfig(metrics=True)`` and a running server.
+        """
+        import urllib.request
+
+        if not self.config.metrics or self.port is None:
+            raise LLMError("counters need a running server started with ServerConfig(metrics=True)")
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=30) as r:
+            text = r.read().decode("utf-8")
+        out: dict[str, float] = {}
+        for line in text.splitlines():  # "llamacpp:prompt_tokens_total 123"
+            name, _, value = line.partition(" ")
+            if name.startswith("llamacpp:"):
+                out[name.removeprefix("llamacpp:")] = float(value)
+        return out
 
     def stop(self) -> None:
         """Stop the server (deleting the object shuts llama.cpp down)."""

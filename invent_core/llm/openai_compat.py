@@ -595,15 +595,18 @@ class OpenAICompatLLM:
     def _jobs(self, requests: list[Request], todo: list[int]) -> list[list[int]]:
         """Split the indices to ask into jobs: one request each, or replications grouped.
 
-        Requests that differ only in ``replication`` form a group (at most
-        :attr:`max_choices` each) when the backend takes several choices per request.
+        Requests that differ only in ``replication`` and ``state`` form a group
+        (at most :attr:`max_choices` each) when the backend takes several
+        choices per request: the replications of one prompt, and those of
+        states with the same text (a perturbation padded by duplication), whose
+        shared prompt is then evaluated once.
         """
         if self.max_choices <= 1:
             return [[i] for i in todo]
         groups: dict[Request, list[int]] = {}
         for i in todo:
             req = requests[i]
-            key = req if req.logprobs else replace(req, replication=0)
+            key = req if req.logprobs else replace(req, replication=0, state=None)
             groups.setdefault(key, []).append(i)
         size = self.max_choices
         return [g[j : j + size] for g in groups.values() for j in range(0, len(g), size)]

@@ -136,6 +136,9 @@ class GaapTrace(JsonDataclass):
     # what the (shared) embedder saw before, so not part of trace equality
     embedding_requested: int = field(default=0, compare=False)
     embedding_encoded: int = field(default=0, compare=False)
+    # seconds spent loading WordNet, KeyBERT and the embedders first (0 once loaded in
+    # this process): not GAAP's own time, so the time estimate leaves it out
+    load_seconds: float = field(default=0.0, compare=False)
 
     JSON_DERIVED = ("embedding_calls_saved",)
 
