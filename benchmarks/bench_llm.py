@@ -66,7 +66,10 @@ the server half empty. Tried and dropped: 32 or 48 slots (more prompt
 tokens, since the prompt cache is per slot: 15.7 and 16.1 s on TriviaQA 1
 against 16–19 s at 16, the same on the others), keeping 24 or 32 requests
 in flight on 16 slots (no change), flash attention off (59 against 67
-tokens/s), and asking later gate rounds for as many candidates as the
+tokens/s), llama.cpp's n-gram speculative decoding (TriviaQA 1 16.4 ->
+23.7 s with 3-grams drafting 8 tokens, 33.3 s with 2-grams drafting 16: on
+a compute-bound CPU every rejected draft token costs as much as a kept
+one), and asking later gate rounds for as many candidates as the
 acceptance rate so far needs (the same number of rounds on these
 questions).
 

@@ -177,7 +177,7 @@ def reference_panel(run: Any, *, key: str) -> None:
     the same settings does (issue #12 §3). Without a matching reference, say so
     and which settings the shipped ones use.
     """
-    from invent_core.reference import reference_line
+    from invent_core.reference import calibration_note, reference_line
 
     from . import resources
 
@@ -204,8 +204,10 @@ def reference_panel(run: Any, *, key: str) -> None:
             "P(right)",
             f"{d['p_correct']:.2f}",
             help="Calibrated probability that the answer is right: isotonic regression of the "
-            "reference questions' correctness on Inv-Entropy.",
+            "reference questions' correctness on Inv-Entropy. It carries their share of right "
+            "answers, so it holds for questions like them only.",
         )
+        c1.caption(calibration_note(d).capitalize() + ".")
     fig = plots.reference_figure(
         ref.values, float(value), correct=ref.correct, percentile=d["percentile"]
     )

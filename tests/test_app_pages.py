@@ -153,6 +153,9 @@ def test_the_reference_lookup_is_cached_across_reruns(monkeypatch):
     assert_clean(at)
     assert len(calls) == first
     assert len([m for m in at.metric if m.label.startswith("Percentile")]) == 2
+    # P(right) says where it was calibrated and that base rate (it holds for such questions)
+    notes = [c.value for c in at.caption if c.value.startswith("Calibrated on ")]
+    assert len(notes) == 2 and all("arithmetic, mmlu: right on" in n for n in notes)
 
 
 def test_explore_shows_the_demo_run(demo_run):

@@ -75,6 +75,13 @@ BAD = [
         "other_language",
     ),
     ("What is the 首都 of Australia?", AUSTRALIA, "other_language"),
+    # a foreign question "paraphrased" by translating it into English (seen on the 0.5B)
+    (
+        "What is the capital city of Australia?",
+        "Quelle est la capitale de l'Australie ?",
+        "other_language",
+    ),
+    ("Which city is the capital of Australia?", "澳大利亚的首都是哪个城市？", "other_language"),
     # answers and statements instead of questions (issue #12's examples)
     (
         'Paraphrase: "The main character picks up his kid from school himself."',
@@ -210,6 +217,13 @@ GOOD = [
     ),
     ("What is the total number of legs on three spiders?", SPIDERS, None),
     ("Which golfer won the British and U.S. Opens in 1982?", "Who won the US Open in 1982?", None),
+    # a foreign question reworded in its own language
+    (
+        "Quelle ville est la capitale de l'Australie ?",
+        "Quelle est la capitale de l'Australie ?",
+        None,
+    ),
+    ("澳大利亚的首都是哪座城市？", "澳大利亚的首都是哪个城市？", None),
 ]
 
 

@@ -71,7 +71,9 @@ def test_line_and_columns_with_a_toy_reference_whose_answer_is_known():
     line = reference_line(7.0, ref)
     assert line.startswith("inv_entropy: percentile 80 among 10 reference questions (settings: ")
     assert "paraphrase, n = 4, r = 3, T = 0.7, minilm" in line and "qwen0.5b; toy" in line
-    assert line.endswith("P(correct) ≈ 0.01")
+    # P(correct) names where it was calibrated and that base rate: it holds for such questions
+    assert line.endswith("P(correct) ≈ 0.01 (calibrated on toy: right on 50 % of them)")
+    assert ref.describe(7.0)["base_rate"] == 0.5 and ref.datasets == ["toy"]
     low = columns(0.5, ref)
     assert low == {"inv_entropy_percentile": 10.0, "inv_entropy_p_correct": pytest.approx(0.99)}
     assert columns(0.5, None) == {"inv_entropy_percentile": None, "inv_entropy_p_correct": None}

@@ -364,6 +364,40 @@ class LocalLLM(OpenAICompatLLM):
     def _base_url_for_client(self) -> str:
         return self.server.start()
 
+    def _send_choices(self, request: Any, n: int) -> list[Any]:
+        """As the base class; every choice's ``completion_tokens`` counted, not only the first.
+
+        llama.cpp's ``usage`` covers the first choice only, so run summaries
+        counted one answer in every group of replications. The others' tokens
+        are counted by the server's own tokenizer (``/tokenize`` of the text,
+        plus the stop token where the choice stopped): the tokens of the text,
+        which may differ by a token from the ones sampled.
+        """
+        out = super()._send_choices(request, n)
+        for c in out[1:]:
+            stop = 1 if c.finish_reason == "stop" else 0
+            c.usage = {"prompt_tokens": 0, "completion_tokens": self._count_tokens(c.text) + stop}
+        return out
+
+    def _count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` by the running server's tokenizer (0 when it cannot say)."""
+        import json
+        import urllib.request
+
+        if not text or self.server.port is None:
+            return 0
+        body = json.dumps({"content": text, "add_special": False}).encode("utf-8")
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{self.server.port}/tokenize",
+            data=body,
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return len(json.load(r).get("tokens", []))
+        except (OSError, ValueError):  # a count is not worth failing an answer for
+            return 0
+
     def _get_client(self) -> Any:
         # The process-wide server may have been stopped since the client was made
         # (``close`` here or on another LocalLLM of the same model), and possibly

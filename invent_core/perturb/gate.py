@@ -13,8 +13,8 @@ first that fails (the ``reason``):
 ==================  ==============================================================
 ``empty``           nothing left after :func:`strip_wrappers`
 ``duplicate``       same normalised text as the original or an accepted paraphrase
-``other_language``  the original is English, the candidate is not (script, or
-                    French/Spanish/German function words outnumbering English ones)
+``other_language``  the candidate is not in the original's language (script, or
+                    French/Spanish/German function words against English ones)
 ``not_a_question``  the original is a question, the candidate is not
 ``lost_scenario``   a "Scenario k | …" of an MMLU stem is missing or lost most words
 ``lost_entity``     a number, a capitalised token after a sentence's first word or
@@ -241,13 +241,25 @@ def _language_votes(text: str) -> tuple[int, int]:
 
 
 def _other_language(candidate: str, original: str) -> str | None:
-    """Return a note when an English original got a candidate in another language."""
+    """Return a note when the candidate is not in the original's language.
+
+    An English original with a foreign or non-Latin candidate, and the other
+    way round: small models often "paraphrase" a French or Chinese question by
+    translating it into English, which changes the question they are asked.
+    """
     if _non_latin_letters(original) == 0 and _non_latin_letters(candidate) > 0:
         return "non-Latin script"
+    if _non_latin_letters(original) > 0:
+        latin = _non_latin_letters(candidate) == 0 and any(ch.isalpha() for ch in candidate)
+        return "Latin script for a question in another script" if latin else None
     en_o, fo_o = _language_votes(original)
-    if fo_o > en_o:  # the original itself is not English: nothing to compare with
-        return None
     en_c, fo_c = _language_votes(candidate)
+    if fo_o > en_o:  # the original is French, Spanish or German
+        if en_c >= 2 and en_c > fo_c:
+            return (
+                f"English ({en_c} English vs {fo_c} foreign function words) for a foreign question"
+            )
+        return None
     if fo_c >= 2 and fo_c > en_c:
         return f"{fo_c} foreign vs {en_c} English function words"
     return None
