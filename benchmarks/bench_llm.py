@@ -262,45 +262,34 @@ def ceiling(slots: int, workdir: Path) -> tuple[float, float]:
     """
     llm = fresh_llm("local", slots, workdir)
     start_server(llm)
-    url = f"http://127.0.0.1:{llm.server.port}/completion"
     words = "river mountain bread music glass paper iron salt wool clock bee map ice tea".split()
     try:
-        _completion(url, "Hi", 1, 0)  # warm-up
+        _completion(llm.server, "Hi", 1, 0)  # warm-up
         long = [" ".join(words[(i + j) % len(words)] for j in range(190)) for i in range(slots)]
-        prompt = _saturated(
-            llm, url, [(t, 1, i) for i, t in enumerate(long)], "prompt_tokens_total"
-        )
+        prompt = _saturated(llm, [(t, 1, i) for i, t in enumerate(long)], "prompt_tokens_total")
         short = [(f"Write about {words[i % len(words)]} {i}.", 48, i) for i in range(2 * slots)]
-        decode = _saturated(llm, url, short, "tokens_predicted_total")
+        decode = _saturated(llm, short, "tokens_predicted_total")
     finally:
         llm.close()
     return prompt, decode
 
 
-def _saturated(llm, url: str, jobs: list[tuple[str, int, int]], counter: str) -> float:
+def _saturated(llm, jobs: list[tuple[str, int, int]], counter: str) -> float:
     """Tokens/s of ``counter`` while ``jobs`` (prompt, tokens, seed) run all at once."""
     from concurrent.futures import ThreadPoolExecutor
 
     before = llm.server.counters()[counter]
     t0 = time.perf_counter()
     with ThreadPoolExecutor(len(jobs)) as pool:
-        list(pool.map(lambda j: _completion(url, *j), jobs))
+        list(pool.map(lambda j: _completion(llm.server, *j), jobs))
     secs = time.perf_counter() - t0
     return (llm.server.counters()[counter] - before) / secs
 
 
-def _completion(url: str, prompt: str, tokens: int, seed: int) -> None:
+def _completion(server, prompt: str, tokens: int, seed: int) -> None:
     """One llama.cpp ``/completion`` of exactly ``tokens`` tokens (no prompt cache)."""
-    import json
-    import urllib.request
-
     body = {"prompt": prompt, "n_predict": tokens, "ignore_eos": True, "seed": seed}
-    body |= {"temperature": 0.8, "cache_prompt": False}
-    req = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(req, timeout=600) as r:
-        r.read()
+    server.native("/completion", body | {"temperature": 0.8, "cache_prompt": False}, timeout=600)
 
 
 def decode_throughput(spec: str, slots: int, workdir: Path) -> tuple[float, int, float]:

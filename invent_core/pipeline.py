@@ -689,9 +689,7 @@ def _acceptance(candidates: list[dict[str, Any]], n: int) -> dict[str, Any] | No
 
     fields = ("text", "accepted", "reason", "detail")
     summary = summarize([GateVerdict(**{k: c[k] for k in fields if k in c}) for c in candidates])
-    if not summary[
-        "accepted"
-    ]:  # GateConfig.if_none_pass = "original": the question pads every state
+    if not summary["accepted"]:  # GateConfig.if_none_pass = "original": the question pads all
         summary["fallback"] = "original"
     return summary | {"padded": max(0, n - int(summary.get("accepted", 0)))}
 

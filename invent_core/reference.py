@@ -48,6 +48,7 @@ __all__ = [
     "for_settings",
     "for_run",
     "reference_line",
+    "reference_source",
     "calibration_note",
     "columns",
 ]
@@ -368,13 +369,15 @@ def reference_line(value: float, ref: ReferenceSet | None, *, measure: str = "in
     if not math.isfinite(value):
         return f"{measure}: no value, so no percentile"
     d = ref.describe(value)
-    line = (
-        f"{measure}: percentile {d['percentile']:.0f} among {d['n_reference']} reference "
-        f"questions (settings: {_describe_settings(ref.settings)})"
-    )
+    line = f"{measure}: percentile {d['percentile']:.0f} among {reference_source(ref)}"
     if d["p_correct"] is not None:
         line += f"; P(correct) ≈ {d['p_correct']:.2f} ({calibration_note(d)})"
     return line
+
+
+def reference_source(ref: ReferenceSet) -> str:
+    """``"110 reference questions (settings: paraphrase, n = 9, …; arithmetic, mmlu)"``."""
+    return f"{ref.size} reference questions (settings: {_describe_settings(ref.settings)})"
 
 
 def calibration_note(described: Mapping[str, Any]) -> str:

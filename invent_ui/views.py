@@ -177,7 +177,7 @@ def reference_panel(run: Any, *, key: str) -> None:
     the same settings does (issue #12 §3). Without a matching reference, say so
     and which settings the shipped ones use.
     """
-    from invent_core.reference import calibration_note, reference_line
+    from invent_core.reference import calibration_note, reference_source
 
     from . import resources
 
@@ -212,7 +212,7 @@ def reference_panel(run: Any, *, key: str) -> None:
         ref.values, float(value), correct=ref.correct, percentile=d["percentile"]
     )
     c2.plotly_chart(fig, key=f"{key}_reference", config={"displaylogo": False})
-    st.caption(reference_line(float(value), ref).split(": ", 1)[1])
+    st.caption(f"Among {reference_source(ref)}.")  # the figures themselves are above
 
 
 def reference_check(run: Any, example: Any) -> None:

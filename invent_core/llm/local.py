@@ -229,18 +229,31 @@ class LocalServer:
         choices (a request's ``usage`` counts its first choice only). Needs
         ``ServerConfig(metrics=True)`` and a running server.
         """
-        import urllib.request
-
         if not self.config.metrics or self.port is None:
             raise LLMError("counters need a running server started with ServerConfig(metrics=True)")
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=30) as r:
-            text = r.read().decode("utf-8")
         out: dict[str, float] = {}
-        for line in text.splitlines():  # "llamacpp:prompt_tokens_total 123"
+        for line in self.native("/metrics").splitlines():  # "llamacpp:prompt_tokens_total 123"
             name, _, value = line.partition(" ")
             if name.startswith("llamacpp:"):
                 out[name.removeprefix("llamacpp:")] = float(value)
         return out
+
+    def native(self, path: str, body: dict[str, Any] | None = None, *, timeout: float = 30) -> str:
+        """The text of one of llama.cpp's own endpoints (``/metrics``, ``/tokenize``, ``/completion``).
+
+        GET without ``body``, else POST it as JSON. The server must be running.
+        """
+        import json
+        import urllib.request
+
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}",
+            data=data,
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.read().decode("utf-8")
 
     def stop(self) -> None:
         """Stop the server (deleting the object shuts llama.cpp down)."""
@@ -382,19 +395,12 @@ class LocalLLM(OpenAICompatLLM):
     def _count_tokens(self, text: str) -> int:
         """Tokens of ``text`` by the running server's tokenizer (0 when it cannot say)."""
         import json
-        import urllib.request
 
         if not text or self.server.port is None:
             return 0
-        body = json.dumps({"content": text, "add_special": False}).encode("utf-8")
-        req = urllib.request.Request(
-            f"http://127.0.0.1:{self.server.port}/tokenize",
-            data=body,
-            headers={"Content-Type": "application/json"},
-        )
         try:
-            with urllib.request.urlopen(req, timeout=30) as r:
-                return len(json.load(r).get("tokens", []))
+            reply = self.server.native("/tokenize", {"content": text, "add_special": False})
+            return len(json.loads(reply).get("tokens", []))
         except (OSError, ValueError):  # a count is not worth failing an answer for
             return 0
 

@@ -478,11 +478,9 @@ def _load_resources(emb: Any) -> float:
 
     t0 = time.perf_counter()
     load_wordnet()
-    minilm = get_embedder("minilm")  # key tokens always come from KeyBERT on it
-    for model in (emb, minilm):
-        if hasattr(model, "load"):
-            model.load()
-    _keybert_for(minilm.model)
+    if hasattr(emb, "load"):
+        emb.load()
+    _keybert_for(get_embedder("minilm").model)  # loads MiniLM: key tokens always come from it
     return time.perf_counter() - t0
 
 
