@@ -22,6 +22,7 @@ import numpy as np
 from invent_core.errors import InventError
 from invent_core.question_schema import (
     ANSWER_COLUMNS,
+    FIELD_SIZE_LIMIT,
     QUESTION_COLUMNS,
     SchemaError,
     parse_json,
@@ -203,9 +204,26 @@ def _read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         yield lineno, row
 
 
+def _check_with_batch_reader(path: Path) -> None:
+    """Batch's checks of a CSV/TSV/JSON Lines file (binary, encoding, quotes, cell sizes), one line each.
+
+    The one reader's limits: a file batch refuses is refused here with the same message.
+    """
+    from .batch.input import BatchInputError, inspect_input
+
+    if not path.is_file():
+        raise DatasetFileError(f"{path}: no such file")
+    try:
+        inspect_input(path)
+    except BatchInputError as err:
+        raise DatasetFileError(str(err)) from None
+    csv.field_size_limit(FIELD_SIZE_LIMIT)
+
+
 def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
+        _check_with_batch_reader(path)
         yield from _read_jsonl(path)
     elif suffix == ".json":
         text = _read_text(path)
@@ -219,14 +237,20 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
             raise DatasetFileError(f"{path}: expected a JSON list of objects")
         yield from enumerate(data, start=1)
     elif suffix in (".csv", ".tsv"):
+        _check_with_batch_reader(path)
         text = _read_text(path)
         reader = csv.DictReader(
             io.StringIO(text, newline=""), delimiter="\t" if suffix == ".tsv" else ","
         )
         if not reader.fieldnames or not any(f and f.strip() for f in reader.fieldnames):
             raise DatasetFileError(f"{path}: no header row")
-        for row in reader:
-            yield reader.line_num, row
+        try:
+            for row in reader:
+                yield reader.line_num, row
+        except csv.Error as err:
+            raise DatasetFileError(
+                f"{path} line {reader.line_num}: not a readable CSV ({err})"
+            ) from None
     else:
         raise DatasetFileError(
             f"{path}: unsupported file type {suffix!r}; use .csv, .tsv, .jsonl or .json"
@@ -295,4 +319,17 @@ def load_examples_file(
         )
     if not examples:
         raise DatasetFileError(f"{p}: no rows after the header")
+    _check_unique_ids(p, examples)
     return examples
+
+
+def _check_unique_ids(path: Path, examples: list[Example]) -> None:
+    """Refuse a repeated id: saved rows and runs are found by id, so one would replace another."""
+    seen: dict[str, int] = {}
+    for i, ex in enumerate(examples, start=1):
+        if ex.id in seen:
+            raise DatasetFileError(
+                f"{path}: id {ex.id!r} is repeated (questions {seen[ex.id]} and {i}); "
+                "give each question its own id"
+            )
+        seen[ex.id] = i

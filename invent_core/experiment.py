@@ -21,6 +21,7 @@ answer (:mod:`invent_core.canonical`).
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import hashlib
 import json
@@ -34,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from .batch.output import output_folder
 from .config import RunConfig, ScoreConfig, check_temperatures, flat_values, iter_options
 from .errors import Cancelled, InventError, LLMError
 from .progress import CancelToken, ProgressCallback, ProgressReporter
@@ -189,8 +191,8 @@ def _saved_run(example, cfg: ExperimentConfig, runs_dir: Path, temperature: floa
         return None
     try:
         run = RunArtifact.load(path)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # a torn or foreign file: generated again
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # a torn or foreign file (``[]`` included): generated again
     same_question = run.question == example.question.strip()
     if same_question and generation_key(run.config) == cfg.run_key(temperature):
         return run
@@ -281,7 +283,10 @@ def _read_scores(path: Path) -> dict[str, dict[str, Any]]:
 
     if not path.is_file():
         return {}
-    return {row["id"]: row for row in read_csv(path)}
+    try:
+        return {row["id"]: row for row in read_csv(path) if row.get("id")}
+    except (ValueError, csv.Error, UnicodeDecodeError):
+        return {}  # a damaged file: every question is scored again (its runs are reused)
 
 
 def _write_rows(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> None:
@@ -314,7 +319,32 @@ def _write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> No
     from .provenance import package_versions  # the same package list the batch sidecar records
 
     meta = {"config": cfg.to_dict(), **extra, "versions": package_versions()}
-    (out / "config.json").write_text(json.dumps(meta, indent=2, default=str))
+    _write_text(out / "config.json", json.dumps(meta, indent=2, default=str))
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Replace ``path`` atomically (a symbolic link there is replaced, never followed).
+
+    A crash or a full disk leaves the old file and no temporary file.
+    """
+    from .csv_safe import atomic_file
+
+    with atomic_file(path) as f:
+        f.write(text)
+
+
+#: What ``evaluate`` and ``tsu`` write in their folder (an input may be none of them).
+EVALUATE_FILES = (
+    "scores.csv",
+    "config.json",
+    *(f"results.{x}" for x in ("csv", "md", "tex", "json")),
+)
+TSU_FILES = ("uq.csv", "config.json", *(f"tsu.{x}" for x in ("csv", "md", "tex", "json")))
+
+
+def _inputs(cfg: ExperimentConfig) -> list[Path]:
+    """The files an experiment reads (``--data``), which its outputs must not overwrite."""
+    return [Path(cfg.data)] if cfg.data else []
 
 
 #: ``scores.csv`` columns before the methods' (``error`` is empty for a judged question).
@@ -384,9 +414,11 @@ def _failed_row(ex, err: Exception) -> dict[str, Any]:
     return {**_base_row(ex), "correct": "", "error": f"{type(err).__name__}: {message}"}
 
 
-def _saved_row(prev: dict[str, Any] | None, methods: list[str], columns: list[str]) -> dict | None:
-    """Return the row saved by an earlier call when it has every method and a judgement."""
+def _saved_row(ex, prev: dict[str, Any] | None, methods, columns: list[str]) -> dict | None:
+    """Return the row saved by an earlier call for ``ex``: the same question, every method, judged."""
     if prev is None or prev.get("correct") in ("", None) or prev.get("error"):
+        return None
+    if prev.get("question") != ex.question:  # the id now names another question: score it again
         return None
     if not all(m in prev for m in methods):  # "" is a saved NaN (the method had no value)
         return None
@@ -437,7 +469,7 @@ def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel) -> li
     saved = _read_scores(scores) if _scores_reusable(out, cfg) else {}
     _write_config(out, cfg, {"status": "running"})  # what the rows below are made with
     columns = [*SCORE_COLUMNS, *methods]
-    known = [_saved_row(saved.get(ex.id), methods, columns) for ex in examples]
+    known = [_saved_row(ex, saved.get(ex.id), methods, columns) for ex in examples]
     todo = [ex for ex, row in zip(examples, known, strict=True) if row is None]
     runs = out / "runs"
     t = cfg.run.temperature
@@ -549,10 +581,10 @@ def _write_evaluation(out: Path, cfg: ExperimentConfig, result: ExperimentResult
         "latex": str(out / "results.tex"),
         "json": str(out / "results.json"),
     }
-    (out / "results.csv").write_text(rt.to_csv())
-    (out / "results.md").write_text(f"{accuracy_line(ev)}\n\n{rt.to_markdown()}")
+    _write_text(out / "results.csv", rt.to_csv())
+    _write_text(out / "results.md", f"{accuracy_line(ev)}\n\n{rt.to_markdown()}")
     caption = f"{cfg.dataset or cfg.data}: {accuracy_line(ev)}"
-    (out / "results.tex").write_text(rt.to_latex(caption=caption) + "\n")
+    _write_text(out / "results.tex", rt.to_latex(caption=caption) + "\n")
     payload = {
         "labels": _labels(result.methods),
         **ev.to_dict(),
@@ -560,7 +592,7 @@ def _write_evaluation(out: Path, cfg: ExperimentConfig, result: ExperimentResult
         "failed": [{"id": r["id"], "error": r["error"]} for r in result.failed],
         "sample": result.sample,
     }
-    (out / "results.json").write_text(json.dumps(payload, indent=2))
+    _write_text(out / "results.json", json.dumps(payload, indent=2))
     return files
 
 
@@ -596,11 +628,18 @@ def evaluate(
 
     t0 = time.perf_counter()
     out = Path(out)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
     examples, sample = draw_examples(cfg)
     methods = _method_names(cfg)
-    llm = LazyLLM(llm_factory)
-    rows = _evaluate_rows(examples, cfg, out, methods, llm, ProgressReporter(progress), cancel)
+    with output_folder(out, EVALUATE_FILES, _inputs(cfg)):
+        (out / "runs").mkdir(exist_ok=True)
+        llm = LazyLLM(llm_factory)
+        report = ProgressReporter(progress)
+        rows = _evaluate_rows(examples, cfg, out, methods, llm, report, cancel)
+        return _finish_evaluation(out, cfg, rows, methods, sample, llm, t0)
+
+
+def _finish_evaluation(out: Path, cfg, rows, methods, sample, llm, t0) -> ExperimentResult:
+    """Judge the rows, write ``results.*`` and ``config.json``; the :class:`ExperimentResult`."""
     judged = [r for r in rows if not r.get("error")]
     evaluation, judgement = _evaluation(judged, methods, cfg)
     result = ExperimentResult(
@@ -643,11 +682,11 @@ def default_tsu_columns(
 
 def _write_tsu(out: Path, rt, table: dict, temps: list[float], extra: dict[str, Any]) -> dict:
     """``tsu.{csv,md,tex,json}`` of a TSU table; returns name → path (``uq`` included)."""
-    (out / "tsu.csv").write_text(rt.to_csv())
-    (out / "tsu.md").write_text(rt.to_markdown() + "\n")
-    (out / "tsu.tex").write_text(rt.to_latex(caption="TSU (%)") + "\n")
-    (out / "tsu.json").write_text(
-        json.dumps({"temperatures": temps, "tsu": table, **extra}, indent=2)
+    _write_text(out / "tsu.csv", rt.to_csv())
+    _write_text(out / "tsu.md", rt.to_markdown() + "\n")
+    _write_text(out / "tsu.tex", rt.to_latex(caption="TSU (%)") + "\n")
+    _write_text(
+        out / "tsu.json", json.dumps({"temperatures": temps, "tsu": table, **extra}, indent=2)
     )
     files = {k: str(out / f"tsu.{k}") for k in ("csv", "md", "tex", "json")}
     return files | {"uq": str(out / "uq.csv")}
@@ -735,20 +774,30 @@ def tsu(
         after each (question, temperature).
     cancel : stop before the next run; finished runs are kept (see :func:`evaluate`).
     """
-    from .evaluation.metrics import tsu_table
-    from .evaluation.report import tsu_results_table
-    from .evaluation.sample_size import judgeable
     from .llm import LazyLLM
 
     t0 = time.perf_counter()
     temps = check_temperatures(temperatures)
     out = Path(out)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
     examples, sample = draw_examples(cfg, require_answers=False)
     methods = _method_names(cfg)
-    llm = LazyLLM(llm_factory)
-    report = ProgressReporter(progress)
-    rows, failed, uq = _tsu_runs(examples, temps, cfg, out, methods, llm, report, cancel)
+    with output_folder(out, TSU_FILES, _inputs(cfg)):
+        (out / "runs").mkdir(exist_ok=True)
+        _write_config(out, cfg, {"status": "running", "temperatures": temps})
+        llm = LazyLLM(llm_factory)
+        report = ProgressReporter(progress)
+        rows, failed, uq = _tsu_runs(examples, temps, cfg, out, methods, llm, report, cancel)
+        return _finish_tsu(out, cfg, temps, rows, failed, uq, sample, methods, llm, t0)
+
+
+def _finish_tsu(
+    out: Path, cfg, temps, rows, failed, uq, sample, methods, llm, t0
+) -> ExperimentResult:
+    """Write ``uq.csv``, ``tsu.*`` and ``config.json``; the :class:`ExperimentResult`."""
+    from .evaluation.metrics import tsu_table
+    from .evaluation.report import tsu_results_table
+    from .evaluation.sample_size import judgeable
+
     _write_rows(out / "uq.csv", rows, ["id", "question", "temperature", *methods])
     available = {m: v for m, v in uq.items() if not np.isnan(v).all()}
     if not available:

@@ -142,11 +142,12 @@ class RunArtifact:
 
     def save(self, path: str | Path) -> Path:
         """Write ``to_json()`` to ``path`` (folders created; written atomically)."""
+        from .csv_safe import atomic_file
+
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        tmp.replace(path)
+        with atomic_file(path) as f:  # a full disk leaves the old file and no temporary one
+            f.write(self.to_json())
         return path
 
     @classmethod

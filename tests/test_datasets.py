@@ -125,11 +125,15 @@ def test_multiline_csv_field(tmp_path):
     [
         ("e.csv", "", r"e\.csv: the file is empty"),
         ("e.csv", "   \n", "the file is empty"),
-        ("h.csv", "text,answer\nhello,x\n", r"h\.csv: no question column \(found 'text', 'answer'"),
+        (
+            "h.csv",
+            "text,answer\nhello,x\n",
+            r"h\.csv, line 1: no question column; found 'text', 'answer'",
+        ),
         ("r.csv", "question,answer\nfine,x\n,y\n", r"r\.csv line 3: empty 'question'"),
-        ("n.csv", "question\n", "no rows after the header"),
+        ("n.csv", "question\n", "no data rows after the header"),
         ("j.jsonl", '{"question": "a"}\n{bad\n', r"j\.jsonl line 2: invalid JSON"),
-        ("l.jsonl", '["a"]\n', "line 1: expected a JSON object"),
+        ("l.jsonl", '["a"]\n', r"line 1\): expected a JSON object"),
         ("t.csv", "question,task\nq,essay\n", "line 2: task 'essay' in column 'task'"),
         ("m.csv", "question,task\nq,mmlu\n", "task 'mmlu' needs a choices column"),
         ("x.xlsx", "question\nq\n", "unsupported file type '.xlsx'"),
@@ -145,7 +149,10 @@ def test_user_file_errors_name_file_line_and_column(tmp_path, name, content, msg
 def test_user_file_bad_encoding_and_missing(tmp_path):
     p = tmp_path / "latin.csv"
     p.write_bytes("question,answer\nQuelle capitale ?,Br\xfcssel\n".encode("latin-1"))
-    with pytest.raises(DatasetFileError, match=r"latin\.csv: not UTF-8 text \(bad byte at offset"):
+    with pytest.raises(
+        DatasetFileError,
+        match=r"latin\.csv, row 1 \(line 2\), byte 36, column 'answer': not valid UTF-8",
+    ):
         load_examples_file(p)
     with pytest.raises(DatasetFileError, match="no such file"):
         load_examples_file(tmp_path / "nope.csv")
@@ -190,7 +197,7 @@ def test_answer_and_answers_columns_keep_every_alias(tmp_path):
         ({"question": "q", "id": {"a": 1}}, r"'id' must be text, got a JSON object"),
         ({"question": "q", "answer": {"a": 1}}, r"'answer' must be text, got a JSON object"),
         ({"question": "q", "answers": [["x"]]}, r"'answers' must be text, got a list"),
-        ("[" * 100_000, r"line 1: invalid JSON \(nested too deeply"),
+        ("[" * 100_000, r"line 1\): not JSON Lines: invalid JSON \(nested too deeply"),
     ],
 )
 def test_jsonl_wrong_types_are_refused_with_the_column(tmp_path, row, msg):

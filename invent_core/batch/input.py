@@ -210,6 +210,8 @@ def _sniff_bytes(path: Path, head: bytes, encoding: str | None) -> str:
             codecs.lookup(encoding)
         except LookupError:
             raise BatchInputError(f"unknown encoding {encoding!r}", file=path) from None
+        if head.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name == "utf-8":
+            return "utf-8-sig"  # Excel's "CSV UTF-8": the BOM is not part of the first header
         return encoding
     for bom, name in _BOMS:
         if head.startswith(bom):
@@ -465,7 +467,7 @@ def _check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> int 
     Returns the number of data rows, or None when an oversized cell stopped the count.
     """
     csv.field_size_limit(qs.FIELD_SIZE_LIMIT)
-    last_multiline: int | None = None
+    last_start: int | None = None  # the last record's first line: it may end the file open
     n_records = 0
     with open(path, encoding=encoding, newline="") as f:
         lines = _RecordLines(f)
@@ -475,8 +477,8 @@ def _check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> int 
             for fields in reader:
                 start, prev = prev + 1, reader.line_num
                 n_records += any(x.strip() for x in fields)
-                last_multiline = start if prev > start else None
-                if last_multiline is not None:
+                last_start = start
+                if prev > start:
                     _check_multiline_record(path, lines.lines, len(fields), start, delimiter, width)
                 lines.lines = []
         except csv.Error:
@@ -487,10 +489,8 @@ def _check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> int 
                     path, prev + 1, None, f" within {qs.FIELD_SIZE_LIMIT:,} characters"
                 ) from None
             return None
-    if last_multiline is not None and _open_at_line_end_of_file(
-        path, encoding, delimiter, last_multiline
-    ):
-        raise _unclosed_quote(path, last_multiline, None, " before the end of the file")
+    if last_start is not None and _open_at_line_end_of_file(path, encoding, delimiter, last_start):
+        raise _unclosed_quote(path, last_start, None, " before the end of the file")
     return n_records - 1  # the header is not a row
 
 

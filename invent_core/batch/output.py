@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import hashlib
 import io
 import json
 import math
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,14 +44,18 @@ __all__ = [
     "Checkpoint",
     "OutputBusyError",
     "OutputLock",
+    "check_output_folder",
     "check_output_paths",
     "csv_line",
     "evaluate_output",
     "export_results",
     "is_number",
     "iter_records",
+    "lock_path",
     "neutralize_cell",
+    "output_folder",
     "output_format",
+    "probe_space",
     "question_hash",
     "read_columns",
     "read_meta",
@@ -102,8 +108,14 @@ def sidecar_paths(output: str | os.PathLike) -> dict[str, Path]:
         "meta": out.with_name(out.name + ".meta.json"),
         "errors": out.with_name(out.name + ".errors.jsonl"),
         "checkpoint": checkpoint,
-        "lock": out.with_name(out.name + ".lock"),
+        "lock": lock_path(out),
     }
+
+
+def lock_path(output: str | os.PathLike) -> Path:
+    """``OUTPUT.lock`` beside the file a name leads to: a symbolic link shares its target's lock."""
+    real = Path(os.path.realpath(output))
+    return real.with_name(real.name + ".lock")
 
 
 def question_hash(question: str) -> str:
@@ -161,6 +173,59 @@ def check_output_paths(outputs: Iterable[Path], inputs: Iterable[Path] = ()) -> 
                     file=out,
                 )
         _check_writable(out)
+
+
+@contextlib.contextmanager
+def output_folder(
+    folder: str | os.PathLike, names: Iterable[str], inputs: Iterable[str | os.PathLike] = ()
+) -> Iterator[Path]:
+    """Check, create and lock a command's output folder (``evaluate``, ``tsu``, ``run --save``).
+
+    Before any work: a path that is a file, a folder that cannot be created or
+    written, or an input that one of ``names`` inside it would overwrite (the
+    path, a hard or a symbolic link) is refused with :class:`BatchInputError`
+    (exit 2). Then one run at a time holds ``FOLDER/.invent.lock`` (resolved
+    path, as :class:`OutputLock`); a second is refused with
+    :class:`OutputBusyError` (exit 4).
+    """
+    check_output_folder(folder, names, inputs)
+    real = Path(os.path.realpath(folder))
+    with OutputLock(real / ".invent.lock", Path(folder)):
+        yield Path(folder)
+
+
+def check_output_folder(
+    folder: str | os.PathLike, names: Iterable[str], inputs: Iterable[str | os.PathLike] = ()
+) -> None:
+    """The checks of :func:`output_folder` (the folder is created), for a command to run early."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise BatchInputError("the output path is a file, not a folder; give a folder", file=folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        if err.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise  # the disk is full: exit 3, as any write
+        raise BatchInputError(
+            f"cannot create the output folder: {err.strerror or err}", file=folder
+        ) from None
+    check_output_paths([folder / n for n in names], [Path(p) for p in inputs])
+    probe_space(folder)
+
+
+def probe_space(folder: Path, size: int = 4096) -> None:
+    """Write, fsync and remove ``size`` bytes in ``folder``.
+
+    A full disk then shows at once (``OSError`` ENOSPC: exit 3), before the
+    work whose result it could not hold.
+    """
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".invent-space.", suffix=".tmp")
+    try:
+        os.write(fd, b"\0" * size)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+        os.unlink(tmp)
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:

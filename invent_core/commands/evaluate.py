@@ -84,13 +84,21 @@ def experiment_config_from_args(args: argparse.Namespace, **extra):
 
 
 def main(args: argparse.Namespace) -> int:
-    """Evaluate every method on the dataset and print the table (exit 0 even when not judgeable)."""
+    """Evaluate every method and print the table; a full disk exits 3, a busy folder 4 (as batch)."""
+    from ._exits import run_guarded
+
+    return run_guarded(_main, args, writing=args.out or "")
+
+
+def _main(args: argparse.Namespace) -> int:
+    from ..batch.output import check_output_folder
     from ..errors import Cancelled
-    from ..experiment import draw_examples, evaluate
+    from ..experiment import EVALUATE_FILES, draw_examples, evaluate
 
     cfg = experiment_config_from_args(args, judge=args.judge, n_boot_metrics=args.n_boot)
     out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg)
+    check_output_folder(out, EVALUATE_FILES, [args.data] if args.data else [])  # before any work
     llm = llm_from_args(args)
     identity = llm_identity(args, llm)
     print(f"questions: {sample}", file=sys.stderr)

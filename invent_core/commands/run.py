@@ -38,11 +38,36 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run one question end to end and print (or save) the artefact."""
+    """Run one question; a full disk exits 3, a busy ``--save`` file 4 (as ``batch``)."""
+    from ._exits import run_guarded
+
+    return run_guarded(_main, args, writing=str(args.save or ""))
+
+
+def _check_save(path: Path) -> None:
+    """Refuse a ``--save`` path that cannot be written (a folder, a read-only one) before any work."""
+    from ..batch.output import BatchInputError, check_output_paths, probe_space
+    from ._exits import DISK_FULL_ERRNOS
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        if err.errno in DISK_FULL_ERRNOS:
+            raise
+        raise BatchInputError(
+            f"cannot create its folder: {err.strerror or err}", file=path
+        ) from None
+    check_output_paths([path])
+    probe_space(path.parent)  # a full disk exits 3 now, not after the whole run
+
+
+def _main(args: argparse.Namespace) -> int:
     from ..errors import Cancelled
     from ..pipeline import run_question
 
     config = config_from_args(args)  # an invalid option fails here, before any model loads
+    if args.save:
+        _check_save(args.save)
     llm = llm_from_args(args)
     seconds = None if args.json else print_estimate(config, llm_identity(args, llm))
     try:
@@ -66,7 +91,10 @@ def main(args: argparse.Namespace) -> int:
 
     record_artifact(art)
     if args.save:
-        art.save(args.save)
+        from ..batch.output import OutputLock, lock_path
+
+        with OutputLock(lock_path(args.save), args.save):
+            art.save(args.save)
     if args.json:
         print(art.to_json(indent=2))
         return 0

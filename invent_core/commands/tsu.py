@@ -47,13 +47,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Sweep the temperatures and print the TSU table."""
+    """Sweep the temperatures and print the TSU table; a full disk exits 3, a busy folder 4."""
+    from ._exits import run_guarded
+
+    return run_guarded(_main, args, writing=args.out or "")
+
+
+def _main(args: argparse.Namespace) -> int:
+    from ..batch.output import check_output_folder
     from ..errors import Cancelled
-    from ..experiment import draw_examples, tsu
+    from ..experiment import TSU_FILES, draw_examples, tsu
 
     cfg = experiment_config_from_args(args)
     out = args.out or f"runs/tsu-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg, require_answers=False)
+    check_output_folder(out, TSU_FILES, [args.data] if args.data else [])  # before any work
     llm = llm_from_args(args)
     print(f"questions: {sample}", file=sys.stderr)
     n_runs = len(examples) * len(args.temperatures)
