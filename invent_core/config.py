@@ -50,11 +50,19 @@ def _opt(default: Any, help: str, *, flag: str | None = None, cli: bool = True, 
     return field(default=default, metadata=meta)
 
 
-def _check_int(owner: str, name: str, value: Any, *, low: int) -> None:
+#: Upper bounds of the size options (B, n, r): far above any use, far below an allocation
+#: that cannot succeed (``-B 10**12`` asked for 14.6 TiB).
+MAX_BOOTSTRAP = 100_000
+MAX_SAMPLES = 1_000
+
+
+def _check_int(owner: str, name: str, value: Any, *, low: int, high: int | None = None) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{owner}.{name} must be an integer, got {value!r}")
     if value < low:
         raise ValueError(f"{owner}.{name} must be at least {low}, got {value}")
+    if high is not None and value > high:  # sizes: bounded before any work or allocation
+        raise ValueError(f"{owner}.{name} must be at most {high:,}, got {value:,}")
 
 
 def _check_float(owner: str, name: str, value: Any, *, low: float, high: float) -> None:
@@ -105,7 +113,7 @@ class ScoreConfig:
         o = "ScoreConfig"
         if not isinstance(self.embedder, str) or not self.embedder.strip():
             raise ValueError(f"{o}.embedder must be a non-empty name, got {self.embedder!r}")
-        _check_int(o, "n_bootstrap", self.n_bootstrap, low=1)
+        _check_int(o, "n_bootstrap", self.n_bootstrap, low=1, high=MAX_BOOTSTRAP)
         _check_int(o, "seed", self.seed, low=0)
         _check_choice(o, "affinity", self.affinity, AffinityKind)
         _check_float(o, "kernel_tau", self.kernel_tau, low=1e-3, high=10.0)
@@ -354,8 +362,8 @@ class RunConfig:
             raise ValueError(
                 f"{o}.perturber is an unknown perturber {self.perturber!r}: choose one of {known}"
             )
-        _check_int(o, "n_perturbations", self.n_perturbations, low=1)
-        _check_int(o, "n_replications", self.n_replications, low=1)
+        _check_int(o, "n_perturbations", self.n_perturbations, low=1, high=MAX_SAMPLES)
+        _check_int(o, "n_replications", self.n_replications, low=1, high=MAX_SAMPLES)
         _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
         if self.answer_max_tokens is not None:
             _check_int(o, "answer_max_tokens", self.answer_max_tokens, low=1)

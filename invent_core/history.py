@@ -105,6 +105,13 @@ class HistoryEntry:
             raise ValueError(f"malformed history record: {err}") from err
         if not _ID.fullmatch(str(entry.id)) or entry.kind not in KINDS:
             raise ValueError(f"malformed history record {entry.id!r}")
+        texts = (entry.title, entry.created, entry.settings_summary)
+        if not all(isinstance(t, str) for t in texts) or type(entry.size) is not int:
+            raise ValueError(f"malformed history record {entry.id!r}: a field of the wrong type")
+        try:
+            dt.datetime.fromisoformat(entry.created)
+        except ValueError:
+            raise ValueError(f"malformed history record {entry.id!r}: created") from None
         return entry
 
 
@@ -430,14 +437,15 @@ class HistoryStore:
         """Read every entry's metadata; drop leftovers of interrupted writes."""
         entries = []
         for child in self.root.iterdir():
-            if child.name.endswith(".tmp"):
+            if child.name.endswith(".tmp") and child.is_file():
                 child.unlink(missing_ok=True)
             elif child.is_dir() and _ID.fullmatch(child.name):
-                entry = _read_meta(child)
-                if entry is None:
-                    self._remove(child.name)  # a write cut short (or damaged metadata)
-                else:
+                damaged = (child / _META).exists()  # absent: an add cut short, removed
+                entry = _read_meta(child) or (_recover(child) if damaged else None)
+                if entry is not None:
                     entries.append(entry)
+                elif not damaged:
+                    self._remove(child.name)
         self._write_index(entries)
         return entries
 
@@ -445,7 +453,8 @@ class HistoryStore:
 def _read_meta(folder: Path) -> HistoryEntry | None:
     """Read an entry folder's metadata; ``None`` when it is not a whole entry."""
     for stray in folder.glob("*.tmp"):
-        stray.unlink(missing_ok=True)
+        if stray.is_file():
+            stray.unlink(missing_ok=True)
     if not (folder / _PAYLOAD).is_file():
         return None
     try:
@@ -453,3 +462,35 @@ def _read_meta(folder: Path) -> HistoryEntry | None:
     except (OSError, ValueError):
         return None
     return entry if entry.id == folder.name else None
+
+
+def _recover(folder: Path) -> HistoryEntry | None:
+    """Rebuild the metadata of an entry whose payload is whole but whose ``meta.json`` is damaged.
+
+    The id names the time and the kind; the title is the payload's question.
+    ``None`` (the folder is left as it is, unlisted) when the payload is not a
+    whole JSON object either.
+    """
+    try:
+        data = (folder / _PAYLOAD).read_bytes()
+        payload = json.loads(data)
+        stamp, kind, _ = folder.name.split("-")
+        created = dt.datetime.strptime(stamp, "%Y%m%dT%H%M%S").replace(tzinfo=dt.UTC)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(payload, dict) or kind not in KINDS:
+        return None
+    title = payload.get("question") or payload.get("title") or f"{kind} (recovered)"
+    entry = HistoryEntry(
+        id=folder.name,
+        kind=kind,
+        title=_clean_title(str(title)[:200]) if str(title).strip() else f"{kind} (recovered)",
+        created=created.isoformat(timespec="microseconds"),
+        size=len(data),
+        settings_summary=str(summarize_settings(payload)),
+    )
+    try:
+        atomic_write(folder / _META, json.dumps(entry.to_dict()).encode("utf-8"))
+    except OSError:
+        pass  # listed now; rebuilt again next time
+    return entry

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 import pandas as pd
 import streamlit as st
 
@@ -14,7 +11,7 @@ from invent_core.evaluation.metrics import rejection_curve
 from invent_core.evaluation.sample_size import judgeable
 from invent_core.progress import Progress
 from invent_core.registry import list_methods
-from invent_ui import batch_rows, plots, resources, state, tables, views
+from invent_ui import batch_rows, plots, resources, state, tables, uploads, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error
 from invent_ui.jobs import CancellableLLM, Job
@@ -38,24 +35,10 @@ up = st.file_uploader(
 )
 folder = None
 if up is not None:
-    data = up.getvalue()
-    sha = hashlib.sha256(data).hexdigest()
-    folder = ROOT / sha[:16]
-    folder.mkdir(parents=True, exist_ok=True)
-    suffix = "." + up.name.rsplit(".", 1)[-1].lower() if "." in up.name else ".csv"
-    path = folder / f"input{suffix}"
-    if not path.exists():
-        path.write_bytes(data)
-        (folder / "upload.json").write_text(
-            json.dumps({"name": up.name, "sha256": sha, "bytes": len(data)})
-        )
+    folder = uploads.store_upload(ROOT, up.name, up.getvalue())
 else:
-    earlier = sorted(
-        (p for p in ROOT.iterdir() if (p / "upload.json").exists()),
-        key=lambda p: -p.stat().st_mtime,
-    )
-    if earlier:
-        names = {str(p): json.loads((p / "upload.json").read_text())["name"] for p in earlier}
+    names = uploads.earlier_uploads(ROOT)
+    if names:
         pick = st.selectbox(
             "…or reopen an earlier upload",
             ["—", *names],
@@ -68,8 +51,11 @@ if folder is None:
     st.info("Upload a file to start. Example: a CSV with columns `question,answer`.")
     st.stop()
 
-path = next(p for p in folder.iterdir() if p.name.startswith("input"))
-meta = json.loads((folder / "upload.json").read_text()) if (folder / "upload.json").exists() else {}
+path = uploads.upload_input(folder)
+if path is None:
+    st.error("This upload's file is missing from its folder: upload the file again.")
+    st.stop()
+meta = uploads.upload_meta(folder)
 NAMES = {str(path): meta.get("name", "the uploaded file"), str(folder): "the upload"}
 try:
     info = inspect_input(path)

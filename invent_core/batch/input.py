@@ -207,9 +207,11 @@ def _sniff_bytes(path: Path, head: bytes, encoding: str | None) -> str:
     """The encoding (a BOM's, or UTF-8), or a BatchInputError for binary files."""
     if encoding is not None:
         try:
-            codecs.lookup(encoding)
+            text_codec = codecs.lookup(encoding)._is_text_encoding
         except LookupError:
-            raise BatchInputError(f"unknown encoding {encoding!r}", file=path) from None
+            text_codec = False
+        if not text_codec:  # "rot13", "base64": codecs, but not text encodings
+            raise BatchInputError(f"unknown text encoding {encoding!r}", file=path)
         if head.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name == "utf-8":
             return "utf-8-sig"  # Excel's "CSV UTF-8": the BOM is not part of the first header
         return encoding

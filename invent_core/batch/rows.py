@@ -237,6 +237,7 @@ class RowReader:
             perts = _json_list(rec.get(self.name("perturbations")), "perturbations")
             reps = _json_list(rec.get(self.name("responses")), "responses")
             row.perturbations, row.responses = _wide_responses(row.question, perts, reps)
+            _need_perturbations(row, "perturbations", line)
         return row
 
     def __iter__(self) -> Iterator[InputRow]:
@@ -301,6 +302,7 @@ class RowReader:
             _, row.responses = validate_responses([row.question, *row.perturbations], responses)
         except ResponseShapeError as err:
             raise _Problem(str(err), "response", line0) from None
+        _need_perturbations(row, "perturbation_index", line0)
         return row
 
     def _long_cell(self, line: int, rec: dict[str, Any]) -> _LongCell:
@@ -320,6 +322,16 @@ class RowReader:
             k=idx["replication_index"],
             text="" if text is None else str(text).strip(),
             response="" if resp is None else str(resp),
+        )
+
+
+def _need_perturbations(row: InputRow, column: str, line: int) -> None:
+    """Refuse a row with no perturbed question: with n = 0 Inv-Entropy would say 0.0 (certain)."""
+    if not row.perturbations:
+        raise _Problem(
+            "no perturbed questions (n = 0); give at least one perturbation and its responses",
+            column,
+            line,
         )
 
 
@@ -344,8 +356,8 @@ def _long_responses(cells: list[_LongCell], line0: int) -> tuple[list[str], list
             )
         grid[c.p][c.k] = c.response
     n = max(grid)
-    missing = [p for p in range(n + 1) if p not in grid]
-    if missing:
+    if n + 1 != len(grid):  # a gap lies within the first len(grid) + 1 indices (never 0 … n)
+        missing = [p for p in range(len(grid) + 1) if p not in grid][:5]
         raise _Problem(
             f"perturbation index(es) {missing} missing (expected 0 … {n})",
             "perturbation_index",

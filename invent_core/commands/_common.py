@@ -31,11 +31,35 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         default="OPENAI_API_KEY",
         help="environment variable holding the API key (the key is never written anywhere)",
     )
-    g.add_argument("--concurrency", type=int, default=None, help="LLM requests in flight at once")
+    g.add_argument(
+        "--concurrency",
+        type=int_in(1, MAX_CONCURRENCY),
+        default=None,
+        help=f"LLM requests in flight at once (1 … {MAX_CONCURRENCY})",
+    )
     g.add_argument(
         "--no-cache", action="store_true", help="do not read or write the persistent LLM cache"
     )
     g.add_argument("--cache", default=None, metavar="PATH", help="SQLite file for the LLM cache")
+
+
+#: The most LLM requests in flight: one thread each (``--concurrency 10**9`` never returned).
+MAX_CONCURRENCY = 256
+
+
+def int_in(low: int, high: int):
+    """An argparse type: an integer in [low, high], else a usage error naming the bounds."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be in {low} … {high:,}, got {value:,}")
+        return value
+
+    return parse
 
 
 def _parse_optional(kind: type):

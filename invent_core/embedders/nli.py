@@ -86,10 +86,18 @@ class NLISimilarity:
                 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
                 device = self._device or _env.torch_device()
-                self._tokenizer = AutoTokenizer.from_pretrained(self.folder, local_files_only=True)
-                model = AutoModelForSequenceClassification.from_pretrained(
-                    self.folder, local_files_only=True
-                )
+                try:
+                    self._tokenizer = AutoTokenizer.from_pretrained(
+                        self.folder, local_files_only=True
+                    )
+                    model = AutoModelForSequenceClassification.from_pretrained(
+                        self.folder, local_files_only=True
+                    )
+                except Exception as err:  # noqa: BLE001 - safetensors, OSError, ValueError …: one line
+                    raise ModelFileError(
+                        f"{self.folder}: the model cannot be loaded ({type(err).__name__}: "
+                        f"{' '.join(str(err).split())[:200]}); check or replace its files"
+                    ) from None
                 self._entail = _entailment_index(model.config.label2id)
                 self._model = model.to(device).eval()
         return self._model
