@@ -26,7 +26,6 @@ import os
 import re
 import secrets
 import shutil
-import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -118,20 +117,13 @@ class HistoryEntry:
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so readers see the old file or the new one, never half.
 
-    A temporary file in the same folder is written, flushed to disk and moved
-    over ``path`` (``os.replace``); on any failure it is removed.
+    The one writer of every output (:func:`invent_core.csv_safe.atomic_file`):
+    a temporary file beside it, fsynced, moved over ``path``; removed on failure.
     """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    from .csv_safe import atomic_file
+
+    with atomic_file(path, "wb") as fh:
+        fh.write(data)
 
 
 def _now() -> dt.datetime:

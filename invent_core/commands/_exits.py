@@ -8,8 +8,9 @@
       stderr names the file, row, column or option; nothing was written
       (or, for a problem found mid-file, the rows before it are kept)
 3     the disk is full (or over quota); the rows written so far are kept:
-      free space and run the same command again to resume
-4     another run is writing the same output (it holds ``OUTPUT.lock``)
+      free space and run the same command again to resume (every command)
+4     another run is writing the same output (it holds ``OUTPUT.lock``;
+      evaluate/tsu: ``FOLDER/.invent.lock``)
 130   interrupted (Ctrl-C); rerun the same command to resume
 141   standard output was closed early (e.g. piped to ``head``); nothing
       is printed about it
