@@ -151,12 +151,15 @@ def show_run(run: Any) -> None:
 
 def gate_summary(run: Any) -> None:
     """The paraphrase gate's acceptance line, and the rejected candidates in an expander."""
-    from invent_core.perturb.gate import acceptance_line
+    from invent_core.perturb.gate import acceptance_line, distinct_warning
 
     line = acceptance_line(getattr(run, "acceptance", None))
     if line is None:
         return
     st.caption(line[0].upper() + line[1:])
+    warning = distinct_warning(getattr(run, "acceptance", None))
+    if warning:  # issue #24 §3: few distinct states
+        st.warning(warning[0].upper() + warning[1:])
     rejected = [c for c in getattr(run, "candidates", None) or [] if not c.get("accepted")]
     if rejected:
         import pandas as pd

@@ -657,7 +657,27 @@ def acceptance_line(acceptance: dict | None) -> str | None:
     rejected = ", ".join(f"{r} {c}" for r, c in (acceptance.get("rejected") or {}).items())
     line = f"paraphrase gate: {ok} of {k} candidates accepted{rate}"
     line += f"; rejected: {rejected}" if rejected else ""
+    if acceptance.get("near_duplicates"):
+        line += f"; near-duplicates standing in for copies: {acceptance['near_duplicates']}"
     line += f"; padded by duplication: {acceptance.get('padded', 0)}"
     if acceptance.get("fallback") == "original":
         line += " (no candidate passed: every state is the question itself)"
-    return line
+    if acceptance.get("distinct") is not None and acceptance.get("states"):
+        line += f"; distinct states: {acceptance['distinct']} of {acceptance['states']}"
+    warning = distinct_warning(acceptance)
+    return line + (f" — {warning}" if warning else "")
+
+
+#: fewer distinct wordings than this share of n is flagged (issue #24 §3: 8 of 12
+#: short questions ended with at most 4 of 9)
+LOW_DISTINCT_SHARE = 0.5
+
+
+def distinct_warning(acceptance: dict | None) -> str | None:
+    """``"only 3 distinct states of 9: Inv-Entropy mostly measures replication"`` when few, else None."""
+    if not acceptance or acceptance.get("distinct") is None:
+        return None
+    d, n = int(acceptance["distinct"]), int(acceptance.get("states") or 0)
+    if n and d < LOW_DISTINCT_SHARE * n:
+        return f"only {d} distinct states of {n}: Inv-Entropy here mostly measures replication"
+    return None
