@@ -215,6 +215,8 @@ def non_answer(cleaned: str, question: str | None, *, task: str = "qa") -> str |
         return None
     if task == "gsm8k":
         own = {n.replace(",", "") for n in _NUM.findall(question)}
+        if "=" in cleaned:  # "6 - 3 = 3": a worked result, even one equal to an operand
+            return None
         new = [n for n in _NUM.findall(cleaned) if n.replace(",", "") not in own]
         if not new and _OPERATION.search(cleaned):
             return "operation"

@@ -172,6 +172,11 @@ class ReferenceSet:
         if n_near < MIN_NEAR:
             return {"p_correct": None, "interval": None, "n_near": n_near, "bandwidth": h}
         lo, hi = np.percentile(fits, [5, 95])
+        # a bootstrap of an all-right end block has no width: widen by the Jeffreys
+        # interval of the near questions' share right (0.99 from a few stays uncertain)
+        near = self.correct[np.abs(self.values - value) <= h]
+        j_lo, j_hi = _jeffreys(int(near.sum()), int(near.size))
+        lo, hi = min(lo, j_lo), max(hi, j_hi)
         return {
             "p_correct": float(fits.mean()),
             "interval": (float(lo), float(hi)),
@@ -465,3 +470,10 @@ def _bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np
 
 
 _FITS: dict[tuple[bytes, bytes], list] = {}
+
+
+def _jeffreys(k: int, n: int) -> tuple[float, float]:
+    """90 % Jeffreys interval of a share k / n (Beta(k + ½, n − k + ½) quantiles)."""
+    from scipy.stats import beta
+
+    return float(beta.ppf(0.05, k + 0.5, n - k + 0.5)), float(beta.ppf(0.95, k + 0.5, n - k + 0.5))

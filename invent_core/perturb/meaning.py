@@ -183,6 +183,17 @@ _GROUPS = (
 _SYNONYMS = {w: frozenset(g) - {w} for g in _GROUPS for w in g}
 
 
+_NEG_PREFIX = ("un", "mis", "im", "in", "dis", "non", "ir", "il")
+
+
+def _negated(words: list[str]) -> bool:
+    """Whether a text negates by morphology or wording ("uncontrolled", "lacks", "out of")."""
+    text = " ".join(words)
+    if any(k in text for k in ("out of", "lack", "fail", "without", "absence", "stop", "cease")):
+        return True
+    return any(w.startswith(_NEG_PREFIX) and len(w) > 6 or w.endswith("less") for w in words)
+
+
 def qualifiers(text: str) -> set[str]:
     """Ordinals, superlatives and negations in a text ("first", "most", "not", "-est" words)."""
     out = set()
@@ -199,6 +210,8 @@ def _qualifier_dropped(candidate: str, original: str) -> str | None:
     for q in sorted(qualifiers(original) - kept):
         if _SYNONYMS.get(q, frozenset()) & kept:
             continue
+        if q == "not" and _negated(words_c):
+            continue  # "no longer regulated" → "misregulated", "uncontrolled", "out of order"
         if q in ("most", "least") and any(w.endswith(("est", "most")) for w in words_c):
             continue  # "most northerly" → "northernmost"
         if q.endswith("est") and ("most" in kept or "least" in kept):
