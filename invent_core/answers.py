@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .canonical import canonical_answer
-from .cleaning import clean_response
+from .cleaning import clean_response, non_answer
 
 __all__ = ["Answer", "postprocess"]
 
@@ -33,13 +33,18 @@ class Answer:
     cleaned : after :func:`invent_core.cleaning.clean_response`.
     canonical : after :func:`invent_core.canonical.canonical_answer` (the cleaned
         text when it could not be mapped).
-    mapped : False when the canonical step found no option / number / answer.
+    mapped : False when the canonical step found no option / number / answer,
+        or the reply is a non-answer.
+    non_answer : why the reply is not an answer (``"echo"``: it only restates the
+        question; ``"operation"``: it names the operation, not a result), else None
+        (issue #24 §4, :func:`invent_core.cleaning.non_answer`).
     """
 
     raw: str
     cleaned: str
     canonical: str
     mapped: bool
+    non_answer: str | None = None
 
 
 def postprocess(
@@ -61,9 +66,13 @@ def postprocess(
     Examples
     --------
     >>> postprocess("Answer: (B) Venus", "Which planet?", task="mmlu", choices=["Mars", "Venus"])
-    Answer(raw='Answer: (B) Venus', cleaned='(B) Venus', canonical='B', mapped=True)
+    Answer(raw='Answer: (B) Venus', cleaned='(B) Venus', canonical='B', mapped=True, non_answer=None)
     """
     raw_text = "" if raw is None else str(raw)
     cleaned = clean_response(raw_text, question)
     canon = canonical_answer(cleaned, task=task, choices=choices)
-    return Answer(raw=raw_text, cleaned=cleaned, canonical=canon.text, mapped=canon.mapped)
+    why = non_answer(cleaned, question, task=task) if canon.mapped or task != "mmlu" else None
+    mapped = canon.mapped and why is None
+    return Answer(
+        raw=raw_text, cleaned=cleaned, canonical=canon.text, mapped=mapped, non_answer=why
+    )

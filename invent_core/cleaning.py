@@ -160,3 +160,70 @@ def clean_response(text: str | None, question: str | None = None) -> str:
     out = cut_format_tokens(out)
     out = first_line(out)
     return strip_answer_decorations(out)
+
+
+# --- non-answers (issue #24 §4) -------------------------------------------------------
+
+_CONTENT = re.compile(r"[^\W\d_]+")
+_NUM = re.compile(r"\d+(?:[.,]\d+)*")
+_FUNCTION = frozenset(
+    "the a an of in on at to for from by with and or is are was were be been it its this that "
+    "which what who whom whose where when why how do does did has have had can could will "
+    "would there their they he she his her i you we our".split()
+)
+#: words an echo may add without answering ("the city of Ljubljana", "a person")
+_GENERIC = frozenset(
+    "city town country place river person people man woman name one thing answer question "
+    "known called located through flows flow also".split()
+)
+_OPERATION = re.compile(
+    r"[+\-×*/÷]|\b(?:sum|add|adding|addition|plus|minus|subtract\w*|difference|times|"
+    r"multipl\w*|product|divid\w*|quotient)\b",
+    re.IGNORECASE,
+)
+
+
+def _stems(text: str) -> set[str]:
+    out = set()
+    for w in _CONTENT.findall(text.casefold()):
+        if w not in _FUNCTION:
+            out.add(w[:-1] if len(w) > 3 and w.endswith("s") else w)
+    return out
+
+
+def non_answer(cleaned: str, question: str | None, *, task: str = "qa") -> str | None:
+    """Why a cleaned reply is not an answer, or None when it is one.
+
+    ``"echo"``: every content word of the reply is in the question (or is a
+    generic word such as "city"): "The river flows through the city of
+    Ljubljana" to "Which river flows through Ljubljana?". ``"operation"``
+    (numeric tasks): the reply names the operation but gives no number beyond
+    the question's ("Sum 18 and 25", "18 + 25", "Addition"). An empty reply is
+    not flagged here (the canonical step leaves it unmapped), nor is a one-word
+    reply taken from the question ("Venus" to "Which is larger, Mars or Venus?").
+
+    Examples
+    --------
+    >>> non_answer("The river flows through the city of Ljubljana", "Which river flows through Ljubljana?")
+    'echo'
+    >>> non_answer("18 + 25", "What is 18 plus 25?", task="gsm8k")
+    'operation'
+    >>> non_answer("43", "What is 18 plus 25?", task="gsm8k") is None
+    True
+    """
+    if not cleaned or not cleaned.strip() or not question:
+        return None
+    if task == "gsm8k":
+        own = {n.replace(",", "") for n in _NUM.findall(question)}
+        if "=" in cleaned:  # "6 - 3 = 3": a worked result, even one equal to an operand
+            return None
+        new = [n for n in _NUM.findall(cleaned) if n.replace(",", "") not in own]
+        if not new and _OPERATION.search(cleaned):
+            return "operation"
+        return None
+    if task != "qa":
+        return None
+    words = _stems(cleaned)
+    if len(words) >= 2 and words <= (_stems(question) | _GENERIC):  # one word may be a choice
+        return "echo"
+    return None

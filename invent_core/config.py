@@ -220,6 +220,9 @@ class GateConfig:
     min_entity_recall: float = _opt(
         1.0, "share of the original's numbers and named entities a paraphrase must keep"
     )  # ours: every one
+    meaning_check: bool = _opt(
+        True, "reject rewordings that change the wh-word, operation, operands or a qualifier"
+    )  # ours, issue #24 §2
     max_extra_requests: int = _opt(
         9, "re-asks for rejected paraphrases before padding by duplication"
     )  # ours: at most n more; the paper pads at once
@@ -242,6 +245,8 @@ class GateConfig:
         _check_float(o, "near_duplicate", self.near_duplicate, low=0.0, high=1.0)
         _check_float(o, "min_entity_recall", self.min_entity_recall, low=0.0, high=1.0)
         _check_int(o, "max_extra_requests", self.max_extra_requests, low=0)
+        if not isinstance(self.meaning_check, bool):
+            raise ValueError(f"{o}.meaning_check must be true or false, got {self.meaning_check!r}")
 
 
 @dataclass(frozen=True)

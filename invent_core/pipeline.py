@@ -666,7 +666,7 @@ class _QuestionRun:
             cleaned_responses=self.cleaned,
             unmapped=self.unmapped,
             candidates=self.candidates,
-            acceptance=_acceptance(self.candidates, len(questions) - 1),
+            acceptance=_acceptance(self.candidates, questions[1:]),
             adaptive=self.record,
         )
 
@@ -678,21 +678,33 @@ def _one_trace(traces: list[dict[str, Any] | None]) -> dict[str, Any] | None:
     return {"calls": traces} if any(t is not None for t in traces) else None
 
 
-def _acceptance(candidates: list[dict[str, Any]], n: int) -> dict[str, Any] | None:
+def _acceptance(
+    candidates: list[dict[str, Any]], perturbations: list[str]
+) -> dict[str, Any] | None:
     """Summarise the candidates a perturber reported with the gate's counts (None: none).
 
     Over every perturber call of the run (the adaptive budget calls it again),
-    so the count of states filled by duplication is ``n`` minus the accepted ones.
+    so the count of states filled by duplication is ``n`` minus the accepted ones
+    and the near-duplicates standing in for copies; ``distinct`` counts the
+    perturbations' different wordings (the effective number of states, issue #24 §3).
     """
     if not candidates:
         return None
     from .perturb.gate import GateVerdict, summarize
+    from .perturb.paraphrase import distinct_states
 
     fields = ("text", "accepted", "reason", "detail")
     summary = summarize([GateVerdict(**{k: c[k] for k in fields if k in c}) for c in candidates])
-    if not summary["accepted"]:  # GateConfig.if_none_pass = "original": the question pads all
+    near = sum(1 for c in candidates if not c.get("accepted") and c.get("index") is not None)
+    if not summary["accepted"] and not near:  # if_none_pass = "original": the question pads all
         summary["fallback"] = "original"
-    return summary | {"padded": max(0, n - int(summary.get("accepted", 0)))}
+    filled = int(summary.get("accepted", 0)) + near
+    return summary | {
+        "near_duplicates": near,
+        "padded": max(0, len(perturbations) - filled),
+        "distinct": distinct_states(perturbations),
+        "states": len(perturbations),
+    }
 
 
 def _takes_keyword(fn: Callable[..., Any], name: str) -> bool:

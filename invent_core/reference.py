@@ -41,6 +41,7 @@ from .evaluation.metrics import confidence_from_uncertainty
 
 __all__ = [
     "P_CORRECT_CLIP",
+    "MIN_NEAR",
     "MATCH_KEYS",
     "ReferenceSet",
     "reference_dir",
@@ -58,6 +59,11 @@ __all__ = [
 P_CORRECT_CLIP: tuple[float, float] = (0.01, 0.99)
 
 FORMAT = "invent.reference/1"
+
+#: bootstrap resamples of the reference for P(correct)'s interval (ours)
+N_CALIBRATION_BOOTSTRAP = 200
+#: no P(correct) from fewer reference questions than this near the value (ours, issue #24 §7)
+MIN_NEAR = 10
 
 
 @dataclass(frozen=True)
@@ -143,18 +149,50 @@ class ReferenceSet:
             raise ValueError(
                 "this reference set has no correctness labels; only percentile() is available"
             )
-        conf = confidence_from_uncertainty(np.asarray(value, dtype=np.float64).reshape(-1))
-        out = self._isotonic().predict(conf)
-        v = np.asarray(value)
+        v = np.asarray(value, dtype=np.float64)
+        out = self._bagged(v.reshape(-1))[0]  # fit 0: on the reference itself (the paper's map)
         return float(out[0]) if v.ndim == 0 else out.reshape(v.shape)
 
-    def _isotonic(self):
-        # fitted on demand (cheap: k points) so the object stays a plain, frozen value
-        from sklearn.isotonic import IsotonicRegression
+    def calibration(self, value: float) -> dict[str, Any]:
+        """P(correct) at one value with its bootstrap interval and its support (issue #24 §7).
 
-        lo, hi = P_CORRECT_CLIP
-        iso = IsotonicRegression(increasing=True, y_min=lo, y_max=hi, out_of_bounds="clip")
-        return iso.fit(confidence_from_uncertainty(self.values), self.correct.astype(np.float64))
+        Returns
+        -------
+        ``{"p_correct": mean of the bootstrap isotonic fits, or None when fewer
+        than :data:`MIN_NEAR` reference questions lie within ``± bandwidth`` of the
+        value; "interval": (5th, 95th percentile of the fits) or None; "n_near";
+        "bandwidth"}``. The mean of monotone fits is monotone, and smoother than
+        one isotonic staircase on a few points.
+        """
+        if self.correct is None:
+            raise ValueError("this reference set has no correctness labels")
+        fits = self._bagged(np.asarray([value], dtype=np.float64))[:, 0]
+        h = self.bandwidth
+        n_near = int(np.sum(np.abs(self.values - value) <= h))
+        if n_near < MIN_NEAR:
+            return {"p_correct": None, "interval": None, "n_near": n_near, "bandwidth": h}
+        lo, hi = np.percentile(fits, [5, 95])
+        # a bootstrap of an all-right end block has no width: widen by the Jeffreys
+        # interval of the near questions' share right (0.99 from a few stays uncertain)
+        near = self.correct[np.abs(self.values - value) <= h]
+        j_lo, j_hi = _jeffreys(int(near.sum()), int(near.size))
+        lo, hi = min(lo, j_lo), max(hi, j_hi)
+        return {
+            "p_correct": float(fits.mean()),
+            "interval": (float(lo), float(hi)),
+            "n_near": n_near,
+            "bandwidth": h,
+        }
+
+    @property
+    def bandwidth(self) -> float:
+        """Half-width of "near" a value: half the reference's interquartile range."""
+        q1, q3 = np.percentile(self.values, [25, 75])
+        return float(max(0.5 * (q3 - q1), 1e-9))
+
+    def _bagged(self, values: np.ndarray) -> np.ndarray:
+        """(B, len(values)) isotonic P(correct) fits on bootstrap resamples of the reference."""
+        return _bagged_fits(self.values, self.correct, values)
 
     def describe(self, value: float) -> dict[str, Any]:
         """Everything a UI shows next to one question's value.
@@ -168,10 +206,13 @@ class ReferenceSet:
         those only (the 0.5B model is right on 60–80 % of arithmetic questions
         and 2 % of TriviaQA), so a UI shows it with ``datasets`` and ``base_rate``.
         """
+        cal = self.calibration(value) if self.has_labels else {}
         return {
             "value": float(value),
             "percentile": self.percentile(value),
-            "p_correct": self.p_correct(value) if self.has_labels else None,
+            "p_correct": cal.get("p_correct"),
+            "p_interval": cal.get("interval"),
+            "n_near": cal.get("n_near"),
             "base_rate": float(self.correct.mean()) if self.has_labels else None,
             "datasets": self.datasets,
             "n_reference": self.size,
@@ -371,7 +412,16 @@ def reference_line(value: float, ref: ReferenceSet | None, *, measure: str = "in
     d = ref.describe(value)
     line = f"{measure}: percentile {d['percentile']:.0f} among {reference_source(ref)}"
     if d["p_correct"] is not None:
-        line += f"; P(correct) ≈ {d['p_correct']:.2f} ({calibration_note(d)})"
+        lo, hi = d["p_interval"]
+        line += (
+            f"; P(correct) ≈ {d['p_correct']:.2f} [90 %: {lo:.2f}–{hi:.2f}], "
+            f"{d['n_near']} reference questions near this value ({calibration_note(d)})"
+        )
+    elif d["n_near"] is not None:
+        line += (
+            f"; P(correct): not enough reference questions near this value "
+            f"({d['n_near']} < {MIN_NEAR})"
+        )
     return line
 
 
@@ -394,5 +444,36 @@ def columns(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entro
     """
     ok = ref is not None and value is not None and math.isfinite(value)
     pct = float(ref.percentile(value)) if ok else None
-    p = float(ref.p_correct(value)) if ok and ref.has_labels else None
+    p = ref.calibration(value)["p_correct"] if ok and ref.has_labels else None
     return {f"{measure}_percentile": pct, f"{measure}_p_correct": p}
+
+
+def _bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Fit :data:`N_CALIBRATION_BOOTSTRAP` isotonic maps on resamples (fixed seed) and evaluate them."""
+    from sklearn.isotonic import IsotonicRegression
+
+    lo, hi = P_CORRECT_CLIP
+    key = (ref.tobytes(), correct.tobytes())
+    fits = _FITS.get(key)
+    if fits is None:
+        rng = np.random.default_rng(0)
+        fits = []
+        conf, y = confidence_from_uncertainty(ref), correct.astype(np.float64)
+        for b in range(N_CALIBRATION_BOOTSTRAP):
+            idx = np.arange(ref.size) if b == 0 else rng.integers(0, ref.size, ref.size)
+            iso = IsotonicRegression(increasing=True, y_min=lo, y_max=hi, out_of_bounds="clip")
+            fits.append(iso.fit(conf[idx], y[idx]))
+        _FITS.clear()  # one reference at a time is enough for a run, a batch or a page
+        _FITS[key] = fits
+    conf_v = confidence_from_uncertainty(values)
+    return np.stack([f.predict(conf_v) for f in fits])
+
+
+_FITS: dict[tuple[bytes, bytes], list] = {}
+
+
+def _jeffreys(k: int, n: int) -> tuple[float, float]:
+    """90 % Jeffreys interval of a share k / n (Beta(k + ½, n − k + ½) quantiles)."""
+    from scipy.stats import beta
+
+    return float(beta.ppf(0.05, k + 0.5, n - k + 0.5)), float(beta.ppf(0.95, k + 0.5, n - k + 0.5))

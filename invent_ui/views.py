@@ -151,12 +151,15 @@ def show_run(run: Any) -> None:
 
 def gate_summary(run: Any) -> None:
     """The paraphrase gate's acceptance line, and the rejected candidates in an expander."""
-    from invent_core.perturb.gate import acceptance_line
+    from invent_core.perturb.gate import acceptance_line, distinct_warning
 
     line = acceptance_line(getattr(run, "acceptance", None))
     if line is None:
         return
     st.caption(line[0].upper() + line[1:])
+    warning = distinct_warning(getattr(run, "acceptance", None))
+    if warning:  # issue #24 §3: few distinct states
+        st.warning(warning[0].upper() + warning[1:])
     rejected = [c for c in getattr(run, "candidates", None) or [] if not c.get("accepted")]
     if rejected:
         import pandas as pd
@@ -177,7 +180,7 @@ def reference_panel(run: Any, *, key: str) -> None:
     the same settings does (issue #12 §3). Without a matching reference, say so
     and which settings the shipped ones use.
     """
-    from invent_core.reference import calibration_note, reference_source
+    from invent_core.reference import MIN_NEAR, calibration_note, reference_source
 
     from . import resources
 
@@ -200,14 +203,24 @@ def reference_panel(run: Any, *, key: str) -> None:
         help=f"Share of the {d['n_reference']} reference questions with this Inv-Entropy or less.",
     )
     if d["p_correct"] is not None:
+        lo, hi = d["p_interval"]
         c1.metric(
             "P(right)",
             f"{d['p_correct']:.2f}",
-            help="Calibrated probability that the answer is right: isotonic regression of the "
-            "reference questions' correctness on Inv-Entropy. It carries their share of right "
-            "answers, so it holds for questions like them only.",
+            help="Calibrated probability that the answer is right: the mean of isotonic fits of "
+            "the reference questions' correctness on Inv-Entropy over bootstrap resamples "
+            "(90 % interval below). It carries their share of right answers, so it holds for "
+            "questions like them only.",
         )
-        c1.caption(calibration_note(d).capitalize() + ".")
+        c1.caption(
+            f"90 % interval {lo:.2f}–{hi:.2f}; {d['n_near']} reference questions near this "
+            f"value; {calibration_note(d)}."
+        )
+    elif d["n_near"] is not None:
+        c1.caption(
+            f"P(right): not enough reference questions near this value ({d['n_near']} < "
+            f"{MIN_NEAR}), so no number."
+        )
     fig = plots.reference_figure(
         ref.values, float(value), correct=ref.correct, percentile=d["percentile"]
     )

@@ -6,7 +6,7 @@ import time
 
 import streamlit as st
 
-from invent_core.perturb.gaap import GaapResult, gaap
+from invent_core.perturb.gaap import GaapResult, gaap, member_flags
 from invent_core.progress import ProgressReporter
 from invent_ui import archive, assets, plots, resources, state, tables, views
 from invent_ui.downloads import download_buttons
@@ -217,6 +217,15 @@ per_rows = [
     }
     for p in trace.perturbations
 ]
+for row in per_rows:  # issue #24 §5: what a member may have broken
+    row["flags"] = "; ".join(
+        member_flags(row["perturbation"], trace.question, row["fitness"], trace.config.delta)
+    )
+if any(row["flags"] for row in per_rows):
+    st.warning(
+        f"{sum(bool(r['flags']) for r in per_rows)} of {len(per_rows)} perturbations are "
+        "flagged (below δ, a lost name or number, or a visibly changed question): see 'flags'."
+    )
 st.dataframe(per_rows, hide_index=True, width="stretch")
 download_buttons(st, "Per(S_x0)", per_rows, key="gaap_per")
 with st.expander("Every generation at a glance"):

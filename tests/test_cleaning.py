@@ -67,3 +67,47 @@ def test_pieces():
     assert cut_format_tokens("Paris [/INST] more") == "Paris "
     assert cut_format_tokens("[INST]Paris") == "Paris"
     assert remove_echo("WHAT  IS the capital of France? Paris", Q) == "Paris"
+
+
+# --- non-answers (issue #24 §4) ---
+
+from invent_core.answers import postprocess  # noqa: E402
+from invent_core.cleaning import non_answer  # noqa: E402
+
+RIVER = "Which river flows through Ljubljana?"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["The river flows through the city of Ljubljana", "A river flows through Ljubljana."],
+)
+def test_an_echo_of_the_question_is_flagged_as_a_non_answer(reply):
+    assert non_answer(reply, RIVER) == "echo"
+    got = postprocess(reply, RIVER, task="qa")
+    assert got.non_answer == "echo" and not got.mapped
+
+
+@pytest.mark.parametrize("reply", ["Sum 18 and 25", "18 + 25", "Add 25 to 18", "Addition"])
+def test_naming_the_operation_is_a_non_answer_for_numeric_tasks(reply):
+    got = postprocess(reply, "What is 18 plus 25?", task="gsm8k")
+    assert got.non_answer == "operation" and not got.mapped
+
+
+@pytest.mark.parametrize(
+    ("reply", "question", "task"),
+    [
+        ("The Ljubljanica", RIVER, "qa"),
+        ("Venus", "Which is larger, Mars or Venus?", "qa"),
+        ("18 + 25 = 43", "What is 18 plus 25?", "gsm8k"),
+        ("25", "What is 18 plus 25?", "gsm8k"),  # a wrong answer is still an answer
+        ("Paris", "What is the capital of France?", "qa"),
+    ],
+)
+def test_real_answers_are_not_flagged(reply, question, task):
+    got = postprocess(reply, question, task=task)
+    assert got.non_answer is None and got.mapped
+
+
+def test_the_echoed_question_is_removed_first():
+    got = postprocess(f"{RIVER}\nThe Ljubljanica", RIVER, task="qa")
+    assert got.cleaned == "The Ljubljanica" and got.non_answer is None

@@ -388,3 +388,18 @@ def test_loading_the_models_is_kept_out_of_the_run_time(golf, minilm):
     assert golf.trace.load_seconds >= 0.0
     assert again.trace.load_seconds < 0.5  # everything is loaded already
     assert again.seconds > 0 and type(again.trace).from_dict(again.trace.to_dict()) == again.trace
+
+
+def test_member_flags_mark_what_gaap_broke():
+    """Issue #24 §5: below δ, a lost entity, a changed question are flagged; a fine member is not."""
+    from invent_core.perturb.gaap import member_flags
+
+    q = "Who painted the Mona Lisa?"
+    assert member_flags("Who the?", q, 0.62, 0.7)[0] == "fitness 0.62 < δ 0.7"
+    assert any("lost" in f for f in member_flags("Who painted the Anglesea Island?", q, 0.8, 0.7))
+    nobel = "Who was the first woman to win the Nobel Prize?"
+    assert any(
+        "first" in f
+        for f in member_flags("Who was the woman to win the Nobel Prize?", nobel, 0.9, 0.7)
+    )
+    assert member_flags("Who created the Mona Lisa?", q, 0.9, 0.7) == []

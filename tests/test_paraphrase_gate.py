@@ -260,3 +260,27 @@ def test_the_adapter_loads_the_run_embedder_for_the_affinity_check(minilm):
         "low_affinity",
     ]
     assert res.perturbations == [GOOD[0], GOOD[1]]
+
+
+def test_padding_takes_a_distinct_near_duplicate_before_an_exact_copy():
+    """Issue #24 §3: a rewording rejected only as a near-duplicate fills a state before a copy."""
+    near = "Which city is the capital city of Australia?"
+    sim = PairSimilarity({(GOOD[0], near): 0.999})
+    llm = RecordingLLM([GOOD[0], near] + ["Canberra."] * 4)
+    res = _gated(llm, 3, similarity=sim, gate=GateConfig(max_extra_requests=2))
+    assert res.perturbations[:2] == [GOOD[0], near]  # the near-duplicate, then one copy
+    assert res.perturbations[2] in (GOOD[0], near)
+    acc = res.acceptance
+    assert (acc["accepted"], acc["near_duplicates"], acc["padded"]) == (1, 1, 1)
+    assert (acc["distinct"], acc["states"]) == (2, 3)
+    stand_in = [c for c in res.candidates if c["reason"] == "near_duplicate" and c["index"] == 1]
+    assert len(stand_in) == 1
+
+
+def test_the_acceptance_line_gives_distinct_states_and_warns_when_few():
+    from invent_core.perturb.gate import acceptance_line, distinct_warning
+
+    acc = {"candidates": 19, "accepted": 2, "near_duplicates": 1, "padded": 6}
+    line = acceptance_line(acc | {"distinct": 3, "states": 9})
+    assert "distinct states: 3 of 9" in line and "only 3 distinct states of 9" in line
+    assert distinct_warning(acc | {"distinct": 7, "states": 9}) is None

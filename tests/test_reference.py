@@ -59,6 +59,8 @@ def test_without_labels_only_percentiles():
         "value": 2.315,
         "percentile": pytest.approx(200 / 3),
         "p_correct": None,
+        "p_interval": None,
+        "n_near": None,
         "base_rate": None,
         "datasets": [],
         "n_reference": 3,

@@ -9,11 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from invent_core.config import RunConfig
 from invent_core.reference import (
     MATCH_KEYS,
+    MIN_NEAR,
     ReferenceSet,
     columns,
     for_settings,
@@ -62,20 +64,28 @@ def test_unlabelled_files_pool_without_labels(tmp_path):
 
 
 def test_line_and_columns_with_a_toy_reference_whose_answer_is_known():
-    # ten reference questions: low uncertainty right, high wrong
+    # forty reference questions: low uncertainty right, high wrong
     ref = ReferenceSet(
-        [float(k) for k in range(10)],
-        [1] * 5 + [0] * 5,
+        [k / 4 for k in range(40)],
+        [1] * 20 + [0] * 20,
         {**reference_settings(CFG, "local", "inv_entropy"), "datasets": ["toy"]},
     )
     line = reference_line(7.0, ref)
-    assert line.startswith("inv_entropy: percentile 80 among 10 reference questions (settings: ")
+    assert line.startswith("inv_entropy: percentile 72 among 40 reference questions (settings: ")
     assert "paraphrase, n = 4, r = 3, T = 0.7, minilm" in line and "qwen0.5b; toy" in line
-    # P(correct) names where it was calibrated and that base rate: it holds for such questions
-    assert line.endswith("P(correct) ≈ 0.01 (calibrated on toy: right on 50 % of them)")
-    assert ref.describe(7.0)["base_rate"] == 0.5 and ref.datasets == ["toy"]
+    # P(correct) gives its interval, its support, where it was calibrated and that base rate
+    assert "P(correct) ≈ 0.0" in line and "[90 %: " in line
+    assert line.endswith(
+        "reference questions near this value (calibrated on toy: right on 50 % of them)"
+    )
+    d = ref.describe(7.0)
+    assert d["base_rate"] == 0.5 and ref.datasets == ["toy"] and d["n_near"] >= 10
+    assert d["p_interval"][0] - 1e-9 <= d["p_correct"] <= d["p_interval"][1] + 1e-9
     low = columns(0.5, ref)
-    assert low == {"inv_entropy_percentile": 10.0, "inv_entropy_p_correct": pytest.approx(0.99)}
+    assert low == {
+        "inv_entropy_percentile": 7.5,
+        "inv_entropy_p_correct": pytest.approx(0.99, abs=0.02),
+    }
     assert columns(0.5, None) == {"inv_entropy_percentile": None, "inv_entropy_p_correct": None}
     assert columns(math.nan, ref)["inv_entropy_percentile"] is None
     assert "no shipped reference" in reference_line(1.0, None)
@@ -83,6 +93,33 @@ def test_line_and_columns_with_a_toy_reference_whose_answer_is_known():
     pct = [columns(v, ref)["inv_entropy_percentile"] for v in (0, 3, 6, 9)]
     p = [columns(v, ref)["inv_entropy_p_correct"] for v in (0, 3, 6, 9)]
     assert pct == sorted(pct) and p == sorted(p, reverse=True)
+
+
+def test_no_p_correct_from_too_few_reference_questions_near_the_value():
+    """Issue #24 §7: "not enough reference questions here" instead of 0.99 from three."""
+    ref = ReferenceSet([float(k) for k in range(10)], [1] * 5 + [0] * 5, {"datasets": ["toy"]})
+    line = reference_line(7.0, ref)
+    assert line.endswith(
+        f"P(correct): not enough reference questions near this value (5 < {MIN_NEAR})"
+    )
+    assert columns(7.0, ref)["inv_entropy_p_correct"] is None
+    far = ReferenceSet([k / 4 for k in range(40)], [1] * 20 + [0] * 20)
+    assert far.calibration(100.0)["p_correct"] is None  # far outside the reference
+
+
+def test_calibration_is_monotone_not_a_staircase_and_has_an_interval():
+    rng = np.random.default_rng(1)
+    values = rng.uniform(2.0, 3.0, 120)
+    correct = (rng.uniform(size=120) < 1.0 - (values - 2.0)).astype(int)
+    ref = ReferenceSet(values, correct)
+    grid = np.linspace(2.2, 2.8, 25)
+    cal = [ref.calibration(float(v)) for v in grid]
+    p = [c["p_correct"] for c in cal]
+    assert all(x is not None for x in p)
+    assert all(a >= b - 1e-12 for a, b in zip(p, p[1:]))  # non-increasing
+    assert len({round(x, 4) for x in p}) > len({round(float(ref.p_correct(v)), 4) for v in grid})
+    assert all(c["interval"][0] - 1e-9 <= c["p_correct"] <= c["interval"][1] + 1e-9 for c in cal)
+    assert all(c["interval"][1] - c["interval"][0] > 0 for c in cal)
 
 
 def _evaluate_folder(folder: Path) -> None:
@@ -166,7 +203,9 @@ def test_score_places_the_value_among_the_reference_of_the_model_that_made_the_a
     as_json = json.loads(
         _score_cli(tmp_path, "--made-by", "qwen0.5b", "--json", ref_dir=ref_dir).stdout
     )
-    assert as_json["reference"]["n_reference"] == 20 and 0 <= as_json["reference"]["p_correct"] <= 1
+    got = as_json["reference"]
+    assert got["n_reference"] == 20 and "n_near" in got  # P(correct) only with enough near it
+    assert got["p_correct"] is None or 0 <= got["p_correct"] <= 1
 
 
 def test_score_refuses_an_unknown_model_before_reading_the_file(tmp_path):

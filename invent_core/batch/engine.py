@@ -34,7 +34,7 @@ Output
 ``.csv`` or ``.jsonl``: the checkpoint is the output. ``.json`` or
 ``.parquet``: the checkpoint is ``OUTPUT.checkpoint.jsonl`` (kept, so a
 re-run resumes) and the final file is written from it at the end. Columns:
-``id, row, question, [answer], response, n_perturbations, n_replications``,
+``id, row, question, [answer], response, n_perturbations, distinct_states, n_replications``,
 the five Inv measures, the chosen baselines, ``inv_entropy_percentile`` and
 ``inv_entropy_p_correct`` (against the shipped reference for these settings
 and this LLM, :mod:`invent_core.reference`; empty when none matches, and for

@@ -28,7 +28,7 @@ def output_columns(method_names: Sequence[str], *, has_answers: bool, generated:
     cols = ["id", "row", "question"]
     if has_answers:
         cols.append("answer")
-    cols += ["response", "n_perturbations", "n_replications", *method_names]
+    cols += ["response", "n_perturbations", "distinct_states", "n_replications", *method_names]
     if REFERENCE_MEASURE in method_names:  # issue #12 §3: the value against a shipped reference
         cols += [f"{REFERENCE_MEASURE}_percentile", f"{REFERENCE_MEASURE}_p_correct"]
     if has_answers:
@@ -125,6 +125,7 @@ class RowScorer:
 
     def score(self, row: InputRow) -> dict[str, Any]:
         """The output record of one row (raises when the Inv measures cannot be computed)."""
+        from ..perturb.paraphrase import distinct_states
         from ..registry import compute_methods
 
         t0 = time.perf_counter()
@@ -142,6 +143,7 @@ class RowScorer:
         record.update(
             response=ctx.responses[0][0],
             n_perturbations=len(ctx.questions) - 1,
+            distinct_states=distinct_states(ctx.questions[1:]),  # issue #24 §3
             n_replications=len(ctx.responses[0]),
         )
         for name, res in results.items():

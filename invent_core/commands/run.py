@@ -130,6 +130,10 @@ def _print_run(art) -> None:
     for i, (q, reps) in enumerate(zip(art.questions, art.responses, strict=True)):
         label = "x0" if i == 0 else f"x{i}"
         print(f"  {label:>3}: " + " | ".join(reps) + ("" if i else f"   ← {q[:60]}"))
+    flagged = sum(map(sum, getattr(art, "unmapped", None) or []))
+    if flagged:  # issue #24 §4: echoes, operations named, no option/number found
+        total = sum(map(len, art.responses))
+        print(f"non-answers (echo, operation named, or unparsed): {flagged} of {total} replies")
     print(
         f"scores (n = {cfg.n_perturbations}, r = {cfg.n_replications}, "
         f"B = {cfg.score.n_bootstrap}; higher = more uncertain):"

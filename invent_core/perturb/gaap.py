@@ -577,3 +577,27 @@ def sample_perturbations(
         src = originals[int(rng.integers(len(originals)))]
         picks.append(dataclasses.replace(src, duplicate=True))
     return picks
+
+
+def member_flags(text: str, question: str, fitness: float | None, delta: float) -> list[str]:
+    """What a GAAP member may have broken (issue #24 §5): shown beside Per(S_x0).
+
+    ``"fitness 0.62 < δ 0.7"`` for a member below δ; ``"lost 'Mona'"`` when a
+    number or named entity of the question is gone (the gate's ``lost_entity``
+    rule); the gate's meaning check note ("dropped 'first'", "asks for a place
+    instead of a thing") when the member visibly asks something else. Empty
+    when nothing is flagged.
+    """
+    from .gate import _lost_entities
+    from .meaning import changed_meaning
+
+    flags = []
+    if fitness is not None and fitness < delta:
+        flags.append(f"fitness {fitness:.2f} < δ {delta:g}")
+    lost = _lost_entities(text, question, 1.0)
+    if lost:
+        flags.append(lost)
+    meaning = changed_meaning(text, question)
+    if meaning:
+        flags.append(meaning)
+    return flags

@@ -20,6 +20,10 @@ first that fails (the ``reason``):
 ``lost_entity``     a number, a capitalised token after a sentence's first word or
                     a quoted span of the original is missing (case-insensitive,
                     simple inflections and number words allowed)
+``changed_meaning`` the rewording asks for something else: another kind of answer
+                    (which → where), another operation or a new operand, a dropped
+                    ordinal/superlative/negation, or a role swap (issue #24 §2;
+                    :mod:`invent_core.perturb.meaning`)
 ``length_ratio``    word count out of ``[min_length_ratio, max_length_ratio]`` × the
                     original's (both counts + ``length_slack``)
 ``low_affinity``    (1 + cos)/2 affinity to the original below δ (paper's GAAP δ)
@@ -72,6 +76,7 @@ REASONS: tuple[str, ...] = (
     "not_a_question",
     "lost_scenario",
     "lost_entity",
+    "changed_meaning",
     "length_ratio",
     "low_affinity",
     "near_duplicate",
@@ -278,6 +283,7 @@ _NUMBER_WORDS = {
         "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 }
+_NUMBER_WORDS.update({"twice": "2", "double": "2", "thrice": "3", "triple": "3"})
 _NUMBER_WORDS.update(
     {
         w: str(i)
@@ -504,6 +510,7 @@ def check_candidate(
         ("not_a_question", lambda: _not_a_question(text, original)),
         ("lost_scenario", lambda: _lost_scenario(text, original)),
         ("lost_entity", lambda: _lost_entities(text, original, cfg.min_entity_recall)),
+        ("changed_meaning", lambda: _changed_meaning(text, original, cfg)),
         ("length_ratio", lambda: _length_ratio(text, original, cfg)),
         ("low_affinity", lambda: _low_affinity(affinity, cfg.delta)),
         ("near_duplicate", lambda: _near_duplicate(affinity, accepted_affinity, cfg)),
@@ -522,6 +529,12 @@ def _duplicate(text: str, original: str, accepted: Sequence[str]) -> str | None:
     if any(key == _dup_key(a) for a in accepted):
         return "same as an accepted paraphrase"
     return None
+
+
+def _changed_meaning(text: str, original: str, cfg: GateConfig) -> str | None:
+    from .meaning import changed_meaning
+
+    return changed_meaning(text, original) if cfg.meaning_check else None
 
 
 def _not_a_question(text: str, original: str) -> str | None:
@@ -644,7 +657,27 @@ def acceptance_line(acceptance: dict | None) -> str | None:
     rejected = ", ".join(f"{r} {c}" for r, c in (acceptance.get("rejected") or {}).items())
     line = f"paraphrase gate: {ok} of {k} candidates accepted{rate}"
     line += f"; rejected: {rejected}" if rejected else ""
+    if acceptance.get("near_duplicates"):
+        line += f"; near-duplicates standing in for copies: {acceptance['near_duplicates']}"
     line += f"; padded by duplication: {acceptance.get('padded', 0)}"
     if acceptance.get("fallback") == "original":
         line += " (no candidate passed: every state is the question itself)"
-    return line
+    if acceptance.get("distinct") is not None and acceptance.get("states"):
+        line += f"; distinct states: {acceptance['distinct']} of {acceptance['states']}"
+    warning = distinct_warning(acceptance)
+    return line + (f" — {warning}" if warning else "")
+
+
+#: fewer distinct wordings than this share of n is flagged (issue #24 §3: 8 of 12
+#: short questions ended with at most 4 of 9)
+LOW_DISTINCT_SHARE = 0.5
+
+
+def distinct_warning(acceptance: dict | None) -> str | None:
+    """``"only 3 distinct states of 9: Inv-Entropy mostly measures replication"`` when few, else None."""
+    if not acceptance or acceptance.get("distinct") is None:
+        return None
+    d, n = int(acceptance["distinct"]), int(acceptance.get("states") or 0)
+    if n and d < LOW_DISTINCT_SHARE * n:
+        return f"only {d} distinct states of {n}: Inv-Entropy here mostly measures replication"
+    return None

@@ -508,6 +508,13 @@ def _gated(
         verdicts += judged
         round_ += 1
     summary = summarize(verdicts)
+    stand_ins = _near_duplicate_stand_ins(accepted, records, n)
+    for i in stand_ins:
+        records[i]["index"] = len(accepted)
+        accepted.append(records[i]["text"])
+        if on_accept is not None:
+            on_accept(records[i]["index"], records[i]["text"])
+    summary["near_duplicates"] = len(stand_ins)
     if not accepted:
         reasons = ", ".join(f"{k} ×{v}" for k, v in summary["rejected"].items())
         if gate.if_none_pass == "fail":
@@ -524,7 +531,38 @@ def _gated(
             on_accept(i, out[i])
     padded = n if summary.get("fallback") else n - len(accepted)
     summary |= {"padded": padded, "requests": asker.requests, "gate": True}
+    summary |= {"distinct": distinct_states(out), "states": n}
     return ParaphraseResult(out, records, summary)
+
+
+def _near_duplicate_stand_ins(
+    accepted: list[str], records: list[dict[str, Any]], n: int
+) -> list[int]:
+    """Records of distinct near-duplicates to fill states before any exact copy (issue #24 §3).
+
+    A candidate rejected only as a near-duplicate passed every meaning check; a
+    state holding it adds a wording an exact copy would not. Returns indices
+    into ``records``, at most ``n - len(accepted)``, in the order they came.
+    """
+    from .gate import _dup_key
+
+    seen = {_dup_key(a) for a in accepted}
+    out: list[int] = []
+    for i, rec in enumerate(records):
+        if len(accepted) + len(out) >= n:
+            break
+        key = _dup_key(rec.get("text") or "")
+        if rec.get("reason") == "near_duplicate" and rec.get("index") is None and key not in seen:
+            seen.add(key)
+            out.append(i)
+    return out
+
+
+def distinct_states(perturbations: list[str]) -> int:
+    """How many of the perturbed questions differ in wording (casefold, punctuation dropped)."""
+    from .gate import _dup_key
+
+    return len({_dup_key(p) for p in perturbations})
 
 
 def _round_candidates(replies: list[tuple[list[str], str]], style: str) -> list[str]:

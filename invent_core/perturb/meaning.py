@@ -1,0 +1,272 @@
+"""Does a rewording ask for the same thing: structural checks of the wh-word, operands and qualifiers.
+
+The embedder cannot tell "What is the capital of France?" from "Which
+country's capital is France?" (affinity ≈ 0.9), nor "What is 48 times 7?"
+from "How many times 7 is 48?" (issue #24 §2). These pure text rules catch
+the meaning flips a small paraphraser makes most often:
+
+* **question word** — the kind of thing asked for changes: "Which river flows
+  through Ljubljana?" → "Where does the river flow …"; "how many" → "what";
+* **arithmetic** — the operation changes (times → "how many times … is", i.e.
+  division; plus → minus) or a factor appears ("twice", a new number);
+* **qualifier** — an ordinal, a superlative or a negation of the original is
+  dropped ("the first woman to win" → "won");
+* **role swap** — "capital of France" becomes "country's capital is France".
+
+:func:`changed_meaning` returns a note for the first rule that fires, else
+None. It is used by the gate (reason ``changed_meaning``) and by GAAP's final
+set (``invent_core.perturb.gaap``).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["changed_meaning", "wh_class", "operations", "qualifiers"]
+
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*|[+\-×*/÷]")
+
+_PLACE = frozenset("place city country town location state region continent capital".split())
+_TIME = frozenset("year date time century month day decade era age period".split())
+_PERSON = frozenset(
+    "person man woman people player author writer actor actress singer king queen president "
+    "footballer golfer scientist artist painter poet composer leader character team band "
+    "one someone individual".split()
+)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold().replace("’", "'"))
+
+
+def wh_class(text: str) -> str | None:
+    """The kind of thing a question asks for: person, place, time, reason, quantity, manner, thing.
+
+    From its first wh-word; "what/which" followed within two words by a place,
+    time or person noun counts as that kind ("In what year" = time). None when
+    there is no wh-word (a yes/no or imperative question).
+    """
+    w = _words(text)
+    for i, word in enumerate(w):
+        if 3 <= i < len(w) - 2:
+            continue  # a wh-word mid-sentence is a conjunction ("… when dissolved in water")
+        nxt = w[i + 1 : i + 3]
+        if word in ("who", "whom", "whose"):
+            return "person"
+        if word == "where":
+            return "place"
+        if word == "when":
+            return "time"
+        if word == "why":
+            return "reason"
+        if word == "how":
+            if nxt and nxt[0] in ("many", "much", "long", "old", "far", "big", "tall", "often"):
+                return "quantity"
+            return "manner"
+        if word in ("what", "which"):
+            if any(x in _PLACE for x in nxt):
+                return "place"
+            if any(x in _TIME for x in nxt):
+                return "time"
+            if any(x in _PERSON for x in nxt):
+                return "person"
+            return "thing"
+    return None
+
+
+# what/which → thing may become any concrete kind ("What footballer" → "Who");
+# a concrete kind may become "thing" ("Who" → "Which person" is caught above)
+_COMPATIBLE = {
+    ("thing", "person"),
+    ("person", "thing"),
+    ("thing", "quantity"),
+    ("quantity", "thing"),
+}
+
+
+def _wh_changed(candidate: str, original: str) -> str | None:
+    a, b = wh_class(original), wh_class(candidate)
+    if _what_which(original) and _what_which(candidate):
+        return None  # "What is the capital" ~ "Which city is the capital": both name the kind
+    if a is None or b is None or a == b or (a, b) in _COMPATIBLE:
+        return None
+    if a == "thing" and b in ("place", "time") and _has_noun(original, _PLACE | _TIME):
+        return None  # "What city …" may become "Where …"
+    return f"asks for a {b} instead of a {a}"
+
+
+def _what_which(text: str) -> bool:
+    """Whether the first wh-word of a text is "what" or "which"."""
+    first = next((w for w in _words(text) if w in _WH_WORDS), None)
+    return first in ("what", "which")
+
+
+_WH_WORDS = frozenset("what which who whom whose where when why how".split())
+
+
+def _has_noun(text: str, nouns: frozenset[str]) -> bool:
+    return any(w in nouns for w in _words(text))
+
+
+_OPS = {
+    "add": "plus add added adding sum total + more".split(),
+    "sub": "minus subtract subtracted subtracting difference less - fewer".split(),
+    "mul": "times multiplied multiply multiplying product × *".split(),
+    "div": "divided divide dividing quotient ÷ / split per".split(),
+}
+_FACTORS = {"twice": "2", "double": "2", "doubled": "2", "triple": "3", "thrice": "3", "half": "2"}
+
+
+def operations(text: str) -> set[str]:
+    """Arithmetic operations named in a text: subset of {add, sub, mul, div}.
+
+    "How many times does 7 go into 48" and "how many times 7 is 48" are
+    division, not multiplication.
+    """
+    s = text.casefold()
+    ops = {op for op, words in _OPS.items() for w in _words(s) if w in words}
+    if re.search(r"how many times\b", s):
+        ops.discard("mul")
+        ops.add("div")
+    return ops
+
+
+def _numbers(text: str) -> list[str]:
+    return sorted(w.replace(",", "") for w in _words(text) if w[0].isdigit())
+
+
+def _arithmetic_changed(candidate: str, original: str) -> str | None:
+    nums_o = _numbers(original)
+    if len(nums_o) < 2:
+        return None
+    extra = sorted(set(_numbers(candidate)) - set(nums_o))
+    if extra:
+        return "new number " + ", ".join(extra)
+    factor = [
+        w
+        for w in _words(candidate)
+        if w in _FACTORS and w not in _words(original) and _FACTORS[w] not in nums_o
+    ]
+    if factor:
+        return f"new factor {factor[0]!r}"
+    ops_o, ops_c = operations(original), operations(candidate)
+    if ops_o and ops_c and ops_o != ops_c:
+        return f"operation {'/'.join(sorted(ops_c))} instead of {'/'.join(sorted(ops_o))}"
+    return _operands_swapped(candidate, original, ops_o)
+
+
+def _operands_swapped(candidate: str, original: str, ops: set[str]) -> str | None:
+    """Operands swapped ("958 minus 827" → "827 minus 958"): order matters for minus and divided by."""
+    if not ops or not ops <= {"sub", "div"} or re.search(r"\b(from|into)\b", candidate, re.I):
+        return None
+    order_o = [w for w in _words(original) if w[0].isdigit()]
+    order_c = [w for w in _words(candidate) if w[0].isdigit()]
+    if sorted(order_o) == sorted(order_c) and order_o != order_c:
+        return "operands swapped: " + " ".join(order_c)
+    return None
+
+
+_QUALIFIERS = frozenset(
+    "first last never not no nor without least most ever largest smallest highest "
+    "lowest biggest longest shortest oldest youngest best worst fastest earliest latest "
+    "second third fourth fifth tiniest tallest greatest final".split()
+)
+
+
+_GROUPS = (
+    ("largest", "biggest", "greatest"),
+    ("smallest", "tiniest"),
+    ("highest", "tallest"),
+    ("first", "earliest"),
+    ("last", "latest", "final"),
+)
+_SYNONYMS = {w: frozenset(g) - {w} for g in _GROUPS for w in g}
+
+
+_NEG_PREFIX = ("un", "mis", "im", "in", "dis", "non", "ir", "il")
+
+
+def _negated(words: list[str]) -> bool:
+    """Whether a text negates by morphology or wording ("uncontrolled", "lacks", "out of")."""
+    text = " ".join(words)
+    if any(k in text for k in ("out of", "lack", "fail", "without", "absence", "stop", "cease")):
+        return True
+    return any(w.startswith(_NEG_PREFIX) and len(w) > 6 or w.endswith("less") for w in words)
+
+
+def qualifiers(text: str) -> set[str]:
+    """Ordinals, superlatives and negations in a text ("first", "most", "not", "-est" words)."""
+    out = set()
+    for w in _words(text):
+        if w in _QUALIFIERS or w.endswith("n't"):
+            out.add("not" if w.endswith("n't") or w in ("never", "no", "nor") else w)
+    return out
+
+
+def _qualifier_dropped(candidate: str, original: str) -> str | None:
+    kept = qualifiers(candidate)
+    words_c = _words(candidate)
+    lost = []
+    for q in sorted(qualifiers(original) - kept):
+        if _SYNONYMS.get(q, frozenset()) & kept:
+            continue
+        if q == "not" and _negated(words_c):
+            continue  # "no longer regulated" → "misregulated", "uncontrolled", "out of order"
+        if q in ("most", "least") and any(w.endswith(("est", "most")) for w in words_c):
+            continue  # "most northerly" → "northernmost"
+        if q.endswith("est") and ("most" in kept or "least" in kept):
+            continue  # "largest" → "most large"
+        lost.append(q)
+    return f"dropped {', '.join(repr(q) for q in lost)}" if lost else None
+
+
+_OF = re.compile(r"\b([a-z]+) of (?:the )?([A-Z][\w-]*)")
+
+
+def _role_swap(candidate: str, original: str) -> str | None:
+    """Role swap ("capital of France" → "country's capital is France"): the entity became the answer."""
+    for noun, entity in _OF.findall(original):
+        pat = rf"\b\w+'s {re.escape(noun)}\b (?:is|was|are|were) (?:the )?{re.escape(entity)}\b"
+        if re.search(pat, candidate.replace("’", "'"), re.IGNORECASE):
+            return f"{entity!r} moved from '{noun} of {entity}' to the answer's place"
+    return None
+
+
+_AUX = frozenset("is are was were did does do has have had can could will would".split())
+_PASSIVE = re.compile(r"^\W*who (?:is|was|are|were) (?:\w+ )?\w+(?:ed|en|wn|ng)? by\b", re.I)
+_OBJECT_Q = re.compile(r"^\W*who (?:did|does|do)\b", re.I)
+
+
+def _subject_object_swap(candidate: str, original: str) -> str | None:
+    """Subject and object swapped ("who played X" → "who was played by X", "who did X play")."""
+    w = _words(original)
+    if len(w) < 2 or w[0] != "who" or w[1] in _AUX:
+        return None
+    if _PASSIVE.search(candidate) or _OBJECT_Q.search(candidate):
+        return "the one asked about became the subject (who did what to whom swapped)"
+    return None
+
+
+def changed_meaning(candidate: str, original: str) -> str | None:
+    """A note when ``candidate`` visibly asks for something else than ``original``, else None.
+
+    Examples
+    --------
+    >>> changed_meaning("Which country's capital is France?", "What is the capital of France?")
+    "'France' moved from 'capital of France' to the answer's place"
+    >>> changed_meaning("How many times 7 is 48?", "What is 48 times 7?")
+    'operation div instead of mul'
+    >>> changed_meaning("France's capital city is what?", "What is the capital of France?") is None
+    True
+    """
+    for rule in (
+        _role_swap,
+        _subject_object_swap,
+        _arithmetic_changed,
+        _wh_changed,
+        _qualifier_dropped,
+    ):
+        note = rule(candidate, original)
+        if note is not None:
+            return note
+    return None
