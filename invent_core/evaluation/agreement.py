@@ -15,6 +15,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 COINCIDE_RHO = 0.999  # ρ at or above which two methods are reported as one ranking
+DECIMALS = 9  # scores are rounded before ranking: 1e-16 of float noise is not a ranking
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,10 @@ class RankCorrelation:
 
 
 def rank_correlation(
-    scores: Mapping[str, Sequence[float]], methods: Sequence[str] | None = None
+    scores: Mapping[str, Sequence[float]],
+    methods: Sequence[str] | None = None,
+    *,
+    decimals: int = DECIMALS,
 ) -> RankCorrelation:
     """Spearman rank correlation between methods' uncertainty scores.
 
@@ -59,6 +63,8 @@ def rank_correlation(
     scores : method name -> (n,) scores over the same n questions (higher = more
         uncertain); NaN marks a question the method did not score.
     methods : order of the rows/columns; defaults to the mapping's order.
+    decimals : scores are rounded to this many decimals first, so that two identical
+        answer sets scored −1.0 and −0.9999999999999997 tie as they should.
 
     Returns
     -------
@@ -69,7 +75,7 @@ def rank_correlation(
     if not names:
         raise ValueError("rank_correlation needs at least one method")
     table = np.column_stack([np.asarray(scores[m], dtype=np.float64) for m in names])
-    table = table[np.all(np.isfinite(table), axis=1)]
+    table = np.round(table[np.all(np.isfinite(table), axis=1)], decimals)
     k = len(names)
     rho = np.full((k, k), np.nan)
     for i in range(k):
