@@ -15,7 +15,7 @@ from invent_core.estimate import ThroughputLog, estimate_run, record_artifact
 from invent_core.pipeline import run_question
 from invent_core.reask import match_states, reask
 from invent_core.registry import list_methods
-from invent_ui import archive, plots, resources, state, tables, views
+from invent_ui import archive, plots, resources, spread_view, state, tables, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error
 from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
@@ -163,6 +163,7 @@ views.measure_metrics(score)
 views.gate_summary(run)
 views.reference_panel(run, key="explore")
 views.reference_check(run, st.session_state.get(state.EXPLORE_SAMPLE))
+spread_view.wording_spread(run.responses)
 st.download_button(
     "Download this run (JSON)",
     run.to_json(),

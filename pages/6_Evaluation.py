@@ -25,7 +25,7 @@ from invent_core.evaluation.sample_size import (
     judgeable,
 )
 from invent_core.experiment import JUDGES, ExperimentConfig, evaluate
-from invent_ui import archive, assets, plots, resources, state, tables, views
+from invent_ui import archive, assets, plots, resources, spread_view, state, tables, views
 from invent_ui.downloads import download_buttons
 from invent_ui.experiments import (
     eval_arrays,
@@ -266,6 +266,8 @@ if ev.skipped:
         "Not available on this run: "
         + ", ".join(f"{labels.get(m, m)} ({why})" for m, why in ev.skipped.items())
     )
+
+spread_view.method_agreement(table, labels)
 
 st.subheader("Curves")
 default = views.default_methods(table)

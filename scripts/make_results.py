@@ -589,6 +589,29 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
     return lines + [""]
 
 
+def analysis_sections(root: Path, folders: list[Folder]) -> list[str]:
+    """Rank agreement between methods, where the uncertainty comes from, and the breakdown."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import breakdown
+
+    evals = [f for f in folders if f.kind == "evaluate" and f.scores]
+    if not evals:
+        return []
+    lines = ["## Methods that coincide", "", *_notes(root, "coincide.md")]
+    for f in evals:
+        lines += breakdown.agreement_section(f.path, _title(f), f.results.get("labels", {}))
+    lines += ["## Where the uncertainty comes from (beyond the paper)", "",
+              *_notes(root, "spread.md")]  # fmt: skip
+    rows = [breakdown.spread_line(_title(f), breakdown.spread_rows(f.path)) for f in evals]
+    lines += [*md_table(breakdown.SPREAD_HEADER, rows), ""]
+    sections = [breakdown.breakdown_section(f.path, _title(f)) for f in evals]
+    if any(sections):
+        lines += ["## Performance breakdown (the paper's ablations, re-scored)", "",
+                  *_notes(root, "breakdown.md")]  # fmt: skip
+        lines += [line for s in sections for line in s]
+    return lines
+
+
 def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
     """The whole of RESULTS.md as text (PNG files written next to it in ``docs``)."""
     folders = load_folders(root)
@@ -609,6 +632,7 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
     for f in (f for f in folders if f.kind == "evaluate" and f.dataset == "arithmetic"):
         lines += testbed_section(f, docs)
     lines += _notes(root, "testbed_reading.md")
+    lines += analysis_sections(root, folders)
     lines += kernel_section(kernel_study)
     lines += _notes(root, "kernel_choice.md")
     lines += _notes(root, "other_measurements.md")

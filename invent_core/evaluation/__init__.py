@@ -5,6 +5,7 @@ Pure numpy/scipy/scikit-learn; importing it loads no model library.
 
 from __future__ import annotations
 
+from .agreement import COINCIDE_RHO, RankCorrelation, rank_correlation
 from .correctness import judge_correct, normalize_answer
 from .metrics import (
     DEFAULT_METRICS,
@@ -31,6 +32,9 @@ from .metrics import (
 from .report import ResultsTable, results_table, tsu_results_table
 
 __all__ = [
+    "COINCIDE_RHO",
+    "RankCorrelation",
+    "rank_correlation",
     "DEFAULT_METRICS",
     "METRICS",
     "Evaluation",

@@ -21,6 +21,17 @@ import scipy.linalg
 LaplacianKind = Literal["unnormalized", "normalized"]
 
 
+#: Said in the help of each of the three: under the embedding judge they are one baseline.
+COINCIDE_NOTE = (
+    " Coincides with Kernel Entropy, DegMat and LUQ under the embedding judge: with one-line "
+    "answers all three are increasing affine maps of the mean pairwise affinity of the r answers "
+    "(−mean; 1 − mean with the diagonal; (r/(r−1))·DegMat), so they rank questions identically and "
+    "give the same AUROC, PRR and Brier (Spearman ρ = 1.00 on every shipped evaluation, "
+    'docs/RESULTS.md "Methods that coincide"). They separate only with an entailment judge or '
+    "multi-sentence answers, as in the paper (DeBERTa)."
+)
+
+
 def check_weights(
     w: np.ndarray, *, what: str = "weight matrix", symmetric: bool = True
 ) -> np.ndarray:

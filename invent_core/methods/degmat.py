@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import Method, ScoringContext, register
-from ._graph import check_weights, degree
+from ._graph import COINCIDE_NOTE, check_weights, degree
 
 
 def degree_uncertainty(w: np.ndarray) -> float:
@@ -58,6 +58,7 @@ METHOD = register(
             "with a probability entailment judge (NLI folder, LLM) W = (P(i⇒j) + P(j⇒i))/2 as in the paper "
             "(which uses DeBERTa-MNLI entailment). Shifted-cosine affinities of unrelated answers are "
             "≈ 0.5–0.7, not 0, so values are compressed. r = 1 gives 0."
-        ),
+        )
+        + COINCIDE_NOTE,
     )
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import Method, ScoringContext, register
-from ._graph import mean_off_diagonal
+from ._graph import COINCIDE_NOTE, mean_off_diagonal
 
 
 def predictive_kernel_entropy(kernel: np.ndarray) -> float:
@@ -75,6 +75,7 @@ METHOD = register(
             "(a PSD kernel: constant plus linear kernel on unit vectors; values in [0, 1]); always "
             "the embedding kernel, never entailment weights (not PSD). Unbiased U-statistic over "
             "i ≠ j, no normalisation; range [−1, 0]; r = 1 gives −1 (identical answers)."
-        ),
+        )
+        + COINCIDE_NOTE,
     )
 )

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..registry import Method, ScoringContext, register
+from ._graph import COINCIDE_NOTE
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -105,6 +106,7 @@ METHOD = register(
             "P(entail | r' ⇒ s) without LUQ's renormalisation P(e)/(P(e)+P(c)) (P(contradiction) is "
             "not exposed). Regex sentence split; short QA answers are a single unit, where LUQ equals "
             "(r/(r−1))·DegMat on the same matrix. r = 1 gives 0."
-        ),
+        )
+        + COINCIDE_NOTE,
     )
 )
