@@ -269,6 +269,17 @@ class ExperimentResult:
         return out
 
 
+def _check_perturber(cfg: ExperimentConfig) -> None:
+    """Raise ValueError for an unregistered perturber before any file is touched.
+
+    Checked here, where runs are generated, not in the config: a saved experiment
+    reopens and rescores without the plug-in that perturbed it.
+    """
+    from .perturb.base import get_perturber
+
+    get_perturber(cfg.run.perturber)
+
+
 def _method_names(cfg: ExperimentConfig) -> list[str]:
     from .registry import resolve_methods
 
@@ -595,6 +606,7 @@ def evaluate(
     from .llm import LazyLLM
 
     t0 = time.perf_counter()
+    _check_perturber(cfg)
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     examples, sample = draw_examples(cfg)
@@ -742,6 +754,7 @@ def tsu(
 
     t0 = time.perf_counter()
     temps = check_temperatures(temperatures)
+    _check_perturber(cfg)
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     examples, sample = draw_examples(cfg, require_answers=False)
