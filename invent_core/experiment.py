@@ -36,6 +36,7 @@ import numpy as np
 
 from .config import RunConfig, ScoreConfig, check_temperatures, flat_values, iter_options
 from .errors import Cancelled, InventError, LLMError
+from .evaluation.metrics import N_BOOT
 from .progress import CancelToken, ProgressCallback, ProgressReporter
 
 #: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
@@ -58,7 +59,7 @@ class ExperimentConfig:
     sample_seed: int | None = 0  # with a limit: a seeded shuffled draw (None: file order; issue 14)
     methods: tuple[str, ...] = ("all",)
     judge: str = "match"  # one of JUDGES
-    n_boot_metrics: int = 40  # paper, Appendix "Calculation of Mean and Variance"
+    n_boot_metrics: int = N_BOOT  # 40, paper, Appendix "Calculation of Mean and Variance"
 
     def __post_init__(self) -> None:
         """Check the question source and the judge; store ``methods`` as a tuple."""
