@@ -96,7 +96,7 @@ class _Echo:
     label: str = "Echo"
     needs_llm: bool = False
 
-    def perturb(self, question, config, *, llm=None, embedder=None, progress=None):
+    def perturb(self, question, config, *, llm=None, embedder=None, progress=None, on_accept=None):
         return PerturbResult([question] * config.n_perturbations)
 
 
