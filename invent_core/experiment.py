@@ -38,6 +38,7 @@ import numpy as np
 from .batch.output import output_folder
 from .config import RunConfig, ScoreConfig, check_temperatures, flat_values, iter_options
 from .errors import Cancelled, InventError, LLMError
+from .evaluation.metrics import N_BOOT
 from .progress import CancelToken, ProgressCallback, ProgressReporter
 
 #: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
@@ -60,7 +61,7 @@ class ExperimentConfig:
     sample_seed: int | None = 0  # with a limit: a seeded shuffled draw (None: file order; issue 14)
     methods: tuple[str, ...] = ("all",)
     judge: str = "match"  # one of JUDGES
-    n_boot_metrics: int = 40  # paper, Appendix "Calculation of Mean and Variance"
+    n_boot_metrics: int = N_BOOT  # 40, paper, Appendix "Calculation of Mean and Variance"
 
     def __post_init__(self) -> None:
         """Check the question source and the judge; store ``methods`` as a tuple."""
@@ -269,6 +270,17 @@ class ExperimentResult:
         if self.judgement is not None and not self.judgement.ok:
             out.append(f"metrics not judged: {self.judgement.reason}")
         return out
+
+
+def _check_perturber(cfg: ExperimentConfig) -> None:
+    """Raise ValueError for an unregistered perturber before any file is touched.
+
+    Checked here, where runs are generated, not in the config: a saved experiment
+    reopens and rescores without the plug-in that perturbed it.
+    """
+    from .perturb.base import get_perturber
+
+    get_perturber(cfg.run.perturber)
 
 
 def _method_names(cfg: ExperimentConfig) -> list[str]:
@@ -627,6 +639,7 @@ def evaluate(
     from .llm import LazyLLM
 
     t0 = time.perf_counter()
+    _check_perturber(cfg)
     out = Path(out)
     examples, sample = draw_examples(cfg)
     methods = _method_names(cfg)
@@ -778,6 +791,7 @@ def tsu(
 
     t0 = time.perf_counter()
     temps = check_temperatures(temperatures)
+    _check_perturber(cfg)
     out = Path(out)
     examples, sample = draw_examples(cfg, require_answers=False)
     methods = _method_names(cfg)

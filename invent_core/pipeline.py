@@ -22,11 +22,10 @@ once Inv-Entropy is stable (:func:`~invent_core.adaptive.stop_reason`).
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -569,16 +568,13 @@ class _QuestionRun:
 
             config = config.replace(seed=derive_seed("perturb-step", self.config.seed, step))
         self.report("perturb", have, have + n)
-        kwargs: dict[str, Any] = {}
-        if ask and _takes_keyword(self.perturber.perturb, "on_accept"):
-            kwargs["on_accept"] = partial(self._accepted, have, have + n)
         result = self.perturber.perturb(
             self.question,
             config,
             llm=self.pool.as_llm(),
             embedder=self.embedder,
             progress=self.report.callback,
-            **kwargs,
+            on_accept=partial(self._accepted, have, have + n) if ask else None,
         )
         if len(result.perturbations) != n:
             raise ValueError(
@@ -705,15 +701,6 @@ def _acceptance(
         "distinct": distinct_states(perturbations),
         "states": len(perturbations),
     }
-
-
-def _takes_keyword(fn: Callable[..., Any], name: str) -> bool:
-    """Whether ``fn`` accepts the keyword ``name`` (a perturber's optional ``on_accept``)."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):  # pragma: no cover - builtins
-        return False
-    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _checked_question(

@@ -10,7 +10,7 @@ reads :attr:`Job.result` (or the error) once, through :meth:`Job.take`.
 
 Cancel reaches the producer three ways, whichever comes first:
 
-- ``cancel=token`` when the library function takes it (:func:`cancel_kwargs`);
+- ``cancel=token``, which ``run_question``, ``evaluate`` and ``tsu`` take;
 - every progress event raises :class:`~invent_core.errors.Cancelled` once
   the token is set (GAAP, an evaluation between questions);
 - :class:`CancellableLLM` sends a backend's requests in slices as wide as
@@ -38,7 +38,11 @@ JobFn = Callable[[Callable[[Any], None], CancelToken], Any]
 
 
 def cancel_kwargs(fn: Callable[..., Any], token: CancelToken) -> dict[str, Any]:
-    """``{"cancel": token}`` when ``fn`` takes a ``cancel`` argument, else ``{}``."""
+    """``{"cancel": token}`` when ``fn`` takes a ``cancel`` argument, else ``{}``.
+
+    Left for LLM backends only (:class:`CancellableLLM`): a backend whose
+    ``complete_many`` takes no ``cancel`` is sent its requests in slices.
+    """
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):  # pragma: no cover - builtins

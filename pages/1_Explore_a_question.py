@@ -18,7 +18,7 @@ from invent_core.registry import list_methods
 from invent_ui import archive, plots, resources, spread_view, state, tables, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
+from invent_ui.jobs import CancellableLLM, Job
 from invent_ui.settings import run_fingerprint
 from invent_ui.sidebar import page_setup
 
@@ -56,7 +56,7 @@ def _start_run(question: str, run_cfg, task: str, choices) -> None:
             choices=choices,
             progress=progress,
             embedder=emb,
-            **cancel_kwargs(run_question, cancel),
+            cancel=cancel,
         )
 
     st.session_state[state.EXPLORE_JOB] = Job(

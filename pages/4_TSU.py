@@ -21,7 +21,7 @@ from invent_ui.experiments import (
     tsu_payload,
 )
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
+from invent_ui.jobs import CancellableLLM, Job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("TSU", icon="🌡️")
@@ -47,7 +47,7 @@ def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
             out,
             llm_factory=lambda: CancellableLLM(llm, cancel),
             progress=progress,
-            **cancel_kwargs(tsu, cancel),
+            cancel=cancel,
         )
         return tsu_payload(result, temps, cfg)
 

@@ -36,7 +36,7 @@ from invent_ui.experiments import (
     per_question_table,
 )
 from invent_ui.feedback import error_text, guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
+from invent_ui.jobs import CancellableLLM, Job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Evaluation", icon="🏁")
@@ -63,7 +63,7 @@ def _start(cfg: ExperimentConfig, out) -> None:
             out,
             llm_factory=lambda: CancellableLLM(llm, cancel),
             progress=progress,
-            **cancel_kwargs(evaluate, cancel),
+            cancel=cancel,
         )
         return eval_payload(result, cfg, llm=identity, out=out)
 

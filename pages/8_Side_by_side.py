@@ -9,7 +9,7 @@ from invent_core.pipeline import RunArtifact, run_question
 from invent_ui import archive, plots, resources, state, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
+from invent_ui.jobs import CancellableLLM, Job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Side by side", icon="⚖️")
@@ -47,7 +47,7 @@ def _start_pair(pair) -> None:
                     llm=CancellableLLM(llm, cancel),
                     progress=progress,
                     embedder=emb,
-                    **cancel_kwargs(run_question, cancel),
+                    cancel=cancel,
                 )
             )
         return {"left": archive.run_payload(runs[0]), "right": archive.run_payload(runs[1])}

@@ -1,8 +1,8 @@
 """The shape rules of the style guide that ruff cannot check.
 
-Nothing in ``invent_core`` is longer than 80 lines (STYLE.md, "Small units";
-ruff's C901 checks complexity), and no module docstring names a path on the
-developers' machines.
+No function in ``invent_core`` or ``invent_ui`` is longer than 80 lines (STYLE.md,
+"Small units"; ruff's C901 checks complexity), no page is longer than 250 lines (the app
+is a shell, issue 19), and no module docstring names a path on the developers' machines.
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = sorted((ROOT / "invent_core").rglob("*.py"))
+UI = sorted((ROOT / "invent_ui").rglob("*.py"))
+PAGES = sorted((ROOT / "pages").glob("*.py"))
 MAX_LINES = 80
+MAX_PAGE_LINES = 250
+#: pages still over MAX_PAGE_LINES until issue 19's page thinning lands (strict: the test
+#: fails once a page gets under the limit, so its entry is removed then)
+LONG_PAGES = {"1_Explore_a_question.py", "5_Batch_scoring.py", "6_Evaluation.py"}
 
 
 def _functions(path: Path):
@@ -24,12 +30,30 @@ def _functions(path: Path):
             yield node.name, node.lineno, node.end_lineno - node.lineno + 1
 
 
-@pytest.mark.parametrize("path", CORE, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", [*CORE, *UI], ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_function_over_80_lines(path):
     long = [
         f"{name} (line {line}: {n} lines)" for name, line, n in _functions(path) if n > MAX_LINES
     ]
     assert not long, f"{path.relative_to(ROOT)}: " + "; ".join(long)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            p,
+            marks=pytest.mark.xfail(
+                p.name in LONG_PAGES, reason="issue 19: page not thinned yet", strict=True
+            ),
+        )
+        for p in PAGES
+    ],
+    ids=lambda p: p.name,
+)
+def test_no_page_over_250_lines(path):
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    assert n <= MAX_PAGE_LINES, f"{path.relative_to(ROOT)}: {n} lines (at most {MAX_PAGE_LINES})"
 
 
 def test_the_rule_sees_a_long_function(tmp_path):
@@ -41,7 +65,7 @@ def test_the_rule_sees_a_long_function(tmp_path):
 
 @pytest.mark.parametrize(
     "path",
-    [*CORE, *sorted((ROOT / "invent_ui").glob("*.py")), *sorted((ROOT / "pages").glob("*.py"))],
+    [*CORE, *UI, *PAGES],
     ids=lambda p: str(p.relative_to(ROOT)),
 )
 def test_docstrings_name_repo_paths_only(path):

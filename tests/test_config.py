@@ -96,15 +96,14 @@ class _Echo:
     label: str = "Echo"
     needs_llm: bool = False
 
-    def perturb(self, question, config, *, llm=None, embedder=None, progress=None):
+    def perturb(self, question, config, *, llm=None, embedder=None, progress=None, on_accept=None):
         return PerturbResult([question] * config.n_perturbations)
 
 
 def test_a_registered_perturber_reaches_config_and_cli_at_once():
     from invent_core.perturb import base
 
-    with pytest.raises(ValueError, match="unknown perturber 'echo'"):
-        RunConfig(perturber="echo")
+    assert "echo" not in options_of(subparsers()["run"])["--perturber"].choices
     register_perturber(_Echo())
     try:
         assert RunConfig(perturber="echo").perturber == "echo"
@@ -115,6 +114,42 @@ def test_a_registered_perturber_reaches_config_and_cli_at_once():
         del base._REGISTRY["echo"]
     with pytest.raises(TypeError, match="Perturber protocol"):
         register_perturber(object())
+
+
+def _no_llm():
+    raise AssertionError("an unknown perturber must fail before any LLM starts")
+
+
+def test_config_needs_no_plug_in_and_checks_the_perturber_where_used(tmp_path):
+    """A run saved with a plug-in perturber reopens without it; using it is what fails."""
+    import subprocess
+    import sys
+
+    from invent_core.batch import batch_score
+    from invent_core.experiment import evaluate, tsu
+    from invent_core.pipeline import run_question
+
+    code = "import sys, invent_core.config; print(sorted(m for m in sys.modules if 'perturb' in m))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    cfg = RunConfig(perturber="plugin")
+    assert RunConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
+    for bad in ("", "  ", None):
+        with pytest.raises(ValueError, match="RunConfig.perturber must be a perturber's name"):
+            RunConfig(perturber=bad)
+    unknown = "unknown perturber 'plugin': choose one of 'paraphrase'"
+    with pytest.raises(ValueError, match=unknown):
+        run_question("What is 2 + 2?", cfg)
+    data = tmp_path / "q.csv"
+    data.write_text("question\nWhat is 2 + 2?\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=unknown):
+        batch_score(data, tmp_path / "out.csv", config=cfg)
+    exp = ExperimentConfig(dataset="arithmetic", limit=1, run=cfg)
+    with pytest.raises(ValueError, match=unknown):
+        evaluate(exp, tmp_path / "ev", llm_factory=_no_llm)
+    with pytest.raises(ValueError, match=unknown):
+        tsu(exp, (0.3, 1.0), tmp_path / "tsu", llm_factory=_no_llm)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q.csv"]  # nothing written
 
 
 def _off_default() -> RunConfig:

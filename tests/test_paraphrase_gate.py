@@ -8,7 +8,7 @@ import pytest
 from invent_core.config import GateConfig, ParaphraseConfig, RunConfig
 from invent_core.errors import LLMError
 from invent_core.llm import Completion
-from invent_core.perturb.base import PerturbResult, get_perturber, perturb_with
+from invent_core.perturb.base import PerturbResult, get_perturber
 from invent_core.perturb.paraphrase import gated_paraphrase, paraphrase
 
 AUSTRALIA = "What is the capital of Australia?"
@@ -228,20 +228,6 @@ def test_mmlu_only_the_stem_is_perturbed_and_the_options_come_back_unchanged():
     for text in [*res.perturbations, *accepted]:
         assert text.endswith("\nA. Mars\nB. Jupiter\nC. Venus\nD. Earth")
     assert res.perturbations[0].startswith("Which is the largest planet")
-
-
-def test_perturb_with_announces_every_perturbation_of_a_perturber_without_on_accept():
-    class Fixed:
-        name, label, needs_llm = "fixed", "fixed", False
-
-        def perturb(self, question, config, *, llm, embedder, progress):
-            return PerturbResult(["a?", "b?"])
-
-    seen = []
-    res = perturb_with(
-        Fixed(), "q?", RunConfig(), llm=None, on_accept=lambda i, t: seen.append((i, t))
-    )
-    assert seen == [(0, "a?"), (1, "b?")] and res.perturbations == ["a?", "b?"]
 
 
 @pytest.mark.slow

@@ -334,10 +334,12 @@ class _Plan:
 
 def _check_options(config: Any, dataset: str | None, max_question_chars: Any) -> RunConfig:
     from ..evaluation.correctness import MATCHERS
+    from ..perturb.base import get_perturber
 
     config = RunConfig() if config is None else config
     if not isinstance(config, RunConfig):
         raise TypeError(f"config must be a RunConfig, got {type(config).__name__}")
+    get_perturber(config.perturber)  # "unknown perturber 'x': choose one of …"
     if dataset is not None and dataset not in MATCHERS:
         raise ValueError(
             f"dataset {dataset!r} is not a correctness rule; known: {', '.join(MATCHERS)}"

@@ -111,16 +111,29 @@ def add_config_args(
             )
             continue
         kind = _parse_optional(opt.type) if opt.optional else opt.type
+        choices = _choices(opt)
         g.add_argument(
             *flags,
             opt.long_flag,
             dest=opt.name,
             type=kind,
-            choices=opt.choices,
+            choices=choices,
             default=None,
-            metavar=opt.name.upper() if opt.choices is None else None,
+            metavar=opt.name.upper() if choices is None else None,
             help=f"{_escape(opt.help)} (default: {opt.default})",
         )
+
+
+def _choices(opt: Any) -> Any:
+    """An option's choices: the config's own ``Literal`` choices, or the registry's.
+
+    The config imports no plug-in, so the entry point looks up ``--perturber``'s choices.
+    """
+    if opt.name == "perturber":
+        from ..perturb import available_perturbers
+
+        return available_perturbers()
+    return opt.choices
 
 
 def config_from_args(args: argparse.Namespace, cls: type | None = None, base: Any = None) -> Any:

@@ -44,7 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="correctness by rules per dataset (default) or the paper's LLM judge prompt",
     )
     p.add_argument(
-        "--n-boot", type=int, default=40, help="bootstrap resamples of the metrics (paper: 40)"
+        "--n-boot",
+        type=int,
+        default=None,
+        help="bootstrap resamples of the metrics (default: the paper's 40, metrics.N_BOOT)",
     )
     p.add_argument(
         "-o", "--out", default=None, help="output folder (default runs/evaluate-<dataset>)"
@@ -95,7 +98,8 @@ def _main(args: argparse.Namespace) -> int:
     from ..errors import Cancelled
     from ..experiment import EVALUATE_FILES, draw_examples, evaluate
 
-    cfg = experiment_config_from_args(args, judge=args.judge, n_boot_metrics=args.n_boot)
+    n_boot = {} if args.n_boot is None else {"n_boot_metrics": args.n_boot}
+    cfg = experiment_config_from_args(args, judge=args.judge, **n_boot)
     out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg)
     check_output_folder(out, EVALUATE_FILES, [args.data] if args.data else [])  # before any work

@@ -558,11 +558,15 @@ def _get_metric(metric: str | Metric) -> Metric:
 # Paired bootstrap
 # ---------------------------------------------------------------------------
 
+#: Resamples of the paired bootstrap, written once: every function here, the experiment's
+#: config and the CLI read it. Paper, Appendix "Calculation of Mean and Variance".
+N_BOOT: int = 40
+
 
 def bootstrap_indices(
     correct: ArrayLike,
     *,
-    n_boot: int = 40,
+    n_boot: int = N_BOOT,
     seed: Seed = 0,
     require_both_classes: bool = True,
     on_single_class: OnSingleClass = "redraw",
@@ -573,7 +577,7 @@ def bootstrap_indices(
     Parameters
     ----------
     correct : array of shape (n,), 0/1 or bool.
-    n_boot : int, default 40  # paper, Appendix "Calculation of Mean and Variance"
+    n_boot : int, default :data:`N_BOOT` (40, paper, Appendix "Calculation of Mean and Variance")
     seed : int or numpy Generator, default 0
     require_both_classes : bool, default True
         Treat a resample whose answers are all correct (or all incorrect) as invalid:
@@ -633,7 +637,7 @@ def paired_bootstrap(
     correct: ArrayLike,
     uncertainty: ArrayLike,
     *,
-    n_boot: int = 40,
+    n_boot: int = N_BOOT,
     seed: Seed = 0,
     on_single_class: OnSingleClass = "redraw",
     indices: np.ndarray | None = None,
@@ -645,7 +649,7 @@ def paired_bootstrap(
     metric : a name in :data:`METRICS`, a :class:`Metric`, or ``f(correct, uncertainty)``
         (a bare callable is assumed to need both classes).
     correct, uncertainty : arrays of shape (n,).
-    n_boot : int, default 40  # paper, Appendix "Calculation of Mean and Variance"
+    n_boot : int, default :data:`N_BOOT` (40, paper, Appendix "Calculation of Mean and Variance")
     seed : int or numpy Generator, default 0
     on_single_class : {"redraw", "skip"}, see :func:`bootstrap_indices`.
     indices : optional (B, n) int array to reuse the same resamples across methods
@@ -760,7 +764,7 @@ def evaluate_scores(
     table: Mapping[str, ArrayLike],
     correct: ArrayLike,
     *,
-    n_boot: int = 40,
+    n_boot: int = N_BOOT,
     seed: int = 0,
     metrics: Sequence[str] = DEFAULT_METRICS,
     on_single_class: OnSingleClass = "redraw",
@@ -776,7 +780,7 @@ def evaluate_scores(
         A method whose values are all NaN (unavailable) is listed in ``skipped``;
         a partly-NaN method raises ValueError naming it.
     correct : array of shape (n,), 0/1 or bool — judgements of the same responses.
-    n_boot : int, default 40  # paper, Appendix "Calculation of Mean and Variance"
+    n_boot : int, default :data:`N_BOOT` (40, paper, Appendix "Calculation of Mean and Variance")
     seed : int, default 0
     metrics : names from :data:`METRICS`, default all.
     on_single_class : {"redraw", "skip"}, see :func:`bootstrap_indices`.

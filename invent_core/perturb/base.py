@@ -67,12 +67,15 @@ class Perturber(Protocol):
         llm: Any,
         embedder: Any,
         progress: ProgressCallback | None,
+        on_accept: Callable[[int, str], None] | None,
     ) -> PerturbResult:
         """``config.n_perturbations`` perturbations of ``question``.
 
-        A perturber may also take ``on_accept(index, text)``, called as soon as
-        perturbation ``index`` is final; :func:`perturb_with` calls it for those
-        that do not, once they return.
+        ``on_accept(index, text)``, when given, is called as soon as perturbation
+        ``index`` is final, so its answers can be asked meanwhile (the paraphraser).
+        A perturber that only knows its perturbations at the end (GAAP) may ignore
+        it: the pipeline asks every returned perturbation it was not told of.
+        Cancel reaches a perturber through ``llm`` (the run's request pool).
         """
         ...
 
@@ -109,35 +112,6 @@ def get_perturber(name: str) -> Perturber:
     except (KeyError, TypeError):
         known = ", ".join(map(repr, _REGISTRY))
         raise ValueError(f"unknown perturber {name!r}: choose one of {known}") from None
-
-
-def perturb_with(
-    perturber: Perturber,
-    question: str,
-    config: RunConfig,
-    *,
-    llm: Any,
-    embedder: Any = None,
-    progress: ProgressCallback | None = None,
-    on_accept: Callable[[int, str], None] | None = None,
-) -> PerturbResult:
-    """Run ``perturber``; ``on_accept(index, text)`` reaches every perturbation exactly once.
-
-    Perturbers whose ``perturb`` takes ``on_accept`` call it as each
-    perturbation is final (the paraphraser, so answers can be asked meanwhile);
-    for the others it is called for each perturbation, in order, when they return.
-    """
-    import inspect
-
-    kwargs: dict[str, Any] = {"llm": llm, "embedder": embedder, "progress": progress}
-    streams = "on_accept" in inspect.signature(perturber.perturb).parameters
-    if streams:
-        kwargs["on_accept"] = on_accept
-    result = perturber.perturb(question, config, **kwargs)
-    if on_accept is not None and not streams:
-        for i, text in enumerate(result.perturbations):
-            on_accept(i, text)
-    return result
 
 
 # -- the two shipped perturbers -------------------------------------------------
@@ -233,8 +207,15 @@ class GaapPerturber:
         llm: Any = None,
         embedder: Any = None,
         progress: ProgressCallback | None = None,
+        on_accept: Callable[[int, str], None] | None = None,
     ) -> PerturbResult:
-        """See :func:`invent_core.perturb.gaap.gaap`; progress counts generations."""
+        (
+            """See :func:`invent_core.perturb.gaap.gaap`; progress counts generations.
+
+        ``on_accept`` is not called: the population is final only at the end.
+        """
+            ""
+        )
         from ..progress import ProgressReporter
         from .gaap import gaap
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import GateConfig, ParaphraseConfig
+from ..config import GateConfig, ParaphraseConfig, RunConfig
 from ..errors import LLMError
 from ..prompts import PARAPHRASE_SYSTEM, PARAPHRASE_TEMPERATURE, paraphrase_prompt
 
@@ -231,7 +231,7 @@ def gated_paraphrase(
     question: str,
     *,
     llm: Any = None,
-    n: int = 9,
+    n: int = RunConfig.n_perturbations,
     temperature: float | None = None,
     seed: int = 0,
     max_tokens: int = _DEFAULTS.max_tokens,
