@@ -46,7 +46,13 @@ def run_figures(run: dict) -> dict:
         for a in reps
     )
     replies = sum(map(len, run.get("cleaned_responses") or []))
-    return {"flips": flips, "before": len(keys), "after": after, "flagged": flagged, "replies": replies}
+    return {
+        "flips": flips,
+        "before": len(keys),
+        "after": after,
+        "flagged": flagged,
+        "replies": replies,
+    }
 
 
 def folder_report(folder: Path) -> list[str]:
