@@ -350,7 +350,7 @@ CASES: dict[str, Case] = {
         r"dataset 'bogus' is not a correctness rule", "--dataset", "bogus"
     ),
     "batch --concurrency 0": _option(
-        r"--concurrency must be at least 1, got 0", "--concurrency", "0"
+        r"--concurrency: must be in 1 … 256, got 0", "--concurrency", "0"
     ),
     "batch --shard 0/2": _option(r"shard 0/2: need 1 <= i <= N", "--shard", "0/2"),
     "batch --shard 3/2": _option(r"shard 3/2: need 1 <= i <= N", "--shard", "3/2"),
