@@ -318,8 +318,8 @@ with tab_boot:
 with tab_base:
     methods = list_methods()
     fp = run_fingerprint(run)
-    offline = tuple(m.name for m in methods if not ({"llm", "logprobs"} & set(m.needs)))
-    needs_llm = tuple(m.name for m in methods if {"llm", "logprobs"} & set(m.needs))
+    offline = tuple(m.name for m in methods if not m.needs_llm)
+    needs_llm = tuple(m.name for m in methods if m.needs_llm)
     results = dict(
         guarded("Computing the baselines", resources.method_results, fp, offline, "", run, None)
         or {}

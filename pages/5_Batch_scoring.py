@@ -94,7 +94,7 @@ baselines = [m for m in list_methods("baseline")]
 chosen = st.multiselect(
     "Baselines to add (the five Inv measures are always computed)",
     [m.name for m in baselines],
-    default=[m.name for m in baselines if not ({"llm", "logprobs"} & set(m.needs))][:3],
+    default=[m.name for m in baselines if not m.needs_llm][:3],
     format_func={m.name: m.label for m in baselines}.get,
     key="batch_methods",
 )
