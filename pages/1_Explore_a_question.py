@@ -18,7 +18,7 @@ from invent_core.registry import list_methods
 from invent_ui import archive, plots, resources, spread_view, state, tables, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job
+from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.settings import run_fingerprint
 from invent_ui.sidebar import page_setup
 
@@ -59,9 +59,7 @@ def _start_run(question: str, run_cfg, task: str, choices) -> None:
             cancel=cancel,
         )
 
-    st.session_state[state.EXPLORE_JOB] = Job(
-        work, label="The run", on_done=lambda run: _keep(run, log, history)
-    ).start()
+    start_job(state.EXPLORE_JOB, work, label="The run", on_done=lambda r: _keep(r, log, history))
 
 
 def _start_reask(run, perturbations: list[str]) -> None:
@@ -79,11 +77,7 @@ def _start_reask(run, perturbations: list[str]) -> None:
             embedder=emb,
         )
 
-    st.session_state[state.EXPLORE_JOB] = Job(
-        work,
-        label="The re-ask",
-        on_done=lambda new: _keep(new, log, history),
-    ).start()
+    start_job(state.EXPLORE_JOB, work, label="The re-ask", on_done=lambda r: _keep(r, log, history))
 
 
 # --- input -------------------------------------------------------------------

@@ -21,7 +21,7 @@ from invent_ui.experiments import (
     tsu_payload,
 )
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job
+from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("TSU", icon="🌡️")
@@ -56,7 +56,7 @@ def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
         title = f"TSU · {cfg.dataset or payload['rows'][0]['question'][:80]} · {n} question(s)"
         return archive.keep_payload(history, "tsu", payload, title)
 
-    st.session_state[state.TSU_JOB] = Job(work, label=label, kind="tsu", on_done=keep).start()
+    start_job(state.TSU_JOB, work, label=label, kind="tsu", on_done=keep)
 
 
 with st.expander("Run a temperature sweep", expanded=False):

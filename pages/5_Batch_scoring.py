@@ -14,7 +14,7 @@ from invent_core.registry import list_methods
 from invent_ui import batch_rows, plots, resources, state, tables, uploads, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job
+from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Batch scoring", icon="📦")
@@ -129,7 +129,7 @@ def _start(label: str, source, output, config) -> None:
             source, output, config, llm=model, methods=chosen or "inv", progress=rows
         )
 
-    st.session_state[state.BATCH_JOB] = Job(work, label=label, kind="batch").start()
+    start_job(state.BATCH_JOB, work, label=label, kind="batch")
 
 
 if st.button(

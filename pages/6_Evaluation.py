@@ -36,7 +36,7 @@ from invent_ui.experiments import (
     per_question_table,
 )
 from invent_ui.feedback import error_text, guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job
+from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Evaluation", icon="🏁")
@@ -70,13 +70,14 @@ def _start(cfg: ExperimentConfig, out) -> None:
     def keep(payload) -> str:
         return archive.keep_payload(history, "evaluation", payload, _title(payload))
 
-    st.session_state[state.EVAL_JOB] = Job(
+    start_job(
+        state.EVAL_JOB,
         work,
         label=f"Evaluating {cfg.limit} {cfg.dataset} questions",
         kind="evaluation",
         on_done=keep,
         context={"cfg": cfg, "out": out, "llm": identity},
-    ).start()
+    )
 
 
 def _title(payload) -> str:

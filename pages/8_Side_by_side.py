@@ -9,7 +9,7 @@ from invent_core.pipeline import RunArtifact, run_question
 from invent_ui import archive, plots, resources, state, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job
+from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Side by side", icon="⚖️")
@@ -58,7 +58,7 @@ def _start_pair(pair) -> None:
         title = f"{payload['left']['question'][:80]} ↔ {payload['right']['question'][:80]}"
         return archive.keep_payload(history, "comparison", payload, title)
 
-    st.session_state[state.SIDE_JOB] = Job(work, label="Making both runs", on_done=keep).start()
+    start_job(state.SIDE_JOB, work, label="Making both runs", on_done=keep)
 
 
 # --- choose ---------------------------------------------------------------------------------
