@@ -10,7 +10,7 @@ from invent_core.estimate import ThroughputLog, estimate_run
 from invent_core.evaluation.report import tsu_results_table
 from invent_core.evaluation.sample_size import judgeable
 from invent_core.experiment import ExperimentConfig, tsu
-from invent_ui import archive, assets, plots, resources, state, tables, views
+from invent_ui import archive, assets, plots, resources, results_view, state, views
 from invent_ui.downloads import download_buttons
 from invent_ui.experiments import (
     parse_temperatures,
@@ -154,16 +154,13 @@ download_buttons(
 
 st.subheader("TSU per method")
 table = payload["tsu"]  # what invent_core.experiment.tsu computed
-rt = tsu_results_table(table, labels=labels)
-if not judged.ok:
-    rt = rt.unmarked()
-df, marks = tables.results_frame(rt)
-st.dataframe(
-    tables.style_marks(df, marks, judged=judged.ok),
-    width="stretch",
-    height=36 * (len(df) + 1) + 3,
+results_view.leaderboard(
+    tsu_results_table(table, labels=labels),
+    judged=judged.ok,
+    name="TSU table",
+    key="tsu_table",
+    latex_caption=f"TSU (%): {judged.reason}",
 )
-download_buttons(st, "TSU table", rt, key="tsu_table", latex_caption=f"TSU (%): {judged.reason}")
 shares = (
     "TSU in %: the share of questions whose uncertainty strictly increases from the lower to the "
     "higher temperature (pairs) or along every temperature of the chain (–)."
