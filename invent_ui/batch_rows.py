@@ -100,9 +100,13 @@ def score_file(
     *,
     llm: Any,
     methods: Sequence[str] | str,
-    progress: Callable[[int, int, float | None], None],
+    progress: Callable[[Any], None],
 ) -> Any:
-    """``batch_score(input, output, config, llm=…, methods=…, progress=…)``: the page's one call."""
+    """``batch_score(input, output, config, llm=…, methods=…, progress=…)``: the page's one call.
+
+    ``progress`` receives :class:`~invent_core.progress.Progress` events (stage ``"rows"``),
+    the shape a :class:`~invent_ui.jobs.Job`'s ``progress`` takes as it is.
+    """
     from invent_core.batch import batch_score
 
     return batch_score(input, output, config, llm=llm, methods=methods, progress=progress)

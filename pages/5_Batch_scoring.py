@@ -7,7 +7,6 @@ import streamlit as st
 
 from invent_core.batch import inspect_input, iter_records
 from invent_core.estimate import ThroughputLog, estimate_run
-from invent_core.progress import Progress
 from invent_core.registry import list_methods
 from invent_ui import batch_rows, batch_view, resources, state, uploads, views
 from invent_ui.feedback import job_panel, show_error
@@ -118,12 +117,9 @@ def _start(label: str, source, output, config) -> None:
     llm = resources.llm_for(settings) if info.layout == "questions" else None
 
     def work(progress, cancel):
-        def rows(done, total, eta):
-            progress(Progress("rows", done, total, eta))
-
         model = CancellableLLM(llm, cancel) if llm is not None else None
         return batch_rows.score_file(
-            source, output, config, llm=model, methods=chosen or "inv", progress=rows
+            source, output, config, llm=model, methods=chosen or "inv", progress=progress
         )
 
     start_job(state.BATCH_JOB, work, label=label, kind="batch")

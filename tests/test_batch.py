@@ -249,11 +249,13 @@ def test_progress_reports_done_total_eta(minilm, wide_csv, tmp_path):
         wide_csv,
         tmp_path / "o.csv",
         config=cfg(B),
-        progress=lambda d, t, e: calls.append((d, t, e)),
+        progress=lambda ev: calls.append((ev.done, ev.total, ev.eta_seconds, ev.stage)),
     )
     assert [c[0] for c in calls] == list(range(1, 11))
-    assert all(t == 10 for _, t, _ in calls)
-    assert calls[-1][2] == pytest.approx(0.0) and all(e is not None and e >= 0 for *_, e in calls)
+    assert all(t == 10 for _, t, _, _ in calls)
+    assert all(stage == "rows" for *_, stage in calls)  # the shape run and evaluate report
+    assert calls[-1][2] == pytest.approx(0.0)
+    assert all(e is not None and e >= 0 for _, _, e, _ in calls)
 
 
 def test_run_config_reaches_scoring_and_the_sidecar(minilm, wide_csv, tmp_path):
