@@ -47,6 +47,7 @@ __all__ = [
     "Progress",
     "ProgressCallback",
     "RunArtifact",
+    "answer_prompts",
     "answer_requests",
     "postprocess_responses",
     "run_question",
@@ -347,6 +348,18 @@ def run_question(
     return job.artifact(model.identity, pool.counts, time.perf_counter() - t_start)
 
 
+def answer_prompts(
+    questions: Sequence[str], task: str = "qa", choices: Sequence[str] | None = None
+) -> list[str]:
+    """The answer prompt of each question text (paper, app:setting), in order.
+
+    The one place a run's prompts are built: the requests of :func:`answer_requests`
+    (a run and a re-ask) and the ``prompts`` a :class:`RunArtifact` records both
+    come from here, so what was asked and what was recorded cannot drift apart.
+    """
+    return [answer_prompt(q, task, choices) for q in questions]
+
+
 def answer_requests(
     states: Sequence[tuple[int, str]],
     config: RunConfig,
@@ -363,9 +376,10 @@ def answer_requests(
     """
     from .llm import Request, user
 
+    prompts = answer_prompts([text for _, text in states], task, choices)
     return [
         Request(
-            messages=user(answer_prompt(text, task, choices)),
+            messages=user(prompt),
             temperature=config.temperature,
             seed=config.seed,
             max_tokens=config.answer_tokens(task),
@@ -373,7 +387,7 @@ def answer_requests(
             state=i,
             stop=ANSWER_STOP,
         )
-        for i, text in states
+        for (i, _), prompt in zip(states, prompts, strict=True)
         for k in range(config.n_replications)
     ]
 
@@ -650,7 +664,7 @@ class _QuestionRun:
             choices=self.choices,
             perturbations=questions[1:],
             questions=questions,
-            prompts=[answer_prompt(q, self.task, self.choices) for q in questions],
+            prompts=answer_prompts(questions, self.task, self.choices),
             raw_responses=[[c.text for c in reps] for reps in self.completions],
             responses=[list(r) for r in self.score.responses],
             config=dataclasses.replace(self.config, score=self.score.config),
@@ -713,5 +727,5 @@ def _checked_question(
         raise ValueError(f"unknown task {task!r}: choose one of {', '.join(TASKS)}")
     question = question.strip()
     choices_list = [str(c) for c in choices] if choices else None
-    answer_prompt(question, task, choices_list)  # validates task/choices early
+    answer_prompts([question], task, choices_list)  # validates task/choices early
     return question, choices_list
