@@ -26,6 +26,8 @@ from invent_core.scoring import bootstrap_indices, score_from_similarity  # noqa
 
 N, R, B = 9, 5, 30
 M = N + 1
+#: the paper's kernel (1 + cos)/2, what this benchmark has always timed
+PAPER_KERNEL = {"kind": "shifted_cosine", "tau": ScoreConfig().kernel_tau}
 
 
 def best_of(fn, repeat=50):
@@ -58,8 +60,8 @@ def main() -> None:
     opts = ScoreConfig(n_bootstrap=B)
 
     def measures_from_embeddings():
-        sim_x = affinity_from_embeddings(emb_x)
-        sim_y = affinity_from_embeddings(emb_y)
+        sim_x = affinity_from_embeddings(emb_x, **PAPER_KERNEL)
+        sim_y = affinity_from_embeddings(emb_y, **PAPER_KERNEL)
         return score_from_similarity(qs, rs, sim_x, sim_y, embedder="bench", config=opts)
 
     best, med = best_of(measures_from_embeddings, 200)
@@ -68,7 +70,8 @@ def main() -> None:
         f"median {med * 1e3:.2f} ms  (target <= 2 ms)"
     )
 
-    sim_x, sim_y = affinity_from_embeddings(emb_x), affinity_from_embeddings(emb_y)
+    sim_x = affinity_from_embeddings(emb_x, **PAPER_KERNEL)
+    sim_y = affinity_from_embeddings(emb_y, **PAPER_KERNEL)
     idx = bootstrap_indices(M, R, B, np.random.default_rng(1))
     loop_best, _ = best_of(lambda: loop_bootstrap(sim_x, sim_y, idx), 50)
     vec_best, _ = best_of(

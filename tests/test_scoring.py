@@ -25,8 +25,9 @@ from invent_core.scoring import (
 
 def synthetic(m: int, r: int, seed: int = 0):
     rng = np.random.default_rng(seed)
-    sim_x = affinity_from_embeddings(rng.normal(size=(m, 6)))
-    sim_y = affinity_from_embeddings(rng.normal(size=(m * r, 6)))
+    paper = {"kind": "shifted_cosine", "tau": ScoreConfig().kernel_tau}
+    sim_x = affinity_from_embeddings(rng.normal(size=(m, 6)), **paper)
+    sim_y = affinity_from_embeddings(rng.normal(size=(m * r, 6)), **paper)
     return sim_x, sim_y
 
 
