@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from invent_core.config import ScoreConfig  # noqa: E402
 from invent_core.measures import inv_entropy, max_py_x, ni_entropy, wd_px_py  # noqa: E402
 from invent_core.random_walk import affinity_from_embeddings, transition_matrix  # noqa: E402
-from invent_core.scoring import bootstrap_indices, score_from_similarity  # noqa: E402
+from invent_core.scoring import replication_indices, score_from_similarity  # noqa: E402
 
 N, R, B = 9, 5, 30
 M = N + 1
@@ -72,7 +72,7 @@ def main() -> None:
 
     sim_x = affinity_from_embeddings(emb_x, **PAPER_KERNEL)
     sim_y = affinity_from_embeddings(emb_y, **PAPER_KERNEL)
-    idx = bootstrap_indices(M, R, B, np.random.default_rng(1))
+    idx = replication_indices(M, R, B, np.random.default_rng(1))
     loop_best, _ = best_of(lambda: loop_bootstrap(sim_x, sim_y, idx), 50)
     vec_best, _ = best_of(
         lambda: score_from_similarity(qs, rs, sim_x, sim_y, embedder="b", config=opts), 200
