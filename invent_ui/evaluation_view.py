@@ -61,7 +61,7 @@ def leaderboard(
         key="eval_leaderboard",
         latex_caption=f"{cfg.dataset}: {judged.reason}",
     )
-    boot = f"Mean ± std over B = {ev.n_boot} paired bootstrap resamples."
+    boot = f"Mean ± std over B = {ev.n_bootstrap} paired bootstrap resamples."
     if judged.ok:
         st.caption(
             f"{judged.reason}. {boot} Bold: best per column; underlined: second. "
