@@ -186,3 +186,12 @@ def test_the_answer_prompt_is_built_in_one_place():
     assert asked == [p for p in prompts for _ in range(2)]
     with pytest.raises(ValueError, match="unknown task"):
         answer_prompts(texts, "poetry")
+
+
+def test_the_run_artefact_format_has_its_own_module_and_old_imports_work():
+    """RunArtifact lives in invent_core.artifact; pipeline and the package re-export it."""
+    import invent_core
+    from invent_core import artifact, pipeline
+
+    assert pipeline.RunArtifact is artifact.RunArtifact is invent_core.RunArtifact
+    assert artifact.RunArtifact.__module__ == "invent_core.artifact"
