@@ -126,7 +126,7 @@ def walk_heatmaps(
 
     Parameters
     ----------
-    walk : a :class:`invent_core.paper.random_walk.RandomWalk` (m states).
+    walk : a :class:`invent_core.random_walk.RandomWalk` (m states).
     questions : the m questions (original first).
     answers : the m answers the walk's ``P_y`` was built on (one per state).
     zrange : fixed colour range (to compare several runs); default: each matrix's own.

@@ -7,6 +7,9 @@
 - :func:`class_curves`: ROC and rejection curves (and the reliability diagram)
   of each method's uncertainty against 0/1 correctness, or the reason from
   :func:`invent_core.evaluation.metrics.undefined_reason` why there are none.
+- :func:`matrix_picker` and :func:`heatmaps_on_one_scale`: one of P_x, P_y,
+  P(X|Y) for several walks side by side on one colour range (Compare embedders,
+  Side by side).
 
 They render what the core computed; nothing here computes a metric.
 """
@@ -92,6 +95,52 @@ def class_curves(
         reliability = plots.reliability_figure(diagram, labels=labels)
         chart(st, reliability, name=f"{what}reliability diagram", key=f"{key}_reliability")
     return None
+
+
+#: The three matrices of a dual random walk, as the pickers name them.
+MATRICES = {"p_x": "P_x (inputs)", "p_y": "P_y (outputs)", "p_x_given_y": "P(X | Y)"}
+
+
+def matrix_picker(key: str) -> tuple[str, str]:
+    """(which matrix, colour scale), picked side by side; widget keys ``{key}_matrix``/``_colorscale``."""
+    from .views import COLORSCALES
+
+    c1, c2 = st.columns([1, 2])
+    which = c1.radio(
+        "Matrix", list(MATRICES), format_func=MATRICES.get, horizontal=True, key=f"{key}_matrix"
+    )
+    colorscale = c2.selectbox("Colour scale", COLORSCALES, key=f"{key}_colorscale")
+    return which, colorscale
+
+
+def heatmaps_on_one_scale(
+    walks: Mapping[str, tuple[Any, Any, Any]],
+    *,
+    which: str,
+    colorscale: str,
+    key: str,
+    titles: Mapping[str, str] | None = None,
+) -> tuple[float, float]:
+    """Matrix ``which`` of each walk in its own column, every one on the same colour range.
+
+    Parameters
+    ----------
+    walks : name → (:class:`~invent_core.random_walk.RandomWalk`, the m questions, the
+        m answers its P_y was built on).
+    key : chart keys are ``{key}_{name}``; download names ``{name} heatmap``.
+    titles : name → a bold line above its chart (none when absent).
+
+    Returns
+    -------
+    The shared (min, max) colour range.
+    """
+    zrange = plots.shared_range([getattr(w, which) for w, _, _ in walks.values()])
+    for col, (name, (walk, questions, answers)) in zip(st.columns(len(walks)), walks.items()):
+        if titles and name in titles:
+            col.markdown(f"**{titles[name]}**")
+        fig = plots.walk_heatmaps(walk, questions, answers, colorscale=colorscale, zrange=zrange)
+        chart(col, fig[which], name=f"{name} heatmap", key=f"{key}_{name}")
+    return zrange
 
 
 def _metrics() -> Any:

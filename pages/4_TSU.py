@@ -147,10 +147,7 @@ curves = {
     m: uq[m] if pick.startswith("mean over") else uq[m][[questions.index(pick)]] for m in shown
 }
 curves_fig = plots.uq_temperature_figure(temps, curves, labels=labels, normalize=normalize)
-st.plotly_chart(curves_fig, key="tsu_curves")
-download_buttons(
-    st, "uncertainty vs temperature", figure=curves_fig, key="tsu_curves", png_note=False
-)
+results_view.chart(st, curves_fig, name="uncertainty vs temperature", key="tsu_curves")
 
 st.subheader("TSU per method")
 table = payload["tsu"]  # what invent_core.experiment.tsu computed
@@ -178,8 +175,7 @@ for m, row in table.items():
     for col, v in row.items():
         by_column.setdefault(col, {})[m] = v
 bars = plots.tsu_bar_figure(by_column, labels=labels)
-st.plotly_chart(bars, key="tsu_bars")
-download_buttons(st, "TSU bars", figure=bars, key="tsu_bars", png_note=False)
+results_view.chart(st, bars, name="TSU bars", key="tsu_bars")
 
 with st.expander(
     f"Per question and temperature ({len(payload['rows'])} runs)", expanded=not judged.ok
