@@ -529,14 +529,19 @@ def _evaluation(rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentC
     results and every method is ``skipped`` with the reason. A method with no
     value on some questions (it failed there) is skipped with that reason.
     """
-    from .evaluation.metrics import DEFAULT_METRICS, Evaluation, evaluate_scores
+    from .evaluation.metrics import (
+        DEFAULT_METRICS,
+        Evaluation,
+        evaluate_scores,
+        undefined_reason,
+    )
     from .evaluation.sample_size import judgeable
 
     correct = np.array([int(r["correct"]) for r in rows], dtype=np.int64)
     n, n_pos = int(correct.size), int(correct.sum())
     judgement = judgeable(n, n_pos)
     boot = {"n_bootstrap": cfg.n_bootstrap_metrics, "seed": cfg.run.seed}
-    if n == 0 or n_pos in (0, n):
+    if undefined_reason(correct) is not None:  # no row, or every answer judged the same
         skipped = {m: judgement.reason for m in methods}
         return Evaluation({}, DEFAULT_METRICS, n, n_pos, skipped=skipped, **boot), judgement
     table, skipped = {}, {}
