@@ -100,7 +100,7 @@ def compare(
     correct = np.array([q.correct for q in questions])
     fixed = np.array([q.run.score.measures["inv_entropy"] for q in questions])
     fixed_calls = np.array([len(q.run.questions) * len(q.run.responses[0]) for q in questions])
-    idx = bootstrap_indices(correct, n_boot=n_boot, seed=0)
+    idx = bootstrap_indices(correct, n_bootstrap=n_boot, seed=0)
     base = paired_bootstrap("auroc", correct, fixed, indices=idx)
     rows = [_row("fixed", correct, fixed, fixed_calls, base, base, fixed_calls)]
     for tol in tolerances:

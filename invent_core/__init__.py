@@ -32,7 +32,7 @@ _LAZY: dict[str, str] = {
     "compute_methods": "invent_core.registry",
     "ScoringContext": "invent_core.registry",
     "run_question": "invent_core.pipeline",
-    "RunArtifact": "invent_core.pipeline",
+    "RunArtifact": "invent_core.artifact",
     "gaap": "invent_core.perturb.gaap",
     "available_perturbers": "invent_core.perturb",
     "get_perturber": "invent_core.perturb",

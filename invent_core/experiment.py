@@ -38,7 +38,7 @@ import numpy as np
 from .batch.output import output_folder
 from .config import RunConfig, ScoreConfig, check_temperatures, flat_values, iter_options
 from .errors import Cancelled, InventError, LLMError
-from .evaluation.metrics import N_BOOT
+from .evaluation.metrics import N_BOOTSTRAP
 from .progress import CancelToken, ProgressCallback, ProgressReporter
 
 #: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
@@ -61,7 +61,7 @@ class ExperimentConfig:
     sample_seed: int | None = 0  # with a limit: a seeded shuffled draw (None: file order; issue 14)
     methods: tuple[str, ...] = ("all",)
     judge: str = "match"  # one of JUDGES
-    n_boot_metrics: int = N_BOOT  # 40, paper, Appendix "Calculation of Mean and Variance"
+    n_bootstrap_metrics: int = N_BOOTSTRAP  # 40, paper, Appendix "Calculation of Mean and Variance"
 
     def __post_init__(self) -> None:
         """Check the question source and the judge; store ``methods`` as a tuple."""
@@ -87,8 +87,14 @@ class ExperimentConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ExperimentConfig:
-        """Inverse of :meth:`to_dict`; configs saved with flat run options load too."""
+        """Inverse of :meth:`to_dict`; configs saved with flat run options load too.
+
+        So do configs saved before the metrics' bootstrap count was named
+        ``n_bootstrap_metrics`` (their key was ``"n_boot_metrics"``).
+        """
         own = {f.name for f in dataclasses.fields(cls)} - {"run"}
+        if "n_boot_metrics" in data and "n_bootstrap_metrics" not in data:
+            data = {**data, "n_bootstrap_metrics": data["n_boot_metrics"]}
         if "run" in data:
             run = RunConfig.from_dict(data["run"])
         else:  # saved before RunConfig: perturber, n, r, B, temperature … sat at the top
@@ -523,14 +529,19 @@ def _evaluation(rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentC
     results and every method is ``skipped`` with the reason. A method with no
     value on some questions (it failed there) is skipped with that reason.
     """
-    from .evaluation.metrics import DEFAULT_METRICS, Evaluation, evaluate_scores
+    from .evaluation.metrics import (
+        DEFAULT_METRICS,
+        Evaluation,
+        evaluate_scores,
+        undefined_reason,
+    )
     from .evaluation.sample_size import judgeable
 
     correct = np.array([int(r["correct"]) for r in rows], dtype=np.int64)
     n, n_pos = int(correct.size), int(correct.sum())
     judgement = judgeable(n, n_pos)
-    boot = {"n_boot": cfg.n_boot_metrics, "seed": cfg.run.seed}
-    if n == 0 or n_pos in (0, n):
+    boot = {"n_bootstrap": cfg.n_bootstrap_metrics, "seed": cfg.run.seed}
+    if undefined_reason(correct) is not None:  # no row, or every answer judged the same
         skipped = {m: judgement.reason for m in methods}
         return Evaluation({}, DEFAULT_METRICS, n, n_pos, skipped=skipped, **boot), judgement
     table, skipped = {}, {}

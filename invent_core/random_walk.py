@@ -22,7 +22,8 @@ import numpy as np
 
 from .config import AffinityKind, ScoreConfig
 
-#: τ of the ``exp_cosine`` affinity; the default is written once, in ScoreConfig.
+#: τ of the ``exp_cosine`` affinity by default; written once, in ScoreConfig (read here for
+#: callers outside a run's config, e.g. GAAP's fitness and the embedders' default).
 KERNEL_TAU: float = ScoreConfig.kernel_tau
 #: Floor under similarities: a row of zero affinities would make P undefined.
 _TINY = 1e-12
@@ -49,9 +50,7 @@ def cosine_similarity(emb: np.ndarray) -> np.ndarray:
     return np.clip(cos, -1.0, 1.0)
 
 
-def affinity_from_embeddings(
-    emb: np.ndarray, *, kind: AffinityKind = "shifted_cosine", tau: float = KERNEL_TAU
-) -> np.ndarray:
+def affinity_from_embeddings(emb: np.ndarray, *, kind: AffinityKind, tau: float) -> np.ndarray:
     """Non-negative similarity a(z_i, z_j) between embeddings.
 
     Parameters
@@ -67,17 +66,19 @@ def affinity_from_embeddings(
     return affinity_from_cosine(cosine_similarity(emb), kind=kind, tau=tau)
 
 
-def affinity_from_cosine(
-    cos: np.ndarray, *, kind: AffinityKind = "shifted_cosine", tau: float = KERNEL_TAU
-) -> np.ndarray:
+def affinity_from_cosine(cos: np.ndarray, *, kind: AffinityKind, tau: float) -> np.ndarray:
     """Map cosine similarities to affinities a(z_i, z_j).
+
+    ``kind`` and ``tau`` have no default here: the run's come from
+    :class:`~invent_core.config.ScoreConfig` (``affinity``, ``kernel_tau``), where
+    each default is written once, and every caller passes them.
 
     Parameters
     ----------
     cos : array of shape (..., m, m), values in [-1, 1].
     kind : which kernel.
 
-        - ``"shifted_cosine"`` (this function's default, the pure paper):
+        - ``"shifted_cosine"`` (the pure paper):
           ``(1 + cos) / 2``, the paper's (§3 "Implementation details").
         - ``"abs_cosine"``: ``|cos|``, what the paper's released code uses —
           a parity option; it treats opposite embeddings as similar.

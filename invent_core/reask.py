@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from .progress import CancelToken, ProgressCallback, ProgressReporter
-from .prompts import answer_prompt
 
 __all__ = ["match_states", "edited_flags", "reask"]
 
@@ -194,13 +193,15 @@ def reask(
 
 def _reasked_run(run, model, questions, answers, score, timings, usage, sources, asked) -> Any:
     """The new RunArtifact of :func:`reask` (texts, answers, config, identities, edit flags)."""
+    from .pipeline import answer_prompts
+
     raw, cleaned, canonical, unmapped = answers
     config = run.config.replace(n_perturbations=len(questions) - 1)
     return dataclasses.replace(
         run,
         perturbations=questions[1:],
         questions=questions,
-        prompts=[answer_prompt(q, run.task, run.choices) for q in questions],
+        prompts=answer_prompts(questions, run.task, run.choices),
         raw_responses=raw,
         cleaned_responses=cleaned,
         responses=canonical,

@@ -32,6 +32,8 @@ NEEDS = {
     "llm": "an LLM backend for extra prompts",
     "logprobs": "token log-probabilities from the backend",
 }
+#: The needs that only an LLM backend can meet: a method with one of them asks the LLM.
+LLM_NEEDS = frozenset({"llm", "logprobs"})
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,15 @@ class Method:
         unknown = set(self.needs) - set(NEEDS)
         if unknown:
             raise ValueError(f"method {self.name!r} declares unknown needs {sorted(unknown)}")
+
+    @property
+    def needs_llm(self) -> bool:
+        """Whether computing it asks an LLM backend (extra prompts or log-probabilities).
+
+        The one answer to "can this method run offline, from the saved answers alone"
+        that the dashboard's pickers and the Explore page's LLM button read.
+        """
+        return bool(LLM_NEEDS & set(self.needs))
 
 
 _REGISTRY: dict[str, Method] = {}

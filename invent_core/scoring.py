@@ -97,10 +97,14 @@ def measures_from_similarity(
     return Measures(walk=random_walk(p_x, p_y), values=values)
 
 
-def bootstrap_indices(
+def replication_indices(
     n_states: int, n_replications: int, n_bootstrap: int, rng: np.random.Generator
 ) -> np.ndarray:
     """Which replication each state uses in each resample (Eq. meanentropy).
+
+    Not to be confused with :func:`invent_core.evaluation.metrics.bootstrap_indices`,
+    which resamples questions for a metric's mean ± std: this one keeps every state
+    and picks one of its r answers.
 
     Returns
     -------
@@ -147,7 +151,7 @@ def bootstrap_measures(
         raise ValueError(
             f"sim_y_all must have shape ({m * r}, {m * r}) for m={m}, r={r}; got {sim_y_all.shape}"
         )
-    idx = bootstrap_indices(m, r, config.n_bootstrap, rng)  # (B, m)
+    idx = replication_indices(m, r, config.n_bootstrap, rng)  # (B, m)
     flat = np.arange(m) * r + idx  # (B, m): row of sim_y_all for y_i^(b)
     sim_y_b = sim_y_all[flat[:, :, None], flat[:, None, :]]  # (B, m, m)
     p_x = transition_matrix(sim_x)  # (m, m), shared by every resample

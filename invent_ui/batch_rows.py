@@ -20,21 +20,13 @@ __all__ = ["failed_rows", "retry_input", "score_file", "public_message"]
 
 
 def failed_rows(output: Path) -> list[dict[str, Any]]:
-    """The errors sidecar of ``output``, one dict per failed row, the last word per id kept."""
-    from invent_core.batch import sidecar_paths
+    """The errors sidecar of ``output``, one dict per failed row, the last word per id kept.
 
-    path = sidecar_paths(output)["errors"]
-    if not path.is_file():
-        return []
-    by_id: dict[str, dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue  # a line cut short by a crash
-        if isinstance(entry, dict):
-            by_id[str(entry.get("id") or entry.get("row"))] = entry
-    return list(by_id.values())
+    Read with the core's reader (:func:`invent_core.batch.read_errors`).
+    """
+    from invent_core.batch import read_errors
+
+    return read_errors(output)
 
 
 def public_message(entry: Mapping[str, Any], names: Mapping[str, str]) -> str:
@@ -100,9 +92,13 @@ def score_file(
     *,
     llm: Any,
     methods: Sequence[str] | str,
-    progress: Callable[[int, int, float | None], None],
+    progress: Callable[[Any], None],
 ) -> Any:
-    """``batch_score(input, output, config, llm=…, methods=…, progress=…)``: the page's one call."""
+    """``batch_score(input, output, config, llm=…, methods=…, progress=…)``: the page's one call.
+
+    ``progress`` receives :class:`~invent_core.progress.Progress` events (stage ``"rows"``),
+    the shape a :class:`~invent_ui.jobs.Job`'s ``progress`` takes as it is.
+    """
     from invent_core.batch import batch_score
 
     return batch_score(input, output, config, llm=llm, methods=methods, progress=progress)

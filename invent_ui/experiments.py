@@ -68,14 +68,14 @@ def eval_payload(
 
 
 def _answers_by_question(runs_dir: Path) -> dict[str, list[str]]:
-    """Question → the r answers to it, from the runs an evaluation saved."""
-    import json
+    """Question → the r answers to it, from the runs an evaluation saved (the core's reader)."""
+    from invent_core.pipeline import RunArtifact
 
     out: dict[str, list[str]] = {}
     for path in sorted(runs_dir.glob("*.json")) if runs_dir.is_dir() else []:
         try:
-            run = json.loads(path.read_text(encoding="utf-8"))
-            out[str(run["question"]).strip()] = [str(a) for a in run["responses"][0]]
+            run = RunArtifact.load(path)
+            out[str(run.question).strip()] = [str(a) for a in run.responses[0]]
         except (OSError, ValueError, KeyError, IndexError, TypeError):
             continue  # a run cut short: its question has no answers to show
     return out
@@ -97,17 +97,18 @@ def _rows_with_answers(
 def folder_payload(out: Path, cfg: Any, *, reason: str, llm: str | None = None) -> dict | None:
     """The per-question payload of an evaluation folder, without summary metrics.
 
-    Reads ``scores.csv`` (one judged row per finished question) and the saved
-    runs; ``reason`` says why there is no summary (every answer wrong, cancelled
+    Reads ``scores.csv`` (one judged row per finished question) through the core's
+    formula-safe reader (:func:`invent_core.csv_safe.read_csv`, which takes off the
+    apostrophe that protects a cell starting with ``=``) and the saved runs; ``reason`` says why there is no summary (every answer wrong, cancelled
     …). ``None`` when no question finished.
     """
+    from invent_core.csv_safe import read_csv
     from invent_core.registry import list_methods
 
     path = Path(out) / "scores.csv"
     if not path.is_file():
         return None
-    with open(path, newline="", encoding="utf-8") as fh:
-        saved = list(csv.DictReader(fh))
+    saved = list(read_csv(path))
     if not saved:
         return None
     known = {m.name for m in list_methods()}

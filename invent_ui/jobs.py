@@ -17,7 +17,9 @@ Cancel reaches the producer three ways, whichever comes first:
   its concurrency and checks the token between slices, so no new request
   leaves after Cancel even where the backend does not take ``cancel=``.
 
-Pure: no Streamlit (the renderer is :func:`invent_ui.feedback.job_panel`).
+Pages start a job with :func:`start_job`, which keeps it under its session-state
+key. No Streamlit import at module level (the renderer is
+:func:`invent_ui.feedback.job_panel`), so the class is used in pytest as it is.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import Any
 from invent_core.errors import Cancelled
 from invent_core.progress import CancelToken, Progress, ProgressTracker
 
-__all__ = ["Job", "CancellableLLM", "cancel_kwargs"]
+__all__ = ["Job", "CancellableLLM", "cancel_kwargs", "start_job"]
 
 #: What a job's function receives and returns: ``fn(progress, cancel) -> result``.
 JobFn = Callable[[Callable[[Any], None], CancelToken], Any]
@@ -157,6 +159,31 @@ class Job:
                 return False
             self._taken = True
             return True
+
+
+def start_job(
+    key: str,
+    fn: JobFn,
+    *,
+    label: str,
+    kind: str = "run",
+    on_done: Callable[[Any], str | None] | None = None,
+    context: dict[str, Any] | None = None,
+    store: Any = None,
+) -> Job:
+    """Start ``fn`` as a :class:`Job` and keep it under ``key`` in the page's session state.
+
+    The one way a page starts a background job; :func:`invent_ui.feedback.job_panel`
+    with the same ``key`` shows its progress and Cancel. ``store`` is the mapping the
+    job is kept in (default ``st.session_state``).
+    """
+    if store is None:
+        import streamlit as st
+
+        store = st.session_state
+    job = Job(fn, label=label, kind=kind, on_done=on_done, context=context).start()
+    store[key] = job
+    return job
 
 
 class CancellableLLM:

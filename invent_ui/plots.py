@@ -1,9 +1,12 @@
 """Plotly figure builders for the dashboard: pure functions of arrays and texts.
 
-No Streamlit here, and no paper math: every number drawn was computed by
-``invent_core`` (the run's :class:`~invent_core.paper.random_walk.RandomWalk`, its
-bootstrap values, the evaluation's curve data). These functions only lay the
-numbers out, so they are testable by reading the figure's data back.
+No Streamlit here, and no paper math: every quantity drawn was computed by
+``invent_core`` (the run's :class:`~invent_core.random_walk.RandomWalk`, its
+bootstrap values, the metrics' confidence, rejection and reliability data).
+What is computed here is only how to draw it: ROC points (scikit-learn's
+``roc_curve`` of :func:`~invent_core.evaluation.metrics.confidence_from_uncertainty`),
+the walk graphs' node positions (a seeded networkx spring layout), colour ranges
+and wrapped hover texts. Testable by reading the figure's data back.
 """
 
 from __future__ import annotations
@@ -123,7 +126,7 @@ def walk_heatmaps(
 
     Parameters
     ----------
-    walk : a :class:`invent_core.paper.random_walk.RandomWalk` (m states).
+    walk : a :class:`invent_core.random_walk.RandomWalk` (m states).
     questions : the m questions (original first).
     answers : the m answers the walk's ``P_y`` was built on (one per state).
     zrange : fixed colour range (to compare several runs); default: each matrix's own.

@@ -1,7 +1,12 @@
-"""pandas tables for the dashboard, built from run artefacts: layout only, no math.
+"""pandas tables and Stylers for the dashboard: rows and columns of what the core computed.
 
-Numbers come from ``invent_core`` (the run's affinities, walk, bootstrap values,
-method results, evaluation tables); these functions put them in rows and columns.
+Numbers come from ``invent_core`` (a run's affinities, walk, bootstrap values and
+method results; a :class:`~invent_core.evaluation.report.ResultsTable` with its
+best/second marks; a GAAP trace). Nothing here is paper math: the only arithmetic
+is display arithmetic (the spread max − min across embedders, how far a cell is
+from the first embedder's value, for colouring). The Stylers bold, underline,
+grey or shade cells; the Streamlit rendering is in :mod:`invent_ui.views` and
+:mod:`invent_ui.results_view`.
 """
 
 from __future__ import annotations
@@ -106,9 +111,8 @@ def comparison_table(
 ) -> pd.DataFrame:
     """Measures (rows) × embedders (columns), plus the spread across embedders.
 
-    The ``spread`` column is max − min across embedders; the ``rank agrees``
-    column says whether every embedder orders this measure's value the same way
-    relative to the first embedder (layout helper for the highlight).
+    The ``spread`` column is max − min across embedders (what
+    :func:`style_comparison` shades).
     """
     labels = labels or {}
     df = pd.DataFrame({col: dict(row) for col, row in columns.items()})
@@ -205,7 +209,7 @@ def gaap_members_table(members: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 def gaap_members(trace: Any) -> list[list[dict[str, Any]]]:
-    """A :class:`invent_core.perturb.gaap.GaapTrace` as plain member dicts per generation.
+    """A :class:`invent_core.perturb.gaap_trace.GaapTrace` as plain member dicts per generation.
 
     Each dict: ``index`` (#i in its generation, as provenance refers to it),
     ``text``, ``fitness``, ``kind`` (initial / parent / crossover / mutation),

@@ -108,7 +108,7 @@ def default_methods(available: Any, k: int = 5) -> list[str]:
     from invent_core.registry import list_methods
 
     inv = [m.name for m in list_methods("inv")][:2]
-    offline = [m.name for m in list_methods("baseline") if not {"llm", "logprobs"} & m.needs]
+    offline = [m.name for m in list_methods("baseline") if not m.needs_llm]
     return [name for name in [*inv, *offline] if name in available][:k]
 
 

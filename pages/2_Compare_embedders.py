@@ -7,7 +7,7 @@ import dataclasses
 import streamlit as st
 
 from invent_core.embedders import available_embedders
-from invent_ui import plots, resources, state, tables, views
+from invent_ui import plots, resources, results_view, state, tables, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded
 from invent_ui.settings import EMBEDDER_LABELS, run_fingerprint
@@ -73,28 +73,15 @@ st.plotly_chart(bars, key="compare_bars")
 download_buttons(st, "embedder comparison chart", figure=bars, key="compare_bars", png_note=False)
 
 st.subheader("Matrices side by side")
-c1, c2 = st.columns([1, 2])
-which = c1.radio(
-    "Matrix",
-    ["p_x", "p_y", "p_x_given_y"],
-    format_func={"p_x": "P_x (inputs)", "p_y": "P_y (outputs)", "p_x_given_y": "P(X | Y)"}.get,
-    horizontal=True,
-    key="compare_matrix",
-)
-colorscale = c2.selectbox("Colour scale", views.COLORSCALES, key="compare_colorscale")
-cols = st.columns(len(scores))
+which, colorscale = results_view.matrix_picker("compare")
 answers = views.first_answers(run.responses)
-zrange = plots.shared_range([getattr(sc.walk, which) for sc in scores.values()])
-for col, (name, sc) in zip(cols, scores.items()):
-    with col:
-        st.markdown(f"**{EMBEDDER_LABELS.get(name, name)}**")
-        fig = plots.walk_heatmaps(
-            sc.walk, run.questions, answers, colorscale=colorscale, zrange=zrange
-        )[which]
-        st.plotly_chart(fig, key=f"compare_heat_{name}")
-        download_buttons(
-            st, f"{name} heatmap", figure=fig, key=f"compare_heat_{name}", png_note=False
-        )
+results_view.heatmaps_on_one_scale(
+    {name: (sc.walk, run.questions, answers) for name, sc in scores.items()},
+    which=which,
+    colorscale=colorscale,
+    key="compare_heat",
+    titles={name: EMBEDDER_LABELS.get(name, name) for name in scores},
+)
 
 base_name, base = next(iter(scores.items()))
 st.subheader(f"Differences from {EMBEDDER_LABELS.get(base_name, base_name)}")
@@ -113,13 +100,5 @@ for col, (name, sc) in zip(diff_cols, list(scores.items())[1:]):
         col_texts=col_texts,
         title=f"{name} − {base_name}",
     )
-    col.plotly_chart(diff, key=f"compare_diff_{name}")
-    with col:
-        download_buttons(
-            st,
-            f"{name} difference heatmap",
-            figure=diff,
-            key=f"compare_diff_{name}",
-            png_note=False,
-        )
+    results_view.chart(col, diff, name=f"{name} difference heatmap", key=f"compare_diff_{name}")
 st.caption("Red: the other embedder puts more probability there; blue: less.")

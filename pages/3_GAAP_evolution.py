@@ -11,7 +11,7 @@ from invent_core.progress import ProgressReporter
 from invent_ui import archive, assets, plots, resources, state, tables, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import Job
+from invent_ui.jobs import start_job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("GAAP evolution", icon="🧬")
@@ -40,12 +40,13 @@ def _start_gaap(question: str, run_cfg) -> None:
             progress=ProgressReporter(progress).counter("gaap"),
         )
 
-    st.session_state[state.GAAP_JOB] = Job(
+    start_job(
+        state.GAAP_JOB,
         work,
         label="GAAP",
         kind="gaap",
         on_done=lambda res: archive.keep_gaap(history, res, settings=used),
-    ).start()
+    )
 
 
 with st.expander("Run GAAP on a new question", expanded=False):

@@ -10,7 +10,7 @@ from invent_core.estimate import ThroughputLog, estimate_run
 from invent_core.evaluation.report import tsu_results_table
 from invent_core.evaluation.sample_size import judgeable
 from invent_core.experiment import ExperimentConfig, tsu
-from invent_ui import archive, assets, plots, resources, state, tables, views
+from invent_ui import archive, assets, plots, resources, results_view, state, views
 from invent_ui.downloads import download_buttons
 from invent_ui.experiments import (
     parse_temperatures,
@@ -21,7 +21,7 @@ from invent_ui.experiments import (
     tsu_payload,
 )
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job
+from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("TSU", icon="🌡️")
@@ -56,7 +56,7 @@ def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
         title = f"TSU · {cfg.dataset or payload['rows'][0]['question'][:80]} · {n} question(s)"
         return archive.keep_payload(history, "tsu", payload, title)
 
-    st.session_state[state.TSU_JOB] = Job(work, label=label, kind="tsu", on_done=keep).start()
+    start_job(state.TSU_JOB, work, label=label, kind="tsu", on_done=keep)
 
 
 with st.expander("Run a temperature sweep", expanded=False):
@@ -147,23 +147,17 @@ curves = {
     m: uq[m] if pick.startswith("mean over") else uq[m][[questions.index(pick)]] for m in shown
 }
 curves_fig = plots.uq_temperature_figure(temps, curves, labels=labels, normalize=normalize)
-st.plotly_chart(curves_fig, key="tsu_curves")
-download_buttons(
-    st, "uncertainty vs temperature", figure=curves_fig, key="tsu_curves", png_note=False
-)
+results_view.chart(st, curves_fig, name="uncertainty vs temperature", key="tsu_curves")
 
 st.subheader("TSU per method")
 table = payload["tsu"]  # what invent_core.experiment.tsu computed
-rt = tsu_results_table(table, labels=labels)
-if not judged.ok:
-    rt = rt.unmarked()
-df, marks = tables.results_frame(rt)
-st.dataframe(
-    tables.style_marks(df, marks, judged=judged.ok),
-    width="stretch",
-    height=36 * (len(df) + 1) + 3,
+results_view.leaderboard(
+    tsu_results_table(table, labels=labels),
+    judged=judged.ok,
+    name="TSU table",
+    key="tsu_table",
+    latex_caption=f"TSU (%): {judged.reason}",
 )
-download_buttons(st, "TSU table", rt, key="tsu_table", latex_caption=f"TSU (%): {judged.reason}")
 shares = (
     "TSU in %: the share of questions whose uncertainty strictly increases from the lower to the "
     "higher temperature (pairs) or along every temperature of the chain (–)."
@@ -181,8 +175,7 @@ for m, row in table.items():
     for col, v in row.items():
         by_column.setdefault(col, {})[m] = v
 bars = plots.tsu_bar_figure(by_column, labels=labels)
-st.plotly_chart(bars, key="tsu_bars")
-download_buttons(st, "TSU bars", figure=bars, key="tsu_bars", png_note=False)
+results_view.chart(st, bars, name="TSU bars", key="tsu_bars")
 
 with st.expander(
     f"Per question and temperature ({len(payload['rows'])} runs)", expanded=not judged.ok

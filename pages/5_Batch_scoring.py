@@ -5,16 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from invent_core.batch import evaluate_output, export_results, inspect_input, iter_records
+from invent_core.batch import inspect_input, iter_records
 from invent_core.estimate import ThroughputLog, estimate_run
-from invent_core.evaluation.metrics import rejection_curve
-from invent_core.evaluation.sample_size import judgeable
-from invent_core.progress import Progress
 from invent_core.registry import list_methods
-from invent_ui import batch_rows, plots, resources, state, tables, uploads, views
-from invent_ui.downloads import download_buttons
-from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job
+from invent_ui import batch_rows, batch_view, resources, state, uploads, views
+from invent_ui.feedback import job_panel, show_error
+from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Batch scoring", icon="📦")
@@ -94,7 +90,7 @@ baselines = [m for m in list_methods("baseline")]
 chosen = st.multiselect(
     "Baselines to add (the five Inv measures are always computed)",
     [m.name for m in baselines],
-    default=[m.name for m in baselines if not ({"llm", "logprobs"} & set(m.needs))][:3],
+    default=[m.name for m in baselines if not m.needs_llm][:3],
     format_func={m.name: m.label for m in baselines}.get,
     key="batch_methods",
 )
@@ -121,15 +117,12 @@ def _start(label: str, source, output, config) -> None:
     llm = resources.llm_for(settings) if info.layout == "questions" else None
 
     def work(progress, cancel):
-        def rows(done, total, eta):
-            progress(Progress("rows", done, total, eta))
-
         model = CancellableLLM(llm, cancel) if llm is not None else None
         return batch_rows.score_file(
-            source, output, config, llm=model, methods=chosen or "inv", progress=rows
+            source, output, config, llm=model, methods=chosen or "inv", progress=progress
         )
 
-    st.session_state[state.BATCH_JOB] = Job(work, label=label, kind="batch").start()
+    start_job(state.BATCH_JOB, work, label=label, kind="batch")
 
 
 if st.button(
@@ -166,52 +159,12 @@ if not out.exists():
     st.stop()
 
 # --- results ----------------------------------------------------------------------------------
-records = list(iter_records(out))
-st.subheader(f"Results: {len(records)} row(s)")
-df = pd.DataFrame(records)
-st.dataframe(
-    df.drop(columns=[c for c in ("perturbations", "responses") if c in df]), width="stretch"
-)
-d1, d2 = st.columns(2)
-d1.download_button(
-    "Download CSV",
-    out.read_bytes(),
-    file_name=f"{path.stem}_scores.csv",
-    mime="text/csv",
-    key="batch_dl_csv",
-    on_click="ignore",
-)
-json_path = out.with_suffix(".json")
-if not json_path.exists() or json_path.stat().st_mtime < out.stat().st_mtime:
-    guarded("Exporting JSON", export_results, out, json_path)
-if json_path.exists():
-    d2.download_button(
-        "Download JSON",
-        json_path.read_bytes(),
-        file_name=f"{path.stem}_scores.json",
-        mime="application/json",
-        key="batch_dl_json",
-        on_click="ignore",
-    )
+df = batch_view.scored_rows(out, path.stem)
 
 # --- failed rows: listed, and retried with the other perturber --------------------------------
 failed = batch_rows.failed_rows(out)
 if failed:
-    st.subheader(f"Failed rows ({len(failed)})")
-    failed_table = pd.DataFrame(
-        [
-            {
-                "id": e.get("id"),
-                "row": e.get("row"),
-                "line": e.get("line"),
-                "kind": e.get("kind"),
-                "reason": batch_rows.public_message(e, NAMES),
-            }
-            for e in failed
-        ]
-    )
-    st.dataframe(failed_table, hide_index=True, width="stretch", height="content")
-    download_buttons(st, "failed rows", failed_table, key="batch_failed")
+    batch_view.failed_table(failed, NAMES)
     retryable = [e for e in failed if e.get("kind") == "scoring"]
     if info.layout == "questions" and retryable:
         from invent_core.perturb import available_perturbers, get_perturber
@@ -245,63 +198,7 @@ if failed:
                 except Exception as err:  # noqa: BLE001 - shown, not raised
                     show_error(err, "The retry")
         if retry_out.exists():
-            retried = pd.DataFrame(list(iter_records(retry_out)))
-            st.markdown(f"**Retried with {other}: {len(retried)} row(s) scored**")
-            st.dataframe(
-                retried.drop(columns=[c for c in ("perturbations", "responses") if c in retried]),
-                width="stretch",
-            )
-            both = pd.concat([df, retried], ignore_index=True)
-            download_buttons(st, f"{path.stem} scores with retried rows", both, key="batch_both")
+            batch_view.retried_rows(retry_out, other, df, path.stem)
 
 if "correct" in df.columns and df["correct"].notna().any():
-    ev = guarded("Evaluating", evaluate_output, out)
-    if ev and ev["methods"]:
-        st.subheader("Metrics against the answers")
-        n_judged = int(ev["n_judged"])
-        n_pos = round((ev["accuracy"] or 0.0) * n_judged)
-        judged = judgeable(n_judged, n_pos, unit="row")
-        metrics = pd.DataFrame(ev["methods"]).T
-        metrics.index = [labels.get(m, m) for m in metrics.index]
-        metrics.index.name = "method"
-        st.dataframe(
-            metrics.style.apply(lambda c: [tables.GREY] * len(c)) if not judged.ok else metrics,
-            width="stretch",
-            height="content",
-        )
-        download_buttons(st, "batch metrics", metrics, key="batch_metrics")
-        st.caption(
-            f"Accuracy of the answers to the original questions: {ev['accuracy']:.0%} over "
-            f"{n_judged} judged rows. "
-            + (
-                judged.reason
-                if judged.ok
-                else f"**{judged.reason}**: AUROC and PRR are shown greyed; they mean little here."
-            )
-        )
-        judged_rows = df[df["correct"].notna()]
-        correct = judged_rows["correct"].astype(int).to_numpy()
-        if correct.min() == correct.max():
-            st.info(
-                "Every judged answer is the same (all correct or all wrong): no ROC or "
-                "rejection curve, and AUROC and PRR are undefined."
-            )
-        else:
-            table = {
-                m: judged_rows[m].astype(float).to_numpy()
-                for m in ev["methods"]
-                if m in judged_rows and judged_rows[m].notna().all()
-            }
-            c1, c2 = st.columns(2)
-            roc = plots.roc_figure(correct, table, labels=labels)
-            rej = plots.rejection_figure(
-                {m: rejection_curve(correct, u) for m, u in table.items()}, labels=labels
-            )
-            c1.plotly_chart(roc, key="batch_roc")
-            c2.plotly_chart(rej, key="batch_rej")
-            with c1:
-                download_buttons(st, "batch ROC", figure=roc, key="batch_roc", png_note=False)
-            with c2:
-                download_buttons(
-                    st, "batch rejection curve", figure=rej, key="batch_rej", png_note=False
-                )
+    batch_view.metrics(out, df, labels)

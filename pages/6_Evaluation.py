@@ -9,15 +9,12 @@ every metric is greyed and nothing is bold.
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
-from invent_core.advice import model_advice
 from invent_core.datasets import available_datasets, load_dataset
 from invent_core.errors import Cancelled
 from invent_core.estimate import ThroughputLog, estimate_run
-from invent_core.evaluation.metrics import rejection_curve, reliability_diagram
-from invent_core.evaluation.report import results_table
+from invent_core.evaluation.metrics import undefined_reason
 from invent_core.evaluation.sample_size import (
     MIN_PER_CLASS,
     MIN_QUESTIONS,
@@ -25,8 +22,7 @@ from invent_core.evaluation.sample_size import (
     judgeable,
 )
 from invent_core.experiment import JUDGES, ExperimentConfig, evaluate
-from invent_ui import archive, assets, plots, resources, spread_view, state, tables, views
-from invent_ui.downloads import download_buttons
+from invent_ui import archive, assets, evaluation_view, resources, spread_view, state, views
 from invent_ui.experiments import (
     eval_arrays,
     eval_payload,
@@ -36,7 +32,7 @@ from invent_ui.experiments import (
     per_question_table,
 )
 from invent_ui.feedback import error_text, guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job
+from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Evaluation", icon="🏁")
@@ -70,13 +66,14 @@ def _start(cfg: ExperimentConfig, out) -> None:
     def keep(payload) -> str:
         return archive.keep_payload(history, "evaluation", payload, _title(payload))
 
-    st.session_state[state.EVAL_JOB] = Job(
+    start_job(
+        state.EVAL_JOB,
         work,
         label=f"Evaluating {cfg.limit} {cfg.dataset} questions",
         kind="evaluation",
         on_done=keep,
         context={"cfg": cfg, "out": out, "llm": identity},
-    ).start()
+    )
 
 
 def _title(payload) -> str:
@@ -203,32 +200,18 @@ rows = payload["rows"]
 n_pos = sum(int(r["correct"]) for r in rows)
 judged = judgeable(len(rows), n_pos)
 
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("dataset", str(cfg.dataset or "uploaded file"))
-c2.metric(
-    "questions", len(rows), help=f"seed {cfg.sample_seed}" if cfg.sample_seed is not None else None
-)
-c3.metric(
-    "accuracy", f"{n_pos / len(rows):.0%}" if rows else "–", help=f"{n_pos} of {len(rows)} correct"
-)
-c4.metric(
-    "perturber · n · r",
-    f"{cfg.run.perturber} · {cfg.run.n_perturbations} · {cfg.run.n_replications}",
-)
-advice = model_advice(n_pos / len(rows), len(rows), str(payload.get("llm") or "")) if rows else None
-if advice:
-    st.warning(advice, icon=":material/lightbulb:")
+evaluation_view.summary_tiles(payload, cfg, n_pos)
 
 per_question = per_question_table(payload)
-one_class = bool(rows) and n_pos in (0, len(rows))  # evaluate reports it; there is nothing to rank
+# every answer judged the same: evaluate reports it; there is nothing to rank
+one_class = bool(rows) and undefined_reason([int(r["correct"]) for r in rows]) is not None
 if payload.get("evaluation") is None or one_class:
     st.warning(
         f"No summary metrics: {payload.get('reason') or judged.reason}.",
         icon=":material/info:",
     )
     st.subheader(f"Per question ({len(rows)})")
-    st.dataframe(per_question, hide_index=True, width="stretch")
-    download_buttons(st, "per-question results", per_question, key="eval_per_question")
+    evaluation_view.per_question(per_question)
     st.stop()
 
 arrays = guarded("Reading the evaluation", eval_arrays, payload)
@@ -237,90 +220,9 @@ if arrays is None or ev is None:
     st.stop()
 correct, table = arrays
 
-st.subheader("Leaderboard")
-rt = results_table(ev, labels=labels)
-if not judged.ok:
-    rt = rt.unmarked()
-df, marks = tables.results_frame(rt)
-st.dataframe(
-    tables.style_marks(df, marks, judged=judged.ok),
-    width="stretch",
-    height=36 * (len(df) + 1) + 3,
-)
-download_buttons(
-    st, "leaderboard", rt, key="eval_leaderboard", latex_caption=f"{cfg.dataset}: {judged.reason}"
-)
-if judged.ok:
-    st.caption(
-        f"{judged.reason}. Mean ± std over B = {ev.n_boot} paired bootstrap resamples. Bold: "
-        "best per column; underlined: second. ↑ higher is better, ↓ lower is better."
-    )
-else:
-    st.caption(
-        f"**{judged.reason}**: the values are shown greyed and no method is marked best; "
-        f"each rests on n = {len(rows)} questions ({n_pos} correct). Mean ± std over "
-        f"B = {ev.n_boot} paired bootstrap resamples."
-    )
-if ev.skipped:
-    st.caption(
-        "Not available on this run: "
-        + ", ".join(f"{labels.get(m, m)} ({why})" for m, why in ev.skipped.items())
-    )
-
+evaluation_view.leaderboard(ev, cfg, labels, judged, n_rows=len(rows), n_pos=n_pos)
 spread_view.method_agreement(table, labels)
 
-st.subheader("Curves")
-default = views.default_methods(table)
-shown = st.multiselect(
-    "Methods to draw",
-    list(table),
-    default=default or list(table)[:4],
-    format_func=lambda m: labels.get(m, m),
-    key="eval_methods",
-)
-both_classes = 0 < int(np.sum(correct)) < len(correct)
-if shown and not both_classes:
-    st.info(
-        "No ROC, rejection or reliability curve: every answer was judged "
-        + ("right" if int(np.sum(correct)) else "wrong")
-        + ", and the curves compare right answers with wrong ones. The per-question table "
-        "above has every score."
-    )
-if shown and both_classes:
-    n_bins = st.slider(
-        "Reliability bins",
-        3,
-        15,
-        5,
-        key="eval_bins",
-        help="equal-width bins of calibrated P(correct)",
-    )
-    sel = {m: table[m] for m in shown}
-    left, right = st.columns(2)
-    roc = plots.roc_figure(correct, sel, labels=labels)
-    rejection = plots.rejection_figure(
-        {m: rejection_curve(correct, u) for m, u in sel.items()}, labels=labels
-    )
-    left.plotly_chart(roc, key="eval_roc")
-    right.plotly_chart(rejection, key="eval_rejection")
-    with left:
-        download_buttons(st, "ROC", figure=roc, key="eval_roc", png_note=False)
-    with right:
-        download_buttons(
-            st, "rejection curve", figure=rejection, key="eval_rejection", png_note=False
-        )
-    reliability = plots.reliability_figure(
-        {m: reliability_diagram(correct, u, n_bins=n_bins) for m, u in sel.items()}, labels=labels
-    )
-    st.plotly_chart(reliability, key="eval_reliability")
-    download_buttons(
-        st, "reliability diagram", figure=reliability, key="eval_reliability", png_note=False
-    )
-    st.caption(
-        f"Every curve rests on n = {len(rows)} questions ({n_pos} correct); {judged.reason}."
-    )
-else:
-    st.info("Pick at least one method to draw.")
+evaluation_view.curves(correct, table, labels, judged)
 with st.expander(f"Per-question answers and uncertainties ({len(rows)})"):
-    st.dataframe(per_question, hide_index=True, width="stretch")
-    download_buttons(st, "per-question results", per_question, key="eval_per_question")
+    evaluation_view.per_question(per_question)

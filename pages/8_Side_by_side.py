@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from invent_core.pipeline import RunArtifact, run_question
-from invent_ui import archive, plots, resources, state, views
+from invent_ui import archive, plots, resources, results_view, state, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, Job
+from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
 settings = page_setup("Side by side", icon="⚖️")
@@ -58,7 +58,7 @@ def _start_pair(pair) -> None:
         title = f"{payload['left']['question'][:80]} ↔ {payload['right']['question'][:80]}"
         return archive.keep_payload(history, "comparison", payload, title)
 
-    st.session_state[state.SIDE_JOB] = Job(work, label="Making both runs", on_done=keep).start()
+    start_job(state.SIDE_JOB, work, label="Making both runs", on_done=keep)
 
 
 # --- choose ---------------------------------------------------------------------------------
@@ -163,25 +163,11 @@ download_buttons(
 )
 
 st.subheader("Matrices on one colour scale")
-c1, c2 = st.columns([1, 2])
-which = c1.radio(
-    "Matrix",
-    ["p_x", "p_y", "p_x_given_y"],
-    format_func={"p_x": "P_x (inputs)", "p_y": "P_y (outputs)", "p_x_given_y": "P(X | Y)"}.get,
-    horizontal=True,
-    key="side_matrix",
+which, colorscale = results_view.matrix_picker("side")
+zrange = results_view.heatmaps_on_one_scale(
+    {s: (r.score.walk, r.questions, views.first_answers(r.responses)) for s, r in runs.items()},
+    which=which,
+    colorscale=colorscale,
+    key="side_heat",
 )
-colorscale = c2.selectbox("Colour scale", views.COLORSCALES, key="side_colorscale")
-zrange = plots.shared_range([getattr(r.score.walk, which) for r in (left, right)])
-for col, (side, run) in zip(st.columns(2), runs.items()):
-    fig = plots.walk_heatmaps(
-        run.score.walk,
-        run.questions,
-        views.first_answers(run.responses),
-        colorscale=colorscale,
-        zrange=zrange,
-    )[which]
-    col.plotly_chart(fig, key=f"side_heat_{side}")
-    with col:
-        download_buttons(st, f"{side} heatmap", figure=fig, key=f"side_heat_{side}", png_note=False)
 st.caption(f"One scale for both: {zrange[0]:.3f} … {zrange[1]:.3f}.")

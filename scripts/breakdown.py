@@ -103,7 +103,7 @@ def breakdown(folder: Path, *, mpnet: bool = False, n_boot: int = 40, seed: int 
     rows, runs = [rows[i] for i in keep], [runs[i] for i in keep]
     correct = np.array([int(r["correct"]) for r in rows])
     base = np.array([float(r[DEFAULT]) for r in rows])
-    idx = bootstrap_indices(correct, n_boot=n_boot, seed=seed)
+    idx = bootstrap_indices(correct, n_bootstrap=n_boot, seed=seed)
     r_saved = min(len(reps) for run in runs for reps in run["responses"])
     out: dict[str, Any] = {"n_questions": len(rows), "n_correct": int(correct.sum()),
                            "n_boot": n_boot, "seed": seed, "r": r_saved,

@@ -156,7 +156,7 @@ def study(
 
     both = 0 < int(np.sum(correct)) < len(correct)
     ev = (
-        evaluate_scores(table, correct, n_boot=n_boot, seed=seed, metrics=["auroc"])
+        evaluate_scores(table, correct, n_bootstrap=n_boot, seed=seed, metrics=["auroc"])
         if both
         else None
     )

@@ -309,7 +309,7 @@ def evaluate_section(f: Folder, docs: Path) -> list[str]:
             ]
         rows.append(row)
     lines = [f"### {_title(f)}", "", settings_line(f), "", f"{accuracy_text(res)}; "
-             f"mean ± std over {res.get('n_boot')} paired bootstrap resamples.", ""]  # fmt: skip
+             f"mean ± std over {res.get('n_bootstrap', res.get('n_boot'))} paired bootstrap resamples.", ""]  # fmt: skip
     lines += md_table(header, rows)
     judged = (res.get("judgement") or {}).get("ok", True)
     for method, why in res.get("skipped", {}).items() if judged else ():

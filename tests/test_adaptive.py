@@ -49,8 +49,11 @@ def _toy_run(identical: bool, n: int = 9, r: int = 5, seed: int = 0):
         a = np.tile(rng.normal(size=16), (m * r, 1))
     else:
         a = rng.normal(size=(m * r, 16))  # scattered answers
-    kind = RunConfig().score.affinity
-    return affinity_from_embeddings(q, kind=kind), affinity_from_embeddings(a, kind=kind)
+    kind, tau = RunConfig().score.affinity, RunConfig().score.kernel_tau
+    return (
+        affinity_from_embeddings(q, kind=kind, tau=tau),
+        affinity_from_embeddings(a, kind=kind, tau=tau),
+    )
 
 
 def _bootstrap(r: int):

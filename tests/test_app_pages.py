@@ -382,7 +382,7 @@ def test_batch_scoring_scores_downloads_and_resumes(tmp_path, monkeypatch):
     )
     assert results["correct"].tolist() == [1, 1, 0, 0]
     assert {b.proto.label for b in at.get("download_button")} >= {"Download CSV", "Download JSON"}
-    assert chart(at, "batch_roc")["data"] and chart(at, "batch_rej")["data"]
+    assert chart(at, "batch_roc")["data"] and chart(at, "batch_rejection")["data"]
     # a browser refresh is a new session: the same upload finds its scored rows
     again = open_page("5_Batch_scoring.py")
     again.file_uploader(key="batch_upload").set_value(("qa.csv", data, "text/csv")).run()

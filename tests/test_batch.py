@@ -249,11 +249,13 @@ def test_progress_reports_done_total_eta(minilm, wide_csv, tmp_path):
         wide_csv,
         tmp_path / "o.csv",
         config=cfg(B),
-        progress=lambda d, t, e: calls.append((d, t, e)),
+        progress=lambda ev: calls.append((ev.done, ev.total, ev.eta_seconds, ev.stage)),
     )
     assert [c[0] for c in calls] == list(range(1, 11))
-    assert all(t == 10 for _, t, _ in calls)
-    assert calls[-1][2] == pytest.approx(0.0) and all(e is not None and e >= 0 for *_, e in calls)
+    assert all(t == 10 for _, t, _, _ in calls)
+    assert all(stage == "rows" for *_, stage in calls)  # the shape run and evaluate report
+    assert calls[-1][2] == pytest.approx(0.0)
+    assert all(e is not None and e >= 0 for _, _, e, _ in calls)
 
 
 def test_run_config_reaches_scoring_and_the_sidecar(minilm, wide_csv, tmp_path):
@@ -720,3 +722,21 @@ def test_generation_mode_with_the_real_local_llm(tmp_path, local_llm, minilm):
         methods=["lexsim"],
     )
     assert again.n_scored == 0 and again.n_resumed == 2
+
+
+def test_read_errors_gives_the_last_word_per_row(tmp_path):
+    """The core's reader of the errors sidecar (the Batch page's Failed rows read it)."""
+    import json
+
+    from invent_core.batch import read_errors, sidecar_paths
+
+    out = tmp_path / "scores.csv"
+    assert read_errors(out) == []
+    lines = [
+        json.dumps({"id": "7", "row": 7, "kind": "scoring", "message": "first"}),
+        json.dumps({"id": "7", "row": 7, "kind": "scoring", "message": "again"}),
+        json.dumps({"id": None, "row": 9, "kind": "input", "message": "bad row"}),
+        '{"id": "8", "cut',
+    ]
+    sidecar_paths(out)["errors"].write_text("\n".join(lines), encoding="utf-8")
+    assert [(e["row"], e["message"]) for e in read_errors(out)] == [(7, "again"), (9, "bad row")]

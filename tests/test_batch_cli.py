@@ -151,7 +151,7 @@ import sys, time
 from invent_core.batch import batch_score
 from invent_core.config import RunConfig
 # a slow progress callback stretches the run so the test can kill it mid-file
-batch_score(sys.argv[1], sys.argv[2], RunConfig().replace(n_bootstrap=5), progress=lambda d, t, e: time.sleep(float(sys.argv[3])))
+batch_score(sys.argv[1], sys.argv[2], RunConfig().replace(n_bootstrap=5), progress=lambda ev: time.sleep(float(sys.argv[3])))
 """
 
 
@@ -218,3 +218,16 @@ def test_shards_and_merge_cli(minilm, tmp_path):
     assert res.returncode == 2 and "shard(s) 2/2 missing" in res.stderr
     res = cli("batch", inp, "-o", tmp_path / "x.csv", "--shard", "0/2", "-q")
     assert res.returncode == 2 and "need 1 <= i <= N" in res.stderr
+
+
+def test_the_cli_progress_line_reads_the_one_progress_event(capsys):
+    """batch reports progress as run and evaluate do: one Progress event per row."""
+    from invent_core.commands.batch import _Printer
+    from invent_core.progress import Progress
+
+    printer = _Printer()
+    printer(Progress("rows", 3, 10, 65.0))
+    printer(Progress("rows", 10, 10, 0.0))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "3/10 rows (30%)  ETA 1:05"
+    assert lines[-1] == "10/10 rows (100%)  ETA 0:00"

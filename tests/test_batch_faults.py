@@ -198,7 +198,7 @@ import sys, time
 from invent_core.batch import batch_score
 from invent_core.config import RunConfig
 batch_score(sys.argv[1], sys.argv[2], RunConfig().replace(n_bootstrap=5),
-            progress=lambda d, t, e: time.sleep(0.3))
+            progress=lambda ev: time.sleep(0.3))
 """
 
 

@@ -10,7 +10,7 @@ import pytest
 from benchmarks import bench_adaptive
 from invent_core.config import RunConfig
 from invent_core.pipeline import RunArtifact
-from invent_core.random_walk import affinity_from_embeddings
+from invent_core.random_walk import KERNEL_TAU, affinity_from_embeddings
 from invent_core.scoring import score_from_similarity
 
 
@@ -29,8 +29,8 @@ def _run(i: int, agree: bool, n: int = 9, r: int = 5) -> RunArtifact:
     score = score_from_similarity(
         questions,
         responses,
-        affinity_from_embeddings(q_emb),
-        affinity_from_embeddings(a_emb),
+        affinity_from_embeddings(q_emb, kind="shifted_cosine", tau=KERNEL_TAU),
+        affinity_from_embeddings(a_emb, kind="shifted_cosine", tau=KERNEL_TAU),
         embedder="synthetic",
         config=config.score,
     )

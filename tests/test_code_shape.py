@@ -18,9 +18,6 @@ UI = sorted((ROOT / "invent_ui").rglob("*.py"))
 PAGES = sorted((ROOT / "pages").glob("*.py"))
 MAX_LINES = 80
 MAX_PAGE_LINES = 250
-#: pages still over MAX_PAGE_LINES until issue 19's page thinning lands (strict: the test
-#: fails once a page gets under the limit, so its entry is removed then)
-LONG_PAGES = {"1_Explore_a_question.py", "5_Batch_scoring.py", "6_Evaluation.py"}
 
 
 def _functions(path: Path):
@@ -38,19 +35,7 @@ def test_no_function_over_80_lines(path):
     assert not long, f"{path.relative_to(ROOT)}: " + "; ".join(long)
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(
-            p,
-            marks=pytest.mark.xfail(
-                p.name in LONG_PAGES, reason="issue 19: page not thinned yet", strict=True
-            ),
-        )
-        for p in PAGES
-    ],
-    ids=lambda p: p.name,
-)
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
 def test_no_page_over_250_lines(path):
     n = len(path.read_text(encoding="utf-8").splitlines())
     assert n <= MAX_PAGE_LINES, f"{path.relative_to(ROOT)}: {n} lines (at most {MAX_PAGE_LINES})"

@@ -274,7 +274,16 @@ def test_experiment_config_round_trip_old_and_new():
     }
     back = ExperimentConfig.from_dict(old)
     assert back.run == RunConfig(perturber="gaap", n_perturbations=4, n_replications=3)
-    assert back.dataset == "mmlu" and back.limit == 10 and back.n_boot_metrics == 40
+    assert back.dataset == "mmlu" and back.limit == 10 and back.n_bootstrap_metrics == 40
+
+
+def test_an_experiment_config_saved_with_n_boot_metrics_loads():
+    """``n_boot_metrics`` became ``n_bootstrap_metrics`` (issue 19); config.json saved before loads."""
+    cfg = ExperimentConfig(dataset="mmlu", limit=3, n_bootstrap_metrics=7)
+    saved = cfg.to_dict()
+    assert saved["n_bootstrap_metrics"] == 7 and "n_boot_metrics" not in saved
+    old = {("n_boot_metrics" if k == "n_bootstrap_metrics" else k): v for k, v in saved.items()}
+    assert ExperimentConfig.from_dict(old) == cfg
 
 
 def test_generation_key_ignores_scoring_options_but_not_the_seed():

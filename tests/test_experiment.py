@@ -61,7 +61,7 @@ def test_evaluate_end_to_end_then_rerun_without_llm(tmp_path, data_file):
         run=RunConfig(n_perturbations=2, n_replications=2).replace(n_bootstrap=10),
         data=str(data_file),
         methods=("inv", "lexsim", "semantic_entropy"),
-        n_boot_metrics=10,
+        n_bootstrap_metrics=10,
     )
     started = []
 

@@ -86,7 +86,7 @@ def data_file(tmp_path):
 
 def _cfg(data_file, **kw):
     kw.setdefault("methods", ("inv_entropy", "lexsim"))
-    return ExperimentConfig(run=RUN, data=str(data_file), n_boot_metrics=5, **kw)
+    return ExperimentConfig(run=RUN, data=str(data_file), n_bootstrap_metrics=5, **kw)
 
 
 def _scores(out):
@@ -133,7 +133,7 @@ def test_correctness_is_judged_on_the_canonical_answer(tmp_path, minilm):
     ]  # fmt: skip
     path.write_text("\n".join(json.dumps(r) for r in rows))
     answers = {"largest": "The answer is (B).", "closest": "Venus"}
-    cfg = ExperimentConfig(run=RUN, data=str(path), methods=("inv_entropy",), n_boot_metrics=5)
+    cfg = ExperimentConfig(run=RUN, data=str(path), methods=("inv_entropy",), n_bootstrap_metrics=5)
     res = evaluate(cfg, tmp_path / "o", llm_factory=lambda: ScriptLLM(answers=answers))
     got = {r["id"]: (r["response"], r["canonical"], int(r["correct"])) for r in res.rows}
     assert got == {"m1": ("(B)", "B", 1), "m2": ("Venus", "C", 0)}

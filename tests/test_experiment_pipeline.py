@@ -89,7 +89,7 @@ def _cfg(data: Path):
     from invent_core.experiment import ExperimentConfig
 
     run = RunConfig(n_perturbations=2, n_replications=2).replace(n_bootstrap=3)
-    return ExperimentConfig(run=run, data=str(data), methods=("inv",), n_boot_metrics=5)
+    return ExperimentConfig(run=run, data=str(data), methods=("inv",), n_bootstrap_metrics=5)
 
 
 @pytest.mark.slow  # loads the packaged embedder

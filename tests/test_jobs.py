@@ -10,7 +10,7 @@ from invent_core.errors import Cancelled
 from invent_core.llm import Completion, Request, user
 from invent_core.llm.base import LLM, StreamingLLM
 from invent_core.progress import CancelToken, Progress
-from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs
+from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs, start_job
 
 
 class SlowLLM:
@@ -61,6 +61,23 @@ def test_job_result_progress_and_take():
     [stage] = job.tracker.snapshot()
     assert (stage.stage, stage.done, stage.total) == ("generate", 3, 3)
     assert job.take() and not job.take()
+
+
+def test_start_job_keeps_the_started_job_under_its_key():
+    store: dict = {}
+    kept: list = []
+    job = start_job(
+        "the_job",
+        lambda progress, cancel: 7,
+        label="Seven",
+        kind="tsu",
+        on_done=kept.append,
+        context={"out": "here"},
+        store=store,
+    )
+    assert store["the_job"] is job and job.wait(5)
+    assert (job.status, job.result, job.kind, job.label) == ("done", 7, "tsu", "Seven")
+    assert kept == [7] and job.context == {"out": "here"}
 
 
 def test_job_failure_and_bookkeeping_failure_are_kept_apart():

@@ -21,6 +21,8 @@ from invent_core.random_walk import (
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("shifted_cosine", "abs_cosine", "exp_cosine")
+#: the paper's kernel (1 + cos)/2; τ is ignored by it but has no default
+PAPER = {"kind": "shifted_cosine", "tau": KERNEL_TAU}
 
 
 def eps_cosine(n: int, c: float) -> np.ndarray:
@@ -41,8 +43,8 @@ def closed_form_diag(n: int, eps_x: float, eps_y: float) -> float:
 @pytest.mark.parametrize("n", [1, 4, 9])
 @pytest.mark.parametrize("cx, cy", [(0.9, 0.2), (0.5, -0.3), (0.99, 0.99), (-1.0, 1.0)])
 def test_closed_form_through_the_paper_kernel(n, cx, cy):
-    sim_x = affinity_from_cosine(eps_cosine(n, cx))  # (1 + cos)/2 = 1 − ε
-    sim_y = affinity_from_cosine(eps_cosine(n, cy))
+    sim_x = affinity_from_cosine(eps_cosine(n, cx), **PAPER)  # (1 + cos)/2 = 1 − ε
+    sim_y = affinity_from_cosine(eps_cosine(n, cy), **PAPER)
     eps_x, eps_y = (1 - cx) / 2, (1 - cy) / 2
     diag = np.diag(p_x_given_y(transition_matrix(sim_x), transition_matrix(sim_y)))
     np.testing.assert_allclose(diag, closed_form_diag(n, eps_x, eps_y), rtol=1e-12)
@@ -79,7 +81,7 @@ def test_exp_kernel_values_and_order():
     np.testing.assert_allclose(a, np.exp((cos - 1) / 0.5))
     assert a[0, 1] > a[1, 2] > a[0, 2] > 0  # increasing in cos, never zero
     # sharper than the paper's kernel: the same cosines spread over more of [0, 1]
-    paper = affinity_from_cosine(cos)
+    paper = affinity_from_cosine(cos, **PAPER)
     assert a[0, 1] - a[1, 2] > paper[0, 1] - paper[1, 2]
     # τ → ∞ flattens it to all ones; batched input keeps its shape
     np.testing.assert_allclose(affinity_from_cosine(cos, kind="exp_cosine", tau=1e9), 1.0)
@@ -92,7 +94,7 @@ def test_bad_kernel_arguments():
     with pytest.raises(ValueError, match="tau of the exp_cosine affinity must be > 0"):
         affinity_from_cosine(cos, kind="exp_cosine", tau=0.0)
     with pytest.raises(ValueError, match="unknown affinity kind 'dot'.*'exp_cosine'"):
-        affinity_from_cosine(cos, kind="dot")
+        affinity_from_cosine(cos, kind="dot", tau=KERNEL_TAU)
 
 
 def test_kernel_config_fields():

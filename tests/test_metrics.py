@@ -255,17 +255,17 @@ def test_reliability_diagram_matches_brute_force_ece():
 
 def test_paired_bootstrap_reproducible_and_paired():
     c, u = _toy()
-    a = paired_bootstrap("auroc", c, u, n_boot=40, seed=11)
-    b = paired_bootstrap("auroc", c, u, n_boot=40, seed=11)
+    a = paired_bootstrap("auroc", c, u, n_bootstrap=40, seed=11)
+    b = paired_bootstrap("auroc", c, u, n_bootstrap=40, seed=11)
     np.testing.assert_array_equal(a.values, b.values)
     assert a.values.size == 40
     assert a.mean == pytest.approx(a.values.mean()) and a.std == pytest.approx(a.values.std())
     assert not np.array_equal(a.values, paired_bootstrap("auroc", c, u, seed=12).values)
     # paired: the oracle uncertainty stays perfect on every resample
-    oracle = paired_bootstrap("auroc", c, -c.astype(float), n_boot=40, seed=11)
+    oracle = paired_bootstrap("auroc", c, -c.astype(float), n_bootstrap=40, seed=11)
     np.testing.assert_array_equal(oracle.values, np.ones(40))
     # and equals the metric on the resampled pairs
-    idx = bootstrap_indices(c, n_boot=40, seed=11)
+    idx = bootstrap_indices(c, n_bootstrap=40, seed=11)
     assert a.values[5] == pytest.approx(auroc_score(c[idx[5]], u[idx[5]]))
 
 
@@ -279,13 +279,13 @@ def test_bootstrap_accepts_a_generator():
 def test_bootstrap_single_class_resamples_redrawn_or_skipped():
     c = np.zeros(6, dtype=int)
     c[0] = 1  # a resample misses the lone correct answer with prob (5/6)^6 ≈ 0.33
-    idx = bootstrap_indices(c, n_boot=40, seed=0)
+    idx = bootstrap_indices(c, n_bootstrap=40, seed=0)
     assert idx.shape == (40, 6)
     assert all(0 < c[i].sum() < 6 for i in idx)
-    skipped = bootstrap_indices(c, n_boot=40, seed=0, on_single_class="skip")
+    skipped = bootstrap_indices(c, n_bootstrap=40, seed=0, on_single_class="skip")
     assert 0 < skipped.shape[0] < 40
     with pytest.raises(ValueError, match="after 3 draws"):
-        bootstrap_indices(c, n_boot=40, seed=0, max_draws=3)
+        bootstrap_indices(c, n_bootstrap=40, seed=0, max_draws=3)
     with pytest.raises(ValueError, match="on_single_class"):
         bootstrap_indices(c, on_single_class="drop")
 
@@ -295,7 +295,7 @@ def test_bootstrap_single_class_resamples_redrawn_or_skipped():
 
 def test_evaluate_scores_all_metrics():
     c, u = _toy()
-    ev = evaluate_scores({"good": u, "bad": -u, "gone": np.full(u.size, np.nan)}, c, n_boot=10)
+    ev = evaluate_scores({"good": u, "bad": -u, "gone": np.full(u.size, np.nan)}, c, n_bootstrap=10)
     assert set(ev.results) == {"good", "bad"} and "gone" in ev.skipped
     assert ev.metrics == tuple(METRICS)
     good = ev.results["good"]
@@ -304,8 +304,21 @@ def test_evaluate_scores_all_metrics():
     # same resamples for every method: AUROC of -u is 1 - AUROC of u on each resample
     np.testing.assert_allclose(good["auroc"].values, 1 - ev.results["bad"]["auroc"].values)
     assert ev.to_dict()["results"]["good"]["prr"]["values"] == list(good["prr"].values)
-    again = evaluate_scores({"good": u}, c, n_boot=10)
+    again = evaluate_scores({"good": u}, c, n_bootstrap=10)
     np.testing.assert_array_equal(again.results["good"]["brier"].values, good["brier"].values)
+
+
+def test_an_evaluation_saved_with_the_old_n_boot_key_loads():
+    """``n_boot`` became ``n_bootstrap`` (issue 19): results.json and payloads saved before load."""
+    from invent_core.evaluation.metrics import Evaluation
+
+    c, u = _toy()
+    ev = evaluate_scores({"good": u}, c, n_bootstrap=7)
+    saved = ev.to_dict()
+    assert saved["n_bootstrap"] == 7 and "n_boot" not in saved
+    old = {("n_boot" if k == "n_bootstrap" else k): v for k, v in saved.items()}
+    back = Evaluation.from_dict(old)
+    assert back.n_bootstrap == 7 and back.to_dict() == saved
 
 
 def test_evaluate_scores_rejects_partial_nan_and_bad_length():

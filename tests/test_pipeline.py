@@ -168,3 +168,30 @@ def test_real_answers_stop_at_the_newline_and_every_call_is_counted(cached_run):
     assert art.usage["llm_calls"] == art.usage["requests"] + art.usage["perturb_requests"]
     assert art.usage["perturb_requests"] >= 2
     assert llm.completions_made == art.usage["llm_calls"]  # a fresh cache: every call was sent
+
+
+def test_the_answer_prompt_is_built_in_one_place():
+    """What is asked (the requests) is what a run records as its prompts: answer_prompts."""
+    from invent_core.pipeline import answer_prompts, answer_requests
+    from invent_core.prompts import answer_prompt
+
+    texts = ["Which is larger?", "Which one is bigger?"]
+    prompts = answer_prompts(texts, "mmlu", ["2", "3"])
+    assert prompts == [answer_prompt(t, "mmlu", ["2", "3"]) for t in texts]
+    reqs = answer_requests(
+        list(enumerate(texts)), RunConfig(n_replications=2), task="mmlu", choices=["2", "3"]
+    )
+    assert [(r.state, r.replication) for r in reqs] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    asked = [dict(r.messages[-1])["content"] for r in reqs]
+    assert asked == [p for p in prompts for _ in range(2)]
+    with pytest.raises(ValueError, match="unknown task"):
+        answer_prompts(texts, "poetry")
+
+
+def test_the_run_artefact_format_has_its_own_module_and_old_imports_work():
+    """RunArtifact lives in invent_core.artifact; pipeline and the package re-export it."""
+    import invent_core
+    from invent_core import artifact, pipeline
+
+    assert pipeline.RunArtifact is artifact.RunArtifact is invent_core.RunArtifact
+    assert artifact.RunArtifact.__module__ == "invent_core.artifact"

@@ -10,6 +10,7 @@ from scipy.stats import wasserstein_distance
 
 from invent_core.measures import inv_entropy, max_py_x, ni_entropy, wd_px_py
 from invent_core.random_walk import (
+    KERNEL_TAU,
     affinity_from_cosine,
     affinity_from_embeddings,
     cosine_similarity,
@@ -33,7 +34,7 @@ def eps_affinity(n: int, eps: float) -> np.ndarray:
 
 def random_affinity(rng: np.random.Generator, m: int) -> np.ndarray:
     emb = rng.normal(size=(m, 8))
-    return affinity_from_embeddings(emb)
+    return affinity_from_embeddings(emb, kind="shifted_cosine", tau=KERNEL_TAU)
 
 
 # -- the paper's closed form ---------------------------------------------------
@@ -191,12 +192,16 @@ def test_max_variants():
 def test_affinity_kinds():
     emb = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
     cos = cosine_similarity(emb)
-    np.testing.assert_allclose(affinity_from_cosine(cos), [[1, 0, 0.5], [0, 1, 0.5], [0.5, 0.5, 1]])
     np.testing.assert_allclose(
-        affinity_from_cosine(cos, kind="abs_cosine"), [[1, 1, 0], [1, 1, 0], [0, 0, 1]]
+        affinity_from_cosine(cos, kind="shifted_cosine", tau=KERNEL_TAU),
+        [[1, 0, 0.5], [0, 1, 0.5], [0.5, 0.5, 1]],
+    )
+    np.testing.assert_allclose(
+        affinity_from_cosine(cos, kind="abs_cosine", tau=KERNEL_TAU),
+        [[1, 1, 0], [1, 1, 0], [0, 0, 1]],
     )
     with pytest.raises(ValueError, match="unknown affinity kind"):
-        affinity_from_cosine(cos, kind="dot")
+        affinity_from_cosine(cos, kind="dot", tau=KERNEL_TAU)
 
 
 def test_symmetrize_entailment():
@@ -255,3 +260,16 @@ def test_ni_entropy_batched():
     p_ys = np.stack([transition_matrix(random_affinity(rng, 5)) for _ in range(3)])
     np.testing.assert_allclose(ni_entropy(p_x, p_ys), [ni_entropy(p_x, p) for p in p_ys])
     np.testing.assert_allclose(inv_entropy(p_x, p_ys), [inv_entropy(p_x, p) for p in p_ys])
+
+
+def test_the_kernel_functions_take_kind_and_tau_without_defaults():
+    """Each default is written once, in ScoreConfig: the kernel functions repeat none."""
+    import inspect
+
+    for fn in (affinity_from_cosine, affinity_from_embeddings):
+        params = inspect.signature(fn).parameters
+        for name in ("kind", "tau"):
+            assert params[name].default is inspect.Parameter.empty, (fn.__name__, name)
+            assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
+    with pytest.raises(TypeError):
+        affinity_from_cosine(np.eye(2))

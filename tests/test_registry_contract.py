@@ -158,6 +158,15 @@ def test_metadata(name):
         assert m.simplifications, f"{name} must state what it simplifies"
 
 
+def test_needs_llm_is_the_one_offline_test():
+    """``Method.needs_llm``: LLM-asking methods (extra prompts or log-probabilities) only."""
+    by_name = {m.name: m for m in list_methods()}
+    assert by_name["p_true"].needs_llm and by_name["verbalized"].needs_llm
+    assert not by_name["inv_entropy"].needs_llm and not by_name["semantic_entropy"].needs_llm
+    for m in by_name.values():
+        assert m.needs_llm == bool({"llm", "logprobs"} & set(m.needs))
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_finite_score(scores, name):
     assert scores[name].ok, scores[name].error

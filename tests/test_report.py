@@ -77,7 +77,7 @@ def test_results_table_from_evaluation():
     ev = evaluate_scores(
         {"good": u, "noisy": u + rng.normal(size=150), "Inv_E": -u, "off": np.full(150, np.nan)},
         c,
-        n_boot=8,
+        n_bootstrap=8,
         metrics=("auroc", "brier"),
     )
     t = results_table(ev)
@@ -127,7 +127,9 @@ def test_tables_show_method_labels_when_given():
     from invent_core.evaluation.report import results_table, tsu_results_table
 
     correct = [1, 0, 1, 0, 1, 0]
-    ev = evaluate_scores({"inv_entropy": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7]}, correct, n_boot=5, seed=0)
+    ev = evaluate_scores(
+        {"inv_entropy": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7]}, correct, n_bootstrap=5, seed=0
+    )
     md = results_table(ev, labels={"inv_entropy": "Inv-Entropy"}).to_markdown()
     assert "| Inv-Entropy |" in md and "inv_entropy" not in md
     tsu_md = tsu_results_table(

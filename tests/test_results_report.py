@@ -41,7 +41,7 @@ def _evaluate_folder(root: Path, dataset: str, ids: list[str], correct, table: d
     cfg = ExperimentConfig(run=RunConfig(), dataset=dataset, limit=len(ids))
     correct = np.asarray(correct)
     both = 0 < correct.sum() < correct.size
-    ev = evaluate_scores(table, correct, n_boot=10, seed=0) if both else None
+    ev = evaluate_scores(table, correct, n_bootstrap=10, seed=0) if both else None
     results = ev.to_dict() if ev else {
         "metrics": [], "n_questions": int(correct.size), "n_correct": int(correct.sum()),
         "n_boot": 10, "seed": 0, "skipped": {m: "n/a — all answers wrong" for m in table},

@@ -56,7 +56,7 @@ def _evaluation(n: int, n_correct: int, seed: int = 0):
     correct[:n_correct] = 1
     good = -correct + 0.3 * rng.standard_normal(n)  # uncertainty tracks wrongness
     bad = rng.standard_normal(n)
-    return evaluate_scores({"good": good, "bad": bad}, correct, n_boot=10, seed=0)
+    return evaluate_scores({"good": good, "bad": bad}, correct, n_bootstrap=10, seed=0)
 
 
 def test_best_methods_on_a_judgeable_sample():

@@ -15,8 +15,8 @@ from invent_core.random_walk import affinity_from_embeddings, transition_matrix
 from invent_core.scoring import (
     MEASURE_NAMES,
     ScoreResult,
-    bootstrap_indices,
     bootstrap_measures,
+    replication_indices,
     score_from_similarity,
     score_responses,
     validate_responses,
@@ -25,8 +25,9 @@ from invent_core.scoring import (
 
 def synthetic(m: int, r: int, seed: int = 0):
     rng = np.random.default_rng(seed)
-    sim_x = affinity_from_embeddings(rng.normal(size=(m, 6)))
-    sim_y = affinity_from_embeddings(rng.normal(size=(m * r, 6)))
+    paper = {"kind": "shifted_cosine", "tau": ScoreConfig().kernel_tau}
+    sim_x = affinity_from_embeddings(rng.normal(size=(m, 6)), **paper)
+    sim_y = affinity_from_embeddings(rng.normal(size=(m * r, 6)), **paper)
     return sim_x, sim_y
 
 
@@ -52,7 +53,7 @@ def test_vectorised_bootstrap_equals_loop(m, r, b):
     fast = bootstrap_measures(
         sim_x, sim_y, r, ScoreConfig(n_bootstrap=b), rng=np.random.default_rng(42)
     )
-    idx = bootstrap_indices(m, r, b, np.random.default_rng(42))
+    idx = replication_indices(m, r, b, np.random.default_rng(42))
     slow = loop_bootstrap(sim_x, sim_y, r, idx)
     for k in slow:
         np.testing.assert_allclose(fast[k], slow[k], rtol=1e-10, atol=1e-12)

@@ -126,6 +126,36 @@ def test_per_question_payload_of_an_evaluation_folder(tmp_path, demo_run):
     assert experiments.folder_payload(tmp_path / "nothing", cfg, reason="x") is None
 
 
+def test_evaluation_folder_question_starting_with_equals_shows_without_apostrophe(tmp_path):
+    """scores.csv protects '=…' cells with an apostrophe; the page's reader takes it off."""
+    from invent_core.csv_safe import write_csv
+    from invent_core.experiment import ExperimentConfig
+
+    out = tmp_path / "eval"
+    out.mkdir()
+    question = "=1+1 is how much?"
+    write_csv(
+        out / "scores.csv",
+        [
+            {
+                "id": "q1",
+                "question": question,
+                "response": "=2",
+                "reference": "2",
+                "correct": 1,
+                "inv_entropy": 0.5,
+            }
+        ],
+        ["id", "question", "response", "reference", "correct", "inv_entropy"],
+    )
+    assert "'=1+1" in (out / "scores.csv").read_text(encoding="utf-8")  # protected on disk
+    cfg = ExperimentConfig(dataset="arithmetic", limit=1)
+    payload = experiments.folder_payload(out, cfg, reason="cancelled")
+    assert payload["rows"][0]["question"] == question
+    assert payload["rows"][0]["response"] == "=2"
+    assert experiments.per_question_table(payload)["question"][0] == question
+
+
 def test_failed_batch_rows_are_copied_with_their_ids(tmp_path):
     from invent_core.batch import inspect_input
 

@@ -122,7 +122,7 @@ def _small_run():
 
 def _cfg(data: Path) -> ExperimentConfig:
     return ExperimentConfig(
-        run=_small_run(), data=str(data), methods=("inv_entropy",), n_boot_metrics=5
+        run=_small_run(), data=str(data), methods=("inv_entropy",), n_bootstrap_metrics=5
     )
 
 

@@ -41,6 +41,7 @@ from .output import (
     iter_records,
     output_format,
     read_columns,
+    read_errors,
     sidecar_paths,
     write_records,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "package_versions",
     "parse_shard",
     "read_columns",
+    "read_errors",
     "restore_cell",
     "shard_of",
     "sidecar_paths",

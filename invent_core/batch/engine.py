@@ -82,7 +82,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -91,6 +91,7 @@ from typing import IO, Any
 from .. import question_schema as qs
 from ..config import RunConfig, ScoreConfig, flat_values
 from ..inflight import units_in_flight
+from ..progress import Progress, ProgressCallback
 from ..provenance import package_versions
 from .input import BatchInputError, InputInfo, inspect_input
 from .output import (
@@ -121,10 +122,11 @@ __all__ = [
     "shard_of",
 ]
 
-#: ``progress(done, total, eta_seconds)``: rows of this shard passed so far,
-#: the estimated total (from the line count), and the estimated seconds left
-#: (None until a row has been scored).
-ProgressFn = Callable[[int, int, float | None], None]
+#: ``progress(Progress("rows", done, total, eta_seconds))``, the one progress shape that
+#: run and evaluate report too (:class:`invent_core.progress.Progress`): rows of this
+#: shard passed so far, the estimated total (from the line count), and the estimated
+#: seconds left (None until a row has been scored).
+ProgressFn = ProgressCallback
 
 #: Rows whose texts are embedded together in one model call before scoring.
 EMBED_WINDOW = 32
@@ -285,7 +287,7 @@ class _Progress:
         if self.scored:
             rate = (time.perf_counter() - self.t0) / self.scored
             eta = max(0.0, (total - done) * rate)
-        self.callback(done, total, eta)
+        self.callback(Progress("rows", done, total, eta))
 
 
 def _windows(
@@ -770,7 +772,8 @@ def batch_score(
         ``"inv"`` (none), ``"all"``, ``"baselines"`` or names
         (see :func:`invent_core.registry.resolve_methods`).
     shard : ``"i/N"``: score only the rows whose id hashes to part i (1 … N).
-    progress : ``progress(done, total, eta_seconds)`` after each row.
+    progress : called with a :class:`~invent_core.progress.Progress` (stage ``"rows"``,
+        ``done``, ``total``, ``eta_seconds``) after each row.
     resume : skip the rows already in ``output`` (default); False starts over.
     dataset : matching rule for correctness (``judge_correct``'s ``dataset``);
         default: each row's task ("qa" alias match, "mmlu", "gsm8k").

@@ -58,6 +58,7 @@ __all__ = [
     "probe_space",
     "question_hash",
     "read_columns",
+    "read_errors",
     "read_meta",
     "restore_cell",
     "sidecar_paths",
@@ -586,6 +587,28 @@ def iter_records(path: str | os.PathLike) -> Iterator[dict[str, Any]]:
         yield from _jsonl_rows(path)
     else:
         yield from _csv_rows(path)
+
+
+def read_errors(output: str | os.PathLike) -> list[dict[str, Any]]:
+    """The failed rows of ``output`` from its errors sidecar, the last word per row id.
+
+    One dict per failed row, as the run wrote it (``id``, ``row``, ``line``,
+    ``kind``, ``message`` …); a row that failed, was retried and failed again
+    appears once, with its latest error. A line cut short by a crash is skipped.
+    ``[]`` when there is no sidecar.
+    """
+    path = sidecar_paths(Path(output))["errors"]
+    if not path.is_file():
+        return []
+    by_id: dict[str, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a crash
+        if isinstance(entry, dict):
+            by_id[str(entry.get("id") or entry.get("row"))] = entry
+    return list(by_id.values())
 
 
 def read_columns(path: str | os.PathLike) -> list[str] | None:

@@ -44,10 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="correctness by rules per dataset (default) or the paper's LLM judge prompt",
     )
     p.add_argument(
-        "--n-boot",
+        "--n-bootstrap-metrics",
+        "--n-boot",  # its name before issue 19; still accepted
+        dest="n_bootstrap_metrics",
         type=int,
         default=None,
-        help="bootstrap resamples of the metrics (default: the paper's 40, metrics.N_BOOT)",
+        help="bootstrap resamples of the metrics (default: the paper's 40, metrics.N_BOOTSTRAP)",
     )
     p.add_argument(
         "-o", "--out", default=None, help="output folder (default runs/evaluate-<dataset>)"
@@ -98,8 +100,12 @@ def _main(args: argparse.Namespace) -> int:
     from ..errors import Cancelled
     from ..experiment import EVALUATE_FILES, draw_examples, evaluate
 
-    n_boot = {} if args.n_boot is None else {"n_boot_metrics": args.n_boot}
-    cfg = experiment_config_from_args(args, judge=args.judge, **n_boot)
+    boot = (
+        {}
+        if args.n_bootstrap_metrics is None
+        else {"n_bootstrap_metrics": args.n_bootstrap_metrics}
+    )
+    cfg = experiment_config_from_args(args, judge=args.judge, **boot)
     out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg)
     check_output_folder(out, EVALUATE_FILES, [args.data] if args.data else [])  # before any work
@@ -127,7 +133,7 @@ def print_evaluation(res: Any, identity: str) -> None:
 
     ev = res.evaluation
     print(
-        f"{accuracy_line(ev)}; {res.sample}; mean ± std over {ev.n_boot} paired bootstrap resamples"
+        f"{accuracy_line(ev)}; {res.sample}; mean ± std over {ev.n_bootstrap} paired bootstrap resamples"
     )
     print(res.table.to_text())
     for line in res.warnings:

@@ -560,40 +560,40 @@ def _get_metric(metric: str | Metric) -> Metric:
 
 #: Resamples of the paired bootstrap, written once: every function here, the experiment's
 #: config and the CLI read it. Paper, Appendix "Calculation of Mean and Variance".
-N_BOOT: int = 40
+N_BOOTSTRAP: int = 40
 
 
 def bootstrap_indices(
     correct: ArrayLike,
     *,
-    n_boot: int = N_BOOT,
+    n_bootstrap: int = N_BOOTSTRAP,
     seed: Seed = 0,
     require_both_classes: bool = True,
     on_single_class: OnSingleClass = "redraw",
     max_draws: int | None = None,
 ) -> np.ndarray:
-    """Resample indices with replacement, shape (n_boot, n).
+    """Resample indices with replacement, shape (n_bootstrap, n).
 
     Parameters
     ----------
     correct : array of shape (n,), 0/1 or bool.
-    n_boot : int, default :data:`N_BOOT` (40, paper, Appendix "Calculation of Mean and Variance")
+    n_bootstrap : int, default :data:`N_BOOTSTRAP` (40, paper, Appendix "Calculation of Mean and Variance")
     seed : int or numpy Generator, default 0
     require_both_classes : bool, default True
         Treat a resample whose answers are all correct (or all incorrect) as invalid:
         AUROC/PRR are undefined on it.
     on_single_class : {"redraw", "skip"}
-        "redraw": draw again until ``n_boot`` valid resamples exist (at most
-        ``max_draws`` draws, default ``100 * n_boot``, then ValueError). "skip": draw
-        ``n_boot`` resamples and drop the invalid ones (fewer rows come back).
+        "redraw": draw again until ``n_bootstrap`` valid resamples exist (at most
+        ``max_draws`` draws, default ``100 * n_bootstrap``, then ValueError). "skip": draw
+        ``n_bootstrap`` resamples and drop the invalid ones (fewer rows come back).
 
     Returns
     -------
     int array of shape (n_valid, n); row b indexes resample b.
     """
     c = np.asarray(correct).astype(np.int64)
-    if n_boot < 1:
-        raise ValueError(f"n_boot must be at least 1; got {n_boot}")
+    if n_bootstrap < 1:
+        raise ValueError(f"n_bootstrap must be at least 1; got {n_bootstrap}")
     if on_single_class not in ("redraw", "skip"):
         raise ValueError(f"on_single_class must be 'redraw' or 'skip'; got {on_single_class!r}")
     if require_both_classes:
@@ -601,16 +601,16 @@ def bootstrap_indices(
     rng = np.random.default_rng(seed)
     n = c.size
     if not require_both_classes:
-        return rng.integers(0, n, size=(n_boot, n))
-    max_draws = 100 * n_boot if max_draws is None else max_draws
+        return rng.integers(0, n, size=(n_bootstrap, n))
+    max_draws = 100 * n_bootstrap if max_draws is None else max_draws
     rows: list[np.ndarray] = []
     draws = 0
-    while len(rows) < n_boot:
-        if on_single_class == "skip" and draws == n_boot:
+    while len(rows) < n_bootstrap:
+        if on_single_class == "skip" and draws == n_bootstrap:
             break
         if draws == max_draws:
             raise ValueError(
-                f"only {len(rows)} of {n_boot} bootstrap resamples had both correct and "
+                f"only {len(rows)} of {n_bootstrap} bootstrap resamples had both correct and "
                 f"incorrect answers after {max_draws} draws; too few answers of one class"
             )
         idx = rng.integers(0, n, size=n)
@@ -619,7 +619,7 @@ def bootstrap_indices(
         if 0 < s < n:
             rows.append(idx)
     if not rows:
-        raise ValueError(f"none of {n_boot} bootstrap resamples had both classes")
+        raise ValueError(f"none of {n_bootstrap} bootstrap resamples had both classes")
     return np.stack(rows)
 
 
@@ -637,7 +637,7 @@ def paired_bootstrap(
     correct: ArrayLike,
     uncertainty: ArrayLike,
     *,
-    n_boot: int = N_BOOT,
+    n_bootstrap: int = N_BOOTSTRAP,
     seed: Seed = 0,
     on_single_class: OnSingleClass = "redraw",
     indices: np.ndarray | None = None,
@@ -649,11 +649,11 @@ def paired_bootstrap(
     metric : a name in :data:`METRICS`, a :class:`Metric`, or ``f(correct, uncertainty)``
         (a bare callable is assumed to need both classes).
     correct, uncertainty : arrays of shape (n,).
-    n_boot : int, default :data:`N_BOOT` (40, paper, Appendix "Calculation of Mean and Variance")
+    n_bootstrap : int, default :data:`N_BOOTSTRAP` (40, paper, Appendix "Calculation of Mean and Variance")
     seed : int or numpy Generator, default 0
     on_single_class : {"redraw", "skip"}, see :func:`bootstrap_indices`.
     indices : optional (B, n) int array to reuse the same resamples across methods
-        (overrides ``n_boot``/``seed``).
+        (overrides ``n_bootstrap``/``seed``).
 
     Returns
     -------
@@ -672,7 +672,11 @@ def paired_bootstrap(
         func, both = m.func, m.needs_both_classes
     if indices is None:
         indices = bootstrap_indices(
-            c, n_boot=n_boot, seed=seed, require_both_classes=both, on_single_class=on_single_class
+            c,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            require_both_classes=both,
+            on_single_class=on_single_class,
         )
     values = np.array([func(c[idx], u[idx]) for idx in indices], dtype=np.float64)
     return BootstrapResult(float(values.mean()), float(values.std()), values)
@@ -711,7 +715,7 @@ class Evaluation:
     ----------
     results : method -> metric name -> MetricSummary.
     metrics : the metric names, in column order.
-    n_questions, n_correct, n_boot, seed : what the figures rest on.
+    n_questions, n_correct, n_bootstrap, seed : what the figures rest on.
     skipped : method -> reason, for methods with no finite uncertainty at all.
     """
 
@@ -719,7 +723,7 @@ class Evaluation:
     metrics: tuple[str, ...]
     n_questions: int
     n_correct: int
-    n_boot: int
+    n_bootstrap: int
     seed: int | None
     skipped: dict[str, str] = field(default_factory=dict)
 
@@ -734,7 +738,7 @@ class Evaluation:
             "metrics": list(self.metrics),
             "n_questions": self.n_questions,
             "n_correct": self.n_correct,
-            "n_boot": self.n_boot,
+            "n_bootstrap": self.n_bootstrap,
             "seed": self.seed,
             "skipped": dict(self.skipped),
             "results": {
@@ -744,7 +748,11 @@ class Evaluation:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Evaluation:
-        """Inverse of :meth:`to_dict` (e.g. an evaluation read back from ``results.json``)."""
+        """Inverse of :meth:`to_dict` (e.g. an evaluation read back from ``results.json``).
+
+        Evaluations saved before the bootstrap count was named ``n_bootstrap`` (their key
+        was ``"n_boot"``) load too.
+        """
         results = {
             meth: {k: MetricSummary.from_dict(v) for k, v in row.items()}
             for meth, row in data["results"].items()
@@ -754,7 +762,7 @@ class Evaluation:
             metrics=tuple(data["metrics"]),
             n_questions=int(data["n_questions"]),
             n_correct=int(data["n_correct"]),
-            n_boot=int(data["n_boot"]),
+            n_bootstrap=int(data["n_bootstrap"] if "n_bootstrap" in data else data["n_boot"]),
             seed=data.get("seed"),
             skipped=dict(data.get("skipped") or {}),
         )
@@ -764,7 +772,7 @@ def evaluate_scores(
     table: Mapping[str, ArrayLike],
     correct: ArrayLike,
     *,
-    n_boot: int = N_BOOT,
+    n_bootstrap: int = N_BOOTSTRAP,
     seed: int = 0,
     metrics: Sequence[str] = DEFAULT_METRICS,
     on_single_class: OnSingleClass = "redraw",
@@ -780,7 +788,7 @@ def evaluate_scores(
         A method whose values are all NaN (unavailable) is listed in ``skipped``;
         a partly-NaN method raises ValueError naming it.
     correct : array of shape (n,), 0/1 or bool — judgements of the same responses.
-    n_boot : int, default :data:`N_BOOT` (40, paper, Appendix "Calculation of Mean and Variance")
+    n_bootstrap : int, default :data:`N_BOOTSTRAP` (40, paper, Appendix "Calculation of Mean and Variance")
     seed : int, default 0
     metrics : names from :data:`METRICS`, default all.
     on_single_class : {"redraw", "skip"}, see :func:`bootstrap_indices`.
@@ -814,7 +822,7 @@ def evaluate_scores(
         if indices is None:
             indices = bootstrap_indices(
                 c,
-                n_boot=n_boot,
+                n_bootstrap=n_bootstrap,
                 seed=seed,
                 require_both_classes=need_both,
                 on_single_class=on_single_class,
@@ -830,7 +838,7 @@ def evaluate_scores(
         metrics=tuple(s.name for s in specs),
         n_questions=int(c_int.size),
         n_correct=int(c_int.sum()),
-        n_boot=n_boot,
+        n_bootstrap=n_bootstrap,
         seed=seed,
         skipped=skipped,
     )

@@ -1,4 +1,12 @@
-"""Verbalized Uncertainty (Tian et al., EMNLP 2023): ask the model for its confidence in words."""
+"""Verbalized Uncertainty (Tian et al., EMNLP 2023): 1 − the confidence the model states.
+
+After its own answer the model is asked, in a follow-up turn, for a percentage
+(the Inv-Entropy paper's suffix, :data:`invent_core.prompts.VERBALIZED_CONFIDENCE_SUFFIX`),
+once per distinct answer to the original question; :func:`parse_confidence`
+reads the reply (a percentage, a fraction, a decimal, or qualitative words).
+The replies are kept in the run's extras (``verbalized_uncertainty``), so a
+saved run is re-scored without asking again.
+"""
 
 from __future__ import annotations
 
@@ -160,7 +168,9 @@ def _ask(ctx: ScoringContext, answer: str | None, config: VUConfig) -> dict[str,
 
 def compute(ctx: ScoringContext, config: VUConfig = DEFAULT_CONFIG) -> float:
     """1 − the stated confidence (frequency-weighted over distinct answers); higher = more uncertain."""
-    given = ctx.extras.get("verbalized_confidence")  # collected by the pipeline, in [0, 1]
+    # confidences in [0, 1] that came with the run (a run file made elsewhere); invent's own
+    # pipeline does not write this key, it asks below
+    given = ctx.extras.get("verbalized_confidence")
     if given is not None:
         vals = [float(v) for v in (given if isinstance(given, (list, tuple)) else [given])]
         return 1.0 - sum(vals) / len(vals)
@@ -196,8 +206,8 @@ METHOD = register(
             "Follow-up turn (answer prompt, the model's answer, suffix) at temperature 0, once per "
             "distinct original answer, frequency-weighted mean. Robust parsing (%, words, fractions, "
             "decimals, qualitative words → 0.95/0.8/0.6/0.3/0.1); no readable confidence → 0.5. "
-            "Confidences cached in ctx.extras['verbalized_uncertainty']; a pipeline-given "
-            "ctx.extras['verbalized_confidence'] is used as is."
+            "Confidences cached in ctx.extras['verbalized_uncertainty']; confidences given with "
+            "the run in ctx.extras['verbalized_confidence'] are used as they are."
         ),
     )
 )

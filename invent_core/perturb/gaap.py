@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 
 from ..config import GaapConfig
-from ..random_walk import affinity_from_cosine
+from ..random_walk import KERNEL_TAU, affinity_from_cosine
 from .gaap_trace import (
     GaapResult,
     GaapTrace,
@@ -229,7 +229,7 @@ class _Run:
         if hasattr(self.emb, "encode"):
             vecs = np.asarray(self.emb.encode([self.question, *texts]), dtype=np.float64)
             cos = np.clip(vecs[1:] @ vecs[0], -1.0, 1.0)
-            return affinity_from_cosine(cos, kind=self.cfg.affinity)
+            return affinity_from_cosine(cos, kind=self.cfg.affinity, tau=KERNEL_TAU)
         sim = np.asarray(
             self.emb.similarity_matrix([self.question, *texts], kind=self.cfg.affinity)
         )

@@ -1,0 +1,116 @@
+"""The Evaluation page's blocks: summary tiles, the leaderboard with its caption, the curves.
+
+They render an evaluation payload (:mod:`invent_ui.experiments`) as the core
+judged it: the leaderboard is greyed and unmarked below the minimum sample
+(:func:`invent_core.evaluation.sample_size.judgeable`), and no curve is drawn
+when :func:`invent_core.evaluation.metrics.undefined_reason` says why not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from . import results_view, views
+from .downloads import download_buttons
+
+
+def summary_tiles(payload: Mapping[str, Any], cfg: Any, n_pos: int) -> None:
+    """Dataset, questions, accuracy and perturber · n · r tiles; the model advice under them."""
+    from invent_core.advice import model_advice
+
+    rows = payload["rows"]
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("dataset", str(cfg.dataset or "uploaded file"))
+    seed = f"seed {cfg.sample_seed}" if cfg.sample_seed is not None else None
+    c2.metric("questions", len(rows), help=seed)
+    accuracy = f"{n_pos / len(rows):.0%}" if rows else "–"
+    c3.metric("accuracy", accuracy, help=f"{n_pos} of {len(rows)} correct")
+    c4.metric(
+        "perturber · n · r",
+        f"{cfg.run.perturber} · {cfg.run.n_perturbations} · {cfg.run.n_replications}",
+    )
+    llm = str(payload.get("llm") or "")
+    advice = model_advice(n_pos / len(rows), len(rows), llm) if rows else None
+    if advice:
+        st.warning(advice, icon=":material/lightbulb:")
+
+
+def per_question(table: Any) -> None:
+    """The per-question table and its downloads."""
+    st.dataframe(table, hide_index=True, width="stretch")
+    download_buttons(st, "per-question results", table, key="eval_per_question")
+
+
+def leaderboard(
+    ev: Any, cfg: Any, labels: Mapping[str, str], judged: Any, *, n_rows: int, n_pos: int
+) -> None:
+    """Method × metric leaderboard of an :class:`~invent_core.evaluation.metrics.Evaluation`.
+
+    ``n_rows`` questions, ``n_pos`` of them answered right, are what the figures rest on.
+    """
+    from invent_core.evaluation.report import results_table
+
+    st.subheader("Leaderboard")
+    results_view.leaderboard(
+        results_table(ev, labels=labels),
+        judged=judged.ok,
+        name="leaderboard",
+        key="eval_leaderboard",
+        latex_caption=f"{cfg.dataset}: {judged.reason}",
+    )
+    boot = f"Mean ± std over B = {ev.n_bootstrap} paired bootstrap resamples."
+    if judged.ok:
+        st.caption(
+            f"{judged.reason}. {boot} Bold: best per column; underlined: second. "
+            "↑ higher is better, ↓ lower is better."
+        )
+    else:
+        st.caption(
+            f"**{judged.reason}**: the values are shown greyed and no method is marked best; "
+            f"each rests on n = {n_rows} questions ({n_pos} correct). {boot}"
+        )
+    if ev.skipped:
+        st.caption(
+            "Not available on this run: "
+            + ", ".join(f"{labels.get(m, m)} ({why})" for m, why in ev.skipped.items())
+        )
+
+
+def curves(correct: Any, table: Mapping[str, Any], labels: Mapping[str, str], judged: Any) -> None:
+    """ROC, rejection and reliability curves of the methods picked, or why there are none."""
+    st.subheader("Curves")
+    default = views.default_methods(table)
+    shown = st.multiselect(
+        "Methods to draw",
+        list(table),
+        default=default or list(table)[:4],
+        format_func=lambda m: labels.get(m, m),
+        key="eval_methods",
+    )
+    if not shown:
+        st.info("Pick at least one method to draw.")
+        return
+    reason = results_view.curves_undefined(correct)
+    if reason is not None:
+        st.info(
+            f"No ROC, rejection or reliability curve: {reason}, and the curves compare right "
+            "answers with wrong ones. The per-question table above has every score."
+        )
+        return
+    n_bins = st.slider(
+        "Reliability bins",
+        3,
+        15,
+        5,
+        key="eval_bins",
+        help="equal-width bins of calibrated P(correct)",
+    )
+    sel = {m: table[m] for m in shown}
+    results_view.class_curves(correct, sel, labels=labels, key="eval", n_bins=n_bins)
+    n_pos = int(sum(int(c) for c in correct))
+    st.caption(
+        f"Every curve rests on n = {len(correct)} questions ({n_pos} correct); {judged.reason}."
+    )
