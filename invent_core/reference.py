@@ -29,8 +29,9 @@ import csv
 import json
 import math
 import os
+from base64 import b64decode, b64encode
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,13 @@ __all__ = [
     "reference_settings",
     "for_settings",
     "for_run",
+    "place",
+    "Placement",
+    "K_NEAREST",
+    "SIMILARITY_FLOOR",
+    "MIN_LIKE",
+    "placement_record",
+    "answer_format",
     "reference_line",
     "reference_source",
     "calibration_note",
@@ -64,6 +72,110 @@ FORMAT = "invent.reference/1"
 N_CALIBRATION_BOOTSTRAP = 200
 #: no P(correct) from fewer reference questions than this near the value (ours, issue #24 §7)
 MIN_NEAR = 10
+
+
+#: at most this many nearest reference questions place a question (issue #24 §6; see
+#: docs/reference_placement.md for the leave-one-out figures that chose it)
+K_NEAREST = 30
+#: a reference question is "like" the question at this cosine similarity of their
+#: question texts or more (MiniLM; docs/reference_placement.md)
+SIMILARITY_FLOOR = 0.15
+#: no percentile or P(correct) from fewer reference questions like the question than this
+MIN_LIKE = 10
+#: how a dataset is named in "TriviaQA-like"
+DATASET_NAMES = {
+    "triviaqa": "TriviaQA",
+    "sciq": "SciQ",
+    "nq_open": "NQ-open",
+    "gsm8k": "GSM8K",
+    "mmlu": "MMLU",
+    "arithmetic": "arithmetic",
+}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one question was placed among the reference questions (issue #24 §6).
+
+    Attributes
+    ----------
+    mode : ``"nearest"`` (its k nearest at or above the floor), ``"none_like"``
+        (fewer than :data:`MIN_LIKE` of them: no number) or ``"pooled"`` (the
+        reference files carry no question embeddings: every question, as before).
+    k, floor : the most neighbours taken and the similarity floor.
+    n_candidates : reference questions it was compared with (same settings and
+        answer format: with choices or free text).
+    rows : the neighbours, most similar first (for ``none_like`` the five
+        nearest): ``{"question", "dataset", "similarity", "value", "correct"}``.
+    reason : why ``pooled`` or ``none_like``, in words.
+    """
+
+    mode: str
+    k: int = K_NEAREST
+    floor: float = SIMILARITY_FLOOR
+    n_candidates: int = 0
+    rows: tuple[dict[str, Any], ...] = ()
+    reason: str = ""
+
+    @property
+    def similarity_min(self) -> float | None:
+        """The least similar neighbour's similarity (None without neighbours)."""
+        return min((r["similarity"] for r in self.rows), default=None)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Neighbours per dataset, most first."""
+        out: dict[str, int] = {}
+        for r in self.rows:
+            out[r["dataset"]] = out.get(r["dataset"], 0) + 1
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+    @property
+    def like(self) -> str:
+        """How the neighbours are named: ``"TriviaQA-like reference questions"``.
+
+        Named after one dataset when two thirds come from it, else
+        ``"reference questions like this one (14 TriviaQA, 10 NQ-open)"``.
+        """
+        counts = self.counts
+        if not counts:
+            return "reference questions like this one"
+        top, n_top = next(iter(counts.items()))
+        if n_top * 3 >= 2 * len(self.rows):
+            return f"{DATASET_NAMES.get(top, top)}-like reference questions"
+        mix = ", ".join(f"{n} {DATASET_NAMES.get(d, d)}" for d, n in counts.items())
+        return f"reference questions like this one ({mix})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: mode, k, floor, n_like, similarity_min, like, counts, rows, reason."""
+        n_like = len(self.rows) if self.mode == "nearest" else 0
+        return {
+            "mode": self.mode,
+            "k": self.k,
+            "floor": self.floor,
+            "n_candidates": self.n_candidates,
+            "n_like": n_like,
+            "similarity_min": self.similarity_min,
+            "like": self.like if self.mode == "nearest" else None,
+            "counts": self.counts if self.mode == "nearest" else {},
+            "rows": [dict(r) for r in self.rows],
+            "reason": self.reason,
+        }
+
+
+def encode_embeddings(emb: np.ndarray) -> dict[str, Any]:
+    """(n, d) floats as ``{"dtype": "float16", "shape": [n, d], "base64": …}`` (compact JSON)."""
+    e = np.ascontiguousarray(np.asarray(emb, dtype="<f2"))
+    return {"dtype": "float16", "shape": list(e.shape), "base64": b64encode(e.tobytes()).decode()}
+
+
+def decode_embeddings(data: Mapping[str, Any]) -> np.ndarray:
+    """Inverse of :func:`encode_embeddings`: (n, d) float32 rows, re-normalised to unit length."""
+    if data.get("dtype") != "float16":
+        raise ValueError(f"unsupported embedding dtype {data.get('dtype')!r}")
+    flat = np.frombuffer(b64decode(data["base64"]), dtype="<f2").astype(np.float32)
+    e = flat.reshape([int(x) for x in data["shape"]])
+    return e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-12)
 
 
 @dataclass(frozen=True)
@@ -87,6 +199,10 @@ class ReferenceSet:
     values: np.ndarray
     correct: np.ndarray | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
+    questions: Sequence[str] | None = None
+    sources: Sequence[str] | None = None
+    embeddings: np.ndarray | None = None
+    placement: Placement | None = None
 
     def __post_init__(self) -> None:
         """Check shapes and labels; store sorted-ready float/int arrays."""
@@ -97,6 +213,7 @@ class ReferenceSet:
             raise ValueError("reference values must be finite (drop failed questions first)")
         object.__setattr__(self, "values", v)
         object.__setattr__(self, "settings", dict(self.settings))
+        self._check_rows(v.size)
         if self.correct is None:
             return
         c = np.asarray(self.correct).reshape(-1)
@@ -105,6 +222,21 @@ class ReferenceSet:
         if not np.isin(c.astype(np.float64), (0.0, 1.0)).all():
             raise ValueError("correct must contain only 0/1 or True/False")
         object.__setattr__(self, "correct", c.astype(np.int64))
+
+    def _check_rows(self, n: int) -> None:
+        """Per-question texts, datasets and embeddings: n of each, or none."""
+        for name in ("questions", "sources"):
+            got = getattr(self, name)
+            if got is not None:
+                got = tuple(str(x) for x in got)
+                if len(got) != n:
+                    raise ValueError(f"{len(got)} {name} for {n} reference values")
+                object.__setattr__(self, name, got)
+        if self.embeddings is not None:
+            e = np.asarray(self.embeddings, dtype=np.float32)
+            if e.ndim != 2 or e.shape[0] != n:
+                raise ValueError(f"embeddings of shape {e.shape} for {n} reference values")
+            object.__setattr__(self, "embeddings", e)
 
     @property
     def size(self) -> int:
@@ -199,13 +331,29 @@ class ReferenceSet:
 
         Returns
         -------
-        ``{"value", "percentile", "p_correct" (None without labels), "base_rate"
-        (share of the reference answered right; None without labels),
-        "datasets", "n_reference", "settings"}``. P(correct) carries the base
-        rate of the questions it was fitted on: it transfers to questions like
-        those only (the 0.5B model is right on 60–80 % of arithmetic questions
-        and 2 % of TriviaQA), so a UI shows it with ``datasets`` and ``base_rate``.
+        ``{"value", "percentile", "p_correct" (None without labels), "p_interval",
+        "n_near", "base_rate" (share of the reference answered right; None without
+        labels), "datasets", "n_reference", "settings", "placement"}``. P(correct)
+        carries the base rate of the questions it was fitted on: it transfers to
+        questions like those only (the 0.5B model is right on 60–80 % of arithmetic
+        questions and 2 % of TriviaQA), hence :func:`place`. ``placement`` is
+        :meth:`Placement.to_dict` (None for a set not placed); when no reference
+        question is like this one, percentile and P(correct) are None.
         """
+        placed = self.placement.to_dict() if self.placement is not None else None
+        if self.placement is not None and self.placement.mode == "none_like":
+            return {
+                "value": float(value),
+                "percentile": None,
+                "p_correct": None,
+                "p_interval": None,
+                "n_near": None,
+                "base_rate": None,
+                "datasets": [],
+                "n_reference": 0,
+                "settings": dict(self.settings),
+                "placement": placed,
+            }
         cal = self.calibration(value) if self.has_labels else {}
         return {
             "value": float(value),
@@ -217,6 +365,7 @@ class ReferenceSet:
             "datasets": self.datasets,
             "n_reference": self.size,
             "settings": dict(self.settings),
+            "placement": placed,
         }
 
     @property
@@ -228,22 +377,42 @@ class ReferenceSet:
     # -- JSON -----------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the set as a JSON-ready dict (values, correct, settings, format)."""
-        return {
+        """Return the set as a JSON-ready dict (values, correct, settings, format).
+
+        With question texts: ``questions`` and ``sources`` (each question's
+        dataset) lists, and ``embeddings`` as ``{"dtype": "float16", "shape",
+        "base64"}`` (about 1 KB a question for MiniLM's 384 dimensions).
+        """
+        out: dict[str, Any] = {
             "format": FORMAT,
             "values": self.values.tolist(),
             "correct": None if self.correct is None else self.correct.tolist(),
             "settings": dict(self.settings),
         }
+        if self.questions is not None:
+            out["questions"] = list(self.questions)
+        if self.sources is not None:
+            out["sources"] = list(self.sources)
+        if self.embeddings is not None:
+            out["embeddings"] = encode_embeddings(self.embeddings)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ReferenceSet:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`; files without questions or embeddings load too."""
         if data.get("format") not in (None, FORMAT):
             raise ValueError(f"unsupported reference format {data.get('format')!r}")
         if "values" not in data:
             raise ValueError("not a reference set: no 'values'")
-        return cls(data["values"], data.get("correct"), data.get("settings") or {})
+        emb = data.get("embeddings")
+        return cls(
+            data["values"],
+            data.get("correct"),
+            data.get("settings") or {},
+            questions=data.get("questions"),
+            sources=data.get("sources"),
+            embeddings=decode_embeddings(emb) if emb is not None else None,
+        )
 
     def save(self, path: str | Path) -> Path:
         """Write the set as JSON to ``path`` (folders created)."""
@@ -264,7 +433,9 @@ class ReferenceSet:
         """Build a reference from the ``scores.csv`` an ``evaluate`` run writes.
 
         Rows whose ``measure`` is empty or NaN are skipped; the ``correct``
-        column, when present in every kept row, becomes the labels.
+        column, when present in every kept row, becomes the labels; the
+        ``question`` and ``dataset`` columns, when present, the question texts and
+        their sources (embed them with :meth:`with_embeddings`).
         """
         with open(path, newline="", encoding="utf-8") as fh:
             rows = [r for r in csv.DictReader(fh) if _finite(r.get(measure))]
@@ -273,7 +444,26 @@ class ReferenceSet:
         labels = [r.get("correct") for r in rows]
         correct = [int(x) for x in labels] if all(x not in (None, "") for x in labels) else None
         meta = {"measure": measure, "source": str(path), **dict(settings)}
-        return cls([float(r[measure]) for r in rows], correct, meta)
+        questions = [r["question"] for r in rows] if "question" in rows[0] else None
+        dataset = meta.get("dataset")
+        sources = [r.get("dataset") or dataset or "?" for r in rows] if questions else None
+        return cls([float(r[measure]) for r in rows], correct, meta, questions, sources)
+
+    def with_embeddings(self, embedder: Any) -> ReferenceSet:
+        """The set with its questions embedded by ``embedder`` (its identity in settings).
+
+        Raises
+        ------
+        ValueError
+            Without question texts, or for a similarity that cannot embed (NLI).
+        """
+        if self.questions is None:
+            raise ValueError("this reference set has no question texts to embed")
+        if not hasattr(embedder, "encode"):
+            raise ValueError(f"{embedder.name} gives no embeddings; questions cannot be placed")
+        emb = np.asarray(embedder.encode(list(self.questions)), dtype=np.float32)
+        settings = {**self.settings, "question_embedder": embedder.identity}
+        return replace(self, embeddings=emb, settings=settings)
 
 
 def _finite(text: str | None) -> bool:
@@ -340,6 +530,9 @@ def for_settings(
     llm_identity: str | None = "local",
     measure: str = "inv_entropy",
     directory: str | Path | None = None,
+    question: str | None = None,
+    embedder: Any = None,
+    task: str | None = None,
 ) -> ReferenceSet | None:
     """Return the shipped reference for a run's settings, or None when none matches.
 
@@ -347,6 +540,9 @@ def for_settings(
     (see :func:`reference_settings`) is pooled into one set; its ``settings``
     are the matched values plus ``datasets`` (where the questions came from)
     and ``files``. Labels are kept only when every pooled file has them.
+    With ``question``, the pooled set is narrowed by :func:`place` to the
+    reference questions like it (``embedder``: the run's, by default the
+    config's packaged one; ``task``: the run's answer format).
 
     Examples
     --------
@@ -367,21 +563,160 @@ def for_settings(
             found.append((path, ref))
     if not found:
         return None
-    return _pool(found, wanted)
+    pooled = _pool(found, wanted)
+    if question is None:
+        return pooled
+    if embedder is None:
+        from .embedders import get_embedder
+
+        embedder = get_embedder(config.score.embedder)
+    return place(pooled, question, embedder, task=task)
 
 
-def for_run(run: Any, *, measure: str = "inv_entropy") -> ReferenceSet | None:
-    """The shipped reference for a :class:`~invent_core.pipeline.RunArtifact` (its config and LLM)."""
-    return for_settings(run.config, llm_identity=run.identities.get("llm"), measure=measure)
+def for_run(run: Any, *, measure: str = "inv_entropy", embedder: Any = None) -> ReferenceSet | None:
+    """The reference questions like a :class:`~invent_core.pipeline.RunArtifact`'s question.
+
+    Same settings (its config and LLM) and answer format (its task), narrowed to
+    the question's nearest by :func:`place`.
+    """
+    return for_settings(
+        run.config,
+        llm_identity=run.identities.get("llm"),
+        measure=measure,
+        question=run.question,
+        embedder=embedder,
+        task=run.task,
+    )
 
 
 def _pool(found: Sequence[tuple[Path, ReferenceSet]], wanted: Mapping[str, Any]) -> ReferenceSet:
-    values = np.concatenate([ref.values for _, ref in found])
-    labelled = all(ref.has_labels for _, ref in found)
-    correct = np.concatenate([ref.correct for _, ref in found]) if labelled else None
-    datasets = sorted({str(ref.settings.get("dataset", "?")) for _, ref in found})
+    """One set of every matched file; per-question texts and embeddings only when all have them."""
+    refs = [ref for _, ref in found]
+    values = np.concatenate([ref.values for ref in refs])
+    labelled = all(ref.has_labels for ref in refs)
+    correct = np.concatenate([ref.correct for ref in refs]) if labelled else None
+    datasets = sorted({str(ref.settings.get("dataset", "?")) for ref in refs})
     settings = {**wanted, "datasets": datasets, "files": [p.name for p, _ in found]}
-    return ReferenceSet(values, correct, settings)
+    embedded = all(r.embeddings is not None and r.questions is not None for r in refs)
+    identities = {r.settings.get("question_embedder") for r in refs}
+    if not embedded or len(identities) != 1:
+        return ReferenceSet(values, correct, settings)
+    settings["question_embedder"] = identities.pop()
+    return ReferenceSet(
+        values,
+        correct,
+        settings,
+        questions=[q for r in refs for q in r.questions],
+        sources=[s for r in refs for s in _sources(r)],
+        embeddings=np.concatenate([r.embeddings for r in refs]),
+    )
+
+
+def _sources(ref: ReferenceSet) -> Sequence[str]:
+    return ref.sources or [str(ref.settings.get("dataset", "?"))] * ref.size
+
+
+def answer_format(task_or_dataset: str | None) -> str | None:
+    """``"choices"`` (MMLU-style, a letter) or ``"free"`` text; None when unknown.
+
+    A question with options is answered with a letter, so it is placed among
+    reference questions with options only, and a free-text one among free-text
+    ones. Arithmetic typed as ``qa`` and GSM8K are both free text: their
+    similarity keeps them apart (docs/reference_placement.md).
+    """
+    from .datasets import DATASETS
+
+    if task_or_dataset is None:
+        return None
+    task = DATASETS[task_or_dataset][1] if task_or_dataset in DATASETS else task_or_dataset
+    return {"mmlu": "choices", "qa": "free", "gsm8k": "free"}.get(task)
+
+
+def place(
+    ref: ReferenceSet,
+    question: str,
+    embedder: Any,
+    *,
+    task: str | None = None,
+    k: int = K_NEAREST,
+    floor: float = SIMILARITY_FLOOR,
+) -> ReferenceSet:
+    """The reference questions like ``question``: its k nearest at similarity ≥ floor.
+
+    Similarity is the cosine of the question texts' embeddings by the run's
+    embedder (the reference's were made by the same model: its identity is
+    checked). Only reference questions of the same answer format
+    (:func:`answer_format` of ``task``) are candidates.
+
+    Returns
+    -------
+    A :class:`ReferenceSet` with its :class:`Placement`: the neighbours (mode
+    ``"nearest"``); the whole ``ref`` with mode ``"none_like"`` when fewer than
+    :data:`MIN_LIKE` reach the floor (:meth:`ReferenceSet.describe` then gives no
+    number); the whole ``ref`` with mode ``"pooled"`` when it has no question
+    embeddings, or ones made by another embedder.
+    """
+    why = _cannot_place(ref, embedder)
+    if why:
+        return replace(ref, placement=Placement("pooled", k, floor, ref.size, reason=why))
+    q = np.asarray(embedder.encode([question]), dtype=np.float32).reshape(-1)
+    sims = ref.embeddings @ (q / max(float(np.linalg.norm(q)), 1e-12))
+    fmt = answer_format(task)
+    ok = np.array([fmt is None or answer_format(s) in (None, fmt) for s in _sources(ref)])
+    order = [int(i) for i in np.argsort(-sims, kind="stable") if ok[i]]
+    near = [i for i in order[:k] if sims[i] >= floor]
+    if len(near) < MIN_LIKE:
+        rows = tuple(_row(ref, i, sims[i]) for i in order[:5])
+        why = (
+            f"{len(near)} of {len(order)} reference questions reach similarity {floor:.2f}, "
+            f"{MIN_LIKE} needed"
+        )
+        return replace(ref, placement=Placement("none_like", k, floor, len(order), rows, why))
+    return _subset(ref, near, Placement("nearest", k, floor, len(order), _rows(ref, near, sims)))
+
+
+def _cannot_place(ref: ReferenceSet, embedder: Any) -> str:
+    """Why ``ref`` cannot be searched by question ("" when it can)."""
+    if ref.embeddings is None or ref.questions is None:
+        return (
+            "the reference files carry no question embeddings (rebuild them with "
+            "scripts/make_reference.py), so every reference question counts"
+        )
+    if not hasattr(embedder, "encode"):
+        return f"{getattr(embedder, 'name', 'this similarity')} gives no embeddings"
+    made_by = ref.settings.get("question_embedder")
+    if made_by and made_by != getattr(embedder, "identity", made_by):
+        return f"the reference questions were embedded by {made_by}, not this run's embedder"
+    return ""
+
+
+def _row(ref: ReferenceSet, i: int, similarity: float) -> dict[str, Any]:
+    return {
+        "question": ref.questions[i],
+        "dataset": _sources(ref)[i],
+        "similarity": round(float(similarity), 4),
+        "value": float(ref.values[i]),
+        "correct": None if ref.correct is None else int(ref.correct[i]),
+    }
+
+
+def _rows(ref: ReferenceSet, idx: Sequence[int], sims: np.ndarray) -> tuple[dict[str, Any], ...]:
+    return tuple(_row(ref, i, sims[i]) for i in idx)
+
+
+def _subset(ref: ReferenceSet, idx: Sequence[int], placement: Placement) -> ReferenceSet:
+    """The rows ``idx`` of ``ref`` as a set of their own, with ``placement``."""
+    sel = np.asarray(idx, dtype=np.int64)
+    sources = [_sources(ref)[i] for i in idx]
+    return ReferenceSet(
+        ref.values[sel],
+        None if ref.correct is None else ref.correct[sel],
+        {**ref.settings, "datasets": sorted(set(sources))},
+        questions=[ref.questions[i] for i in idx],
+        sources=sources,
+        embeddings=ref.embeddings[sel],
+        placement=placement,
+    )
 
 
 def _describe_settings(settings: Mapping[str, Any]) -> str:
@@ -402,14 +737,26 @@ def _describe_settings(settings: Mapping[str, Any]) -> str:
 def reference_line(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entropy") -> str:
     """Return the line shown next to a measure's value.
 
-    ``"percentile 83 among 120 reference questions (settings: …); P(correct) ≈ 0.31"``,
-    or a line saying that no shipped reference matches the settings.
+    Placed (:func:`place`): ``"inv_entropy: P(correct) ≈ 0.02 [0.01, 0.08] among 30
+    TriviaQA-like reference questions (k = 30, similarity ≥ 0.21); percentile 83
+    among them; …"``; none like it: ``"inv_entropy: no reference questions like
+    this one (…)"``. A set not placed (or pooled: old files) reads
+    ``"percentile 83 among 120 reference questions (settings: …); P(correct) ≈ 0.31 …"``;
+    without a matching reference, a line says so.
     """
     if ref is None:
         return f"{measure}: no shipped reference for these settings (scripts/make_reference.py)"
     if not math.isfinite(value):
         return f"{measure}: no value, so no percentile"
+    placement = ref.placement
+    if placement is not None and placement.mode == "none_like":
+        return (
+            f"{measure}: no reference questions like this one ({placement.reason}), "
+            "so no percentile or P(correct)"
+        )
     d = ref.describe(value)
+    if placement is not None and placement.mode == "nearest":
+        return _placed_line(d, ref, measure)
     line = f"{measure}: percentile {d['percentile']:.0f} among {reference_source(ref)}"
     if d["p_correct"] is not None:
         lo, hi = d["p_interval"]
@@ -422,11 +769,41 @@ def reference_line(value: float, ref: ReferenceSet | None, *, measure: str = "in
             f"; P(correct): not enough reference questions near this value "
             f"({d['n_near']} < {MIN_NEAR})"
         )
+    if placement is not None:  # pooled: old reference files
+        line += f" [not placed among questions like this one: {placement.reason}]"
     return line
+
+
+def _placed_line(d: Mapping[str, Any], ref: ReferenceSet, measure: str) -> str:
+    """The line of a question placed among its nearest reference questions."""
+    where = placed_source(ref)
+    if d["p_correct"] is not None:
+        lo, hi = d["p_interval"]
+        head = f"{measure}: P(correct) ≈ {d['p_correct']:.2f} [{lo:.2f}, {hi:.2f}] among {where}"
+        tail = (
+            f"; percentile {d['percentile']:.0f} among them; {d['n_near']} near this value, "
+            f"right on {100 * d['base_rate']:.0f} % of them"
+        )
+    else:
+        head = f"{measure}: percentile {d['percentile']:.0f} among {where}"
+        tail = (
+            "; P(correct): no labels"
+            if d["n_near"] is None
+            else f"; P(correct): not enough of them near this value ({d['n_near']} < {MIN_NEAR})"
+        )
+    return head + tail + f" (settings: {_describe_settings(ref.settings)})"
+
+
+def placed_source(ref: ReferenceSet) -> str:
+    """``"30 TriviaQA-like reference questions (k = 30, similarity ≥ 0.21)"``."""
+    p = ref.placement
+    return f"{ref.size} {p.like} (k = {p.k}, similarity ≥ {p.similarity_min:.2f})"
 
 
 def reference_source(ref: ReferenceSet) -> str:
     """``"110 reference questions (settings: paraphrase, n = 9, …; arithmetic, mmlu)"``."""
+    if ref.placement is not None and ref.placement.mode == "nearest":
+        return f"{placed_source(ref)} (settings: {_describe_settings(ref.settings)})"
     return f"{ref.size} reference questions (settings: {_describe_settings(ref.settings)})"
 
 
@@ -440,12 +817,31 @@ def columns(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entro
     """Return the two batch-output columns of one value: its percentile and P(correct).
 
     ``{"<measure>_percentile": 0–100 or None, "<measure>_p_correct": 0–1 or None}``;
-    None (an empty cell) without a matching reference, a finite value or labels.
+    None (an empty cell) without a matching reference, a finite value, labels,
+    or reference questions like the row's (a :func:`place`-d set of mode
+    ``"none_like"``). A placed set gives the value among the neighbours only.
     """
     ok = ref is not None and value is not None and math.isfinite(value)
+    if ok and ref.placement is not None and ref.placement.mode == "none_like":
+        ok = False
     pct = float(ref.percentile(value)) if ok else None
     p = ref.calibration(value)["p_correct"] if ok and ref.has_labels else None
     return {f"{measure}_percentile": pct, f"{measure}_p_correct": p}
+
+
+def placement_record(value: float | None, ref: ReferenceSet | None, measure: str) -> dict | None:
+    """What a run artefact keeps of its placement (issue #24 §6); None without a reference.
+
+    ``{"measure", "value", "percentile", "p_correct", "p_interval", "n_near",
+    "base_rate", "n_reference", "datasets", "files", "placement"}``:
+    :meth:`ReferenceSet.describe` without the settings (the run has them), plus
+    the reference files' names.
+    """
+    if ref is None or value is None or not math.isfinite(value):
+        return None
+    d = ref.describe(float(value))
+    d.pop("settings", None)
+    return {"measure": measure, **d, "files": list(ref.settings.get("files") or [])}
 
 
 def _bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np.ndarray:
