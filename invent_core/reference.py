@@ -55,6 +55,7 @@ __all__ = [
     "SIMILARITY_FLOOR",
     "MIN_LIKE",
     "placement_record",
+    "placed_among",
     "answer_format",
     "reference_line",
     "reference_source",
@@ -318,7 +319,15 @@ class ReferenceSet:
 
     @property
     def bandwidth(self) -> float:
-        """Half-width of "near" a value: half the reference's interquartile range."""
+        """Half-width of "near" a value: half the reference's interquartile range.
+
+        A set placed by :func:`place` carries its own (``settings["bandwidth"]``):
+        the whole interquartile range of the reference it was taken from. Its
+        questions are already like the question, so a wider window of values
+        counts as near; half a dozen neighbours' own spread would leave too few.
+        """
+        if self.settings.get("bandwidth"):
+            return float(self.settings["bandwidth"])
         q1, q3 = np.percentile(self.values, [25, 75])
         return float(max(0.5 * (q3 - q1), 1e-9))
 
@@ -670,9 +679,14 @@ def place(
         why = (
             f"{len(near)} of {len(order)} reference questions reach similarity {floor:.2f}, "
             f"{MIN_LIKE} needed"
+            if order
+            else f"none of the {ref.size} reference questions is answered with {_FORMATS[fmt]}"
         )
         return replace(ref, placement=Placement("none_like", k, floor, len(order), rows, why))
     return _subset(ref, near, Placement("nearest", k, floor, len(order), _rows(ref, near, sims)))
+
+
+_FORMATS = {"choices": "a letter among options", "free": "free text"}
 
 
 def _cannot_place(ref: ReferenceSet, embedder: Any) -> str:
@@ -711,7 +725,7 @@ def _subset(ref: ReferenceSet, idx: Sequence[int], placement: Placement) -> Refe
     return ReferenceSet(
         ref.values[sel],
         None if ref.correct is None else ref.correct[sel],
-        {**ref.settings, "datasets": sorted(set(sources))},
+        {**ref.settings, "datasets": sorted(set(sources)), "bandwidth": 2 * ref.bandwidth},
         questions=[ref.questions[i] for i in idx],
         sources=sources,
         embeddings=ref.embeddings[sel],
@@ -814,19 +828,40 @@ def calibration_note(described: Mapping[str, Any]) -> str:
 
 
 def columns(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entropy") -> dict:
-    """Return the two batch-output columns of one value: its percentile and P(correct).
+    """Return the batch-output columns of one value: percentile, P(correct), placed among.
 
-    ``{"<measure>_percentile": 0–100 or None, "<measure>_p_correct": 0–1 or None}``;
-    None (an empty cell) without a matching reference, a finite value, labels,
-    or reference questions like the row's (a :func:`place`-d set of mode
-    ``"none_like"``). A placed set gives the value among the neighbours only.
+    ``{"<measure>_percentile": 0–100 or None, "<measure>_p_correct": 0–1 or None,
+    "<measure>_placed_among": "30 TriviaQA-like (k = 30, similarity ≥ 0.21)" or a
+    note or None}``. Percentile and P(correct) are None (an empty cell) without a
+    matching reference, a finite value, labels, or reference questions like the
+    row's (a :func:`place`-d set of mode ``"none_like"``). A placed set gives the
+    value among the neighbours only.
     """
     ok = ref is not None and value is not None and math.isfinite(value)
     if ok and ref.placement is not None and ref.placement.mode == "none_like":
         ok = False
     pct = float(ref.percentile(value)) if ok else None
     p = ref.calibration(value)["p_correct"] if ok and ref.has_labels else None
-    return {f"{measure}_percentile": pct, f"{measure}_p_correct": p}
+    return {
+        f"{measure}_percentile": pct,
+        f"{measure}_p_correct": p,
+        f"{measure}_placed_among": placed_among(ref),
+    }
+
+
+def placed_among(ref: ReferenceSet | None) -> str | None:
+    """A short cell: which reference questions a value was placed among (None: no reference)."""
+    if ref is None:
+        return None
+    p = ref.placement
+    if p is None:
+        return f"{ref.size} reference questions"
+    if p.mode == "nearest":
+        like = p.like.removesuffix(" reference questions")
+        return f"{ref.size} {like} (k = {p.k}, similarity ≥ {p.similarity_min:.2f})"
+    if p.mode == "none_like":
+        return f"none like this one ({p.reason})"
+    return f"{ref.size} reference questions, pooled (no question embeddings)"
 
 
 def placement_record(value: float | None, ref: ReferenceSet | None, measure: str) -> dict | None:
