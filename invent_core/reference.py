@@ -795,8 +795,8 @@ def _placed_line(d: Mapping[str, Any], ref: ReferenceSet, measure: str) -> str:
         lo, hi = d["p_interval"]
         head = f"{measure}: P(correct) ≈ {d['p_correct']:.2f} [{lo:.2f}, {hi:.2f}] among {where}"
         tail = (
-            f"; percentile {d['percentile']:.0f} among them; {d['n_near']} near this value, "
-            f"right on {100 * d['base_rate']:.0f} % of them"
+            f"; percentile {d['percentile']:.0f} among them; {d['n_near']} near this value; "
+            f"{100 * d['base_rate']:.0f} % of the {ref.size} answered right"
         )
     else:
         head = f"{measure}: percentile {d['percentile']:.0f} among {where}"
