@@ -54,6 +54,8 @@ __all__ = [
     "K_NEAREST",
     "SIMILARITY_FLOOR",
     "MIN_LIKE",
+    "LOCAL_RATIO",
+    "local_radii",
     "placement_record",
     "placed_among",
     "answer_format",
@@ -83,6 +85,12 @@ K_NEAREST = 30
 SIMILARITY_FLOOR = 0.15
 #: no percentile or P(correct) from fewer reference questions like the question than this
 MIN_LIKE = 10
+#: ... and a reference question is like the question only when their similarity is at least
+#: this share of its similarity to its own MIN_LIKE-th nearest reference question: the
+#: question must sit inside its neighbours' cluster, not merely near its edge (tight
+#: clusters such as arithmetic otherwise take in any question with a number; see
+#: docs/reference_placement.md)
+LOCAL_RATIO = 0.7
 #: how a dataset is named in "TriviaQA-like"
 DATASET_NAMES = {
     "triviaqa": "TriviaQA",
@@ -103,7 +111,8 @@ class Placement:
     mode : ``"nearest"`` (its k nearest at or above the floor), ``"none_like"``
         (fewer than :data:`MIN_LIKE` of them: no number) or ``"pooled"`` (the
         reference files carry no question embeddings: every question, as before).
-    k, floor : the most neighbours taken and the similarity floor.
+    k, floor, ratio : the most neighbours taken, the similarity floor and the
+        local ratio (:data:`LOCAL_RATIO`).
     n_candidates : reference questions it was compared with (same settings and
         answer format: with choices or free text).
     rows : the neighbours, most similar first (for ``none_like`` the five
@@ -117,6 +126,7 @@ class Placement:
     n_candidates: int = 0
     rows: tuple[dict[str, Any], ...] = ()
     reason: str = ""
+    ratio: float = LOCAL_RATIO
 
     @property
     def similarity_min(self) -> float | None:
@@ -154,6 +164,7 @@ class Placement:
             "mode": self.mode,
             "k": self.k,
             "floor": self.floor,
+            "ratio": self.ratio,
             "n_candidates": self.n_candidates,
             "n_like": n_like,
             "similarity_min": self.similarity_min,
@@ -649,13 +660,17 @@ def place(
     task: str | None = None,
     k: int = K_NEAREST,
     floor: float = SIMILARITY_FLOOR,
+    ratio: float = LOCAL_RATIO,
 ) -> ReferenceSet:
-    """The reference questions like ``question``: its k nearest at similarity ≥ floor.
+    """The reference questions like ``question``: those of its k nearest close enough.
 
     Similarity is the cosine of the question texts' embeddings by the run's
     embedder (the reference's were made by the same model: its identity is
     checked). Only reference questions of the same answer format
-    (:func:`answer_format` of ``task``) are candidates.
+    (:func:`answer_format` of ``task``) are candidates. Of its k nearest, a
+    reference question j is like it when their similarity is ≥ ``floor`` and ≥
+    ``ratio`` (:data:`LOCAL_RATIO`) × ρ_j, ρ_j being j's similarity to its own
+    :data:`MIN_LIKE`-th nearest reference question (:func:`local_radii`).
 
     Returns
     -------
@@ -667,26 +682,54 @@ def place(
     """
     why = _cannot_place(ref, embedder)
     if why:
-        return replace(ref, placement=Placement("pooled", k, floor, ref.size, reason=why))
+        return replace(ref, placement=Placement("pooled", k, floor, ref.size, (), why, ratio))
     q = np.asarray(embedder.encode([question]), dtype=np.float32).reshape(-1)
     sims = ref.embeddings @ (q / max(float(np.linalg.norm(q)), 1e-12))
     fmt = answer_format(task)
-    ok = np.array([fmt is None or answer_format(s) in (None, fmt) for s in _sources(ref)])
+    formats = {s: answer_format(s) for s in set(_sources(ref))}
+    ok = [fmt is None or formats[s] in (None, fmt) for s in _sources(ref)]
     order = [int(i) for i in np.argsort(-sims, kind="stable") if ok[i]]
-    near = [i for i in order[:k] if sims[i] >= floor]
+    bar = np.maximum(floor, ratio * local_radii(ref))
+    near = [i for i in order[:k] if sims[i] >= bar[i]]
     if len(near) < MIN_LIKE:
         rows = tuple(_row(ref, i, sims[i]) for i in order[:5])
         why = (
-            f"{len(near)} of {len(order)} reference questions reach similarity {floor:.2f}, "
+            f"{len(near)} of {len(order)} reference questions are close enough (similarity "
+            f"≥ {floor:.2f} and ≥ {ratio} × theirs to their own {MIN_LIKE}th nearest), "
             f"{MIN_LIKE} needed"
             if order
             else f"none of the {ref.size} reference questions is answered with {_FORMATS[fmt]}"
         )
-        return replace(ref, placement=Placement("none_like", k, floor, len(order), rows, why))
-    return _subset(ref, near, Placement("nearest", k, floor, len(order), _rows(ref, near, sims)))
+        placed = Placement("none_like", k, floor, len(order), rows, why, ratio)
+        return replace(ref, placement=placed)
+    rows = _rows(ref, near, sims)
+    return _subset(ref, near, Placement("nearest", k, floor, len(order), rows, "", ratio))
 
 
 _FORMATS = {"choices": "a letter among options", "free": "free text"}
+
+
+def local_radii(ref: ReferenceSet, m: int = MIN_LIKE) -> np.ndarray:
+    """(n,) each reference question's similarity to its m-th nearest other one of its answer format.
+
+    How tight the reference is around each question: arithmetic questions are
+    near-copies of one another (ρ ≈ 0.5–0.8), TriviaQA questions share little
+    (ρ ≈ 0.15–0.25). −inf where fewer than m others share the format. Cached
+    for the last reference (a batch places every row among the same one).
+    """
+    key = (hash(ref.embeddings.tobytes()), tuple(_sources(ref)), m)
+    if _RADII.get("key") != key:
+        formats = {s: answer_format(s) for s in set(_sources(ref))}
+        fmt = np.array([str(formats[s]) for s in _sources(ref)])
+        sims = ref.embeddings @ ref.embeddings.T
+        same = fmt[:, None] == fmt[None, :]
+        sims = np.where(same & ~np.eye(ref.size, dtype=bool), sims, -np.inf)
+        radii = -np.sort(-sims, axis=1)[:, m - 1] if ref.size > m else np.full(ref.size, -np.inf)
+        _RADII.update(key=key, radii=radii)
+    return _RADII["radii"]
+
+
+_RADII: dict[str, Any] = {}
 
 
 def _cannot_place(ref: ReferenceSet, embedder: Any) -> str:

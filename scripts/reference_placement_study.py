@@ -15,6 +15,9 @@ itself (answer-format rule included), no LLM call:
    for the default settings is placed among the others: how many are placed, the
    neighbours' own-dataset share, and the Brier score of P(correct) placed vs
    pooled (as before issue #24) on the questions both give a number for.
+3. **Kinds absent from the references.** Every question of the other samples is
+   placed among the shipped references for the defaults (the issue's case: a
+   TriviaQA question against arithmetic and MMLU references).
 """
 
 from __future__ import annotations
@@ -75,28 +78,30 @@ def _sample_reference(samples, per_dataset: int, emb):
     return ref, queries
 
 
-def study_samples(per_dataset: int, ks, floors, emb) -> None:
+def study_samples(per_dataset: int, ks, floors, ratios, emb) -> None:
     from invent_core.reference import place
 
     ref, queries = _sample_reference(_samples(), per_dataset, emb)
     emb.encode([q for q, _, _ in queries] + list(UNLIKE))  # once, into the cache
     print(f"## 1. Samples: a reference of {per_dataset} questions per dataset, the rest placed\n")
     print("placed share / own-dataset share of the neighbours, per dataset; unlike prompts placed")
-    print("\n| k | floor | " + " | ".join(NAMES) + " | unlike placed |")
-    print("|---|---|" + "---|" * (len(NAMES) + 1))
-    for k in ks:
-        for floor in floors:
-            cells = []
-            for name in NAMES:
-                got = [place(ref, q, emb, task=t, k=k, floor=floor).placement
-                       for q, t, d in queries if d == name]  # fmt: skip
-                placed = [p for p in got if p.mode == "nearest"]
-                own = [p.counts.get(name, 0) / len(p.rows) for p in placed]
-                share = f"{np.mean(own):.2f}" if own else "–"
-                cells.append(f"{len(placed) / len(got):.2f} / {share}")
-            unlike = [place(ref, q, emb, task="qa", k=k, floor=floor).placement for q in UNLIKE]
-            n_unlike = sum(p.mode == "nearest" for p in unlike)
-            print(f"| {k} | {floor:.2f} | " + " | ".join(cells) + f" | {n_unlike}/{len(UNLIKE)} |")
+    print("\n| k | floor | ratio | " + " | ".join(NAMES) + " | unlike placed |")
+    print("|---|---|---|" + "---|" * (len(NAMES) + 1))
+    for k, floor, ratio in [(k, f, r) for k in ks for f in floors for r in ratios]:
+        cells = []
+        for name in NAMES:
+            got = [place(ref, q, emb, task=t, k=k, floor=floor, ratio=ratio).placement
+                   for q, t, d in queries if d == name]  # fmt: skip
+            placed = [p for p in got if p.mode == "nearest"]
+            own = [p.counts.get(name, 0) / len(p.rows) for p in placed]
+            share = f"{np.mean(own):.2f}" if own else "–"
+            cells.append(f"{len(placed) / len(got):.2f} / {share}")
+        unlike = [
+            place(ref, q, emb, task="qa", k=k, floor=floor, ratio=ratio).placement for q in UNLIKE
+        ]
+        n_unlike = sum(p.mode == "nearest" for p in unlike)
+        head = f"| {k} | {floor:.2f} | {ratio:.2f} | "
+        print(head + " | ".join(cells) + f" | {n_unlike}/{len(UNLIKE)} |")
     print()
 
 
@@ -152,6 +157,34 @@ def study_shipped(emb) -> None:
     print()
 
 
+def study_absent_kinds(emb) -> None:
+    """The issue's case: questions of the other samples against the shipped 0.5B references."""
+    from invent_core.config import RunConfig
+    from invent_core.reference import for_settings, place
+
+    ref = for_settings(RunConfig(), llm_identity="local")
+    kinds = sorted(set(ref.sources))
+    print(
+        f"## 3. The other samples' questions against the shipped references ({', '.join(kinds)})\n"
+    )
+    print("Before issue #24 §6 every one of them got a number from the pooled reference.\n")
+    print("| dataset | questions | given a number | placed among |")
+    print("|---|---|---|---|")
+    for name, rows in _samples().items():
+        if name in kinds:
+            continue
+        emb.encode([q for q, _ in rows])
+        got = [place(ref, q, emb, task=t).placement for q, t in rows]
+        placed = [p for p in got if p.mode == "nearest"]
+        among: dict[str, int] = {}
+        for p in placed:
+            for d, n in p.counts.items():
+                among[d] = among.get(d, 0) + n
+        where = ", ".join(f"{d} {n}" for d, n in among.items()) or "–"
+        print(f"| {name} | {len(got)} | {len(placed)} | {where} |")
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -159,16 +192,24 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-dataset", type=int, default=100)
-    parser.add_argument("--ks", default="10,20,30,50")
-    parser.add_argument("--floors", default="0.10,0.15,0.20,0.25")
+    parser.add_argument("--ks", default="10,30,50")
+    parser.add_argument("--floors", default="0.10,0.15,0.20")
+    parser.add_argument("--ratios", default="0,0.7,0.85")
+    parser.add_argument("--studies", default="1,2,3", help="which studies to run (comma list)")
     args = parser.parse_args(argv)
+    which = set(args.studies.split(","))
     emb = get_embedder("minilm")
     print("# Placing a question among reference questions like it (MiniLM)\n")
     print(f"load average at start: {os.getloadavg()[0]:.2f}\n")
-    study_shipped(emb)
+    if "2" in which:
+        study_shipped(emb)
+    if "3" in which:
+        study_absent_kinds(emb)
     ks = [int(x) for x in args.ks.split(",")]
     floors = [float(x) for x in args.floors.split(",")]
-    study_samples(args.per_dataset, ks, floors, emb)
+    ratios = [float(x) for x in args.ratios.split(",")]
+    if "1" in which:
+        study_samples(args.per_dataset, ks, floors, ratios, emb)
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
     return 0
 

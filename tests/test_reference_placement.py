@@ -100,7 +100,9 @@ def test_an_arithmetic_question_is_placed_among_arithmetic_references(ref_dir, m
 def test_an_unlike_question_gets_no_number(ref_dir, minilm, question):
     ref = _place(ref_dir, question, minilm)
     assert ref.placement.mode == "none_like"
-    assert "reference questions reach similarity 0.15, 10 needed" in ref.placement.reason
+    assert "reference questions are close enough (similarity ≥ 0.15 and ≥ 0.7 × " in (
+        ref.placement.reason
+    )
     line = reference_line(2.35, ref)
     assert line.startswith("inv_entropy: no reference questions like this one (")
     assert line.endswith("so no percentile or P(correct)") and "≈" not in line
@@ -110,6 +112,18 @@ def test_an_unlike_question_gets_no_number(ref_dir, minilm, question):
     cols = columns(2.35, ref)
     assert cols["inv_entropy_percentile"] is None and cols["inv_entropy_p_correct"] is None
     assert cols["inv_entropy_placed_among"].startswith("none like this one (")
+
+
+def test_a_question_must_sit_inside_its_neighbours_cluster_not_at_its_edge(ref_dir, minilm):
+    """Arithmetic questions are near-copies of one another: the floor alone lets in a trivia
+    question with a unit in it; the local ratio (LOCAL_RATIO) keeps it out."""
+    from invent_core.reference import place
+
+    pooled = for_settings(CFG, llm_identity="local", directory=ref_dir)
+    question = "Which unit of measurement is equal to one-tenth of a nautical mile?"
+    floor_only = place(pooled, question, minilm, task="qa", ratio=0.0)
+    assert floor_only.placement.mode == "nearest" and floor_only.placement.counts["arithmetic"]
+    assert place(pooled, question, minilm, task="qa").placement.mode == "none_like"
 
 
 def test_a_question_with_options_is_placed_among_questions_with_options_only(ref_dir, minilm):
