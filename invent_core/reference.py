@@ -82,7 +82,7 @@ MIN_NEAR = 10
 K_NEAREST = 30
 #: a reference question is "like" the question at this cosine similarity of their
 #: question texts or more (MiniLM; docs/reference_placement.md)
-SIMILARITY_FLOOR = 0.15
+SIMILARITY_FLOOR = 0.10
 #: no percentile or P(correct) from fewer reference questions like the question than this
 MIN_LIKE = 10
 #: ... and a reference question is like the question only when their similarity is at least

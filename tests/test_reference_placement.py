@@ -34,7 +34,11 @@ ROOT = Path(__file__).resolve().parents[1]
 CFG = RunConfig(n_perturbations=4, n_replications=3)
 TRIVIA = "Which golfer won the 1995 Open Championship?"  # the question, not in the sample
 ARITHMETIC = "What is 18 plus 25?"
-UNLIKE = ("lorem ipsum dolor sit amet", "Bonjour, comment ça va aujourd'hui ?")
+UNLIKE = (
+    "Bonjour, comment ça va aujourd'hui ?",
+    "Translate 'good morning' into French.",
+    "def f(x): return x ** 2",
+)
 
 
 def _questions(name: str, n: int) -> list[str]:
@@ -100,7 +104,7 @@ def test_an_arithmetic_question_is_placed_among_arithmetic_references(ref_dir, m
 def test_an_unlike_question_gets_no_number(ref_dir, minilm, question):
     ref = _place(ref_dir, question, minilm)
     assert ref.placement.mode == "none_like"
-    assert "reference questions are close enough (similarity ≥ 0.15 and ≥ 0.7 × " in (
+    assert "reference questions are close enough (similarity ≥ 0.10 and ≥ 0.7 × " in (
         ref.placement.reason
     )
     line = reference_line(2.35, ref)
