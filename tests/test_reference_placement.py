@@ -104,11 +104,11 @@ def test_an_arithmetic_question_is_placed_among_arithmetic_references(ref_dir, m
 def test_an_unlike_question_gets_no_number(ref_dir, minilm, question):
     ref = _place(ref_dir, question, minilm)
     assert ref.placement.mode == "none_like"
-    assert "reference questions are close enough (similarity ≥ 0.10 and ≥ 0.7 × " in (
+    assert "reference questions are close enough: similarity ≥ 0.10 and ≥ 0.7 × " in (
         ref.placement.reason
     )
     line = reference_line(2.35, ref)
-    assert line.startswith("inv_entropy: no reference questions like this one (")
+    assert line.startswith("inv_entropy: no reference questions like this one — ")
     assert line.endswith("so no percentile or P(correct)") and "≈" not in line
     d = ref.describe(2.35)
     assert d["percentile"] is None and d["p_correct"] is None
