@@ -202,3 +202,38 @@ def test_a_saved_run_keeps_its_placement_and_old_runs_still_load(tmp_path):
     back = RunArtifact.load(art.save(tmp_path / "run.json"))
     assert back.reference == json.loads(json.dumps(rec))
     assert placement_record(float("nan"), None, "inv_entropy") is None
+
+
+def _panel_page():  # run by AppTest in its own script: imports inside
+    import dataclasses
+
+    import streamlit as st
+
+    from invent_ui import resources, views
+
+    run = resources.demo_pair()[0]["run"]  # the home page's: the shipped references' settings
+    question = st.session_state.get("question", run.question)
+    views.reference_panel(dataclasses.replace(run, question=question), key="t")
+
+
+@pytest.mark.parametrize("question", [TRIVIA, None])
+def test_explore_panel_shows_the_questions_it_placed_among_or_says_none_is_like(question):
+    """Against the shipped references (arithmetic, MMLU): the golfer gets no number."""
+    pytest.importorskip("streamlit")
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_panel_page, default_timeout=180)
+    if question is not None:
+        at.session_state["question"] = question
+    at.run()
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    tables = [df.value for df in at.dataframe]
+    assert len(tables) == 1 and "reference question" in tables[0].columns
+    if question is None:  # the home page's arithmetic question
+        assert any(c.startswith("Placed among these ") for c in captions)
+        assert [m.label for m in at.metric][:1] == ["Percentile"]
+        assert (tables[0]["dataset"] == "arithmetic").all()
+    else:
+        assert any(c.startswith("No reference questions like this one (") for c in captions)
+        assert not at.metric and len(tables[0]) == 5  # the five nearest, no number
