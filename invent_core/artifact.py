@@ -53,6 +53,10 @@ class RunArtifact:
     candidates : the perturber's candidates, accepted or not, with the reason.
     acceptance : the acceptance summary of ``candidates`` (``perturb.gate.summarize``).
     adaptive : what the adaptive budget did (None when it was off).
+    reference : Inv-Entropy placed among the shipped reference questions like this
+        one (:func:`invent_core.reference.placement_record`: percentile,
+        P(correct) and interval, k, similarity, the reference questions and
+        files); None when not placed (runs saved before it, no matching reference).
     """
 
     question: str
@@ -75,6 +79,7 @@ class RunArtifact:
     candidates: list[dict[str, Any]] = field(default_factory=list)
     acceptance: dict[str, Any] | None = None
     adaptive: AdaptiveRecord | None = None
+    reference: dict[str, Any] | None = None
 
     FORMAT = "invent.run/2"  # /1 kept a flat ``settings`` dict instead of ``config``
     _READS = (None, "invent.run/1", FORMAT)

@@ -16,11 +16,24 @@ Both are monotone in the measure. Pure numpy plus scikit-learn's isotonic
 regression; JSON in and out.
 
 Shipped references live in ``assets/reference/*.json`` (``$INVENT_REFERENCE_DIR``
-overrides), built by ``scripts/make_reference.py`` from ``evaluate`` runs.
+overrides), built by ``scripts/make_reference.py`` from ``evaluate`` runs, with
+each reference question's text and its embedding by the run's embedder.
 :func:`for_settings` pools every shipped reference whose settings match a
-run's (:data:`MATCH_KEYS`: what changes the measure's scale), across datasets;
+run's (:data:`MATCH_KEYS`: what changes the measure's scale), across datasets,
+and with a question :func:`place` narrows the pool to the reference questions
+like it (issue #24 §6): of its :data:`K_NEAREST` = 30 nearest by question-text
+similarity (same answer format), those with similarity ≥ :data:`SIMILARITY_FLOOR`
+= 0.10 and ≥ :data:`LOCAL_RATIO` = 0.7 × their own similarity to their 10th
+nearest reference question; fewer than :data:`MIN_LIKE` = 10 gives no number.
+Chosen on ``scripts/reference_placement_study.py`` (docs/reference_placement.md):
+with 100 reference questions per shipped sample, 98 % of arithmetic and GSM8K,
+94 % of TriviaQA, 95 % of SciQ, 86 % of NQ-open and 90 % of MMLU questions are
+placed, their neighbours 88 %, 97 %, 55 %, 80 %, 55 % and 100 % from their own
+dataset; 4 of 10 prompts unlike any benchmark question still get a number (10
+of 10 with the floor alone); against the shipped 0.5B references (arithmetic,
+MMLU), 0 of 300 GSM8K and almost no TriviaQA, SciQ or NQ-open questions do.
 :func:`reference_line` and :func:`columns` are what the CLI and the batch
-output show.
+output show; :func:`placement_record` what a run artefact keeps.
 """
 
 from __future__ import annotations
@@ -29,8 +42,9 @@ import csv
 import json
 import math
 import os
+from base64 import b64decode, b64encode
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +62,16 @@ __all__ = [
     "reference_settings",
     "for_settings",
     "for_run",
+    "place",
+    "Placement",
+    "K_NEAREST",
+    "SIMILARITY_FLOOR",
+    "MIN_LIKE",
+    "LOCAL_RATIO",
+    "local_radii",
+    "placement_record",
+    "placed_among",
+    "answer_format",
     "reference_line",
     "reference_source",
     "calibration_note",
@@ -64,6 +88,119 @@ FORMAT = "invent.reference/1"
 N_CALIBRATION_BOOTSTRAP = 200
 #: no P(correct) from fewer reference questions than this near the value (ours, issue #24 §7)
 MIN_NEAR = 10
+
+
+#: at most this many nearest reference questions place a question (issue #24 §6; see
+#: docs/reference_placement.md for the leave-one-out figures that chose it)
+K_NEAREST = 30
+#: a reference question is "like" the question at this cosine similarity of their
+#: question texts or more (MiniLM; docs/reference_placement.md)
+SIMILARITY_FLOOR = 0.10
+#: no percentile or P(correct) from fewer reference questions like the question than this
+MIN_LIKE = 10
+#: ... and a reference question is like the question only when their similarity is at least
+#: this share of its similarity to its own MIN_LIKE-th nearest reference question: the
+#: question must sit inside its neighbours' cluster, not merely near its edge (tight
+#: clusters such as arithmetic otherwise take in any question with a number; see
+#: docs/reference_placement.md)
+LOCAL_RATIO = 0.7
+#: how a dataset is named in "TriviaQA-like"
+DATASET_NAMES = {
+    "triviaqa": "TriviaQA",
+    "sciq": "SciQ",
+    "nq_open": "NQ-open",
+    "gsm8k": "GSM8K",
+    "mmlu": "MMLU",
+    "arithmetic": "arithmetic",
+}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one question was placed among the reference questions (issue #24 §6).
+
+    Attributes
+    ----------
+    mode : ``"nearest"`` (its k nearest at or above the floor), ``"none_like"``
+        (fewer than :data:`MIN_LIKE` of them: no number) or ``"pooled"`` (the
+        reference files carry no question embeddings: every question, as before).
+    k, floor, ratio : the most neighbours taken, the similarity floor and the
+        local ratio (:data:`LOCAL_RATIO`).
+    n_candidates : reference questions it was compared with (same settings and
+        answer format: with choices or free text).
+    rows : the neighbours, most similar first (for ``none_like`` the five
+        nearest): ``{"question", "dataset", "similarity", "value", "correct"}``.
+    reason : why ``pooled`` or ``none_like``, in words.
+    """
+
+    mode: str
+    k: int = K_NEAREST
+    floor: float = SIMILARITY_FLOOR
+    n_candidates: int = 0
+    rows: tuple[dict[str, Any], ...] = ()
+    reason: str = ""
+    ratio: float = LOCAL_RATIO
+
+    @property
+    def similarity_min(self) -> float | None:
+        """The least similar neighbour's similarity (None without neighbours)."""
+        return min((r["similarity"] for r in self.rows), default=None)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Neighbours per dataset, most first."""
+        out: dict[str, int] = {}
+        for r in self.rows:
+            out[r["dataset"]] = out.get(r["dataset"], 0) + 1
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+    @property
+    def like(self) -> str:
+        """How the neighbours are named: ``"TriviaQA-like reference questions"``.
+
+        Named after one dataset when two thirds come from it, else
+        ``"reference questions like this one (14 TriviaQA, 10 NQ-open)"``.
+        """
+        counts = self.counts
+        if not counts:
+            return "reference questions like this one"
+        top, n_top = next(iter(counts.items()))
+        if n_top * 3 >= 2 * len(self.rows):
+            return f"{DATASET_NAMES.get(top, top)}-like reference questions"
+        mix = ", ".join(f"{n} {DATASET_NAMES.get(d, d)}" for d, n in counts.items())
+        return f"reference questions like this one ({mix})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: mode, k, floor, n_like, similarity_min, like, counts, rows, reason."""
+        n_like = len(self.rows) if self.mode == "nearest" else 0
+        return {
+            "mode": self.mode,
+            "k": self.k,
+            "floor": self.floor,
+            "ratio": self.ratio,
+            "n_candidates": self.n_candidates,
+            "n_like": n_like,
+            "similarity_min": self.similarity_min,
+            "like": self.like if self.mode == "nearest" else None,
+            "counts": self.counts if self.mode == "nearest" else {},
+            "rows": [dict(r) for r in self.rows],
+            "reason": self.reason,
+        }
+
+
+def encode_embeddings(emb: np.ndarray) -> dict[str, Any]:
+    """(n, d) floats as ``{"dtype": "float16", "shape": [n, d], "base64": …}`` (compact JSON)."""
+    e = np.ascontiguousarray(np.asarray(emb, dtype="<f2"))
+    return {"dtype": "float16", "shape": list(e.shape), "base64": b64encode(e.tobytes()).decode()}
+
+
+def decode_embeddings(data: Mapping[str, Any]) -> np.ndarray:
+    """Inverse of :func:`encode_embeddings`: (n, d) float32 rows, re-normalised to unit length."""
+    if data.get("dtype") != "float16":
+        raise ValueError(f"unsupported embedding dtype {data.get('dtype')!r}")
+    flat = np.frombuffer(b64decode(data["base64"]), dtype="<f2").astype(np.float32)
+    e = flat.reshape([int(x) for x in data["shape"]])
+    return e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-12)
 
 
 @dataclass(frozen=True)
@@ -87,6 +224,10 @@ class ReferenceSet:
     values: np.ndarray
     correct: np.ndarray | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
+    questions: Sequence[str] | None = None
+    sources: Sequence[str] | None = None
+    embeddings: np.ndarray | None = None
+    placement: Placement | None = None
 
     def __post_init__(self) -> None:
         """Check shapes and labels; store sorted-ready float/int arrays."""
@@ -97,6 +238,7 @@ class ReferenceSet:
             raise ValueError("reference values must be finite (drop failed questions first)")
         object.__setattr__(self, "values", v)
         object.__setattr__(self, "settings", dict(self.settings))
+        self._check_rows(v.size)
         if self.correct is None:
             return
         c = np.asarray(self.correct).reshape(-1)
@@ -105,6 +247,21 @@ class ReferenceSet:
         if not np.isin(c.astype(np.float64), (0.0, 1.0)).all():
             raise ValueError("correct must contain only 0/1 or True/False")
         object.__setattr__(self, "correct", c.astype(np.int64))
+
+    def _check_rows(self, n: int) -> None:
+        """Per-question texts, datasets and embeddings: n of each, or none."""
+        for name in ("questions", "sources"):
+            got = getattr(self, name)
+            if got is not None:
+                got = tuple(str(x) for x in got)
+                if len(got) != n:
+                    raise ValueError(f"{len(got)} {name} for {n} reference values")
+                object.__setattr__(self, name, got)
+        if self.embeddings is not None:
+            e = np.asarray(self.embeddings, dtype=np.float32)
+            if e.ndim != 2 or e.shape[0] != n:
+                raise ValueError(f"embeddings of shape {e.shape} for {n} reference values")
+            object.__setattr__(self, "embeddings", e)
 
     @property
     def size(self) -> int:
@@ -186,7 +343,15 @@ class ReferenceSet:
 
     @property
     def bandwidth(self) -> float:
-        """Half-width of "near" a value: half the reference's interquartile range."""
+        """Half-width of "near" a value: half the reference's interquartile range.
+
+        A set placed by :func:`place` carries its own (``settings["bandwidth"]``):
+        the whole interquartile range of the reference it was taken from. Its
+        questions are already like the question, so a wider window of values
+        counts as near; half a dozen neighbours' own spread would leave too few.
+        """
+        if self.settings.get("bandwidth"):
+            return float(self.settings["bandwidth"])
         q1, q3 = np.percentile(self.values, [25, 75])
         return float(max(0.5 * (q3 - q1), 1e-9))
 
@@ -199,13 +364,29 @@ class ReferenceSet:
 
         Returns
         -------
-        ``{"value", "percentile", "p_correct" (None without labels), "base_rate"
-        (share of the reference answered right; None without labels),
-        "datasets", "n_reference", "settings"}``. P(correct) carries the base
-        rate of the questions it was fitted on: it transfers to questions like
-        those only (the 0.5B model is right on 60–80 % of arithmetic questions
-        and 2 % of TriviaQA), so a UI shows it with ``datasets`` and ``base_rate``.
+        ``{"value", "percentile", "p_correct" (None without labels), "p_interval",
+        "n_near", "base_rate" (share of the reference answered right; None without
+        labels), "datasets", "n_reference", "settings", "placement"}``. P(correct)
+        carries the base rate of the questions it was fitted on: it transfers to
+        questions like those only (the 0.5B model is right on 60–80 % of arithmetic
+        questions and 2 % of TriviaQA), hence :func:`place`. ``placement`` is
+        :meth:`Placement.to_dict` (None for a set not placed); when no reference
+        question is like this one, percentile and P(correct) are None.
         """
+        placed = self.placement.to_dict() if self.placement is not None else None
+        if self.placement is not None and self.placement.mode == "none_like":
+            return {
+                "value": float(value),
+                "percentile": None,
+                "p_correct": None,
+                "p_interval": None,
+                "n_near": None,
+                "base_rate": None,
+                "datasets": [],
+                "n_reference": 0,
+                "settings": dict(self.settings),
+                "placement": placed,
+            }
         cal = self.calibration(value) if self.has_labels else {}
         return {
             "value": float(value),
@@ -217,6 +398,7 @@ class ReferenceSet:
             "datasets": self.datasets,
             "n_reference": self.size,
             "settings": dict(self.settings),
+            "placement": placed,
         }
 
     @property
@@ -228,22 +410,42 @@ class ReferenceSet:
     # -- JSON -----------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the set as a JSON-ready dict (values, correct, settings, format)."""
-        return {
+        """Return the set as a JSON-ready dict (values, correct, settings, format).
+
+        With question texts: ``questions`` and ``sources`` (each question's
+        dataset) lists, and ``embeddings`` as ``{"dtype": "float16", "shape",
+        "base64"}`` (about 1 KB a question for MiniLM's 384 dimensions).
+        """
+        out: dict[str, Any] = {
             "format": FORMAT,
             "values": self.values.tolist(),
             "correct": None if self.correct is None else self.correct.tolist(),
             "settings": dict(self.settings),
         }
+        if self.questions is not None:
+            out["questions"] = list(self.questions)
+        if self.sources is not None:
+            out["sources"] = list(self.sources)
+        if self.embeddings is not None:
+            out["embeddings"] = encode_embeddings(self.embeddings)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ReferenceSet:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`; files without questions or embeddings load too."""
         if data.get("format") not in (None, FORMAT):
             raise ValueError(f"unsupported reference format {data.get('format')!r}")
         if "values" not in data:
             raise ValueError("not a reference set: no 'values'")
-        return cls(data["values"], data.get("correct"), data.get("settings") or {})
+        emb = data.get("embeddings")
+        return cls(
+            data["values"],
+            data.get("correct"),
+            data.get("settings") or {},
+            questions=data.get("questions"),
+            sources=data.get("sources"),
+            embeddings=decode_embeddings(emb) if emb is not None else None,
+        )
 
     def save(self, path: str | Path) -> Path:
         """Write the set as JSON to ``path`` (folders created)."""
@@ -264,7 +466,9 @@ class ReferenceSet:
         """Build a reference from the ``scores.csv`` an ``evaluate`` run writes.
 
         Rows whose ``measure`` is empty or NaN are skipped; the ``correct``
-        column, when present in every kept row, becomes the labels.
+        column, when present in every kept row, becomes the labels; the
+        ``question`` and ``dataset`` columns, when present, the question texts and
+        their sources (embed them with :meth:`with_embeddings`).
         """
         with open(path, newline="", encoding="utf-8") as fh:
             rows = [r for r in csv.DictReader(fh) if _finite(r.get(measure))]
@@ -273,7 +477,26 @@ class ReferenceSet:
         labels = [r.get("correct") for r in rows]
         correct = [int(x) for x in labels] if all(x not in (None, "") for x in labels) else None
         meta = {"measure": measure, "source": str(path), **dict(settings)}
-        return cls([float(r[measure]) for r in rows], correct, meta)
+        questions = [r["question"] for r in rows] if "question" in rows[0] else None
+        dataset = meta.get("dataset")
+        sources = [r.get("dataset") or dataset or "?" for r in rows] if questions else None
+        return cls([float(r[measure]) for r in rows], correct, meta, questions, sources)
+
+    def with_embeddings(self, embedder: Any) -> ReferenceSet:
+        """The set with its questions embedded by ``embedder`` (its identity in settings).
+
+        Raises
+        ------
+        ValueError
+            Without question texts, or for a similarity that cannot embed (NLI).
+        """
+        if self.questions is None:
+            raise ValueError("this reference set has no question texts to embed")
+        if not hasattr(embedder, "encode"):
+            raise ValueError(f"{embedder.name} gives no embeddings; questions cannot be placed")
+        emb = np.asarray(embedder.encode(list(self.questions)), dtype=np.float32)
+        settings = {**self.settings, "question_embedder": embedder.identity}
+        return replace(self, embeddings=emb, settings=settings)
 
 
 def _finite(text: str | None) -> bool:
@@ -340,6 +563,9 @@ def for_settings(
     llm_identity: str | None = "local",
     measure: str = "inv_entropy",
     directory: str | Path | None = None,
+    question: str | None = None,
+    embedder: Any = None,
+    task: str | None = None,
 ) -> ReferenceSet | None:
     """Return the shipped reference for a run's settings, or None when none matches.
 
@@ -347,6 +573,9 @@ def for_settings(
     (see :func:`reference_settings`) is pooled into one set; its ``settings``
     are the matched values plus ``datasets`` (where the questions came from)
     and ``files``. Labels are kept only when every pooled file has them.
+    With ``question``, the pooled set is narrowed by :func:`place` to the
+    reference questions like it (``embedder``: the run's, by default the
+    config's packaged one; ``task``: the run's answer format).
 
     Examples
     --------
@@ -367,21 +596,199 @@ def for_settings(
             found.append((path, ref))
     if not found:
         return None
-    return _pool(found, wanted)
+    pooled = _pool(found, wanted)
+    if question is None:
+        return pooled
+    if embedder is None:
+        from .embedders import get_embedder
+
+        embedder = get_embedder(config.score.embedder)
+    return place(pooled, question, embedder, task=task)
 
 
-def for_run(run: Any, *, measure: str = "inv_entropy") -> ReferenceSet | None:
-    """The shipped reference for a :class:`~invent_core.pipeline.RunArtifact` (its config and LLM)."""
-    return for_settings(run.config, llm_identity=run.identities.get("llm"), measure=measure)
+def for_run(run: Any, *, measure: str = "inv_entropy", embedder: Any = None) -> ReferenceSet | None:
+    """The reference questions like a :class:`~invent_core.pipeline.RunArtifact`'s question.
+
+    Same settings (its config and LLM) and answer format (its task), narrowed to
+    the question's nearest by :func:`place`.
+    """
+    return for_settings(
+        run.config,
+        llm_identity=run.identities.get("llm"),
+        measure=measure,
+        question=run.question,
+        embedder=embedder,
+        task=run.task,
+    )
 
 
 def _pool(found: Sequence[tuple[Path, ReferenceSet]], wanted: Mapping[str, Any]) -> ReferenceSet:
-    values = np.concatenate([ref.values for _, ref in found])
-    labelled = all(ref.has_labels for _, ref in found)
-    correct = np.concatenate([ref.correct for _, ref in found]) if labelled else None
-    datasets = sorted({str(ref.settings.get("dataset", "?")) for _, ref in found})
+    """One set of every matched file; per-question texts and embeddings only when all have them."""
+    refs = [ref for _, ref in found]
+    values = np.concatenate([ref.values for ref in refs])
+    labelled = all(ref.has_labels for ref in refs)
+    correct = np.concatenate([ref.correct for ref in refs]) if labelled else None
+    datasets = sorted({str(ref.settings.get("dataset", "?")) for ref in refs})
     settings = {**wanted, "datasets": datasets, "files": [p.name for p, _ in found]}
-    return ReferenceSet(values, correct, settings)
+    embedded = all(r.embeddings is not None and r.questions is not None for r in refs)
+    identities = {r.settings.get("question_embedder") for r in refs}
+    if not embedded or len(identities) != 1:
+        return ReferenceSet(values, correct, settings)
+    settings["question_embedder"] = identities.pop()
+    return ReferenceSet(
+        values,
+        correct,
+        settings,
+        questions=[q for r in refs for q in r.questions],
+        sources=[s for r in refs for s in _sources(r)],
+        embeddings=np.concatenate([r.embeddings for r in refs]),
+    )
+
+
+def _sources(ref: ReferenceSet) -> Sequence[str]:
+    return ref.sources or [str(ref.settings.get("dataset", "?"))] * ref.size
+
+
+def answer_format(task_or_dataset: str | None) -> str | None:
+    """``"choices"`` (MMLU-style, a letter) or ``"free"`` text; None when unknown.
+
+    A question with options is answered with a letter, so it is placed among
+    reference questions with options only, and a free-text one among free-text
+    ones. Arithmetic typed as ``qa`` and GSM8K are both free text: their
+    similarity keeps them apart (docs/reference_placement.md).
+    """
+    from .datasets import DATASETS
+
+    if task_or_dataset is None:
+        return None
+    task = DATASETS[task_or_dataset][1] if task_or_dataset in DATASETS else task_or_dataset
+    return {"mmlu": "choices", "qa": "free", "gsm8k": "free"}.get(task)
+
+
+def place(
+    ref: ReferenceSet,
+    question: str,
+    embedder: Any,
+    *,
+    task: str | None = None,
+    k: int = K_NEAREST,
+    floor: float = SIMILARITY_FLOOR,
+    ratio: float = LOCAL_RATIO,
+) -> ReferenceSet:
+    """The reference questions like ``question``: those of its k nearest close enough.
+
+    Similarity is the cosine of the question texts' embeddings by the run's
+    embedder (the reference's were made by the same model: its identity is
+    checked). Only reference questions of the same answer format
+    (:func:`answer_format` of ``task``) are candidates. Of its k nearest, a
+    reference question j is like it when their similarity is ≥ ``floor`` and ≥
+    ``ratio`` (:data:`LOCAL_RATIO`) × ρ_j, ρ_j being j's similarity to its own
+    :data:`MIN_LIKE`-th nearest reference question (:func:`local_radii`).
+
+    Returns
+    -------
+    A :class:`ReferenceSet` with its :class:`Placement`: the neighbours (mode
+    ``"nearest"``); the whole ``ref`` with mode ``"none_like"`` when fewer than
+    :data:`MIN_LIKE` are close enough (:meth:`ReferenceSet.describe` then gives
+    no number); the whole ``ref`` with mode ``"pooled"`` when it has no question
+    embeddings, or ones made by another embedder.
+    """
+    why = _cannot_place(ref, embedder)
+    if why:
+        return replace(ref, placement=Placement("pooled", k, floor, ref.size, (), why, ratio))
+    q = np.asarray(embedder.encode([question]), dtype=np.float32).reshape(-1)
+    sims = ref.embeddings @ (q / max(float(np.linalg.norm(q)), 1e-12))
+    fmt = answer_format(task)
+    formats = {s: answer_format(s) for s in set(_sources(ref))}
+    ok = [fmt is None or formats[s] in (None, fmt) for s in _sources(ref)]
+    order = [int(i) for i in np.argsort(-sims, kind="stable") if ok[i]]
+    bar = np.maximum(floor, ratio * local_radii(ref))
+    near = [i for i in order[:k] if sims[i] >= bar[i]]
+    if len(near) < MIN_LIKE:
+        rows = tuple(_row(ref, i, sims[i]) for i in order[:5])
+        why = (
+            f"{len(near)} of {len(order)} reference questions are close enough: similarity "
+            f"≥ {floor:.2f} and ≥ {ratio} × theirs to their own {MIN_LIKE}th nearest; "
+            f"{MIN_LIKE} needed"
+            if order
+            else f"none of the {ref.size} reference questions is answered with {_FORMATS[fmt]}"
+        )
+        placed = Placement("none_like", k, floor, len(order), rows, why, ratio)
+        return replace(ref, placement=placed)
+    rows = _rows(ref, near, sims)
+    return _subset(ref, near, Placement("nearest", k, floor, len(order), rows, "", ratio))
+
+
+_FORMATS = {"choices": "a letter among options", "free": "free text"}
+
+
+def local_radii(ref: ReferenceSet, m: int = MIN_LIKE) -> np.ndarray:
+    """(n,) each reference question's similarity to its m-th nearest other one of its answer format.
+
+    How tight the reference is around each question: arithmetic questions are
+    near-copies of one another (median ρ 0.62 with 100 a sample), TriviaQA
+    questions share little (0.21; docs/reference_placement.md). −inf where fewer than m others share the format. Cached
+    for the last reference (a batch places every row among the same one).
+    """
+    key = (hash(ref.embeddings.tobytes()), tuple(_sources(ref)), m)
+    last = _RADII.get("last")
+    if last is not None and last[0] == key:
+        return last[1]
+    formats = {s: answer_format(s) for s in set(_sources(ref))}
+    fmt = np.array([str(formats[s]) for s in _sources(ref)])
+    sims = ref.embeddings @ ref.embeddings.T
+    same = fmt[:, None] == fmt[None, :]
+    sims = np.where(same & ~np.eye(ref.size, dtype=bool), sims, -np.inf)
+    radii = -np.sort(-sims, axis=1)[:, m - 1] if ref.size > m else np.full(ref.size, -np.inf)
+    _RADII["last"] = (key, radii)  # one assignment: a concurrent row sees old or new
+    return radii
+
+
+_RADII: dict[str, Any] = {}
+
+
+def _cannot_place(ref: ReferenceSet, embedder: Any) -> str:
+    """Why ``ref`` cannot be searched by question ("" when it can)."""
+    if ref.embeddings is None or ref.questions is None:
+        return (
+            "the reference files carry no question embeddings (rebuild them with "
+            "scripts/make_reference.py), so every reference question counts"
+        )
+    if not hasattr(embedder, "encode"):
+        return f"{getattr(embedder, 'name', 'this similarity')} gives no embeddings"
+    made_by = ref.settings.get("question_embedder")
+    if made_by and made_by != getattr(embedder, "identity", made_by):
+        return f"the reference questions were embedded by {made_by}, not this run's embedder"
+    return ""
+
+
+def _row(ref: ReferenceSet, i: int, similarity: float) -> dict[str, Any]:
+    return {
+        "question": ref.questions[i],
+        "dataset": _sources(ref)[i],
+        "similarity": round(float(similarity), 4),
+        "value": float(ref.values[i]),
+        "correct": None if ref.correct is None else int(ref.correct[i]),
+    }
+
+
+def _rows(ref: ReferenceSet, idx: Sequence[int], sims: np.ndarray) -> tuple[dict[str, Any], ...]:
+    return tuple(_row(ref, i, sims[i]) for i in idx)
+
+
+def _subset(ref: ReferenceSet, idx: Sequence[int], placement: Placement) -> ReferenceSet:
+    """The rows ``idx`` of ``ref`` as a set of their own, with ``placement``."""
+    sel = np.asarray(idx, dtype=np.int64)
+    sources = [_sources(ref)[i] for i in idx]
+    return ReferenceSet(
+        ref.values[sel],
+        None if ref.correct is None else ref.correct[sel],
+        {**ref.settings, "datasets": sorted(set(sources)), "bandwidth": 2 * ref.bandwidth},
+        questions=[ref.questions[i] for i in idx],
+        sources=sources,
+        embeddings=ref.embeddings[sel],
+        placement=placement,
+    )
 
 
 def _describe_settings(settings: Mapping[str, Any]) -> str:
@@ -402,14 +809,27 @@ def _describe_settings(settings: Mapping[str, Any]) -> str:
 def reference_line(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entropy") -> str:
     """Return the line shown next to a measure's value.
 
-    ``"percentile 83 among 120 reference questions (settings: …); P(correct) ≈ 0.31"``,
-    or a line saying that no shipped reference matches the settings.
+    Placed (:func:`place`): ``"inv_entropy: P(correct) ≈ 0.02 [0.01, 0.08] among 30
+    TriviaQA-like reference questions (k = 30, similarity ≥ 0.21); percentile 83
+    among them; …"``; none like it: ``"inv_entropy: no reference questions like
+    this one — … — so no percentile or P(correct)"``. A set not placed (or
+    pooled: old files) reads ``"percentile 83 among 120 reference questions
+    (settings: …); P(correct) ≈ 0.31 …"``; without a matching reference, a line
+    says so.
     """
     if ref is None:
         return f"{measure}: no shipped reference for these settings (scripts/make_reference.py)"
     if not math.isfinite(value):
         return f"{measure}: no value, so no percentile"
+    placement = ref.placement
+    if placement is not None and placement.mode == "none_like":
+        return (
+            f"{measure}: no reference questions like this one — {placement.reason} — "
+            "so no percentile or P(correct)"
+        )
     d = ref.describe(value)
+    if placement is not None and placement.mode == "nearest":
+        return _placed_line(d, ref, measure)
     line = f"{measure}: percentile {d['percentile']:.0f} among {reference_source(ref)}"
     if d["p_correct"] is not None:
         lo, hi = d["p_interval"]
@@ -422,11 +842,41 @@ def reference_line(value: float, ref: ReferenceSet | None, *, measure: str = "in
             f"; P(correct): not enough reference questions near this value "
             f"({d['n_near']} < {MIN_NEAR})"
         )
+    if placement is not None:  # pooled: old reference files
+        line += f" [not placed among questions like this one: {placement.reason}]"
     return line
+
+
+def _placed_line(d: Mapping[str, Any], ref: ReferenceSet, measure: str) -> str:
+    """The line of a question placed among its nearest reference questions."""
+    where = placed_source(ref)
+    if d["p_correct"] is not None:
+        lo, hi = d["p_interval"]
+        head = f"{measure}: P(correct) ≈ {d['p_correct']:.2f} [{lo:.2f}, {hi:.2f}] among {where}"
+        tail = (
+            f"; percentile {d['percentile']:.0f} among them; {d['n_near']} near this value; "
+            f"{100 * d['base_rate']:.0f} % of the {ref.size} answered right"
+        )
+    else:
+        head = f"{measure}: percentile {d['percentile']:.0f} among {where}"
+        tail = (
+            "; P(correct): no labels"
+            if d["n_near"] is None
+            else f"; P(correct): not enough of them near this value ({d['n_near']} < {MIN_NEAR})"
+        )
+    return head + tail + f" (settings: {_describe_settings(ref.settings)})"
+
+
+def placed_source(ref: ReferenceSet) -> str:
+    """``"30 TriviaQA-like reference questions (k = 30, similarity ≥ 0.21)"``."""
+    p = ref.placement
+    return f"{ref.size} {p.like} (k = {p.k}, similarity ≥ {p.similarity_min:.2f})"
 
 
 def reference_source(ref: ReferenceSet) -> str:
     """``"110 reference questions (settings: paraphrase, n = 9, …; arithmetic, mmlu)"``."""
+    if ref.placement is not None and ref.placement.mode == "nearest":
+        return f"{placed_source(ref)} (settings: {_describe_settings(ref.settings)})"
     return f"{ref.size} reference questions (settings: {_describe_settings(ref.settings)})"
 
 
@@ -437,15 +887,55 @@ def calibration_note(described: Mapping[str, Any]) -> str:
 
 
 def columns(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entropy") -> dict:
-    """Return the two batch-output columns of one value: its percentile and P(correct).
+    """Return the batch-output columns of one value: percentile, P(correct), placed among.
 
-    ``{"<measure>_percentile": 0–100 or None, "<measure>_p_correct": 0–1 or None}``;
-    None (an empty cell) without a matching reference, a finite value or labels.
+    ``{"<measure>_percentile": 0–100 or None, "<measure>_p_correct": 0–1 or None,
+    "<measure>_placed_among": "30 TriviaQA-like (k = 30, similarity ≥ 0.21)" or a
+    note or None}``. Percentile and P(correct) are None (an empty cell) without a
+    matching reference, a finite value, labels, or reference questions like the
+    row's (a :func:`place`-d set of mode ``"none_like"``). A placed set gives the
+    value among the neighbours only.
     """
     ok = ref is not None and value is not None and math.isfinite(value)
+    if ok and ref.placement is not None and ref.placement.mode == "none_like":
+        ok = False
     pct = float(ref.percentile(value)) if ok else None
     p = ref.calibration(value)["p_correct"] if ok and ref.has_labels else None
-    return {f"{measure}_percentile": pct, f"{measure}_p_correct": p}
+    return {
+        f"{measure}_percentile": pct,
+        f"{measure}_p_correct": p,
+        f"{measure}_placed_among": placed_among(ref),
+    }
+
+
+def placed_among(ref: ReferenceSet | None) -> str | None:
+    """A short cell: which reference questions a value was placed among (None: no reference)."""
+    if ref is None:
+        return None
+    p = ref.placement
+    if p is None:
+        return f"{ref.size} reference questions"
+    if p.mode == "nearest":
+        like = p.like.removesuffix(" reference questions")
+        return f"{ref.size} {like} (k = {p.k}, similarity ≥ {p.similarity_min:.2f})"
+    if p.mode == "none_like":
+        return f"none like this one ({p.reason})"
+    return f"{ref.size} reference questions, pooled (no question embeddings)"
+
+
+def placement_record(value: float | None, ref: ReferenceSet | None, measure: str) -> dict | None:
+    """What a run artefact keeps of its placement (issue #24 §6); None without a reference.
+
+    ``{"measure", "value", "percentile", "p_correct", "p_interval", "n_near",
+    "base_rate", "n_reference", "datasets", "files", "placement"}``:
+    :meth:`ReferenceSet.describe` without the settings (the run has them), plus
+    the reference files' names.
+    """
+    if ref is None or value is None or not math.isfinite(value):
+        return None
+    d = ref.describe(float(value))
+    d.pop("settings", None)
+    return {"measure": measure, **d, "files": list(ref.settings.get("files") or [])}
 
 
 def _bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -174,28 +174,74 @@ def gate_summary(run: Any) -> None:
 
 
 def reference_panel(run: Any, *, key: str) -> None:
-    """Inv-Entropy against the shipped reference for the run's settings: percentile, P(correct), chart.
+    """Inv-Entropy among the shipped reference questions like this one: percentile, P(right), chart.
 
     A bare 2.3101 says nothing; its place among reference questions scored with
-    the same settings does (issue #12 §3). Without a matching reference, say so
-    and which settings the shipped ones use.
+    the same settings does (issue #12 §3), and only among questions like it: the
+    0.5B model is right on most arithmetic and almost no TriviaQA (issue #24 §6).
+    The question is placed among its nearest reference questions
+    (:func:`invent_core.reference.place`), shown in a small table; when none is
+    close enough, or no reference matches the settings, the panel says so and
+    gives no number.
     """
-    from invent_core.reference import MIN_NEAR, calibration_note, reference_source
+    from invent_core.reference import place
 
     from . import resources
 
     value = run.score.measures.get("inv_entropy") if run.score is not None else None
     if value is None:
         return
-    ref = resources.reference(run.config.to_dict(), run.identities.get("llm"))
-    if ref is None:
+    pooled = resources.reference(run.config.to_dict(), run.identities.get("llm"))
+    if pooled is None:
         st.caption(
             "No shipped reference was made with these settings (model, perturber, n, r, T, "
             "embedder, kernel), so this value cannot be placed among other questions. The "
             "shipped references use the packaged models with the default settings."
         )
         return
-    d = ref.describe(float(value))
+    emb = resources.embedder(run.config.score.embedder)
+    ref = place(pooled, run.question, emb, task=run.task)
+    placement = ref.placement
+    if placement.mode == "none_like":
+        st.caption(
+            f"No reference questions like this one ({placement.reason}), so no percentile and "
+            "no P(right): a number calibrated on other kinds of questions would mislead. "
+            "The nearest reference questions:"
+        )
+        _neighbour_table(placement.rows)
+        return
+    _reference_numbers(ref, float(value), key=key)
+    if placement.mode == "nearest":
+        st.caption(f"Placed among these {ref.size} reference questions ({placement.like}):")
+        _neighbour_table(placement.rows)
+    else:
+        st.caption(f"Not placed among questions like this one: {placement.reason}.")
+
+
+def _neighbour_table(rows: Any) -> None:
+    """The reference questions a question was placed among: text, dataset, similarity, value, right."""
+    import pandas as pd
+
+    table = pd.DataFrame(
+        [
+            {
+                "reference question": r["question"],
+                "dataset": r["dataset"],
+                "similarity": round(r["similarity"], 3),
+                "Inv-Entropy": round(r["value"], 4),
+                "right": None if r["correct"] is None else bool(r["correct"]),
+            }
+            for r in rows
+        ]
+    )
+    st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 300))
+
+
+def _reference_numbers(ref: Any, value: float, *, key: str) -> None:
+    """Percentile and P(right) metrics beside the reference distribution with this value marked."""
+    from invent_core.reference import MIN_NEAR, calibration_note, reference_source
+
+    d = ref.describe(value)
     c1, c2 = st.columns([1, 2])
     c1.metric(
         "Percentile",
@@ -221,9 +267,7 @@ def reference_panel(run: Any, *, key: str) -> None:
             f"P(right): not enough reference questions near this value ({d['n_near']} < "
             f"{MIN_NEAR}), so no number."
         )
-    fig = plots.reference_figure(
-        ref.values, float(value), correct=ref.correct, percentile=d["percentile"]
-    )
+    fig = plots.reference_figure(ref.values, value, correct=ref.correct, percentile=d["percentile"])
     c2.plotly_chart(fig, key=f"{key}_reference", config={"displaylogo": False})
     st.caption(f"Among {reference_source(ref)}.")  # the figures themselves are above
 

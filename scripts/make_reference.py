@@ -10,7 +10,11 @@ labels become one :class:`invent_core.reference.ReferenceSet`, written as
 :func:`invent_core.reference.for_settings` matches a run against (the run's
 perturber, n, r, temperature, embedder, kernel, measure and packaged LLM, see
 ``reference.MATCH_KEYS``), plus the dataset, the seed and where it came from.
-Questions that failed or a method could not score are left out. No LLM call.
+Each reference question's text, its dataset and its embedding by the run's
+embedder (float16, base64; the embedder's identity in ``question_embedder``) are
+stored too, so that :func:`invent_core.reference.place` can place a new question
+among the reference questions like it (issue #24 §6). Questions that failed or a
+method could not score are left out. No LLM call; the embedder is the packaged one.
 """
 
 from __future__ import annotations
@@ -52,7 +56,12 @@ def build(folder: Path, measure: str):
         "sample": meta.get("sample", ""),
         "source": folder.name,
     }
-    return ReferenceSet.from_scores_csv(folder / "scores.csv", measure=measure, settings=settings)
+    ref = ReferenceSet.from_scores_csv(folder / "scores.csv", measure=measure, settings=settings)
+    if ref.questions is None:
+        return ref  # an old scores.csv without questions: a pooled-only reference
+    from invent_core.embedders import get_embedder
+
+    return ref.with_embeddings(get_embedder(config.score.embedder))
 
 
 def file_name(ref) -> str:
@@ -86,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
             ref = build(folder, measure)
             path = ref.save(out / file_name(ref))
             labels = "with labels" if ref.has_labels else "no labels"
-            print(f"{path}: {ref.size} questions, {labels} ({folder})")
+            embedded = "question embeddings" if ref.embeddings is not None else "no questions"
+            print(f"{path}: {ref.size} questions, {labels}, {embedded} ({folder})")
     return 0
 
 

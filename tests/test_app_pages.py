@@ -158,10 +158,15 @@ def test_the_reference_lookup_is_cached_across_reruns(monkeypatch):
     notes = [
         c.value
         for c in at.caption
-        if "calibrated on arithmetic, mmlu: right on" in c.value
+        if "calibrated on arithmetic: right on" in c.value  # placed among arithmetic-like
         or "not enough reference questions near this value" in c.value
     ]
     assert len(notes) == 2
+    # issue #24 §6: each demo question is placed among the reference questions like it
+    placed = [c.value for c in at.caption if c.value.startswith("Placed among these ")]
+    assert len(placed) == 2 and all("arithmetic-like reference questions" in c for c in placed)
+    tables = [df.value for df in at.dataframe if "reference question" in df.value.columns]
+    assert len(tables) == 2 and all((t["similarity"] >= 0.10).all() for t in tables)
 
 
 def test_explore_shows_the_demo_run(demo_run):

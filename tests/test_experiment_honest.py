@@ -278,6 +278,18 @@ def test_cli_run_prints_gate_acceptance_and_the_reference_percentile(
     assert "inv_entropy: percentile " in out and "among 40 reference questions" in out
     assert "P(correct) ≈ " in out and "; toy" in out
     assert "answers received" in err and "estimate:" in err
+    # issue #24 §6: the artefact (--json, --save) carries the placement
+    saved = tmp_path / "run.json"
+    rc, out, err = _cli(
+        monkeypatch, "run", ScriptLLM(), [*argv, "--json", "--save", str(saved)], capsys
+    )
+    assert rc == 0, err
+    rec = json.loads(out)["reference"]
+    assert (
+        rec["percentile"] is not None and rec["n_reference"] == 40 and rec["files"] == ["toy.json"]
+    )
+    assert rec["placement"]["mode"] == "pooled"  # the toy file has no question texts
+    assert RunArtifact.load(saved).reference == rec
 
 
 def test_cli_progress_prints_at_least_every_interval_and_counts_down():

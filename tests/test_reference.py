@@ -65,6 +65,7 @@ def test_without_labels_only_percentiles():
         "datasets": [],
         "n_reference": 3,
         "settings": {},
+        "placement": None,  # not placed among questions like one (reference.place)
     }
 
 

@@ -85,8 +85,13 @@ def test_line_and_columns_with_a_toy_reference_whose_answer_is_known():
     assert low == {
         "inv_entropy_percentile": 7.5,
         "inv_entropy_p_correct": pytest.approx(0.99, abs=0.02),
+        "inv_entropy_placed_among": "40 reference questions",  # not placed by question
     }
-    assert columns(0.5, None) == {"inv_entropy_percentile": None, "inv_entropy_p_correct": None}
+    assert columns(0.5, None) == {
+        "inv_entropy_percentile": None,
+        "inv_entropy_p_correct": None,
+        "inv_entropy_placed_among": None,
+    }
     assert columns(math.nan, ref)["inv_entropy_percentile"] is None
     assert "no shipped reference" in reference_line(1.0, None)
     # monotone in the measure

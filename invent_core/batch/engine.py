@@ -35,10 +35,11 @@ Output
 ``.parquet``: the checkpoint is ``OUTPUT.checkpoint.jsonl`` (kept, so a
 re-run resumes) and the final file is written from it at the end. Columns:
 ``id, row, question, [answer], response, n_perturbations, distinct_states, n_replications``,
-the five Inv measures, the chosen baselines, ``inv_entropy_percentile`` and
-``inv_entropy_p_correct`` (against the shipped reference for these settings
-and this LLM, :mod:`invent_core.reference`; empty when none matches, and for
-pre-generated responses, whose LLM is unknown), ``[correct]`` (when the input
+the five Inv measures, the chosen baselines, ``inv_entropy_percentile``,
+``inv_entropy_p_correct`` and ``inv_entropy_placed_among`` (among the shipped
+reference questions like the row's, for these settings and this LLM,
+:func:`invent_core.reference.place`; empty when none matches or none is like it,
+and for pre-generated responses, whose LLM is unknown), ``[correct]`` (when the input
 has answers: the response to the original question, replication 0, judged
 with :func:`invent_core.evaluation.correctness.judge_correct`),
 ``[perturbations, responses]`` (JSON, when the LLM generated them, so the

@@ -30,7 +30,7 @@ def output_columns(method_names: Sequence[str], *, has_answers: bool, generated:
         cols.append("answer")
     cols += ["response", "n_perturbations", "distinct_states", "n_replications", *method_names]
     if REFERENCE_MEASURE in method_names:  # issue #12 §3: the value against a shipped reference
-        cols += [f"{REFERENCE_MEASURE}_percentile", f"{REFERENCE_MEASURE}_p_correct"]
+        cols += [f"{REFERENCE_MEASURE}_{c}" for c in ("percentile", "p_correct", "placed_among")]
     if has_answers:
         cols.append("correct")
     if generated:
@@ -149,9 +149,7 @@ class RowScorer:
         for name, res in results.items():
             record[name] = res.value if res.ok else None
         if inv is not None and row.responses is None:
-            from ..reference import columns
-
-            record.update(columns(record[REFERENCE_MEASURE], self.reference))
+            record.update(self._reference_columns(row, record[REFERENCE_MEASURE]))
         errors = {name: res.error for name, res in results.items() if not res.ok}
         record["method_errors"] = json.dumps(errors, ensure_ascii=False) if errors else ""
         if row.answers:
@@ -159,6 +157,15 @@ class RowScorer:
             record["correct"] = int(self._judge(row, record["response"]))
         record["seconds"] = round(time.perf_counter() - t0, 4)
         return record
+
+    def _reference_columns(self, row: InputRow, value: float | None) -> dict[str, Any]:
+        """Percentile and P(correct) among the reference questions like the row's (issue #24 §6)."""
+        from ..reference import columns, place
+
+        ref = self.reference
+        if ref is not None and value is not None:
+            ref = place(ref, row.question, self.sim, task=row.task)
+        return columns(value, ref)
 
     def _judge(self, row: InputRow, response: str) -> bool:
         from ..evaluation.correctness import judge_correct

@@ -90,6 +90,7 @@ def _main(args: argparse.Namespace) -> int:
     from ..estimate import record_artifact
 
     record_artifact(art)
+    art.reference = reference_record(art)  # issue #24 §6: a saved run keeps its placement
     if args.save:
         from ..batch.output import OutputLock, lock_path
 
@@ -104,15 +105,29 @@ def _main(args: argparse.Namespace) -> int:
     return 0
 
 
+def _inv_entropy(art) -> float | None:
+    value = art.score.measures.get("inv_entropy") if art.score is not None else None
+    return None if value is None else float(value)
+
+
 def reference_lines(art) -> list[str]:
-    """Return the percentile / P(correct) line of Inv-Entropy against the shipped reference."""
+    """Return the line of Inv-Entropy among the shipped reference questions like the run's."""
     from ..reference import for_run, reference_line
 
-    measure = "inv_entropy"
-    value = art.score.measures.get(measure) if art.score is not None else None
+    value = _inv_entropy(art)
     if value is None:
         return []
-    return [reference_line(float(value), for_run(art, measure=measure), measure=measure)]
+    return [reference_line(value, for_run(art, measure="inv_entropy"), measure="inv_entropy")]
+
+
+def reference_record(art) -> dict | None:
+    """The placement the artefact keeps (``reference.placement_record``), or None."""
+    from ..reference import for_run, placement_record
+
+    value = _inv_entropy(art)
+    if value is None:
+        return None
+    return placement_record(value, for_run(art, measure="inv_entropy"), "inv_entropy")
 
 
 def _print_run(art) -> None:

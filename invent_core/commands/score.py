@@ -77,8 +77,8 @@ def main(args: argparse.Namespace) -> int:
     return run_guarded(_main, args)
 
 
-def _reference(res, config: ScoreConfig, made_by: str | None):
-    """(line, describe dict or None) of Inv-Entropy against the reference of ``made_by``'s runs."""
+def _reference(res, config: ScoreConfig, made_by: str | None, question: str):
+    """(line, describe dict or None) of Inv-Entropy among ``made_by``'s reference questions like ``question``."""
     from ..config import RunConfig
     from ..reference import for_settings, reference_line
 
@@ -92,7 +92,7 @@ def _reference(res, config: ScoreConfig, made_by: str | None):
     run = RunConfig(
         n_perturbations=res.n_perturbations, n_replications=res.n_replications, score=config
     )
-    ref = for_settings(run, llm_identity=made_by)
+    ref = for_settings(run, llm_identity=made_by, question=question)
     described = ref.describe(value) if ref is not None else None
     return reference_line(value, ref), described
 
@@ -108,7 +108,7 @@ def _main(args: argparse.Namespace) -> int:
         )
     questions, responses = load_score_input(args.file)
     res = score_responses(questions, responses, config)
-    line, described = _reference(res, config, args.made_by)
+    line, described = _reference(res, config, args.made_by, questions[0])
     if args.json:
         out = {
             "measures": res.measures,
