@@ -53,7 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--shard", default=None, help="i/N: score only part i of N (by a hash of the id)"
     )
     p.add_argument(
-        "--dataset", default=None, help="correctness rule (triviaqa, sciq, mmlu, gsm8k, qa …)"
+        "--dataset",
+        default=None,
+        help="correctness rule (triviaqa, sciq, mmlu, gsm8k, arithmetic, qa …)",
     )
     p.add_argument(
         "--encoding",
