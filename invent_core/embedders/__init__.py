@@ -13,6 +13,7 @@ from ..config import ScoreConfig
 from .base import CachedEmbedder, Embedder, EncodeStats, Similarity
 from .nli import NLISimilarity
 from .sbert import MINILM, MPNET, SbertEmbedder, SbertSpec, is_installed
+from .store import VectorStore
 
 #: name -> spec of the packaged sentence embedders.
 EMBEDDERS: dict[str, SbertSpec] = {"minilm": MINILM, "mpnet": MPNET}
@@ -55,7 +56,7 @@ def get_embedder(
         if key in _instances:
             return _instances[key]
         if name in EMBEDDERS:
-            inst: Similarity = SbertEmbedder(EMBEDDERS[name], device=device)
+            inst: Similarity = SbertEmbedder(EMBEDDERS[name], device=device, store=VectorStore())
         else:
             path = Path(name[4:] if name.startswith("nli:") else name)
             if not path.is_dir():
@@ -76,6 +77,7 @@ __all__ = [
     "NLISimilarity",
     "SbertEmbedder",
     "Similarity",
+    "VectorStore",
     "available_embedders",
     "get_embedder",
 ]
