@@ -52,6 +52,9 @@ class VectorStore:
         self._path = Path(path) if path is not None else None
         self._off = False
         self._lock = threading.Lock()
+        # one connection per process and file, reopened after a fork or a new $INVENT_CACHE
+        self._conn: sqlite3.Connection | None = None
+        self._conn_key: tuple[int, Path] | None = None
 
     @property
     def path(self) -> Path:
@@ -62,13 +65,18 @@ class VectorStore:
         return f"VectorStore({str(self.path)!r})"
 
     def _connect(self) -> sqlite3.Connection:
+        key = (os.getpid(), self.path)
+        if self._conn is not None and self._conn_key == key:
+            return self._conn
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # a cache: a lost last write costs a re-embed
         conn.execute(
             "CREATE TABLE IF NOT EXISTS vectors (identity TEXT NOT NULL, key TEXT NOT NULL, "
             "vector BLOB NOT NULL, PRIMARY KEY (identity, key)) WITHOUT ROWID"
         )
+        self._conn, self._conn_key = conn, key
         return conn
 
     def _guarded(self, what: str, fn):
@@ -77,13 +85,13 @@ class VectorStore:
         with self._lock:
             try:
                 conn = self._connect()
-                try:
-                    with conn:
-                        return fn(conn)
-                finally:
-                    conn.close()
+                with conn:
+                    return fn(conn)
             except (sqlite3.Error, OSError) as err:
                 self._off = True
+                if self._conn is not None:
+                    self._conn.close()
+                self._conn = None
                 warnings.warn(
                     f"embedding store {self.path}: {what} failed ({err}); "
                     "embedding without it for the rest of this process",
