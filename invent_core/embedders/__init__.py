@@ -1,7 +1,9 @@
 """Embedders and similarities (the paper's ψ and a_Similarity), behind one registry.
 
 ``get_embedder("minilm")`` returns a process-wide instance, so a model is
-loaded once however many callers ask for it. Heavy libraries load on first use.
+loaded once however many callers ask for it. Heavy libraries load on first use,
+and not at all when every text's vector is in the embedding store on disk
+(``<cache_dir>/embeddings.sqlite``, :mod:`invent_core.embedders.store`).
 """
 
 from __future__ import annotations
