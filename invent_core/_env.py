@@ -30,6 +30,17 @@ def cache_dir() -> Path:
     return root
 
 
+def assets_dir() -> Path:
+    """Folder of the shipped data: dataset samples, reference runs, demo artefacts.
+
+    ``invent_core/assets`` in an installed wheel, else ``<repository>/assets``
+    (a checkout, or ``pip install -e .``); the same files either way.
+    """
+    here = Path(__file__).resolve().parent
+    installed = here / "assets"
+    return installed if installed.is_dir() else here.parent / "assets"
+
+
 def torch_device() -> str:
     """``"cuda"`` when a GPU is visible to torch, else ``"cpu"`` (imports torch)."""
     import torch

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
 #: command modules under invent_core.commands, in the order --help lists them
 COMMANDS: tuple[str, ...] = ("score", "batch", "merge", "evaluate", "tsu", "run")
@@ -13,7 +14,8 @@ COMMANDS: tuple[str, ...] = ("score", "batch", "merge", "evaluate", "tsu", "run"
 def build_parser() -> argparse.ArgumentParser:
     """Build the ``python -m invent_core`` parser with every command's subparser."""
     parser = argparse.ArgumentParser(
-        prog="python -m invent_core",
+        # the console script of `pip install .` is `invent`; the module stays
+        prog="invent" if Path(sys.argv[0]).name == "invent" else "python -m invent_core",
         description="Inv-Entropy uncertainty quantification for LLM answers.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from invent_core._env import assets_dir
 from invent_core.errors import InventError
 from invent_core.question_schema import (
     ANSWER_COLUMNS,
@@ -102,7 +103,7 @@ class Example:
 def datasets_dir() -> Path:
     """Folder of the shipped samples: ``$INVENT_DATASETS_DIR`` or ``<repo>/assets/datasets``."""
     env = os.environ.get("INVENT_DATASETS_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "assets" / "datasets"
+    return Path(env) if env else assets_dir() / "datasets"
 
 
 def available_datasets() -> list[str]:

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._env import assets_dir
 from .evaluation.metrics import confidence_from_uncertainty
 
 __all__ = [
@@ -528,7 +529,7 @@ MATCH_KEYS: tuple[str, ...] = (
 def reference_dir() -> Path:
     """Return the folder of shipped references: ``$INVENT_REFERENCE_DIR`` or ``<repo>/assets/reference``."""
     env = os.environ.get("INVENT_REFERENCE_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "assets" / "reference"
+    return Path(env) if env else assets_dir() / "reference"
 
 
 def reference_settings(config: Any, llm_identity: str | None, measure: str) -> dict[str, Any]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from invent_core._env import assets_dir
 
-ROOT = Path(__file__).resolve().parents[1]
-ASSETS = ROOT / "assets"
+#: ``<repository>/assets`` (or ``invent_core/assets`` when installed from a wheel).
+ASSETS = assets_dir()
 
 #: A real ``run_question`` run with the local default LLM (scripts/make_demo_run.py).
 DEMO_RUN = ASSETS / "demo_run.json"

@@ -12,8 +12,24 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# Keep test runs from touching the user's cache.
-os.environ.setdefault("INVENT_CACHE", str(ROOT / ".cache" / "test"))
+#: The suite's own cache (history, throughput log, LLM cache, assembled model files).
+TEST_CACHE = ROOT / ".cache" / "test"
+
+#: Variables through which the user's setup would reach the product: the suite
+#: must never read or write the user's cache, data folders or API endpoint.
+USER_ENV = (
+    "INVENT_DATASETS_DIR",
+    "INVENT_REFERENCE_DIR",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_MODEL",
+)
+
+# Override, never setdefault: an exported INVENT_CACHE must not receive test
+# runs (they would appear in the user's History and skew the throughput log).
+os.environ["INVENT_CACHE"] = str(TEST_CACHE)
+for _var in USER_ENV:
+    os.environ.pop(_var, None)
 
 import invent_core  # noqa: E402,F401  (sets the offline environment first)
 

@@ -73,6 +73,8 @@ def test_batch_ok_then_resume_is_a_no_op(tmp_path):
     res = cli("batch", inp, "-o", out, "-B", 5, "-q")
     assert res.returncode == 0, res.stderr
     assert "6 rows scored, 0 already there, 0 failed" in res.stdout and "AUROC" in res.stdout
+    # 6 rows: the values are shown with the caveat evaluate and the dashboard give (issue 22)
+    assert "Not judged: too few to judge: 6 rows (< 20)" in res.stdout
     res = cli("batch", inp, "-o", out, "-B", 5, "-q")
     assert res.returncode == 0 and "0 rows scored, 6 already there" in res.stdout
     res = cli("batch", inp, "-o", out, "-B", 6, "-q")
@@ -209,6 +211,7 @@ def test_shards_and_merge_cli(minilm, tmp_path):
     res = cli("merge", *parts, "-o", merged)
     assert res.returncode == 0, res.stderr
     assert "12 rows from 2 part(s)" in res.stdout
+    assert "AUROC" in res.stdout and "Not judged: too few to judge: 12 rows (< 20)" in res.stdout
     got, want = list(iter_records(merged)), list(iter_records(one))
     assert [r["id"] for r in got] == [r["id"] for r in want]
     np.testing.assert_allclose(
@@ -231,3 +234,20 @@ def test_the_cli_progress_line_reads_the_one_progress_event(capsys):
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "3/10 rows (30%)  ETA 1:05"
     assert lines[-1] == "10/10 rows (100%)  ETA 0:00"
+
+
+def test_batch_summary_judges_like_evaluate(capsys):
+    """One rule (``judgeable``): a caveat below 20 rows or 5 per class, none above, none twice."""
+    from invent_core.commands.batch import print_evaluation
+
+    ok = {"inv_entropy": {"auroc": 0.71, "prr": 0.4}}
+    print_evaluation(0.5, 40, ok)
+    assert "Not judged" not in capsys.readouterr().out
+    print_evaluation(0.6, 5, {"inv_entropy": {"auroc": 1.0, "prr": 1.0}})
+    assert "Not judged: too few to judge: 5 rows (< 20)" in capsys.readouterr().out
+    print_evaluation(0.1, 40, ok)  # 4 correct of 40
+    assert "Not judged: only 4 correct answers (< 5)" in capsys.readouterr().out
+    gone = {"inv_entropy": {"auroc": None, "prr": None, "undefined": "all answers right"}}
+    print_evaluation(1.0, 5, gone)
+    out = capsys.readouterr().out
+    assert "n/a — all answers right" in out and "Not judged" not in out

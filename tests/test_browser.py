@@ -81,7 +81,6 @@ def server(tmp_path_factory):
     port = _free_port()
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
     env = dict(os.environ)
-    env.setdefault("INVENT_CACHE", str(ROOT / ".cache" / "test"))
     with open(log, "wb") as fh:
         proc = subprocess.Popen(
             [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 
 import numpy as np
 import pytest
@@ -206,7 +207,9 @@ def test_packaged_embedders_paraphrase_beats_unrelated(name):
 @pytest.mark.slow
 def test_each_distinct_text_embedded_once(minilm):
     before = minilm.stats.encoded
-    texts = ["unique text alpha 123", "unique text beta 456", "unique text alpha 123"]
+    # new texts each time: the embedding store on disk keeps those of earlier test runs
+    tag = uuid.uuid4().hex
+    texts = [f"unique text alpha {tag}", f"unique text beta {tag}", f"unique text alpha {tag}"]
     minilm.encode(texts)
     minilm.encode(texts)
     assert minilm.stats.encoded - before == 2

@@ -53,7 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--shard", default=None, help="i/N: score only part i of N (by a hash of the id)"
     )
     p.add_argument(
-        "--dataset", default=None, help="correctness rule (triviaqa, sciq, mmlu, gsm8k, qa …)"
+        "--dataset",
+        default=None,
+        help="correctness rule (triviaqa, sciq, mmlu, gsm8k, arithmetic, qa …)",
     )
     p.add_argument(
         "--encoding",
@@ -110,14 +112,25 @@ def format_metric(value: float | None, undefined: str | None) -> str:
 
 
 def print_evaluation(accuracy: float | None, n_judged: int, methods: dict[str, Any]) -> None:
-    """Accuracy, then AUROC and PRR per method (shared with ``merge``)."""
+    """Accuracy, then AUROC and PRR per method (shared with ``merge``).
+
+    A sample too small to judge gets the caveat ``evaluate`` and the dashboard
+    show (:func:`~invent_core.evaluation.sample_size.judgeable`, one rule everywhere).
+    """
+    from ..evaluation.sample_size import judgeable
+
     if accuracy is None:
         return
     print(f"accuracy {accuracy:.3f} over {n_judged} judged rows")
+    shown = False
     for name, m in methods.items():
         why = m.get("undefined")
         auroc, prr = format_metric(m.get("auroc"), why), format_metric(m.get("prr"), why)
+        shown = shown or not (auroc.startswith("n/a") and prr.startswith("n/a"))
         print(f"  {name:<18} AUROC {auroc}   PRR {prr}")
+    ok, reason = judgeable(n_judged, round(accuracy * n_judged), unit="row")
+    if shown and not ok:
+        print(f"Not judged: {reason}; AUROC and PRR this small are not evidence.")
 
 
 def _check_options(args: argparse.Namespace) -> Any:

@@ -29,9 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Re-running with the same settings makes no LLM call.",
     )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument(
-        "--dataset", help="triviaqa, sciq, nq_open, mmlu or gsm8k (shipped 300-question samples)"
-    )
+    src.add_argument("--dataset", help=f"{dataset_names()} (shipped 300-question samples)")
     src.add_argument("--data", help="your CSV/JSONL with question and answer columns")
     add_sample_args(p)
     p.add_argument(
@@ -58,6 +56,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_config_args(p)
     add_llm_args(p)
     p.set_defaults(func=main)
+
+
+def dataset_names() -> str:
+    """The shipped samples, from ``datasets.DATASETS``: ``"triviaqa, …, gsm8k or arithmetic"``."""
+    from ..datasets import available_datasets
+
+    *head, last = available_datasets()
+    return f"{', '.join(head)} or {last}"
 
 
 def add_sample_args(p: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ from ._common import (
     llm_identity,
     print_estimate,
 )
-from .evaluate import add_sample_args, experiment_config_from_args
+from .evaluate import add_sample_args, dataset_names, experiment_config_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "and report TSU for pairs (T_i, T_max) and chains T_i..T_max. No correctness labels needed.",
     )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--dataset", help="triviaqa, sciq, nq_open, mmlu or gsm8k")
+    src.add_argument("--dataset", help=f"{dataset_names()} (shipped 300-question samples)")
     src.add_argument("--data", help="your CSV/JSONL with a question column")
     p.add_argument(
         "--temperatures",

@@ -1,7 +1,9 @@
 """Embedders and similarities (the paper's ψ and a_Similarity), behind one registry.
 
 ``get_embedder("minilm")`` returns a process-wide instance, so a model is
-loaded once however many callers ask for it. Heavy libraries load on first use.
+loaded once however many callers ask for it. Heavy libraries load on first use,
+and not at all when every text's vector is in the embedding store on disk
+(``<cache_dir>/embeddings.sqlite``, :mod:`invent_core.embedders.store`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from ..config import ScoreConfig
 from .base import CachedEmbedder, Embedder, EncodeStats, Similarity
 from .nli import NLISimilarity
 from .sbert import MINILM, MPNET, SbertEmbedder, SbertSpec, is_installed
+from .store import VectorStore
 
 #: name -> spec of the packaged sentence embedders.
 EMBEDDERS: dict[str, SbertSpec] = {"minilm": MINILM, "mpnet": MPNET}
@@ -55,7 +58,7 @@ def get_embedder(
         if key in _instances:
             return _instances[key]
         if name in EMBEDDERS:
-            inst: Similarity = SbertEmbedder(EMBEDDERS[name], device=device)
+            inst: Similarity = SbertEmbedder(EMBEDDERS[name], device=device, store=VectorStore())
         else:
             path = Path(name[4:] if name.startswith("nli:") else name)
             if not path.is_dir():
@@ -76,6 +79,7 @@ __all__ = [
     "NLISimilarity",
     "SbertEmbedder",
     "Similarity",
+    "VectorStore",
     "available_embedders",
     "get_embedder",
 ]

@@ -55,11 +55,12 @@ class Embedder(Similarity, Protocol):
 
 @dataclass
 class EncodeStats:
-    """How many texts were asked for, and how many actually went through the model."""
+    """How many texts were asked for, how many the disk store gave, how many went through the model."""
 
     requested: int = 0
     encoded: int = 0
     model_calls: int = 0
+    stored: int = 0
 
     @property
     def saved(self) -> int:
@@ -71,12 +72,16 @@ class CachedEmbedder:
     """Base class: each distinct text is embedded once per object (bounded cache).
 
     Subclasses implement ``_encode_batch(texts) -> (k, d)``; this class
-    de-duplicates the request, looks up earlier vectors, embeds only the new
-    texts in one batch and returns rows in the caller's order.
+    de-duplicates the request, looks up earlier vectors (in memory, then in
+    ``store``, a :class:`~invent_core.embedders.store.VectorStore` keyed by
+    :attr:`identity`), embeds only the new texts in one batch and returns rows
+    in the caller's order. With every text found, the model is never loaded.
     """
 
     name: str = "embedder"
     max_cache: int = 200_000
+    #: vectors on disk shared by processes and runs; None: memory only
+    store = None
 
     def __init__(self) -> None:
         self._vectors: dict[str, np.ndarray] = {}
@@ -102,6 +107,11 @@ class CachedEmbedder:
     def _encode_locked(self, texts: list[str]) -> np.ndarray:
         self.stats.requested += len(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing and self.store is not None:
+            found = self.store.get(self.identity, missing, self.dimension)
+            self._vectors.update(found)
+            self.stats.stored += len(found)
+            missing = [t for t in missing if t not in found]
         if missing:
             vecs = np.asarray(self._encode_batch(missing), dtype=np.float32)
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
@@ -112,6 +122,8 @@ class CachedEmbedder:
                 self._vectors.clear()
                 self._vectors.update(keep)
             self._vectors.update(zip(missing, vecs))
+            if self.store is not None:
+                self.store.put(self.identity, zip(missing, vecs))
             self.stats.encoded += len(missing)
             self.stats.model_calls += 1
         if not texts:

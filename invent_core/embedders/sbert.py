@@ -23,6 +23,7 @@ from .. import _env
 from ..errors import ModelFileError
 from ..packaged import PackagedPart, model_cache, parts_installed, verify_file
 from .base import CachedEmbedder
+from .store import VectorStore
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,21 @@ class SbertEmbedder(CachedEmbedder):
     spec : which packaged model.
     device : ``"cuda"``, ``"cpu"`` or None (CUDA when available).
     batch_size : texts per forward pass.
+    store : a :class:`~invent_core.embedders.store.VectorStore` of earlier
+        vectors (``get_embedder`` passes the one under the cache folder);
+        None: memory only.
     """
 
-    def __init__(self, spec: SbertSpec, *, device: str | None = None, batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        spec: SbertSpec,
+        *,
+        device: str | None = None,
+        batch_size: int = 64,
+        store: VectorStore | None = None,
+    ) -> None:
         super().__init__()
+        self.store = store
         self.spec = spec
         self.name = spec.name
         self._device = device
