@@ -271,15 +271,48 @@ class CancelToken:
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: dict[int, Callable[[], None]] = {}
+        self._ids = iter(range(1 << 62))
 
     def cancel(self) -> None:
-        """Ask the producer to stop (idempotent, callable from any thread)."""
-        self._event.set()
+        """Ask the producer to stop (idempotent, callable from any thread).
+
+        The callbacks registered with :meth:`on_cancel` run now, in the calling
+        thread (e.g. to close a request's connection so the server stops too).
+        """
+        with self._lock:
+            self._event.set()
+            callbacks, self._callbacks = list(self._callbacks.values()), {}
+        for fn in callbacks:
+            try:
+                fn()
+            except Exception:  # noqa: BLE001, S110 - a failed abort must not stop the others
+                pass
+
+    def on_cancel(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn()`` once when cancelled (at once if it already is); return an unregister.
+
+        Used to stop work that cannot poll the flag, such as an HTTP request
+        waiting for its reply: ``fn`` shuts its socket. Call the returned
+        function when that work ended, so a later Cancel leaves it alone.
+        """
+        with self._lock:
+            if not self._event.is_set():
+                key = next(self._ids)
+                self._callbacks[key] = fn
+                return lambda: self._callbacks.pop(key, None)
+        fn()
+        return lambda: None
 
     @property
     def cancelled(self) -> bool:
         """Whether :meth:`cancel` was called."""
         return self._event.is_set()
+
+    def wait(self, timeout: float) -> bool:
+        """Sleep up to ``timeout`` seconds, less when cancelled meanwhile; return :attr:`cancelled`."""
+        return self._event.wait(timeout)
 
     def raise_if_cancelled(self, done: int | None = None, total: int | None = None) -> None:
         """Raise :class:`~invent_core.errors.Cancelled` if :meth:`cancel` was called.

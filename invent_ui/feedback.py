@@ -98,6 +98,7 @@ def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | N
 
 #: Readable names of the stages of invent_core's progress events.
 STAGE_LABELS: dict[str, str] = {
+    "rewordings": "rewordings received",
     "perturb": "perturbations",
     "generate": "answers received",
     "score": "scoring",
