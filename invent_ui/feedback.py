@@ -19,6 +19,8 @@ import streamlit as st
 
 from invent_core.progress import format_seconds
 
+from .jobs import Job, JobRegistry, JobView, job_of
+
 T = TypeVar("T")
 
 #: CLI options → the dashboard control that does the same (messages name controls).
@@ -106,6 +108,7 @@ STAGE_LABELS: dict[str, str] = {
     "questions": "questions evaluated",
     "runs": "runs (question × temperature)",
     "rows": "rows scored",
+    "methods": "baselines computed",
 }
 
 
@@ -140,7 +143,7 @@ def _job_view(job: Any, key: str) -> None:
     with st.container(border=True):
         head = f"**{job.label}** · {format_seconds(job.elapsed)} elapsed"
         if job.token.cancelled:
-            head += " · cancelling: no new request is sent, waiting for the ones in flight"
+            head += " · cancelling: no new request is sent, the ones in flight are stopped"
         st.markdown(head)
         stages = job.tracker.snapshot()
         if not stages:
@@ -155,6 +158,50 @@ def _job_view(job: Any, key: str) -> None:
             icon=":material/cancel:",
             help="Stop sending requests; what finished is kept",
         )
+
+
+@st.cache_resource(show_spinner=False)
+def job_registry() -> JobRegistry:
+    """The server process's :class:`~invent_ui.jobs.JobRegistry` (shared by every session)."""
+    return JobRegistry()
+
+
+#: Page job key → the session keys of its form, saved with a job it starts.
+_FORMS: dict[str, tuple[str, ...]] = {}
+
+
+def reattach(key: str, form: tuple[str, ...] = ()) -> Any:
+    """Adopt the page's newest job after a reload (a new session); call before the form.
+
+    A browser reload opens a new session with an empty state: the job the page
+    started before still runs (or has finished) in this process. When the
+    registry holds a job newer than this session's, the session shows it (its
+    live panel and Cancel while it runs, its result once done) and, while it
+    runs, the form shows the settings it was started with (``form``: the
+    widgets' session keys, saved by :func:`job_panel` when the job starts).
+
+    Returns the session's job after adoption (None when there is none).
+    """
+    _FORMS[key] = tuple(form)
+    mine = st.session_state.get(key)
+    latest = job_registry().latest(key)
+    if latest is None or latest is job_of(mine):
+        return mine
+    if mine is not None and job_of(mine).started >= latest.started:
+        return mine
+    view = JobView(latest)
+    st.session_state[key] = view
+    if latest.running:
+        for name, value in latest.form.items():
+            st.session_state[name] = value
+    return view
+
+
+def _publish(key: str, job: Any) -> None:
+    """Make a job this session started findable by a later session (a reload)."""
+    if isinstance(job, Job) and job_registry().latest(key) is not job:
+        form = {k: st.session_state[k] for k in _FORMS.get(key, ()) if k in st.session_state}
+        job_registry().publish(key, job, form)
 
 
 def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = None) -> Any:
@@ -173,6 +220,7 @@ def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = Non
     job = st.session_state.get(key)
     if job is None:
         return None
+    _publish(key, job)
     if job.running:
         _live(key)
         return job

@@ -29,9 +29,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from invent_core.errors import Cancelled
+from invent_core.llm._http import sending_for
 from invent_core.progress import CancelToken, Progress, ProgressTracker
 
-__all__ = ["Job", "CancellableLLM", "cancel_kwargs"]
+__all__ = ["Job", "JobView", "JobRegistry", "CancellableLLM", "cancel_kwargs"]
 
 #: What a job's function receives and returns: ``fn(progress, cancel) -> result``.
 JobFn = Callable[[Callable[[Any], None], CancelToken], Any]
@@ -87,6 +88,7 @@ class Job:
         self.history_id: str | None = None
         self.started = time.monotonic()
         self.ended: float | None = None
+        self.form: dict[str, Any] = {}  # the page's settings it was started with (a reload's form)
         self._fn, self._on_done = fn, on_done
         self._taken = False
         self._lock = threading.Lock()
@@ -159,6 +161,64 @@ class Job:
             return True
 
 
+class JobView:
+    """Another browser session's look at a :class:`Job`: everything is the job's but :meth:`take`.
+
+    A reload opens a new session; the page adopts the job its previous session
+    started (:class:`JobRegistry`) through a view, so the finished result is
+    shown in the new session too. A cancelled or failed job's leftovers are
+    handed out once in all (the page keeps them in the history): for those,
+    :meth:`take` is the job's own.
+    """
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self._taken = False
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything but :meth:`take` is the job's."""
+        return getattr(self.job, name)
+
+    def take(self) -> bool:
+        """True once for this session when the job ended well; else the job's once-only take."""
+        if self.job.running or self._taken:
+            return False
+        self._taken = True
+        return True if self.job.status == "done" else self.job.take()
+
+
+def job_of(job: Any) -> Job | None:
+    """The :class:`Job` behind a job or a :class:`JobView` (None stays None)."""
+    return getattr(job, "job", job)
+
+
+class JobRegistry:
+    """The latest job of each page key, for the whole server process (all browser sessions).
+
+    A page publishes the job it started; a page opened later (a reload, a new
+    tab) finds it there and shows its progress, its Cancel and its result.
+    Thread-safe; holds one job per key (the newest).
+    """
+
+    def __init__(self) -> None:
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+
+    def publish(self, key: str, job: Job, form: dict[str, Any] | None = None) -> None:
+        """Make ``job`` the page's latest, unless a newer one is already there."""
+        with self._lock:
+            known = self._jobs.get(key)
+            if known is None or job.started >= known.started:
+                if form is not None:
+                    job.form = dict(form)
+                self._jobs[key] = job
+
+    def latest(self, key: str) -> Job | None:
+        """The newest job published under ``key``, or None."""
+        with self._lock:
+            return self._jobs.get(key)
+
+
 class CancellableLLM:
     """An LLM that sends no new request once ``token`` is cancelled.
 
@@ -190,15 +250,17 @@ class CancellableLLM:
 
             def complete_until(*args: Any, **kwargs: Any) -> Any:
                 self._token.raise_if_cancelled()
-                return attr(*args, **kwargs)
+                with sending_for(self._token):
+                    return attr(*args, **kwargs)
 
             return complete_until
         return attr
 
     def complete(self, messages: Any, **kwargs: Any) -> Any:
-        """One completion, unless cancelled."""
+        """One completion, unless cancelled; Cancel cuts it while it waits for the reply."""
         self._token.raise_if_cancelled()
-        return self._llm.complete(messages, **kwargs)
+        with sending_for(self._token):
+            return self._llm.complete(messages, **kwargs)
 
     def complete_many(
         self, requests: Sequence[Any], progress: Callable[[int, int], None] | None = None, **kw: Any
@@ -217,7 +279,8 @@ class CancellableLLM:
             self._token.raise_if_cancelled(len(out), total)
             part = requests[start : start + width]
             sub = None if progress is None else _offset(progress, start, total)
-            out.extend(self._llm.complete_many(part, sub, **kw))
+            with sending_for(self._token):
+                out.extend(self._llm.complete_many(part, sub, **kw))
         return out
 
 

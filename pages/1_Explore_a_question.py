@@ -15,9 +15,9 @@ from invent_core.estimate import ThroughputLog, estimate_run, record_artifact
 from invent_core.pipeline import run_question
 from invent_core.reask import match_states, reask
 from invent_core.registry import list_methods
-from invent_ui import archive, plots, resources, spread_view, state, tables, views
+from invent_ui import archive, method_jobs, plots, resources, spread_view, state, tables, views
 from invent_ui.downloads import download_buttons
-from invent_ui.feedback import guarded, job_panel, show_error
+from invent_ui.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.jobs import CancellableLLM, Job
 from invent_ui.settings import run_fingerprint
 from invent_ui.sidebar import page_setup
@@ -94,6 +94,8 @@ def _pick_sample() -> None:
         st.session_state[state.EXPLORE_TASK] = (ex.task, list(ex.choices) if ex.choices else None)
 
 
+# a reload (a new session) shows the running or last finished run, and its settings
+reattach(state.EXPLORE_JOB, (state.EXPLORE_QUESTION, state.EXPLORE_TASK, "explore_perturber"))
 running = views.job_running(state.EXPLORE_JOB)
 with st.expander("Ask a question", expanded=st.session_state.get(state.EXPLORE_RUN) is None):
     if state.EXPLORE_QUESTION not in st.session_state:
@@ -330,19 +332,10 @@ with tab_base:
             f"Also compute {', '.join(views.method_labels().get(n, n) for n in needs_llm)} "
             f"(asks {settings.llm_label})",
             key="explore_llm_methods",
+            disabled=method_jobs.running(),
         ):
-            with st.spinner("Asking the LLM for the baselines that need it…"):
-                llm = guarded("Loading the LLM", resources.llm_for, settings)
-                if llm is not None:
-                    st.session_state[llm_key] = guarded(
-                        "Computing the LLM baselines",
-                        resources.method_results,
-                        fp,
-                        needs_llm,
-                        settings.key(),
-                        run,
-                        llm,
-                    )
+            method_jobs.start(llm_key, run, needs_llm, settings)  # a job: counter and Cancel
+        method_jobs.panel(llm_key)
         results.update(st.session_state.get(llm_key) or {})
     baselines = tables.methods_table(results, methods)
     st.dataframe(

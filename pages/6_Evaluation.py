@@ -35,7 +35,7 @@ from invent_ui.experiments import (
     payload_evaluation,
     per_question_table,
 )
-from invent_ui.feedback import error_text, guarded, job_panel, show_error
+from invent_ui.feedback import error_text, guarded, job_panel, reattach, show_error
 from invent_ui.jobs import CancellableLLM, Job
 from invent_ui.sidebar import page_setup
 
@@ -113,6 +113,8 @@ def _salvage(job) -> bool:
 
 # --- run ------------------------------------------------------------------------------------
 DEFAULT_DATASET = "arithmetic"
+FORM = ("eval_dataset", "eval_limit", state.EVAL_SEED, "eval_judge", "eval_perturber")
+reattach(state.EVAL_JOB, FORM)  # a reload shows the running or last finished evaluation
 with st.expander("Run an evaluation on a dataset sample", expanded=False):
     c1, c2, c3, c4 = st.columns(4)
     names = guarded("Listing datasets", available_datasets) or []
