@@ -764,3 +764,41 @@ def test_a_reload_reattaches_to_the_running_run_then_shows_its_result(monkeypatc
     third = open_page("1_Explore_a_question.py")  # a later reload still shows the last result
     assert third.session_state["explore_run"].question == demo_run.question
     assert calls == ["What is 17 + 25?"]  # one run in all
+
+
+def test_evaluation_reattaches_after_a_reload_with_its_settings_then_shows_the_result(
+    monkeypatch,
+):
+    """Issue 22: reload at 30 s showed the demo, the form reset (8 → 10) and no running job."""
+    from invent_core import experiment
+    from invent_ui import experiments
+
+    release, calls = threading.Event(), []
+    payload = json.loads(assets.DEMO_EVAL.read_text())
+    payload["marker"] = "this evaluation"
+
+    def held_evaluate(cfg, out, **kw):  # the evaluation, held until the test lets it go
+        calls.append(cfg.limit)
+        assert release.wait(120)
+        return "result"
+
+    monkeypatch.setattr(experiment, "evaluate", held_evaluate)
+    monkeypatch.setattr(experiments, "eval_payload", lambda result, cfg, **kw: payload)
+    first = open_page("6_Evaluation.py")
+    first.number_input(key="eval_limit").set_value(8).run()
+    first.button(key="eval_run").click().run()
+    assert first.session_state["eval_job"].running and calls == [8]
+
+    second = open_page("6_Evaluation.py")  # the browser reloads: a new session
+    assert_clean(second)
+    assert second.session_state["eval_job"].running
+    assert second.number_input(key="eval_limit").value == 8  # not the default 10
+    assert second.button(key="eval_run").disabled
+    assert any("Evaluating 8" in m.value for m in second.markdown)
+
+    release.set()
+    assert second.session_state["eval_job"].wait(60)
+    second.run()
+    assert_clean(second)
+    assert second.session_state["eval_payload"]["marker"] == "this evaluation"
+    assert calls == [8]
