@@ -32,6 +32,7 @@ __all__ = [
     "ProgressTracker",
     "CancelToken",
     "format_seconds",
+    "format_range",
 ]
 
 #: Least seconds between two CLI progress lines within a stage (issue 14:
@@ -116,6 +117,13 @@ def format_seconds(seconds: float) -> str:
     if s < 3600:
         return f"{s // 60} min {s % 60:02d} s"
     return f"{s // 3600} h {(s % 3600) // 60:02d} min"
+
+
+def format_range(low: float, high: float) -> str:
+    """``"14–61 s"``, ``"40 s – 2 min 10 s"``: a time range, as :func:`format_seconds` says each."""
+    if high < 59.5:
+        return f"{max(0, round(low))}–{round(high)} s"
+    return f"{format_seconds(low)} – {format_seconds(high)}"
 
 
 class ProgressTracker:
