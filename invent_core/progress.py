@@ -10,7 +10,8 @@ person asks to stop, and the producer checks between requests.
 
 Time left is rate-based and honest: ``None`` until a rate has been measured
 within the stage (at least one item finished after the stage's first event),
-so a run never shows "0 s left" before anything happened.
+so a run never shows "0 s left" before anything happened; and it never grows
+while the counter is stalled (the rate is measured up to the last move).
 """
 
 from __future__ import annotations
@@ -107,6 +108,13 @@ class _Stage:
     first_done: int  # its ``done`` then: items already finished (cache hits) are no rate
     done: int
     total: int
+    last_t: float = 0.0  # time ``done`` last went up (the rate is measured up to it)
+
+    def count(self, done: int, total: int, now: float) -> None:
+        """Take the latest counts; remember when the count moved."""
+        if done > self.done:
+            self.last_t = now
+        self.done, self.total = done, total
 
 
 def format_seconds(seconds: float) -> str:
@@ -170,9 +178,9 @@ class ProgressTracker:
             st = self._stages.get(stage)
             if st is None or done < st.done:
                 # a new stage, or the same one counting again (next question): restart its clock
-                self._stages[stage] = _Stage(now, done, done, total)
+                self._stages[stage] = _Stage(now, done, done, total, now)
             else:
-                st.done, st.total = done, total
+                st.count(done, total, now)
             self._current = stage
 
     __call__ = update
@@ -245,20 +253,24 @@ class ProgressTracker:
 
 
 def _time_left(st: _Stage, now: float) -> float | None:
-    """Seconds left: (total − done) / rate.
+    """Seconds left: (total − done) × seconds per item, less the time since the count last moved.
 
-    The rate is the items finished since the stage's first event per second
-    since then, measured up to *now*, so a stall makes time left grow instead
-    of reaching "0 s" while nothing moves.
+    The rate is measured from the stage's first event up to the last time its
+    count went up, never up to *now*: a stage that blocks (the paraphrase
+    requests, a slow answer) does not make time left grow by extrapolating
+    from a stalled counter (issue 22: "≈ 7 min 47 s left" on a 70 s run). While
+    it stalls, time left counts down; once the stall outlasts it, it is
+    ``None`` (unknown: the page shows the elapsed time and the estimate's range).
     """
     if st.total <= 0:
         return None
     if st.done >= st.total:
         return 0.0
-    gained, spent = st.done - st.first_done, now - st.first_t
+    gained, spent = st.done - st.first_done, st.last_t - st.first_t
     if gained <= 0 or spent <= 0:
         return None
-    return (st.total - st.done) * spent / gained
+    left = (st.total - st.done) * spent / gained - (now - st.last_t)
+    return left if left > 0 else None
 
 
 class CancelToken:
@@ -365,8 +377,8 @@ class ProgressReporter:
         now = time.perf_counter()
         st = self._stages.get(stage)
         if st is None or done < st.done:  # a new stage, or the same one counted again
-            st = self._stages[stage] = _Stage(now, done, done, total)
-        st.done, st.total = done, total
+            st = self._stages[stage] = _Stage(now, done, done, total, now)
+        st.count(done, total, now)
         self.callback(Progress(stage, done, total, _time_left(st, now), note))
 
     def counter(self, stage: str) -> Callable[[int, int], None]:

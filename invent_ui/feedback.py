@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from invent_core.progress import format_seconds
+from invent_core.progress import format_range, format_seconds
 
 from .jobs import Job, JobRegistry, JobView, job_of
 
@@ -124,6 +124,16 @@ def stage_text(stage: Any) -> str:
     return " · ".join(parts)
 
 
+def expected_text(expected: tuple[float, float] | None, elapsed: float) -> str:
+    """`` · expected 14–61 s`` (the estimate's range), and whether the job is past it."""
+    if expected is None or expected[0] is None or expected[1] is None:
+        return ""
+    low, high = expected
+    said = format_range(low, high) if high > 1.3 * low else f"≈ {format_seconds(high)}"
+    late = " · taking longer than estimated" if elapsed > high else ""
+    return f" · expected {said}{late}"
+
+
 #: Seconds between two redraws of a running job (issue 14: at least every 2 s).
 REDRAW_SECONDS = 1
 
@@ -142,6 +152,7 @@ def _live(key: str) -> None:
 def _job_view(job: Any, key: str) -> None:
     with st.container(border=True):
         head = f"**{job.label}** · {format_seconds(job.elapsed)} elapsed"
+        head += expected_text(getattr(job, "expected", None), job.elapsed)
         if job.token.cancelled:
             head += " · cancelling: no new request is sent, the ones in flight are stopped"
         st.markdown(head)

@@ -66,6 +66,7 @@ class Job:
         throughput log); its failure becomes :attr:`note`, never the job's.
     context : what the page needs to read a cancelled or failed job's
         finished work back (e.g. the evaluation's folder).
+    expected : the estimate's ``(low, high)`` seconds, shown while it runs.
     """
 
     def __init__(
@@ -76,8 +77,10 @@ class Job:
         kind: str = "run",
         on_done: Callable[[Any], str | None] | None = None,
         context: dict[str, Any] | None = None,
+        expected: tuple[float, float] | None = None,
     ) -> None:
         self.label = label
+        self.expected = expected  # (low, high) seconds the estimate said, shown beside elapsed
         self.kind = kind
         self.context = dict(context or {})
         self.tracker = ProgressTracker()

@@ -60,7 +60,10 @@ def _start_run(question: str, run_cfg, task: str, choices) -> None:
         )
 
     st.session_state[state.EXPLORE_JOB] = Job(
-        work, label="The run", on_done=lambda run: _keep(run, log, history)
+        work,
+        label="The run",
+        on_done=lambda run: _keep(run, log, history),
+        expected=resources.expected_range(settings, run_cfg),
     ).start()
 
 

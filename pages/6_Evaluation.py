@@ -76,6 +76,7 @@ def _start(cfg: ExperimentConfig, out) -> None:
         kind="evaluation",
         on_done=keep,
         context={"cfg": cfg, "out": out, "llm": identity},
+        expected=resources.expected_range(settings, cfg.run, cfg.limit),
     ).start()
 
 
