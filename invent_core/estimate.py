@@ -82,7 +82,8 @@ def stage_key(stage: str, identity: str | None = None, perturber: str | None = N
     ``"perturb"``: seconds of the perturbation stage per paraphrase request the
     LLM served; ``"answers"``: seconds the answers took beyond the perturbation
     stage per answer served (they overlap it; with GAAP they follow it);
-    ``"score"``: seconds of scoring per question (no LLM).
+    ``"score"``: seconds of scoring per question (no LLM); ``"run"``: a whole
+    paraphrase run's seconds (less scoring) per LLM call the estimate counts.
     """
     key = f"stage:{stage}"
     if perturber is not None:
@@ -288,11 +289,16 @@ def stage_measurements(run: Any) -> dict[str, tuple[float, int]]:
     }
     if perturber == "gaap":
         out[GAAP_KEY] = (perturb, 1)
-    else:
-        served = int(u.get("perturb_requests", 0)) - int(u.get("perturb_cached", 0))
-        out[stage_key("perturb", identity)] = (perturb, served)
-        if served <= 0:  # cached rewordings: every answer came after them, another regime
-            del out[stage_key("answers", identity, perturber)]
+    elif int(u.get("perturb_cached", 0)) == 0 and int(u.get("perturb_requests", 0)) > 0:
+        # per request the estimate counts (n + 1, or one list): the gate's extra rounds
+        # are part of the stage's time, as they will be of the next run's
+        planned = _paraphrase_requests(run.config, identity)
+        out[stage_key("perturb", identity)] = (perturb, planned)
+        if int(u.get("cached", 0)) == 0:  # a whole run, per call the estimate counts
+            calls = count_llm_calls(run.config, llm_identity=identity)
+            out[stage_key("run", identity, perturber)] = (total - score, calls)
+    else:  # cached rewordings: every answer came after them, another regime
+        del out[stage_key("answers", identity, perturber)]
     return {k: (sec, n) for k, (sec, n) in out.items() if n > 0 and sec > 0}
 
 
@@ -426,7 +432,9 @@ def _overlapped_span(
     """
     if any(key == GAAP_KEY for key, _ in units):
         return None  # GAAP's stages follow one another: their sum is the run's
-    whole = throughput.rate(llm_key(identity))
+    whole = throughput.rate(stage_key("run", identity, "paraphrase")) or throughput.rate(
+        llm_key(identity)
+    )
     score = throughput.rate(SCORE_KEY)
     if whole is None or whole.source != "measured" or score is None:
         return None
