@@ -151,6 +151,8 @@ with st.expander("Open a saved run (JSON)"):
         loaded = guarded("Reading the run file", resources.load_run_bytes, up.getvalue(), up.name)
         if loaded is not None:
             run = loaded
+if run is None:  # a reload: the last run made here, else the demo
+    run = views.latest_kept("run", "run")
 if run is None:
     run = resources.demo_run()
     st.info(

@@ -111,7 +111,7 @@ if job is not None and job.take() and job.status == "done":
     st.session_state[state.TSU_PAYLOAD] = job.result
 
 payload = views.result_or_demo(
-    state.TSU_PAYLOAD, assets.DEMO_TSU, what="demo sweep", hint="Run your own above."
+    state.TSU_PAYLOAD, assets.DEMO_TSU, what="demo sweep", hint="Run your own above.", kind="tsu"
 )
 
 arrays = guarded("Reading the sweep", tsu_arrays, payload)

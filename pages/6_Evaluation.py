@@ -198,7 +198,11 @@ job_panel(
 )
 
 payload = views.result_or_demo(
-    state.EVAL_PAYLOAD, assets.DEMO_EVAL, what="demo evaluation", hint="Run your own above."
+    state.EVAL_PAYLOAD,
+    assets.DEMO_EVAL,
+    what="demo evaluation",
+    hint="Run your own above.",
+    kind="evaluation",  # a reload shows the last evaluation made here
 )
 cfg = payload_config(payload)
 labels = payload.get("labels", {})

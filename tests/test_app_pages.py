@@ -536,6 +536,15 @@ def test_history_survives_a_new_session_and_reopens(fake_llm):
     at.button(key="explore_run_button").click().run()
     finish_job(at, "explore_job")
     assert_clean(at)
+    # a server restart (no job in memory) and a reload: Explore shows the last run made
+    # here, not the demo (issue 22)
+    from invent_ui.feedback import job_registry
+
+    job_registry.clear()
+    again = open_page("1_Explore_a_question.py")
+    assert_clean(again)
+    assert again.subheader[0].value == "Who painted the Mona Lisa?"
+    assert "latest run in the history" in again.info[0].value
     # a browser refresh or a server restart is a new session: the history is on disk
     page = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     page.switch_page("pages/7_History.py").run()
