@@ -200,6 +200,8 @@ def reattach(key: str, form: tuple[str, ...] = ()) -> Any:
         return mine
     if mine is not None and job_of(mine).started >= latest.started:
         return mine
+    if latest.status in ("cancelled", "failed") and latest.taken:
+        return mine  # its session said how it ended; the history shows what was kept
     view = JobView(latest)
     st.session_state[key] = view
     if latest.running:

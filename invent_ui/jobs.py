@@ -155,6 +155,11 @@ class Job:
         """Seconds since the job started (until it ended)."""
         return (self.ended if self.ended is not None else time.monotonic()) - self.started
 
+    @property
+    def taken(self) -> bool:
+        """Whether a page has already handled the ended job (:meth:`take`)."""
+        return self._taken
+
     def take(self) -> bool:
         """Return True exactly once, the first time it is asked after the job ended."""
         with self._lock:

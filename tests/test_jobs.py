@@ -170,3 +170,31 @@ def test_llm_baselines_job_counts_methods_and_cancel_cuts_the_slow_request():
         assert job.status == "cancelled"
     finally:
         server.close()
+
+
+def test_registry_keeps_the_newest_job_and_views_take_the_result_once_each():
+    """A reload's session sees the job through a view: the result once per session;
+    a cancelled job's leftovers once in all (the page keeps them in the history)."""
+    from invent_ui.jobs import JobRegistry, JobView
+
+    reg = JobRegistry()
+    old = Job(lambda progress, cancel: "old", label="a").start()
+    new = Job(lambda progress, cancel: "new", label="b").start()
+    assert old.wait(5) and new.wait(5)
+    reg.publish("page", new, {"form_limit": 8})
+    reg.publish("page", old, {"form_limit": 3})  # older: ignored
+    assert reg.latest("page") is new and new.form == {"form_limit": 8}
+    assert reg.latest("other") is None
+    one, two = JobView(new), JobView(new)
+    assert one.take() and not one.take() and two.take()  # each session shows the result
+    assert one.result == "new" and one.job is new and new.take()  # the starter's own take
+
+    def stop(progress, cancel):
+        cancel.cancel()
+        cancel.raise_if_cancelled(0, 3)
+
+    cancelled = Job(stop, label="c").start()
+    assert cancelled.wait(5) and cancelled.status == "cancelled"
+    first, second = JobView(cancelled), JobView(cancelled)
+    assert first.take() and not second.take() and not cancelled.take()
+    assert cancelled.taken
