@@ -367,6 +367,9 @@ def test_accepted_perturbations_are_answered_before_the_perturber_returns(announ
         "acceptance_rate": 0.75,
         "rejected": {"not_a_question": 1},
         "padded": 0,  # three accepted for n = 3: no state filled by duplication
+        "near_duplicates": 0,
+        "distinct": 3,  # issue 24: the effective number of states
+        "states": 3,
     }
     assert len(art.candidates) == 4
 
