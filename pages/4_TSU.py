@@ -20,7 +20,7 @@ from invent_ui.experiments import (
     tsu_arrays,
     tsu_payload,
 )
-from invent_ui.feedback import guarded, job_panel, show_error
+from invent_ui.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.jobs import CancellableLLM, Job
 from invent_ui.sidebar import page_setup
 
@@ -59,6 +59,8 @@ def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
     st.session_state[state.TSU_JOB] = Job(work, label=label, kind="tsu", on_done=keep).start()
 
 
+# a reload shows the running or last finished sweep, with its settings
+reattach(state.TSU_JOB, ("tsu_source", "tsu_question", "tsu_dataset", "tsu_limit", "tsu_temps"))
 with st.expander("Run a temperature sweep", expanded=False):
     source = st.radio("On", ["a question", "a dataset slice"], horizontal=True, key="tsu_source")
     if source == "a question":

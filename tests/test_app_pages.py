@@ -811,3 +811,33 @@ def test_evaluation_reattaches_after_a_reload_with_its_settings_then_shows_the_r
     assert_clean(second)
     assert second.session_state["eval_payload"]["marker"] == "this evaluation"
     assert calls == [8]
+
+
+def test_gaap_page_reattaches_after_a_reload(monkeypatch):
+    """The same helper on GAAP evolution: the running evolution, its question, then its trace."""
+    from invent_core.perturb import gaap as gaap_module
+    from invent_core.perturb.gaap import GaapResult
+
+    release = threading.Event()
+    trace = GaapResult.from_dict(json.loads(assets.DEMO_GAAP.read_text()))
+
+    def held_gaap(question, **kw):  # GAAP, held until the test lets it go
+        kw["progress"](1, 5)
+        assert release.wait(120)
+        return trace
+
+    monkeypatch.setattr(gaap_module, "gaap", held_gaap)
+    first = open_page("3_GAAP_evolution.py")
+    first.text_area(key="gaap_question").set_value("Who discovered penicillin?")
+    first.button(key="gaap_run").click().run()
+    assert first.session_state["gaap_job"].running
+    second = open_page("3_GAAP_evolution.py")  # a reload
+    assert_clean(second)
+    assert second.session_state["gaap_job"].running
+    assert second.text_area(key="gaap_question").value == "Who discovered penicillin?"
+    assert second.button(key="gaap_run").disabled
+    release.set()
+    assert second.session_state["gaap_job"].wait(60)
+    second.run()
+    assert_clean(second)
+    assert second.session_state["gaap_result"] is trace
