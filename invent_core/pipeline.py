@@ -23,6 +23,7 @@ once Inv-Entropy is stable (:func:`~invent_core.adaptive.stop_reason`).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import threading
 import time
 from collections.abc import Sequence
@@ -245,6 +246,9 @@ class _Answers:
         self._asked: dict[int, tuple[str, list[Future]]] = {}
         self._held: dict[int, str] = {}
         self._lock = threading.Lock()
+        self._partial: dict[int, int] = {}  # job → answers its backend finished so far
+        self._jobs = itertools.count()
+        self._shown = 0  # the "generate" count last reported (it never goes back)
 
     def ask(self, state: int, text: str) -> None:
         """Queue state ``state``'s r answers (held when another state has this text)."""
@@ -267,8 +271,11 @@ class _Answers:
     def _submit(self, states: list[tuple[int, str]]) -> None:
         r = self.config.n_replications
         requests = answer_requests(states, self.config, task=self.task, choices=self.choices)
+        job = next(self._jobs)
         with self._lock:
-            futures = self.pool.submit_many(requests)  # one job: the backend may group them
+            futures = self.pool.submit_many(  # one job: the backend may group them
+                requests, progress=partial(self._moved, job)
+            )
             entries = [(text, futures[j * r : (j + 1) * r]) for j, (_, text) in enumerate(states)]
             for (state, _), entry in zip(states, entries, strict=True):
                 self._asked[state] = entry
@@ -277,17 +284,32 @@ class _Answers:
                 self.first_at = time.perf_counter()
         for (state, _), entry in zip(states, entries, strict=True):
             for fut in entry[1]:
-                fut.add_done_callback(partial(self._finished, state, entry))
+                fut.add_done_callback(partial(self._finished, state, entry, job))
 
-    def _finished(self, state: int, entry: tuple[str, list[Future]], fut: Future) -> None:
+    def _moved(self, job: int, done: int, _total: int) -> None:
+        """A job's backend finished ``done`` of its answers (each one, where it streams them)."""
+        with self._lock:
+            self._partial[job] = done
+        self._show()
+
+    def _finished(self, state: int, entry: tuple[str, list[Future]], job: int, fut: Future) -> None:
         if fut.cancelled() or fut.exception() is not None:
             return
         with self._lock:
+            self._partial.pop(job, None)  # its answers are counted one by one from here
             if self._asked.get(state) is not entry:  # replaced: the perturber changed its mind
                 return
             self.done += 1
-            done, total = self.done, max(self.total, self.done)
-        self.report("generate", done, total)
+        self._show()
+
+    def _show(self) -> None:
+        """Report the answers finished: whole jobs' plus those of jobs still running."""
+        with self._lock:
+            done = max(self._shown, min(self.done + sum(self._partial.values()), self.total))
+            changed, self._shown = done != self._shown, done
+            total = max(self.total, done)
+        if changed:
+            self.report("generate", done, total)
 
     def collect(self, texts: Sequence[str]) -> list[list[Any]]:
         """Wait for the (m, r) completions of ``texts`` (asked now where they were not yet)."""

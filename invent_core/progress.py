@@ -10,7 +10,8 @@ person asks to stop, and the producer checks between requests.
 
 Time left is rate-based and honest: ``None`` until a rate has been measured
 within the stage (at least one item finished after the stage's first event),
-so a run never shows "0 s left" before anything happened.
+so a run never shows "0 s left" before anything happened; and it never grows
+while the counter is stalled (the rate is measured up to the last move).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "ProgressTracker",
     "CancelToken",
     "format_seconds",
+    "format_range",
 ]
 
 #: Least seconds between two CLI progress lines within a stage (issue 14:
@@ -106,6 +108,13 @@ class _Stage:
     first_done: int  # its ``done`` then: items already finished (cache hits) are no rate
     done: int
     total: int
+    last_t: float = 0.0  # time ``done`` last went up (the rate is measured up to it)
+
+    def count(self, done: int, total: int, now: float) -> None:
+        """Take the latest counts; remember when the count moved."""
+        if done > self.done:
+            self.last_t = now
+        self.done, self.total = done, total
 
 
 def format_seconds(seconds: float) -> str:
@@ -116,6 +125,13 @@ def format_seconds(seconds: float) -> str:
     if s < 3600:
         return f"{s // 60} min {s % 60:02d} s"
     return f"{s // 3600} h {(s % 3600) // 60:02d} min"
+
+
+def format_range(low: float, high: float) -> str:
+    """``"14–61 s"``, ``"40 s – 2 min 10 s"``: a time range, as :func:`format_seconds` says each."""
+    if high < 59.5:
+        return f"{max(0, round(low))}–{round(high)} s"
+    return f"{format_seconds(low)} – {format_seconds(high)}"
 
 
 class ProgressTracker:
@@ -162,9 +178,9 @@ class ProgressTracker:
             st = self._stages.get(stage)
             if st is None or done < st.done:
                 # a new stage, or the same one counting again (next question): restart its clock
-                self._stages[stage] = _Stage(now, done, done, total)
+                self._stages[stage] = _Stage(now, done, done, total, now)
             else:
-                st.done, st.total = done, total
+                st.count(done, total, now)
             self._current = stage
 
     __call__ = update
@@ -237,20 +253,24 @@ class ProgressTracker:
 
 
 def _time_left(st: _Stage, now: float) -> float | None:
-    """Seconds left: (total − done) / rate.
+    """Seconds left: (total − done) × seconds per item, less the time since the count last moved.
 
-    The rate is the items finished since the stage's first event per second
-    since then, measured up to *now*, so a stall makes time left grow instead
-    of reaching "0 s" while nothing moves.
+    The rate is measured from the stage's first event up to the last time its
+    count went up, never up to *now*: a stage that blocks (the paraphrase
+    requests, a slow answer) does not make time left grow by extrapolating
+    from a stalled counter (issue 22: "≈ 7 min 47 s left" on a 70 s run). While
+    it stalls, time left counts down; once the stall outlasts it, it is
+    ``None`` (unknown: the page shows the elapsed time and the estimate's range).
     """
     if st.total <= 0:
         return None
     if st.done >= st.total:
         return 0.0
-    gained, spent = st.done - st.first_done, now - st.first_t
+    gained, spent = st.done - st.first_done, st.last_t - st.first_t
     if gained <= 0 or spent <= 0:
         return None
-    return (st.total - st.done) * spent / gained
+    left = (st.total - st.done) * spent / gained - (now - st.last_t)
+    return left if left > 0 else None
 
 
 class CancelToken:
@@ -271,15 +291,48 @@ class CancelToken:
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: dict[int, Callable[[], None]] = {}
+        self._ids = iter(range(1 << 62))
 
     def cancel(self) -> None:
-        """Ask the producer to stop (idempotent, callable from any thread)."""
-        self._event.set()
+        """Ask the producer to stop (idempotent, callable from any thread).
+
+        The callbacks registered with :meth:`on_cancel` run now, in the calling
+        thread (e.g. to close a request's connection so the server stops too).
+        """
+        with self._lock:
+            self._event.set()
+            callbacks, self._callbacks = list(self._callbacks.values()), {}
+        for fn in callbacks:
+            try:
+                fn()
+            except Exception:  # noqa: BLE001, S110 - a failed abort must not stop the others
+                pass
+
+    def on_cancel(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn()`` once when cancelled (at once if it already is); return an unregister.
+
+        Used to stop work that cannot poll the flag, such as an HTTP request
+        waiting for its reply: ``fn`` shuts its socket. Call the returned
+        function when that work ended, so a later Cancel leaves it alone.
+        """
+        with self._lock:
+            if not self._event.is_set():
+                key = next(self._ids)
+                self._callbacks[key] = fn
+                return lambda: self._callbacks.pop(key, None)
+        fn()
+        return lambda: None
 
     @property
     def cancelled(self) -> bool:
         """Whether :meth:`cancel` was called."""
         return self._event.is_set()
+
+    def wait(self, timeout: float) -> bool:
+        """Sleep up to ``timeout`` seconds, less when cancelled meanwhile; return :attr:`cancelled`."""
+        return self._event.wait(timeout)
 
     def raise_if_cancelled(self, done: int | None = None, total: int | None = None) -> None:
         """Raise :class:`~invent_core.errors.Cancelled` if :meth:`cancel` was called.
@@ -324,8 +377,8 @@ class ProgressReporter:
         now = time.perf_counter()
         st = self._stages.get(stage)
         if st is None or done < st.done:  # a new stage, or the same one counted again
-            st = self._stages[stage] = _Stage(now, done, done, total)
-        st.done, st.total = done, total
+            st = self._stages[stage] = _Stage(now, done, done, total, now)
+        st.count(done, total, now)
         self.callback(Progress(stage, done, total, _time_left(st, now), note))
 
     def counter(self, stage: str) -> Callable[[int, int], None]:

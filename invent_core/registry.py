@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 
 from .context import ScoringContext
-from .errors import MethodUnavailable
+from .errors import Cancelled, MethodUnavailable
 
 Family = Literal["inv", "baseline"]
 
@@ -142,7 +142,11 @@ class MethodResult:
 
 
 def compute_methods(
-    ctx: ScoringContext, names: str | Iterable[str] | None = None, *, strict: bool = False
+    ctx: ScoringContext,
+    names: str | Iterable[str] | None = None,
+    *,
+    strict: bool = False,
+    progress: Callable | None = None,
 ) -> dict[str, MethodResult]:
     """Run several methods on one context; a failing method yields an error, not an exception.
 
@@ -150,15 +154,26 @@ def compute_methods(
     ----------
     names : see :func:`resolve_methods`.
     strict : re-raise instead of recording the error.
+    progress : called with a :class:`~invent_core.progress.Progress` ("methods",
+        done, total, note = the method about to run) before each method and at
+        the end; a :class:`~invent_core.errors.Cancelled` it or a method raises
+        ends the call (it is never recorded as the method's error).
     """
+    from .progress import Progress
+
     out: dict[str, MethodResult] = {}
-    for method in resolve_methods(names):
+    methods = resolve_methods(names)
+    for i, method in enumerate(methods):
+        if progress is not None:
+            progress(Progress("methods", i, len(methods), note=method.label))
         t0 = time.perf_counter()
         try:
             value = float(method.compute(ctx))
             if not np.isfinite(value):
                 raise ValueError(f"{method.label} returned a non-finite value ({value})")
             out[method.name] = MethodResult(method.name, value, None, time.perf_counter() - t0)
+        except Cancelled:
+            raise
         except MethodUnavailable as err:
             if strict:
                 raise
@@ -172,6 +187,8 @@ def compute_methods(
             out[method.name] = MethodResult(
                 method.name, error=msg, seconds=time.perf_counter() - t0
             )
+    if progress is not None:
+        progress(Progress("methods", len(methods), len(methods)))
     return out
 
 

@@ -16,7 +16,7 @@ import streamlit as st
 
 from invent_core.reask import match_states
 
-from . import plots, resources, results_view, state, tables, views
+from . import method_jobs, plots, resources, results_view, state, tables, views
 from .downloads import download_buttons
 from .feedback import guarded, show_error
 from .settings import run_fingerprint
@@ -179,19 +179,10 @@ def baselines_tab(run: Any, settings: Any) -> None:
             f"Also compute {', '.join(views.method_labels().get(n, n) for n in needs_llm)} "
             f"(asks {settings.llm_label})",
             key="explore_llm_methods",
+            disabled=method_jobs.running(),
         ):
-            with st.spinner("Asking the LLM for the baselines that need it…"):
-                llm = guarded("Loading the LLM", resources.llm_for, settings)
-                if llm is not None:
-                    st.session_state[llm_key] = guarded(
-                        "Computing the LLM baselines",
-                        resources.method_results,
-                        fp,
-                        needs_llm,
-                        settings.key(),
-                        run,
-                        llm,
-                    )
+            method_jobs.start(llm_key, run, needs_llm, settings)  # a job: counter and Cancel
+        method_jobs.panel(llm_key)
         results.update(st.session_state.get(llm_key) or {})
     baselines = tables.methods_table(results, methods)
     st.dataframe(

@@ -17,7 +17,9 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from invent_core.progress import format_seconds
+from invent_core.progress import format_range, format_seconds
+
+from .jobs import Job, JobRegistry, JobView, job_of
 
 T = TypeVar("T")
 
@@ -98,6 +100,7 @@ def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | N
 
 #: Readable names of the stages of invent_core's progress events.
 STAGE_LABELS: dict[str, str] = {
+    "rewordings": "rewordings received",
     "perturb": "perturbations",
     "generate": "answers received",
     "score": "scoring",
@@ -105,6 +108,7 @@ STAGE_LABELS: dict[str, str] = {
     "questions": "questions evaluated",
     "runs": "runs (question × temperature)",
     "rows": "rows scored",
+    "methods": "baselines computed",
 }
 
 
@@ -118,6 +122,16 @@ def stage_text(stage: Any) -> str:
     elif stage.time_left is not None:
         parts.append(f"≈ {format_seconds(stage.time_left)} left")
     return " · ".join(parts)
+
+
+def expected_text(expected: tuple[float, float] | None, elapsed: float) -> str:
+    """`` · expected 14–61 s`` (the estimate's range), and whether the job is past it."""
+    if expected is None or expected[0] is None or expected[1] is None:
+        return ""
+    low, high = expected
+    said = format_range(low, high) if high > 1.3 * low else f"≈ {format_seconds(high)}"
+    late = " · taking longer than estimated" if elapsed > high else ""
+    return f" · expected {said}{late}"
 
 
 #: Seconds between two redraws of a running job (issue 14: at least every 2 s).
@@ -138,8 +152,9 @@ def _live(key: str) -> None:
 def _job_view(job: Any, key: str) -> None:
     with st.container(border=True):
         head = f"**{job.label}** · {format_seconds(job.elapsed)} elapsed"
+        head += expected_text(getattr(job, "expected", None), job.elapsed)
         if job.token.cancelled:
-            head += " · cancelling: no new request is sent, waiting for the ones in flight"
+            head += " · cancelling: no new request is sent, the ones in flight are stopped"
         st.markdown(head)
         stages = job.tracker.snapshot()
         if not stages:
@@ -154,6 +169,52 @@ def _job_view(job: Any, key: str) -> None:
             icon=":material/cancel:",
             help="Stop sending requests; what finished is kept",
         )
+
+
+@st.cache_resource(show_spinner=False)
+def job_registry() -> JobRegistry:
+    """The server process's :class:`~invent_ui.jobs.JobRegistry` (shared by every session)."""
+    return JobRegistry()
+
+
+#: Page job key → the session keys of its form, saved with a job it starts.
+_FORMS: dict[str, tuple[str, ...]] = {}
+
+
+def reattach(key: str, form: tuple[str, ...] = ()) -> Any:
+    """Adopt the page's newest job after a reload (a new session); call before the form.
+
+    A browser reload opens a new session with an empty state: the job the page
+    started before still runs (or has finished) in this process. When the
+    registry holds a job newer than this session's, the session shows it (its
+    live panel and Cancel while it runs, its result once done) and, while it
+    runs, the form shows the settings it was started with (``form``: the
+    widgets' session keys, saved by :func:`job_panel` when the job starts).
+
+    Returns the session's job after adoption (None when there is none).
+    """
+    _FORMS[key] = tuple(form)
+    mine = st.session_state.get(key)
+    latest = job_registry().latest(key)
+    if latest is None or latest is job_of(mine):
+        return mine
+    if mine is not None and job_of(mine).started >= latest.started:
+        return mine
+    if latest.status in ("cancelled", "failed") and latest.taken:
+        return mine  # its session said how it ended; the history shows what was kept
+    view = JobView(latest)
+    st.session_state[key] = view
+    if latest.running:
+        for name, value in latest.form.items():
+            st.session_state[name] = value
+    return view
+
+
+def _publish(key: str, job: Any) -> None:
+    """Make a job this session started findable by a later session (a reload)."""
+    if isinstance(job, Job) and job_registry().latest(key) is not job:
+        form = {k: st.session_state[k] for k in _FORMS.get(key, ()) if k in st.session_state}
+        job_registry().publish(key, job, form)
 
 
 def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = None) -> Any:
@@ -172,6 +233,7 @@ def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = Non
     job = st.session_state.get(key)
     if job is None:
         return None
+    _publish(key, job)
     if job.running:
         _live(key)
         return job

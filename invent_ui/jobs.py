@@ -31,9 +31,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from invent_core.errors import Cancelled
+from invent_core.llm._http import sending_for
 from invent_core.progress import CancelToken, Progress, ProgressTracker
 
-__all__ = ["Job", "CancellableLLM", "cancel_kwargs", "start_job"]
+__all__ = ["Job", "JobView", "JobRegistry", "CancellableLLM", "cancel_kwargs", "start_job"]
 
 #: What a job's function receives and returns: ``fn(progress, cancel) -> result``.
 JobFn = Callable[[Callable[[Any], None], CancelToken], Any]
@@ -67,6 +68,7 @@ class Job:
         throughput log); its failure becomes :attr:`note`, never the job's.
     context : what the page needs to read a cancelled or failed job's
         finished work back (e.g. the evaluation's folder).
+    expected : the estimate's ``(low, high)`` seconds, shown while it runs.
     """
 
     def __init__(
@@ -77,8 +79,10 @@ class Job:
         kind: str = "run",
         on_done: Callable[[Any], str | None] | None = None,
         context: dict[str, Any] | None = None,
+        expected: tuple[float, float] | None = None,
     ) -> None:
         self.label = label
+        self.expected = expected  # (low, high) seconds the estimate said, shown beside elapsed
         self.kind = kind
         self.context = dict(context or {})
         self.tracker = ProgressTracker()
@@ -89,6 +93,7 @@ class Job:
         self.history_id: str | None = None
         self.started = time.monotonic()
         self.ended: float | None = None
+        self.form: dict[str, Any] = {}  # the page's settings it was started with (a reload's form)
         self._fn, self._on_done = fn, on_done
         self._taken = False
         self._lock = threading.Lock()
@@ -152,6 +157,11 @@ class Job:
         """Seconds since the job started (until it ended)."""
         return (self.ended if self.ended is not None else time.monotonic()) - self.started
 
+    @property
+    def taken(self) -> bool:
+        """Whether a page has already handled the ended job (:meth:`take`)."""
+        return self._taken
+
     def take(self) -> bool:
         """Return True exactly once, the first time it is asked after the job ended."""
         with self._lock:
@@ -169,21 +179,83 @@ def start_job(
     kind: str = "run",
     on_done: Callable[[Any], str | None] | None = None,
     context: dict[str, Any] | None = None,
+    expected: tuple[float, float] | None = None,
     store: Any = None,
 ) -> Job:
     """Start ``fn`` as a :class:`Job` and keep it under ``key`` in the page's session state.
 
     The one way a page starts a background job; :func:`invent_ui.feedback.job_panel`
     with the same ``key`` shows its progress and Cancel. ``store`` is the mapping the
-    job is kept in (default ``st.session_state``).
+    job is kept in (default ``st.session_state``); ``expected`` is the estimate's
+    (low, high) seconds, shown beside the time elapsed.
     """
     if store is None:
         import streamlit as st
 
         store = st.session_state
-    job = Job(fn, label=label, kind=kind, on_done=on_done, context=context).start()
+    job = Job(
+        fn, label=label, kind=kind, on_done=on_done, context=context, expected=expected
+    ).start()
     store[key] = job
     return job
+
+
+class JobView:
+    """Another browser session's look at a :class:`Job`: everything is the job's but :meth:`take`.
+
+    A reload opens a new session; the page adopts the job its previous session
+    started (:class:`JobRegistry`) through a view, so the finished result is
+    shown in the new session too. A cancelled or failed job's leftovers are
+    handed out once in all (the page keeps them in the history): for those,
+    :meth:`take` is the job's own.
+    """
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self._taken = False
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything but :meth:`take` is the job's."""
+        return getattr(self.job, name)
+
+    def take(self) -> bool:
+        """True once for this session when the job ended well; else the job's once-only take."""
+        if self.job.running or self._taken:
+            return False
+        self._taken = True
+        return True if self.job.status == "done" else self.job.take()
+
+
+def job_of(job: Any) -> Job | None:
+    """The :class:`Job` behind a job or a :class:`JobView` (None stays None)."""
+    return getattr(job, "job", job)
+
+
+class JobRegistry:
+    """The latest job of each page key, for the whole server process (all browser sessions).
+
+    A page publishes the job it started; a page opened later (a reload, a new
+    tab) finds it there and shows its progress, its Cancel and its result.
+    Thread-safe; holds one job per key (the newest).
+    """
+
+    def __init__(self) -> None:
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+
+    def publish(self, key: str, job: Job, form: dict[str, Any] | None = None) -> None:
+        """Make ``job`` the page's latest, unless a newer one is already there."""
+        with self._lock:
+            known = self._jobs.get(key)
+            if known is None or job.started >= known.started:
+                if form is not None:
+                    job.form = dict(form)
+                self._jobs[key] = job
+
+    def latest(self, key: str) -> Job | None:
+        """The newest job published under ``key``, or None."""
+        with self._lock:
+            return self._jobs.get(key)
 
 
 class CancellableLLM:
@@ -217,15 +289,17 @@ class CancellableLLM:
 
             def complete_until(*args: Any, **kwargs: Any) -> Any:
                 self._token.raise_if_cancelled()
-                return attr(*args, **kwargs)
+                with sending_for(self._token):
+                    return attr(*args, **kwargs)
 
             return complete_until
         return attr
 
     def complete(self, messages: Any, **kwargs: Any) -> Any:
-        """One completion, unless cancelled."""
+        """One completion, unless cancelled; Cancel cuts it while it waits for the reply."""
         self._token.raise_if_cancelled()
-        return self._llm.complete(messages, **kwargs)
+        with sending_for(self._token):
+            return self._llm.complete(messages, **kwargs)
 
     def complete_many(
         self, requests: Sequence[Any], progress: Callable[[int, int], None] | None = None, **kw: Any
@@ -244,7 +318,8 @@ class CancellableLLM:
             self._token.raise_if_cancelled(len(out), total)
             part = requests[start : start + width]
             sub = None if progress is None else _offset(progress, start, total)
-            out.extend(self._llm.complete_many(part, sub, **kw))
+            with sending_for(self._token):
+                out.extend(self._llm.complete_many(part, sub, **kw))
         return out
 
 

@@ -171,3 +171,19 @@ def work_dir(*parts: str) -> Path:
     path = cache_dir().joinpath("dashboard", *parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def expected_range(settings: Any, run_config: Any, n_questions: int = 1) -> Any:
+    """The estimate's ``(low, high)`` seconds for a job (:class:`invent_ui.jobs.Job`), or None."""
+    from invent_core.estimate import ThroughputLog, estimate_run
+
+    try:
+        est = estimate_run(
+            run_config,
+            llm_identity=llm_identity(settings),
+            throughput=ThroughputLog(),
+            n_questions=n_questions,
+        )
+    except Exception:  # noqa: BLE001 - an estimate is never worth failing a run for
+        return None
+    return None if est.low is None else (est.low, est.high)

@@ -32,6 +32,7 @@ EVAL_PAYLOAD = "eval_payload"
 
 #: Background jobs (invent_ui.jobs.Job), one per page that runs something.
 EXPLORE_JOB = "explore_job"
+EXPLORE_METHODS_JOB = "explore_methods_job"  # VU, P(True): the baselines that ask the LLM
 GAAP_JOB = "gaap_job"
 TSU_JOB = "tsu_job"
 EVAL_JOB = "eval_job"

@@ -119,13 +119,45 @@ def measures_dataframe(score: Any) -> Any:
     return tables.measures_table(score.measures, score.values, labels=labels, intervals=intervals)
 
 
-def result_or_demo(key: str, demo_path: Any, *, what: str, hint: str) -> Any:
-    """Return the page's own result from the session, else the shipped demo (with a note)."""
+def latest_kept(kind: str, what: str) -> Any:
+    """The newest history entry of ``kind`` as its page shows it (with a note), or None.
+
+    A reload or a server restart starts an empty session: the page then shows
+    the last result made here (issue 22: Evaluation and Explore went back to
+    the demo), not the shipped demo, as GAAP evolution does.
+    """
+    from .archive import reopen, store
+    from .feedback import guarded
+
+    latest = guarded("Reading the history", lambda: store().latest(kind))
+    if latest is None:
+        return None
+    opened = guarded(f"Opening the latest {what}", reopen, store(), latest.id)
+    if opened is None:
+        return None
+    st.info(
+        f"Showing the latest {what} in the history ({latest.created[:16]} UTC). "
+        "Others: *Recent* in the sidebar or the History page.",
+        icon=":material/history:",
+    )
+    return opened.value
+
+
+def result_or_demo(
+    key: str, demo_path: Any, *, what: str, hint: str, kind: str | None = None
+) -> Any:
+    """Return the page's own result, else the latest of ``kind`` in the history, else the demo.
+
+    The history and the demo each come with a note saying what is shown.
+    """
     from . import resources
 
     payload = st.session_state.get(key)
     if payload is not None:
         return payload
+    kept = latest_kept(kind, what.removeprefix("demo ")) if kind else None
+    if kept is not None:
+        return kept
     st.info(f"Showing the shipped {what} (a small real run). {hint}", icon=":material/lightbulb:")
     return resources.demo_json(demo_path)
 

@@ -14,7 +14,7 @@ from invent_core.estimate import ThroughputLog, estimate_run, record_artifact
 from invent_core.pipeline import run_question
 from invent_core.reask import reask
 from invent_ui import archive, explore_view, resources, spread_view, state, views
-from invent_ui.feedback import guarded, job_panel, show_error
+from invent_ui.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.settings import run_fingerprint
 from invent_ui.sidebar import page_setup
@@ -56,7 +56,13 @@ def _start_run(question: str, run_cfg, task: str, choices) -> None:
             cancel=cancel,
         )
 
-    start_job(state.EXPLORE_JOB, work, label="The run", on_done=lambda r: _keep(r, log, history))
+    start_job(
+        state.EXPLORE_JOB,
+        work,
+        label="The run",
+        on_done=lambda r: _keep(r, log, history),
+        expected=resources.expected_range(settings, run_cfg),
+    )
 
 
 def _start_reask(run, perturbations: list[str]) -> None:
@@ -85,6 +91,8 @@ def _pick_sample() -> None:
         st.session_state[state.EXPLORE_TASK] = (ex.task, list(ex.choices) if ex.choices else None)
 
 
+# a reload (a new session) shows the running or last finished run, and its settings
+reattach(state.EXPLORE_JOB, (state.EXPLORE_QUESTION, state.EXPLORE_TASK, "explore_perturber"))
 running = views.job_running(state.EXPLORE_JOB)
 with st.expander("Ask a question", expanded=st.session_state.get(state.EXPLORE_RUN) is None):
     if state.EXPLORE_QUESTION not in st.session_state:
@@ -137,6 +145,8 @@ with st.expander("Open a saved run (JSON)"):
         loaded = guarded("Reading the run file", resources.load_run_bytes, up.getvalue(), up.name)
         if loaded is not None:
             run = loaded
+if run is None:  # a reload: the last run made here, else the demo
+    run = views.latest_kept("run", "run")
 if run is None:
     run = resources.demo_run()
     st.info(

@@ -10,7 +10,7 @@ from invent_core.perturb.gaap import GaapResult, gaap, member_flags
 from invent_core.progress import ProgressReporter
 from invent_ui import archive, assets, plots, resources, state, tables, views
 from invent_ui.downloads import download_buttons
-from invent_ui.feedback import guarded, job_panel, show_error
+from invent_ui.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.jobs import start_job
 from invent_ui.sidebar import page_setup
 
@@ -49,6 +49,7 @@ def _start_gaap(question: str, run_cfg) -> None:
     )
 
 
+reattach(state.GAAP_JOB, ("gaap_question",))  # a reload shows the running or finished evolution
 with st.expander("Run GAAP on a new question", expanded=False):
     q = st.text_area("Question", key="gaap_question", height=70)
     run_cfg = settings.run_config()

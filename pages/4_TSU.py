@@ -20,7 +20,7 @@ from invent_ui.experiments import (
     tsu_arrays,
     tsu_payload,
 )
-from invent_ui.feedback import guarded, job_panel, show_error
+from invent_ui.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
@@ -59,6 +59,8 @@ def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
     start_job(state.TSU_JOB, work, label=label, kind="tsu", on_done=keep)
 
 
+# a reload shows the running or last finished sweep, with its settings
+reattach(state.TSU_JOB, ("tsu_source", "tsu_question", "tsu_dataset", "tsu_limit", "tsu_temps"))
 with st.expander("Run a temperature sweep", expanded=False):
     source = st.radio("On", ["a question", "a dataset slice"], horizontal=True, key="tsu_source")
     if source == "a question":
@@ -111,7 +113,7 @@ if job is not None and job.take() and job.status == "done":
     st.session_state[state.TSU_PAYLOAD] = job.result
 
 payload = views.result_or_demo(
-    state.TSU_PAYLOAD, assets.DEMO_TSU, what="demo sweep", hint="Run your own above."
+    state.TSU_PAYLOAD, assets.DEMO_TSU, what="demo sweep", hint="Run your own above.", kind="tsu"
 )
 
 arrays = guarded("Reading the sweep", tsu_arrays, payload)

@@ -31,7 +31,7 @@ from invent_ui.experiments import (
     payload_evaluation,
     per_question_table,
 )
-from invent_ui.feedback import error_text, guarded, job_panel, show_error
+from invent_ui.feedback import error_text, guarded, job_panel, reattach, show_error
 from invent_ui.jobs import CancellableLLM, start_job
 from invent_ui.sidebar import page_setup
 
@@ -73,6 +73,7 @@ def _start(cfg: ExperimentConfig, out) -> None:
         kind="evaluation",
         on_done=keep,
         context={"cfg": cfg, "out": out, "llm": identity},
+        expected=resources.expected_range(settings, cfg.run, cfg.limit),
     )
 
 
@@ -110,6 +111,8 @@ def _salvage(job) -> bool:
 
 # --- run ------------------------------------------------------------------------------------
 DEFAULT_DATASET = "arithmetic"
+FORM = ("eval_dataset", "eval_limit", state.EVAL_SEED, "eval_judge", "eval_perturber")
+reattach(state.EVAL_JOB, FORM)  # a reload shows the running or last finished evaluation
 with st.expander("Run an evaluation on a dataset sample", expanded=False):
     c1, c2, c3, c4 = st.columns(4)
     names = guarded("Listing datasets", available_datasets) or []
@@ -192,7 +195,11 @@ job_panel(
 )
 
 payload = views.result_or_demo(
-    state.EVAL_PAYLOAD, assets.DEMO_EVAL, what="demo evaluation", hint="Run your own above."
+    state.EVAL_PAYLOAD,
+    assets.DEMO_EVAL,
+    what="demo evaluation",
+    hint="Run your own above.",
+    kind="evaluation",  # a reload shows the last evaluation made here
 )
 cfg = payload_config(payload)
 labels = payload.get("labels", {})

@@ -200,7 +200,11 @@ CASES: dict[str, Case] = {
         r"l1\.csv, row 1 \(line 2\), byte \d+, column 'question': not valid UTF-8",
     ),
     "batch unknown --encoding": _batch(
-        "in.csv", WIDE_CSV.encode(), r"in\.csv: unknown text encoding 'klingon'", "--encoding", "klingon"
+        "in.csv",
+        WIDE_CSV.encode(),
+        r"in\.csv: unknown text encoding 'klingon'",
+        "--encoding",
+        "klingon",
     ),
     "batch JSON array": _batch(
         "a.json", b'[{"question": "x"}]', r"a\.json: a JSON array cannot be streamed"

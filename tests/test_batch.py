@@ -251,11 +251,12 @@ def test_progress_reports_done_total_eta(minilm, wide_csv, tmp_path):
         config=cfg(B),
         progress=lambda ev: calls.append((ev.done, ev.total, ev.eta_seconds, ev.stage)),
     )
-    assert [c[0] for c in calls] == list(range(1, 11))
+    # 0/10 at once (issue 22: no counter until the first row finished), then each row
+    assert [c[0] for c in calls] == list(range(0, 11)) and calls[0][2] is None
     assert all(t == 10 for _, t, _, _ in calls)
     assert all(stage == "rows" for *_, stage in calls)  # the shape run and evaluate report
     assert calls[-1][2] == pytest.approx(0.0)
-    assert all(e is not None and e >= 0 for _, _, e, _ in calls)
+    assert all(e is not None and e >= 0 for _, _, e, _ in calls[1:])
 
 
 def test_run_config_reaches_scoring_and_the_sidecar(minilm, wide_csv, tmp_path):

@@ -151,3 +151,67 @@ def test_cancellable_llm_passes_cancel_on_when_the_backend_takes_it():
     assert [c.text for c in out] == [f"a{k}" for k in range(5)] and llm.cancel_seen is token
     assert cancel_kwargs(Modern.complete_many, token) == {"cancel": token}
     assert cancel_kwargs(SlowLLM.complete_many, token) == {}
+
+
+def test_llm_baselines_job_counts_methods_and_cancel_cuts_the_slow_request():
+    """Issue 22: "Also compute VU, P(True)" was a blocking spinner; now a job with Cancel."""
+    import time
+
+    from test_llm_http import FAST, FakeOpenAI
+
+    from invent_core.llm import get_llm
+    from invent_core.pipeline import RunArtifact
+    from invent_ui import assets
+    from invent_ui.method_jobs import methods_work
+
+    run = RunArtifact.load(assets.DEMO_RUN)
+    server = FakeOpenAI()
+    try:
+        llm = get_llm("openai", base_url=server.base_url, model="m", cache=None, retry=FAST)
+        done = Job(methods_work(run, ["verbalized", "p_true"], llm), label="b").start()
+        assert done.wait(30) and done.status == "done"  # each method's result or its error
+        assert set(done.result) == {"verbalized", "p_true"}
+        stage = done.tracker.snapshot()[-1]
+        assert (stage.stage, stage.done, stage.total) == ("methods", 2, 2)
+
+        server.default, sent = "hang", server.count  # a reply that would take 30 s
+        fresh = RunArtifact.load(assets.DEMO_RUN)  # the first run keeps its replies (extras)
+        job = Job(methods_work(fresh, ["verbalized", "p_true"], llm), label="b").start()
+        deadline = time.monotonic() + 10
+        while server.count == sent:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        t0 = time.monotonic()
+        job.cancel()
+        assert job.wait(5) and time.monotonic() - t0 < 3.0
+        assert job.status == "cancelled"
+    finally:
+        server.close()
+
+
+def test_registry_keeps_the_newest_job_and_views_take_the_result_once_each():
+    """A reload's session sees the job through a view: the result once per session;
+    a cancelled job's leftovers once in all (the page keeps them in the history)."""
+    from invent_ui.jobs import JobRegistry, JobView
+
+    reg = JobRegistry()
+    old = Job(lambda progress, cancel: "old", label="a").start()
+    new = Job(lambda progress, cancel: "new", label="b").start()
+    assert old.wait(5) and new.wait(5)
+    reg.publish("page", new, {"form_limit": 8})
+    reg.publish("page", old, {"form_limit": 3})  # older: ignored
+    assert reg.latest("page") is new and new.form == {"form_limit": 8}
+    assert reg.latest("other") is None
+    one, two = JobView(new), JobView(new)
+    assert one.take() and not one.take() and two.take()  # each session shows the result
+    assert one.result == "new" and one.job is new and new.take()  # the starter's own take
+
+    def stop(progress, cancel):
+        cancel.cancel()
+        cancel.raise_if_cancelled(0, 3)
+
+    cancelled = Job(stop, label="c").start()
+    assert cancelled.wait(5) and cancelled.status == "cancelled"
+    first, second = JobView(cancelled), JobView(cancelled)
+    assert first.take() and not second.take() and not cancelled.take()
+    assert cancelled.taken

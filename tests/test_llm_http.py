@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import http.server
 import json
+import select
+import socket
 import threading
 import time
 
@@ -30,6 +32,7 @@ class FakeOpenAI:
     """
 
     TRICKLE_BYTES = 60  # one every 0.2 s: 12 s, far past a 2 s deadline
+    HANG_SECONDS = 30.0  # "hang": a reply that takes far longer than any Cancel may
 
     def __init__(self):
         self.actions: list[str] = []
@@ -37,6 +40,7 @@ class FakeOpenAI:
         self.content = _default_content
         self.bodies: list[dict] = []
         self.headers: list[dict] = []
+        self.hung_up = 0  # "hang" requests whose client closed the connection
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         owner = self
@@ -100,6 +104,8 @@ class FakeOpenAI:
                 elif action == "slow":
                     time.sleep(1.5)
                     self._send(200, owner.completion(body))
+                elif action == "hang":
+                    self._hang(body)
                 elif action == "drop":
                     self.close_connection = True
                     self.connection.shutdown(2)
@@ -110,6 +116,18 @@ class FakeOpenAI:
                     self._stream(action, body)
                 else:
                     self._reply(action, body)
+
+            def _hang(self, body):
+                """Reply after ``HANG_SECONDS`` unless the client closes the connection first."""
+                end = time.monotonic() + owner.HANG_SECONDS
+                while time.monotonic() < end and not owner.stopping.is_set():
+                    ready, _, _ = select.select([self.connection], [], [], 0.05)
+                    if ready and not self.connection.recv(1, socket.MSG_PEEK):
+                        with owner.lock:  # the client hung up: a server stops generating here
+                            owner.hung_up += 1
+                        self.close_connection = True
+                        return
+                self._send(200, owner.completion(body))
 
             def _reply(self, action, body):
                 """A non-streamed 200 reply: good, or malformed in the way ``action`` names."""
@@ -203,6 +221,8 @@ class FakeOpenAI:
             }
             return b"data: " + json.dumps(event).encode() + b"\n\n"
 
+        if body.get("n", 1) > 1:  # several choices, interleaved; choice k ends after k + 1 chunks
+            return self.sse_choices(body)
         text = self.content(body)
         if action == "badjson":
             events = [chunk({"role": "assistant"}), b'data: {"choices": [ {"del\n\n']
@@ -219,6 +239,21 @@ class FakeOpenAI:
             events = [chunk({"role": "assistant"})]
             events += [chunk({"content": text[i : i + 2]}) for i in range(0, len(text), 2)]
             events.append(chunk({}, finish="stop"))
+        return [*events, b"data: [DONE]\n\n"]
+
+    def sse_choices(self, body: dict) -> list[bytes]:
+        """Streamed choices of one request: each ends on its own, the last one last."""
+        n, events = body["n"], []
+        texts = [self.choice_content(body, k) for k in range(n)]
+        for step in range(n):
+            for k in range(step, n):
+                piece = texts[k][step * 3 : (step + 1) * 3] if k > step else texts[k][step * 3 :]
+                choice = {"index": k, "delta": {"content": piece}, "finish_reason": None}
+                if k == step:
+                    choice["finish_reason"] = "stop"
+                events.append(b"data: " + json.dumps({"choices": [choice]}).encode() + b"\n\n")
+        usage = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+        events.append(b"data: " + json.dumps({"choices": [], "usage": usage}).encode() + b"\n\n")
         return [*events, b"data: [DONE]\n\n"]
 
     @property
@@ -649,9 +684,12 @@ def test_cancelled_complete_many_sends_nothing_more(fake, tmp_path):
         llm.complete_many(reqs, cancel=token)
     sent = fake.count
     assert 2 <= sent <= 3, sent  # at most one more was on its way when it was cancelled
-    assert len(cache) == sent  # every finished answer is kept
+    # every finished answer is kept; the one being answered at Cancel was cut (its connection
+    # shut, so a real server stops generating it) and is asked again next time
+    kept = len(cache)
+    assert kept <= sent  # (both of the first two may have been in flight at Cancel)
     again = make(fake, cache=cache).complete_many(reqs)
-    assert fake.count == sent + (8 - sent) and [c.cached for c in again].count(True) == sent
+    assert fake.count == sent + (8 - kept) and [c.cached for c in again].count(True) == kept
 
 
 def test_replications_of_one_prompt_go_as_one_request_with_n_choices(fake, tmp_path):
@@ -719,3 +757,68 @@ def test_states_with_the_same_text_go_as_one_request(fake):
     out = llm.complete_many(reqs)
     assert sorted(b.get("n", 1) for b in fake.bodies) == [2, 6]  # q's two; p's three states
     assert len({c.text for c in out[2:]}) == 6  # six distinct choices for the three copies
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_cancel_cuts_the_requests_in_flight_within_a_second(fake, grouped):
+    """A slow server: Cancel shuts the connections of the requests waiting for it, none retried."""
+    from invent_core.errors import Cancelled
+    from invent_core.llm import OpenAICompatLLM
+    from invent_core.progress import CancelToken
+
+    class Grouping(OpenAICompatLLM):
+        max_choices = 4 if grouped else 1
+
+    fake.default = "hang"
+    token = CancelToken()
+    llm = Grouping(base_url=fake.base_url, model="m", cache=None, retry=FAST, timeout=60.0)
+    reqs = [Request(user(f"q{i % 2}"), replication=i // 2, state=i % 2) for i in range(4)]
+    threading.Timer(0.5, token.cancel).start()
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled):
+        llm.complete_many(reqs, cancel=token)
+    took = time.monotonic() - t0
+    assert took < 2.0, took  # the reply would take 30 s
+    deadline = time.monotonic() + 2.0
+    while fake.hung_up < fake.count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert fake.count == (2 if grouped else 4) and fake.hung_up == fake.count  # no retry
+
+
+def test_cancel_of_a_run_returns_quickly_on_a_slow_server(fake, tmp_path):
+    """run_question through the request pool: Cancel while the paraphrase request hangs."""
+    from invent_core.config import RunConfig
+    from invent_core.errors import Cancelled
+    from invent_core.pipeline import run_question
+    from invent_core.progress import CancelToken
+
+    fake.default = "hang"
+    token = CancelToken()
+    llm = make(fake, timeout=60.0, concurrency=4)
+    cfg = RunConfig(n_perturbations=2, n_replications=2)
+    threading.Timer(0.5, token.cancel).start()
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled, match="cancelled after 0 of"):
+        run_question("What is the capital of France?", cfg, llm=llm, cancel=token)
+    took = time.monotonic() - t0
+    assert took < 3.0, took
+    assert fake.count >= 1 and fake.count <= 4  # the paraphrase list and the original's answers
+
+
+def test_streamed_choices_are_counted_as_each_one_ends(fake):
+    """A backend that streams the choices of a request counts every answer, not the group."""
+    from invent_core.llm import OpenAICompatLLM
+
+    class Streaming(OpenAICompatLLM):
+        max_choices = 4
+        streams_choices = True
+
+    fake.choice_content = lambda body, k: f"answer number {k} " + "x" * (3 * k)
+    llm = Streaming(base_url=fake.base_url, model="m", cache=None, retry=FAST)
+    reqs = [Request(user("q"), replication=k, stop=("\n",)) for k in range(4)]
+    seen = []
+    out = llm.complete_many(reqs, lambda d, t: seen.append((d, t)))
+    assert seen == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    assert [c.text for c in out] == [f"answer number {k} " + "x" * (3 * k) for k in range(4)]
+    assert fake.bodies[0]["stream"] and fake.bodies[0]["n"] == 4 and fake.count == 1
+    assert out[0].usage == {"prompt_tokens": 7, "completion_tokens": 3} and out[1].usage == {}

@@ -368,7 +368,7 @@ def test_accepted_perturbations_are_answered_before_the_perturber_returns(announ
         "rejected": {"not_a_question": 1},
         "padded": 0,  # three accepted for n = 3: no state filled by duplication
         "near_duplicates": 0,
-        "distinct": 3,
+        "distinct": 3,  # issue 24: the effective number of states
         "states": 3,
     }
     assert len(art.candidates) == 4
@@ -381,3 +381,32 @@ def test_adaptive_with_a_perturber_without_llm_calls_answers_the_prefix_only(ann
     assert {r.state for r in llm.answer_requests()} == {0, 1, 2, 3}  # 4..9 never asked
     assert art.perturbations == [f"{Q} (variant {i})" for i in range(3)]
     assert len(art.candidates) == 10  # one perturber call for n_max: its 9 + the rejected one
+
+
+class CountingLLM(FakeLLM):
+    """As :class:`FakeLLM`, and tells ``progress`` after each request, as a backend that
+    streams the choices of a grouped request (the packaged llama.cpp server) does."""
+
+    def complete_many(self, requests, progress=None, *, cancel=None):
+        out = []
+        for r in requests:
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            out.append(self._one(r))
+            if progress is not None:
+                progress(len(out), len(requests))
+        return out
+
+
+def test_counters_move_with_every_reply_before_the_paraphrase_stage_ends():
+    """Issue 22: no "perturbations 0/9" for the whole round and then a jump."""
+    events = []
+    llm = CountingLLM(paraphrase_delay=0.05, answer_delay=0.01, concurrency=8)
+    run(llm, progress=lambda e: events.append((time.perf_counter(), e)))
+    rewordings = [e.done for _, e in events if e.stage == "rewordings"]
+    assert rewordings[:4] == [1, 2, 3, 4]  # n + 1 = 4 single rewordings, each counted
+    first_accept = next(t for t, e in events if e.stage == "perturb" and e.done > 0)
+    moving = [t for t, e in events if e.stage == "rewordings" and 0 < e.done < e.total]
+    assert moving and max(moving) < first_accept  # it moved while the round was still out
+    generate = [e.done for _, e in events if e.stage == "generate"]
+    assert generate == sorted(generate) and set(range(1, 9)) <= set(generate)  # every answer

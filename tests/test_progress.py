@@ -66,15 +66,24 @@ def test_items_done_before_the_first_event_give_no_rate():
     assert t.current.time_left == pytest.approx(18.0)
 
 
-def test_a_stall_makes_time_left_grow_not_shrink_to_zero():
+def test_time_left_does_not_grow_while_the_counter_is_stalled():
+    """Issue 22: "answers received 5/50 · ≈ 7 min 47 s left" grew on a 70 s run."""
     clock = FakeClock()
     t = ProgressTracker(clock=clock)
     t(Event("generate", 0, 10))
     clock.t += 1
-    t(Event("generate", 5, 10))
-    before = t.current.time_left
-    clock.t += 30  # nothing moves
-    assert t.current.time_left > before > 0
+    t(Event("generate", 5, 10))  # 0.2 s per item: 1 s left
+    seen = [t.current.time_left]
+    for _ in range(4):  # nothing moves (a blocking stage)
+        clock.t += 0.2
+        seen.append(t.current.time_left)
+    assert seen[0] == pytest.approx(1.0)
+    assert all(b < a for a, b in zip(seen, seen[1:]) if b is not None)  # counts down
+    clock.t += 30
+    assert t.current.time_left is None  # overdue: unknown, never an ever-larger guess
+    assert "left" not in t.render_line() and "elapsed" in t.render_line()
+    t(Event("generate", 6, 10))  # it moves again: a rate from all the time spent
+    assert t.current.time_left == pytest.approx(4 * 31.8 / 6)  # 6 items in 31.8 s
 
 
 def test_unknown_total_has_counts_but_no_time_left():
@@ -197,3 +206,27 @@ def test_cancel_from_another_thread_stops_a_producer_between_requests():
     th.join(5)
     assert not th.is_alive()
     assert 0 < len(finished) < 10_000  # stopped early, kept what it had
+
+
+def test_the_estimate_range_counts_down_and_never_grows():
+    """Before a rate is measured the CLI says the estimate's range, less the time spent."""
+    from invent_core.commands._common import estimate_left
+
+    said = [estimate_left((10.0, 40.0), t) for t in (0, 5, 10, 25, 39, 41)]
+    assert said[:2] == ["10–40 s left (estimate)", "5–35 s left (estimate)"]
+    assert said[2:5] == [
+        "at most 30 s left (estimate)",
+        "at most 15 s left (estimate)",
+        "at most 1 s left (estimate)",
+    ]
+    assert said[5] is None  # past the range: only the elapsed time is shown
+    assert estimate_left(20.0, 5) == "≈ 15 s left (estimate)" and estimate_left(None, 1) is None
+
+
+def test_a_job_shows_the_estimated_range_beside_elapsed():
+    from invent_ui.feedback import expected_text
+
+    assert expected_text((14.0, 61.0), 5) == " · expected 14 s – 1 min 01 s"
+    assert expected_text((20.0, 22.0), 5) == " · expected ≈ 22 s"
+    assert expected_text((14.0, 40.0), 45).endswith("taking longer than estimated")
+    assert expected_text(None, 5) == ""

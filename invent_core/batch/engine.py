@@ -511,6 +511,11 @@ def _start(
     from ..embedders import get_embedder
 
     t_start = time.perf_counter()
+    total = plan.info.estimated_rows()
+    if plan.shard:
+        total = math.ceil(total / plan.shard[1])
+    tick = _Progress(progress, total)
+    tick(0)  # the row counter shows at once, not after the models loaded and a row finished
     sim = get_embedder(embedder if embedder is not None else plan.config.embedder)
     llm_obj = None
     if plan.generated:
@@ -532,9 +537,6 @@ def _start(
         truncated_bytes=checkpoint.truncated_bytes,
         dropped=list(checkpoint.dropped),
     )
-    total = plan.info.estimated_rows()
-    if plan.shard:
-        total = math.ceil(total / plan.shard[1])
     run = _Run(
         plan=plan,
         meta=meta,
@@ -545,7 +547,7 @@ def _start(
             plan.config, method_names=plan.method_names, sim=sim, llm=llm_obj, dataset=plan.dataset
         ),
         reader=RowReader(plan.info, max_question_chars=plan.max_question_chars),
-        tick=_Progress(progress, total),
+        tick=tick,
         errors_f=open(plan.paths["errors"], "w", encoding="utf-8"),
         t_start=t_start,
         old_cache=getattr(sim, "max_cache", None),

@@ -198,15 +198,18 @@ def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:
     return str((llm if llm is not None else llm_from_args(args)).identity)
 
 
-def print_estimate(config: Any, identity: str, n_questions: int = 1) -> float | None:
-    """Print the estimate before starting (LLM calls, seconds) to stderr; return the seconds."""
+def print_estimate(config: Any, identity: str, n_questions: int = 1) -> Any:
+    """Print the estimate (LLM calls, a time range) to stderr; return the range for the progress.
+
+    Returns ``(low, high)`` seconds (:class:`CliProgress`'s ``estimate``), or None.
+    """
     from ..estimate import ThroughputLog, estimate_run
 
     est = estimate_run(
         config, llm_identity=identity, throughput=ThroughputLog(), n_questions=n_questions
     )
     print(f"estimate: {est.text}; fewer when answers are cached", file=sys.stderr, flush=True)
-    return est.seconds
+    return None if est.low is None else (est.low, est.high)
 
 
 #: How each progress stage is named on the command line (issue 14: "perturbations
@@ -233,7 +236,8 @@ class CliProgress:
     quiet : print nothing.
     outer : the stage that counts the whole command ("questions", "runs"); its
         rate gives the time left. ``None``: the latest stage's.
-    estimate : seconds the estimate said, for the time left until a rate is measured.
+    estimate : seconds, or the ``(low, high)`` range, the estimate said: the time
+        left until a rate is measured (:func:`estimate_left`; it never grows).
     stream : where to print (default ``sys.stderr``).
     interval : seconds between lines (:data:`invent_core.progress.RENDER_INTERVAL`).
     """
@@ -296,9 +300,7 @@ class CliProgress:
         stage = views.get(self.outer) if self.outer else (snap[-1] if snap else None)
         if stage is not None and stage.time_left is not None:
             return "done" if stage.finished else f"≈ {format_seconds(stage.time_left)} left"
-        if self.estimate is not None and self.estimate > elapsed:
-            return f"≈ {format_seconds(self.estimate - elapsed)} left (estimate)"
-        return None
+        return estimate_left(self.estimate, elapsed)
 
     def emit(self) -> None:
         """Print the current line now."""
@@ -343,6 +345,26 @@ class CliProgress:
             self.stream.write("\n")
             self.stream.flush()
             self._width = 0
+
+
+def estimate_left(estimate: Any, elapsed: float) -> str | None:
+    """Time left from the estimate made before the start, while no rate is measured.
+
+    ``estimate``: seconds, or ``(low, high)``. It counts down and never grows;
+    past the high end it is None (the elapsed time says the rest).
+    """
+    from ..progress import format_range, format_seconds
+
+    if estimate is None:
+        return None
+    low, high = estimate if isinstance(estimate, tuple) else (estimate, estimate)
+    if high <= elapsed:
+        return None
+    if low > elapsed and high > 1.3 * low:
+        return f"{format_range(low - elapsed, high - elapsed)} left (estimate)"
+    if low > elapsed:
+        return f"≈ {format_seconds(high - elapsed)} left (estimate)"
+    return f"at most {format_seconds(high - elapsed)} left (estimate)"
 
 
 def interrupted(message: str) -> int:

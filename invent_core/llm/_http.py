@@ -1,4 +1,10 @@
-"""HTTP plumbing of the OpenAI-compatible backend: URL credentials and a total deadline.
+"""HTTP plumbing of the OpenAI-compatible backend: URL credentials, a total deadline, Cancel.
+
+Cancel reaches a request in flight: a thread that sends requests on behalf
+of a cancellable run says so with :func:`sending_for`; while such a request
+waits for its reply, the run's Cancel shuts the request's socket, so the
+waiting thread is freed at once (and a server such as llama.cpp, seeing the
+connection closed, stops generating for it).
 
 ``openai`` sits on an httpx-style library (``httpx`` for openai 1.x, ``httpx2``
 for openai 3.x); the one it uses is found from ``openai.DefaultHttpxClient``,
@@ -7,11 +13,37 @@ so nothing here imports a second HTTP stack.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+import socket
+import threading
 import time
 import urllib.parse
+from collections.abc import Iterator
 from typing import Any
+
+_sending = threading.local()  # .token: the CancelToken of the run this thread sends for
+
+
+@contextlib.contextmanager
+def sending_for(token: Any) -> Iterator[None]:
+    """Within the block, this thread's requests belong to the run cancelled by ``token``.
+
+    ``token`` is a :class:`~invent_core.progress.CancelToken` or None (the
+    block then changes nothing). Blocks nest; the outer token comes back after.
+    """
+    before = getattr(_sending, "token", None)
+    _sending.token = token if token is not None else before
+    try:
+        yield
+    finally:
+        _sending.token = before
+
+
+def current_cancel() -> Any:
+    """The token of the run this thread sends for (:func:`sending_for`), or None."""
+    return getattr(_sending, "token", None)
 
 
 def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
@@ -60,6 +92,9 @@ def http_client(deadline: float, auth: tuple[str, str] | None = None) -> Any:
 
     lib = http_library()
     transport = _deadline_transport_class()(deadline)
+    pool = getattr(transport, "_pool", None)
+    if pool is not None and hasattr(pool, "_network_backend"):  # else Cancel waits for replies
+        pool._network_backend = _CancellableBackend(pool._network_backend)
     return openai.DefaultHttpxClient(
         transport=transport, auth=lib.BasicAuth(*auth) if auth else None
     )
@@ -106,3 +141,50 @@ def _deadline_transport_class() -> type:
             return response
 
     return DeadlineTransport
+
+
+class _CancellableBackend:
+    """A network backend whose connections a run's Cancel can cut while they wait to read."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def connect_tcp(self, *args: Any, **kwargs: Any) -> Any:
+        """Connect as the inner backend does; the stream is a :class:`_CancellableStream`."""
+        return _CancellableStream(self._inner.connect_tcp(*args, **kwargs))
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else (unix sockets, sleep) is the inner backend's."""
+        return getattr(self._inner, name)
+
+
+class _CancellableStream:
+    """A network stream whose blocking ``read`` ends when the reading thread's run is cancelled."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        """Read as the inner stream does; Cancel shuts the socket, which ends the read."""
+        token = current_cancel()
+        if token is None:
+            return self._inner.read(max_bytes, timeout)
+        unregister = token.on_cancel(self._shut)
+        try:
+            return self._inner.read(max_bytes, timeout)
+        finally:
+            unregister()
+
+    def _shut(self) -> None:
+        sock = self._inner.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def start_tls(self, *args: Any, **kwargs: Any) -> Any:
+        """Start TLS as the inner stream does; the TLS stream can be cut too."""
+        return _CancellableStream(self._inner.start_tls(*args, **kwargs))
+
+    def __getattr__(self, name: str) -> Any:
+        """write, close, get_extra_info: the inner stream's."""
+        return getattr(self._inner, name)

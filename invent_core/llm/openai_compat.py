@@ -28,8 +28,8 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LLMError, LLMTimeout
-from ._http import http_client, http_library, split_credentials
+from ..errors import Cancelled, LLMError, LLMTimeout
+from ._http import current_cancel, http_client, http_library, sending_for, split_credentials
 from .base import Completion, Message, ProgressFn, Request
 from .cache import LLMCache
 
@@ -147,6 +147,53 @@ def _read_stream(stream: Any, stop_when: Callable[[str], bool]) -> Completion:
     return Completion(text="".join(parts), usage=usage_d, finish_reason=finish)
 
 
+def _stream_choices(
+    client: Any, kwargs: dict[str, Any], n: int, on_choice: Callable[[], None]
+) -> list[Completion]:
+    """One streamed request for ``n`` choices; ``on_choice()`` as each one finishes.
+
+    The choices decode side by side and end at different times (a short
+    answer before a long one), so a run's counter moves with each. The usage
+    (llama.cpp: the first choice's) goes on choice 0, as for the plain request.
+    """
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("logprobs", "top_logprobs")}
+    t0 = time.perf_counter()
+    texts: list[list[str]] = [[] for _ in range(n)]
+    finish: list[str | None] = [None] * n
+    usage_d: dict[str, int] = {}
+    stream = client.chat.completions.create(
+        **kwargs, n=n, stream=True, stream_options={"include_usage": True}
+    )
+    try:
+        for chunk in stream:
+            if getattr(chunk, "usage", None) is not None:
+                usage_d = _usage(chunk)
+            for c in getattr(chunk, "choices", None) or []:
+                k = int(getattr(c, "index", 0) or 0)
+                if not 0 <= k < n:
+                    raise _Malformed(f"asked for {n} choices, got choice index {k}")
+                delta = getattr(getattr(c, "delta", None), "content", None)
+                if delta:
+                    texts[k].append(delta)
+                if c.finish_reason and finish[k] is None:
+                    finish[k] = c.finish_reason
+                    on_choice()
+    finally:
+        stream.close()
+    if any(f is None for f in finish):
+        raise _Malformed(f"the stream ended with {finish.count(None)} of {n} choices unfinished")
+    latency = time.perf_counter() - t0
+    return [
+        Completion(
+            text="".join(texts[k]),
+            usage=usage_d if k == 0 else {},
+            latency=latency,
+            finish_reason=finish[k],
+        )
+        for k in range(n)
+    ]
+
+
 class OpenAICompatLLM:
     """Chat completions over the OpenAI protocol, with retries, concurrency and a cache.
 
@@ -183,6 +230,10 @@ class OpenAICompatLLM:
     #: replications decode side by side (``LocalLLM``: the server's slots).
     #: 1 for other servers: each replication keeps its own request and seed.
     max_choices: int = 1
+    #: Whether a request for several choices is streamed, so that each choice is
+    #: counted when it finishes rather than all at the end (the packaged llama.cpp
+    #: server does this; other servers get the plain request).
+    streams_choices: bool = False
 
     def __init__(
         self,
@@ -279,8 +330,10 @@ class OpenAICompatLLM:
         policy = self.retry
         last: Exception | None = None
         attempt = 0
+        token = current_cancel()
         while attempt < policy.max_attempts:
             attempt += 1
+            _stop_if_cancelled(token)
             client = self._get_client()
             with self._stats_lock:
                 self.requests_sent += 1
@@ -288,6 +341,7 @@ class OpenAICompatLLM:
                 with self._in_flight:
                     return fn(client)
             except Exception as err:  # noqa: BLE001 - sorted by _retry_wait, unknown re-raised
+                _stop_if_cancelled(token)  # Cancel cut the connection: not a failure to retry
                 wait_s = self._retry_wait(err)
                 last = err
             if attempt == policy.max_attempts or (_is_timeout(last) and not self.retry_timeouts):
@@ -295,7 +349,11 @@ class OpenAICompatLLM:
             backoff = policy.backoff(attempt, self._rng)
             delay = backoff if wait_s is None else min(policy.max_retry_after, max(wait_s, 0.0))
             log.info("LLM request failed (%s); retry %d in %.2fs", _brief(last), attempt, delay)
-            time.sleep(delay)
+            if token is None:
+                time.sleep(delay)
+            elif token.wait(delay):  # Cancel during the back-off: no retry
+                break
+        _stop_if_cancelled(token)
         raise self._give_up(last, attempt) from last
 
     def _retry_wait(self, err: Exception) -> float | None:
@@ -396,13 +454,22 @@ class OpenAICompatLLM:
             self.completions_made += 1
         return completion
 
-    def _send_choices(self, request: Request, n: int) -> list[Completion]:
+    def _send_choices(
+        self, request: Request, n: int, on_choice: Callable[[], None] | None = None
+    ) -> list[Completion]:
         """One request for ``n`` choices (the replications of ``request``'s prompt).
 
         llama.cpp reports the usage of the first choice only, so the others
         carry none; a choice with no text is returned as it is (the caller
         asks it again on its own).
         """
+        if on_choice is not None and self.streams_choices:
+            completions = self._call_with_retry(
+                lambda client: _stream_choices(client, self._kwargs(request), n, on_choice)
+            )
+            with self._stats_lock:
+                self.completions_made += n
+            return completions
         kwargs = {**self._kwargs(request), "n": n}
 
         def call(client: Any) -> list[Completion]:
@@ -555,41 +622,35 @@ class OpenAICompatLLM:
         out: list[Completion | None] = [None] * total
         identity = self.identity if self.cache is not None else None
         jobs = self._jobs(requests, self._cache_hits(requests, identity, out))
-        done = total - sum(len(job) for job in jobs)
-        if progress is not None:
-            progress(done, total)
+        count = _Count(total - sum(len(job) for job in jobs), total, progress)
+        count.add(0)
 
         def run(job: list[int]) -> list[Completion]:
             if cancel is not None:
-                cancel.raise_if_cancelled(done, total)
-            return self._run_job(requests, job, identity)
+                cancel.raise_if_cancelled(count.done, total)
+            ticked = [0]
+
+            def one() -> None:  # a choice finished before its request did (streamed)
+                if ticked[0] < len(job):  # a retried request counts its choices once
+                    ticked[0] += 1
+                    count.add(1)
+
+            with sending_for(cancel):  # Cancel cuts this job's request in flight
+                result = self._run_job(requests, job, identity, one)
+            if len(job) > ticked[0]:
+                count.add(len(job) - ticked[0])
+            return result
 
         slots = concurrency or self.concurrency
         workers = max(1, min(len(jobs), slots // max((len(j) for j in jobs), default=1)))
-        if workers == 1:  # one job at a time (or a single one): no thread pool
-            for job in jobs:
-                for i, completion in zip(job, run(job), strict=True):
+        try:
+            for job, result in _each_job(run, jobs, workers):
+                for i, completion in zip(job, result, strict=True):
                     out[i] = completion
-                done += len(job)
-                if progress is not None:
-                    progress(done, total)
-            return [c for c in out if c is not None]
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="invent-llm") as pool:
-            futures = {pool.submit(run, job): job for job in jobs}
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                for fut in finished:
-                    err = fut.exception()
-                    if err is not None:
-                        for p in pending:
-                            p.cancel()
-                        raise err
-                    for i, completion in zip(futures[fut], fut.result(), strict=True):
-                        out[i] = completion
-                    done += len(futures[fut])
-                    if progress is not None:
-                        progress(done, total)
+        except Cancelled as err:  # a request in flight was cut: say how far it got
+            if cancel is not None:
+                cancel.raise_if_cancelled(count.done, total)
+            raise err
         return [c for c in out if c is not None]
 
     def _jobs(self, requests: list[Request], todo: list[int]) -> list[list[int]]:
@@ -612,12 +673,20 @@ class OpenAICompatLLM:
         return [g[j : j + size] for g in groups.values() for j in range(0, len(g), size)]
 
     def _run_job(
-        self, requests: list[Request], job: list[int], identity: str | None
+        self,
+        requests: list[Request],
+        job: list[int],
+        identity: str | None,
+        on_choice: Callable[[], None] | None = None,
     ) -> list[Completion]:
-        """Send one job: a request alone, or a group as one request with ``n`` choices."""
+        """Send one job: a request alone, or a group as one request with ``n`` choices.
+
+        ``on_choice()`` is called for each choice a backend that streams them
+        (:class:`~invent_core.llm.local.LocalLLM`) received before the request ended.
+        """
         if len(job) == 1:
             return [self._one(requests[job[0]], identity)]
-        out = self._send_choices(requests[job[0]], len(job))
+        out = self._send_choices(requests[job[0]], len(job), on_choice)
         for k, i in enumerate(job):
             if not out[k].text.strip():  # empty before the stop string: asked on its own
                 out[k] = self._send(requests[i])
@@ -646,6 +715,47 @@ class OpenAICompatLLM:
                     self._client.close()
                 finally:
                     self._client = None
+
+
+class _Count:
+    """Answers finished so far, told to ``progress(done, total)`` one thread at a time."""
+
+    def __init__(self, done: int, total: int, progress: ProgressFn | None) -> None:
+        self.done, self.total, self._progress = done, total, progress
+        self._lock = threading.Lock()
+
+    def add(self, k: int) -> None:
+        """Count ``k`` more (0: report the count as it is)."""
+        with self._lock:
+            self.done += k
+            if self._progress is not None:
+                self._progress(self.done, self.total)
+
+
+def _each_job(run: Callable, jobs: list[list[int]], workers: int) -> Any:
+    """Yield ``(job, run(job))`` as jobs finish, ``workers`` at a time; the first failure ends all."""
+    if workers == 1:  # one job at a time (or a single one): no thread pool
+        for job in jobs:
+            yield job, run(job)
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="invent-llm") as pool:
+        futures = {pool.submit(run, job): job for job in jobs}
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for fut in finished:
+                err = fut.exception()
+                if err is not None:
+                    for p in pending:
+                        p.cancel()
+                    raise err
+                yield futures[fut], fut.result()
+
+
+def _stop_if_cancelled(token: CancelToken | None) -> None:
+    """Raise ``Cancelled`` when the run this request belongs to was cancelled."""
+    if token is not None and token.cancelled:
+        raise Cancelled("cancelled: the request in flight was stopped; finished answers are kept")
 
 
 def _empty_before_stop(resp: Any) -> bool:

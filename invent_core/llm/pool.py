@@ -18,8 +18,10 @@ keeps the backend busy with them, whoever submitted them:
   the other way round), in submission order within a priority;
 - **cancel**: once the :class:`~invent_core.progress.CancelToken` is
   cancelled, no further job is sent; jobs that have not started fail with
-  :class:`~invent_core.errors.Cancelled`, and those in flight finish (and are
-  cached) before :meth:`RequestPool.close` returns.
+  :class:`~invent_core.errors.Cancelled`, and those in flight are cut (their
+  connection is shut, :func:`invent_core.llm._http.sending_for`), so
+  :meth:`RequestPool.close` returns within moments; answers finished before
+  are cached.
 
 :meth:`RequestPool.as_llm` is the view a perturber gets: an object with the
 LLM Protocol whose requests go through the same pool at :data:`PERTURB`
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Cancelled
+from ._http import sending_for
 from .base import Completion, Request, StreamingLLM
 
 if TYPE_CHECKING:
@@ -103,25 +106,36 @@ class RequestPool:
 
     # -- submitting --------------------------------------------------------------
     def submit_many(
-        self, requests: Sequence[Request], *, priority: int = ANSWER, kind: str = "answer"
+        self,
+        requests: Sequence[Request],
+        *,
+        priority: int = ANSWER,
+        kind: str = "answer",
+        progress: Callable[[int, int], None] | None = None,
     ) -> list[Future]:
         """Queue ``requests``; one future per request, its :class:`Completion`.
 
         With ``group`` they go as one job (one ``complete_many`` call), else one job each.
+        ``progress(done, total)``: the grouped job's count as the backend reports it
+        (a backend that streams choices counts each as it ends); see :meth:`groups`.
         """
         requests = list(requests)
         llm = self.llm
         if self.cancel is not None:  # a backend stops between the requests of a job too
-            many = lambda rs: llm.complete_many(rs, cancel=self.cancel)  # noqa: E731
+            many = lambda rs: llm.complete_many(rs, progress, cancel=self.cancel)  # noqa: E731
         else:
-            many = llm.complete_many
-        if not self.group or len(requests) == 1:
+            many = lambda rs: llm.complete_many(rs, progress)  # noqa: E731
+        if not self.groups(requests):
             one = [
                 self._queue(lambda r=r: llm.complete_many([r]), 1, priority, kind) for r in requests
             ]
             return [_item(f, 0) for f in one]
         whole = self._queue(lambda: many(requests), len(requests), priority, kind)
         return [_item(whole, i) for i in range(len(requests))]
+
+    def groups(self, requests: Sequence[Request]) -> bool:
+        """Whether :meth:`submit_many` sends ``requests`` as one job (which reports ``progress``)."""
+        return self.group and len(requests) > 1
 
     def call(
         self, fn: Callable[[], Completion], *, priority: int = PERTURB, kind: str = "perturb"
@@ -183,7 +197,8 @@ class RequestPool:
         try:
             if self.cancel is not None and self.cancel.cancelled:
                 raise Cancelled("cancelled: no further LLM request was sent")
-            completions = job.fn()
+            with sending_for(self.cancel):  # Cancel cuts the job's request in flight
+                completions = job.fn()
         except BaseException as err:  # noqa: BLE001 - handed to the waiting thread
             job.future.set_exception(err)
             return
@@ -286,9 +301,23 @@ class _PooledLLM:
     def complete_many(
         self, requests: Sequence[Request], progress: Any = None, **_: Any
     ) -> list[Completion]:
-        """Every request through the pool, as one job (the backend may group replications)."""
-        futures = self._pool.submit_many(requests, priority=PERTURB, kind="perturb")
-        return gather(futures, progress)
+        """Every request through the pool, as one job (the backend may group replications).
+
+        ``progress(done, total)`` moves as the backend finishes each request (or choice).
+        """
+        pool = self._pool
+        if progress is None or not pool.groups(requests):
+            return gather(pool.submit_many(requests, priority=PERTURB, kind="perturb"), progress)
+        last = [-1]
+
+        def moved(done: int, total: int) -> None:
+            last[0] = done
+            progress(done, total)
+
+        out = gather(pool.submit_many(requests, priority=PERTURB, kind="perturb", progress=moved))
+        if last[0] != len(out):  # a backend that does not count: the end is still told
+            progress(len(out), len(out))
+        return out
 
     def close(self) -> None:
         """Leave the backend open (its owner closes it)."""

@@ -174,6 +174,7 @@ class ParaphrasePerturber:
             gate=opts.gate,
             similarity=_gate_similarity(opts.gate, embedder, config),
             on_accept=accepted,
+            on_reply=report.counter("rewordings"),
         )
         return PerturbResult(
             perturbations=[attach_choices(t, choices) for t in result.perturbations],

@@ -244,6 +244,7 @@ def gated_paraphrase(
     gate: GateConfig | None = None,
     similarity: Any = None,
     on_accept: OnAccept | None = None,
+    on_reply: Callable[[int, int], None] | None = None,
 ) -> ParaphraseResult:
     """``n`` paraphrases with every candidate and the acceptance summary (see the module doc).
 
@@ -277,6 +278,7 @@ def gated_paraphrase(
         text checks only).
     on_accept : ``on_accept(index, text)`` for each of the ``n`` perturbations,
         in index order, as soon as it is final.
+    on_reply : ``on_reply(done, total)`` as a round's single rewordings arrive.
 
     Returns
     -------
@@ -294,6 +296,7 @@ def gated_paraphrase(
         system=system,
         style=style,
     )
+    asker.on_reply = on_reply
     if max_requests < 1:
         raise ValueError(f"max_requests must be >= 1, got {max_requests}")
     rng = rng if rng is not None else np.random.default_rng(seed)
@@ -327,6 +330,7 @@ class _Asker:
     stream: bool
     requests: int = 0
     replies: list[str] = field(default_factory=list)
+    on_reply: Callable[[int, int], None] | None = None  # progress(done, total) of a round
 
     @classmethod
     def build(cls, question: str, llm: Any, *, n: int, style: str, **opts: Any) -> _Asker:
@@ -371,7 +375,7 @@ class _Asker:
                 ).text
             ]
         else:
-            texts = [c.text for c in self.model.complete_many(reqs)]
+            texts = [c.text for c in self.model.complete_many(reqs, self.on_reply)]
         self.replies += texts
         return [(parse_paraphrases(t, self.question), t) for t in texts]
 
