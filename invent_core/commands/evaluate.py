@@ -106,7 +106,7 @@ def _main(args: argparse.Namespace) -> int:
     llm = llm_from_args(args)
     identity = llm_identity(args, llm)
     print(f"questions: {sample}", file=sys.stderr)
-    seconds = print_estimate(cfg.run, identity, len(examples))
+    seconds = print_estimate(cfg.run, identity, len(examples), llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="questions", estimate=seconds) as progress:
             res = evaluate(cfg, out, llm_factory=lambda: llm, progress=progress)

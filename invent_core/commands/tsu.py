@@ -65,7 +65,7 @@ def _main(args: argparse.Namespace) -> int:
     llm = llm_from_args(args)
     print(f"questions: {sample}", file=sys.stderr)
     n_runs = len(examples) * len(args.temperatures)
-    seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs)
+    seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs, llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds) as progress:
             res = tsu(cfg, args.temperatures, out, llm_factory=lambda: llm, progress=progress)
