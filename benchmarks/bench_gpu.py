@@ -1,12 +1,13 @@
 """The transformers engine on a GPU: full questions (n = 9, r = 5), per question.
 
 A question's LLM work is replayed from ``benchmarks/gpu_workload.json``: every
-request ``run_question`` sent for it (the paraphrase rounds, then the r
-answers of the n + 1 states), recorded on the packaged Qwen2.5-Coder-0.5B
-(llama.cpp, CPU) with how many tokens each reply had. Paraphrase rounds go
-one after another (each waits for the gate's verdict), the original's answers
-beside the first round, the other states' answers all at once, from threads,
-as the pipeline's request pool sends them; the engine batches what meets.
+request ``run_question`` sent for it (the paraphrase rounds and the r answers
+of the n + 1 states), recorded on the packaged Qwen2.5-Coder-0.5B (llama.cpp,
+CPU) with how many tokens each reply had. The calls go in the order they
+started: a paraphrase round waits for the one before (the gate's verdict), a
+state's answers go out from a thread as soon as their turn comes, as the
+pipeline's request pool sends them; the engine batches what meets. The
+embedder, the gate and the scoring are not in the replay: the LLM's part only.
 
 Printed per model and question, with the load average beside every figure:
 wall, prompt and decode tokens/s, the batch sizes, the peak GPU memory; and
@@ -212,19 +213,23 @@ def _is_answer(call: dict[str, Any]) -> bool:
 
 
 def replay(llm: Any, question: dict[str, Any], forced: bool) -> float:
-    """Send one question's recorded calls as the pipeline does; return the wall seconds."""
+    """Send one question's recorded calls as the pipeline did; return the wall seconds.
+
+    In the order they started: a paraphrase round waits for the one before
+    (the gate's verdict), a state's answers go out as soon as their turn comes
+    and run beside whatever follows.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
-    calls = question["calls"]
-    perturb = [c for c in calls if not _is_answer(c)]
-    answers = [c for c in calls if _is_answer(c)]
+    calls = sorted(question["calls"], key=lambda c: c["t"])
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, len(answers))) as pool:
-        # the original's answers go out at once, beside the paraphrase rounds
-        futures = [pool.submit(llm.complete_many, _requests(c, forced)) for c in answers[:1]]
-        for c in perturb:  # each round waits for the previous one's verdict
-            llm.complete_many(_requests(c, forced))
-        futures += [pool.submit(llm.complete_many, _requests(c, forced)) for c in answers[1:]]
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        futures = []
+        for c in calls:
+            if _is_answer(c):
+                futures.append(pool.submit(llm.complete_many, _requests(c, forced)))
+            else:
+                llm.complete_many(_requests(c, forced))
         for f in futures:
             f.result()
     return time.perf_counter() - t0

@@ -126,13 +126,30 @@ def sample(logits: Any, temps: Sequence[float], uniforms: Sequence[float]) -> li
     return torch.where(warm, drawn, greedy).tolist()
 
 
+_PIECES: dict[tuple[int, int], str] = {}  # (id(tokenizer), token) -> the token's text
+
+
+def _may_end_a_stop(tokenizer: Any, token: int, stop: tuple[str, ...]) -> bool:
+    """Whether ``token`` could complete a stop string: its text holds a stop's last character.
+
+    Saves decoding every row's whole text at every step (most tokens end no
+    stop). A token that is part of a multi-byte character decodes to U+FFFD
+    on its own, so it is always checked.
+    """
+    key = (id(tokenizer), token)
+    piece = _PIECES.get(key)
+    if piece is None:
+        piece = _PIECES[key] = tokenizer.decode([token], skip_special_tokens=True)
+    return "\ufffd" in piece or any(s[-1] in piece for s in stop)
+
+
 def _finished(out: Decoded, row: Row, token: int, eos: set[int], tokenizer: Any) -> bool:
     """Record ``token`` on ``out``; True (and ``finish_reason`` set) once the row is done."""
     if token in eos:
         out.finish_reason = "stop"
         return True
     out.tokens.append(token)
-    if row.stop:
+    if row.stop and _may_end_a_stop(tokenizer, token, row.stop):
         text = tokenizer.decode(out.tokens, skip_special_tokens=True)
         start = len(text) - len(text.lstrip())  # a stop before any text is skipped, as the
         cut = min(  # OpenAI client's ask-again does: the caller keeps the first non-empty line
