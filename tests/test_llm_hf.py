@@ -257,3 +257,22 @@ def test_bad_llm_specs_exit_2_with_one_line_and_write_nothing(tmp_path, tiny_fol
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and named in lines[0], (extra, res.stderr)
         assert not (tmp_path / "out").exists()
+
+
+def test_the_cli_says_what_runs_the_model(tiny, capsys):
+    from invent_core.commands._common import print_estimate
+    from invent_core.config import RunConfig
+
+    print_estimate(RunConfig(), tiny.identity, llm=tiny)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "llm: tiny · transformers · cpu · fp32" and err[1].startswith("estimate:")
+
+
+def test_engine_settings_are_checked_before_anything_loads():
+    assert HFConfig().resolve() == ("cpu", "fp32")  # this machine: no CUDA
+    with pytest.raises(ValueError, match="torch sees no CUDA"):
+        HFConfig(device="cuda").resolve()
+    with pytest.raises(ValueError, match="--llm-dtype bf16 needs CUDA"):
+        HFConfig(dtype="bf16").resolve()
+    with pytest.raises(ValueError, match="--llm-dtype must be one of"):
+        HFConfig(dtype="fp8")
