@@ -353,7 +353,7 @@ def compare_cpu(questions: list[dict[str, Any]]) -> None:
     from invent_core.llm import get_llm
 
     walls: dict[str, list[float]] = {"llama.cpp": [], "transformers": []}
-    ll = get_llm("local", engine="llamacpp", cache=None)
+    ll = get_llm("local", engine="llamacpp", cache=None, timeout=900)  # shared cores are slow
     ll.server.start()
     for q in questions:
         walls["llama.cpp"].append(replay(ll, q, forced=False))

@@ -276,3 +276,9 @@ def test_engine_settings_are_checked_before_anything_loads():
         HFConfig(dtype="bf16").resolve()
     with pytest.raises(ValueError, match="--llm-dtype must be one of"):
         HFConfig(dtype="fp8")
+
+
+def test_a_hub_cache_snapshot_is_named_after_its_repository(tiny_folder, tmp_path):
+    snap = tmp_path / "models--Org--Some-Model" / "snapshots" / ("ab" * 20)
+    shutil.copytree(tiny_folder, snap)
+    assert check_source(snap).display == "Org/Some-Model"

@@ -12,8 +12,17 @@ from __future__ import annotations
 ENGINES = ("auto", "llamacpp", "transformers")
 
 
+#: Device files of a GPU driver on Linux (NVIDIA, ROCm, WSL): without one, torch sees no CUDA.
+_GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/kfd", "/dev/dxg")
+
+
 def cuda_available() -> bool:
-    """Whether torch sees a CUDA device (imports torch)."""
+    """Whether torch sees a CUDA device (imports torch only where a GPU driver is present)."""
+    import os
+    import sys
+
+    if sys.platform.startswith("linux") and not any(map(os.path.exists, _GPU_DEVICE_FILES)):
+        return False  # a CPU machine: ``--llm local`` starts without importing torch
     import torch
 
     return bool(torch.cuda.is_available())

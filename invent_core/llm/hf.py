@@ -127,7 +127,14 @@ def check_source(path: str | os.PathLike, *, option: str = "--llm hf:") -> HFSou
         raise ValueError(
             f"{option}{path}: the folder has no config.json (not a Hugging Face model)"
         )
-    return HFSource(p.resolve(), None, name=p.resolve().name)
+    return HFSource(p.resolve(), None, name=_folder_name(p.resolve()))
+
+
+def _folder_name(folder: Path) -> str:
+    """A model folder's name; in a Hugging Face cache (``models--Org--Name/snapshots/<hash>``) ``Org/Name``."""
+    if folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--"):
+        return folder.parent.parent.name.removeprefix("models--").replace("--", "/")
+    return folder.name
 
 
 # -- the weights' digest -------------------------------------------------------------
