@@ -5,8 +5,9 @@ request ``run_question`` sent for it (the paraphrase rounds and the r answers
 of the n + 1 states), recorded on the packaged Qwen2.5-Coder-0.5B (llama.cpp,
 CPU) with how many tokens each reply had. The calls go in the order they
 started: a paraphrase round waits for the one before (the gate's verdict), a
-state's answers go out from a thread as soon as their turn comes, as the
-pipeline's request pool sends them; the engine batches what meets. The
+state's answers are queued as soon as their turn comes, and the pipeline's
+own request pool sends them (the backend's slots, paraphrases first); the
+engine batches what meets. The
 embedder, the gate and the scoring are not in the replay: the LLM's part only.
 
 Printed per model and question, with the load average beside every figure:
@@ -213,25 +214,25 @@ def _is_answer(call: dict[str, Any]) -> bool:
 
 
 def replay(llm: Any, question: dict[str, Any], forced: bool) -> float:
-    """Send one question's recorded calls as the pipeline did; return the wall seconds.
+    """Send one question's recorded calls through the pipeline's request pool; the wall seconds.
 
     In the order they started: a paraphrase round waits for the one before
-    (the gate's verdict), a state's answers go out as soon as their turn comes
-    and run beside whatever follows.
+    (the gate's verdict), a state's answers are queued as soon as their turn
+    comes; the pool (:class:`~invent_core.llm.pool.RequestPool`, the backend's
+    slots, paraphrases first) sends them as ``run_question`` does.
     """
-    from concurrent.futures import ThreadPoolExecutor
+    from invent_core.llm.pool import ANSWER, PERTURB, RequestPool, gather
 
     calls = sorted(question["calls"], key=lambda c: c["t"])
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
-        futures = []
+    with RequestPool(llm) as pool:
+        answers = []
         for c in calls:
             if _is_answer(c):
-                futures.append(pool.submit(llm.complete_many, _requests(c, forced)))
+                answers += pool.submit_many(_requests(c, forced), priority=ANSWER)
             else:
-                llm.complete_many(_requests(c, forced))
-        for f in futures:
-            f.result()
+                gather(pool.submit_many(_requests(c, forced), priority=PERTURB, kind="perturb"))
+        gather(answers)
     return time.perf_counter() - t0
 
 
