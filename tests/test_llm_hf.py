@@ -282,3 +282,46 @@ def test_a_hub_cache_snapshot_is_named_after_its_repository(tiny_folder, tmp_pat
     snap = tmp_path / "models--Org--Some-Model" / "snapshots" / ("ab" * 20)
     shutil.copytree(tiny_folder, snap)
     assert check_source(snap).display == "Org/Some-Model"
+
+
+def test_requests_from_several_threads_meet_in_one_batch():
+    """While a batch decodes, what other threads submit waits and then goes as one batch."""
+    import threading
+
+    from invent_core.llm.hf import _Batcher, _Ticket
+
+    started, release, batches = threading.Event(), threading.Event(), []
+
+    def run(groups):
+        batches.append(sum(len(g) for g in groups))
+        if len(batches) == 1:
+            started.set()
+            release.wait(30)
+        return [[f"{len(batches)}:{r}" for r in g] for g in groups]
+
+    batcher = _Batcher(run, lambda: 16)
+    results: dict[str, list] = {}
+
+    def submit(name: str, groups) -> None:
+        results[name] = batcher.submit(_Ticket(groups, None))
+
+    first = threading.Thread(target=submit, args=("a", [["a0"]]))
+    first.start()
+    assert started.wait(30)
+    later = [
+        threading.Thread(target=submit, args=(n, [[f"{n}{k}" for k in range(5)]])) for n in "bc"
+    ]
+    for t in later:
+        t.start()
+    while len(batcher._queue) < 2:  # both are waiting for the engine
+        threading.Event().wait(0.01)
+    release.set()
+    for t in [first, *later]:
+        t.join(30)
+    assert batches == [1, 10]  # b's and c's five sequences went together
+    assert results["b"] == [[f"2:b{k}" for k in range(5)]] and results["a"] == [["1:a0"]]
+    cancelled = CancelToken()
+    cancelled.cancel()
+    with pytest.raises(Cancelled):
+        batcher.submit(_Ticket([["d0"]], cancelled))
+    assert batches == [1, 10]  # a cancelled caller's work is never decoded
