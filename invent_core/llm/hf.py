@@ -223,7 +223,9 @@ def _load(source: HFSource, device: str, dtype: str) -> Loaded:
     torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[dtype]
     try:
         tok = AutoTokenizer.from_pretrained(str(source.folder), **kw)
-        model = AutoModelForCausalLM.from_pretrained(str(source.folder), dtype=torch_dtype, **kw)
+        model = AutoModelForCausalLM.from_pretrained(  # straight onto the device (accelerate)
+            str(source.folder), dtype=torch_dtype, device_map=device, **kw
+        )
     except (OSError, ValueError, ImportError) as err:
         where = source.folder / (source.gguf_file or "")
         raise LLMError(f"the transformers engine could not load {where}: {err}") from err
