@@ -350,24 +350,24 @@ def report(name: str, rows: list[Row], questions: list[dict[str, Any]]) -> None:
 
 
 def compare_cpu(questions: list[dict[str, Any]]) -> None:
-    """The packaged 0.5B, same requests (natural lengths): llama.cpp vs transformers on the CPU."""
+    """The packaged 0.5B, same requests (natural lengths): llama.cpp vs transformers on the CPU.
+
+    Both engines are up at once and take the questions in turn (the order
+    reversed on every other question), so a change of load falls on both.
+    """
     from invent_core.llm import get_llm
 
-    walls: dict[str, list[float]] = {"llama.cpp": [], "transformers": []}
     ll = get_llm("local", engine="llamacpp", cache=None, timeout=900)  # shared cores are slow
     ll.server.start()
-    for q in questions:
-        walls["llama.cpp"].append(replay(ll, q, forced=False))
-        print(f"  {ll.label:<45} {q['dataset']:<10} {walls['llama.cpp'][-1]:6.2f} s ({load()})")
-    ll.close()
     tf = spec_model("local", "cpu", "fp32")
-    for q in questions:
-        walls["transformers"].append(replay(tf, q, forced=False))
-        print(f"  {tf.label:<45} {q['dataset']:<10} {walls['transformers'][-1]:6.2f} s ({load()})")
-    a, b = (sum(w) for w in walls.values())
-    print(
-        f"llama.cpp is {b / a:.1f}x faster than transformers on this CPU ({a:.1f} s vs {b:.1f} s; {load()})"
-    )
+    walls: dict[str, list[float]] = {ll.label: [], tf.label: []}
+    for j, q in enumerate(questions):
+        for llm in (ll, tf) if j % 2 == 0 else (tf, ll):
+            walls[llm.label].append(replay(llm, q, forced=False))
+            print(f"  {llm.label:<45} {q['dataset']:<10} {walls[llm.label][-1]:7.2f} s ({load()})")
+    ll.close()
+    a, b = sum(walls[ll.label]), sum(walls[tf.label])
+    print(f"wall, transformers / llama.cpp: {b / a:.2f} ({b:.1f} s / {a:.1f} s; {load()})")
 
 
 def main(argv: list[str] | None = None) -> None:
