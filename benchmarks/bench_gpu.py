@@ -32,8 +32,18 @@ Targets (issue 20) on one H100: ≤ 1.5 s per question at the 0.5B shape, ≤ 4 
 at 7B; 300 questions at 7B ≤ 15 min. Not yet measured: no GPU was lent to the
 session that wrote this (only ``--device cpu --quick`` ran, in the tests).
 
-Measured on the CPU (``--compare-cpu``, 2 shared cores): see the commit
-message / report of issue 20 part B.
+Measured on the CPU (``--compare-cpu --questions 2``, 2 shared cores,
+2026-11-25, the two TriviaQA questions of the workload, natural reply
+lengths, packaged 0.5B; transformers de-quantised to fp32, loaded in 74 s):
+
+    llama.cpp      56.78 s (load 3.85)   14.59 s (load 2.62)
+    transformers   85.96 s (load 2.57)   41.24 s (load 2.50)
+    wall, transformers / llama.cpp: 1.78 (127.2 s / 71.4 s)
+
+So on a CPU llama.cpp stays the default (``--llm-engine auto``). An earlier
+run with the engines one after the other, at load 4–13, gave llama.cpp
+508 s on the first question (its 2 threads starved at load 12.6): on a busy
+machine these walls say more about the neighbours than about the engines.
 """
 
 from __future__ import annotations
