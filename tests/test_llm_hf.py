@@ -325,3 +325,19 @@ def test_requests_from_several_threads_meet_in_one_batch():
     with pytest.raises(Cancelled):
         batcher.submit(_Ticket([["d0"]], cancelled))
     assert batches == [1, 10]  # a cancelled caller's work is never decoded
+
+
+def test_batch_and_evaluate_refuse_a_bad_hf_path_before_making_their_outputs(tmp_path):
+    missing = f"hf:{tmp_path / 'missing'}"
+    rows = tmp_path / "in.csv"
+    rows.write_text("question\nWhat is 2+2?\n")
+    for argv, output in (
+        (["batch", str(rows), "-o", str(tmp_path / "out.csv")], tmp_path / "out.csv"),
+        (["evaluate", "--dataset", "arithmetic", "--out", str(tmp_path / "ev")], tmp_path / "ev"),
+    ):
+        res = _cli(*argv, "--llm", missing, cwd=tmp_path)
+        assert (
+            res.returncode == 2
+            and res.stderr.strip() == f"error: --llm {missing}: no such file or folder"
+        )
+        assert not output.exists()
