@@ -341,3 +341,15 @@ def test_batch_and_evaluate_refuse_a_bad_hf_path_before_making_their_outputs(tmp
             and res.stderr.strip() == f"error: --llm {missing}: no such file or folder"
         )
         assert not output.exists()
+
+
+def test_on_cuda_the_dtype_is_bf16_or_fp16_where_bf16_is_missing(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: True)
+    assert HFConfig().resolve() == ("cuda:0", "bf16")
+    assert HFConfig(device="cpu").resolve() == ("cpu", "fp32")
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: False)
+    assert HFConfig(device="cuda").resolve() == ("cuda:0", "fp16")
+    assert HFConfig(dtype="fp32").resolve() == ("cuda:0", "fp32")
