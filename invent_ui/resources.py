@@ -27,36 +27,39 @@ from .sidebar import api_key
 
 
 @st.cache_resource(show_spinner="Loading the LLM backend…", max_entries=4)
-def _llm(spec: str, base_url: str, model: str, key_id: str, _api_key: str | None) -> Any:
+def _llm(
+    spec: str, base_url: str, model: str, key_id: str, _api_key: str | None, engine: str = "auto"
+) -> Any:
     from invent_core.llm import get_llm
 
     if spec == "openai":
         return get_llm(spec, base_url=base_url or None, model=model or None, api_key=_api_key)
-    return get_llm(spec)
+    return get_llm(spec, engine=engine)  # the transformers engine's model: loaded once, kept
 
 
 def llm_for(settings: Settings) -> Any:
     """Return the LLM backend of the sidebar's settings (one object per backend per process)."""
     key = api_key() if settings.llm == "openai" else None
-    return _llm(settings.llm, settings.base_url, settings.model, secret_fingerprint(key), key)
+    fp = secret_fingerprint(key)
+    return _llm(settings.llm, settings.base_url, settings.model, fp, key, settings.llm_engine)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _identity(spec: str, base_url: str, model: str) -> str:
+def _identity(spec: str, base_url: str, model: str, engine: str = "auto") -> str:
     if spec == "openai":  # the server is not asked: its identity is its URL and model
         from invent_core.llm._http import redact_url
 
         url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         return f"{redact_url(url)}|model={model or os.environ.get('OPENAI_MODEL', '')}"
     try:
-        return _llm(spec, "", "", "", None).identity
+        return _llm(spec, "", "", "", None, engine).identity
     except Exception:  # noqa: BLE001 - not installed: the estimate says "time unknown"
         return spec
 
 
 def llm_identity(settings: Settings) -> str:
     """Return the chosen LLM's cache identity (what the throughput log is keyed by), cheaply."""
-    return _identity(settings.llm, settings.base_url, settings.model)
+    return _identity(settings.llm, settings.base_url, settings.model, settings.llm_engine)
 
 
 @st.cache_resource(show_spinner="Loading the embedder…", max_entries=4)

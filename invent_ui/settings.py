@@ -28,7 +28,7 @@ EMBEDDER_LABELS: dict[str, str] = {
     "mpnet": "SBERT-large · all-mpnet-base-v2",
 }
 #: The fields that are not run options.
-_OWN = ("llm", "base_url", "model")
+_OWN = ("llm", "base_url", "model", "llm_engine")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class Settings:
     llm: str = "qwen0.5b"  # invent_core.llm: "local" is an alias of the packaged qwen0.5b
     base_url: str = ""  # OpenAI-compatible server only; "" = $OPENAI_BASE_URL
     model: str = ""  # OpenAI-compatible server only; "" = $OPENAI_MODEL or the one served
+    llm_engine: str = "auto"  # what runs a packaged model: invent_core.llm.ENGINES
     run: RunConfig = field(default_factory=RunConfig)
 
     @classmethod

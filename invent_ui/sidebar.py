@@ -127,6 +127,7 @@ def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
         help="The packaged local model needs no key and no network.",
     )
     if canon["llm"] != "openai":
+        _engine_widget(sb, canon)
         return
     canon["base_url"] = sb.text_input(
         "Server URL (…/v1)",
@@ -146,6 +147,22 @@ def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
         help="Kept in this browser session only; never saved.",
     )
     st.session_state[state.API_KEY] = typed
+
+
+def _engine_widget(sb: Any, canon: dict[str, Any]) -> None:
+    """Pick what runs a local model: auto, llama.cpp or transformers (``--llm-engine``)."""
+    from invent_core.llm import ENGINES
+
+    labels = {"auto": "auto (the GPU when there is one)", "llamacpp": "llama.cpp (CPU)"}
+    engine = canon.get("llm_engine") if canon.get("llm_engine") in ENGINES else "auto"
+    canon["llm_engine"] = sb.selectbox(
+        "LLM engine",
+        ENGINES,
+        format_func=lambda e: labels.get(e, e),
+        key=_seed("llm_engine", engine),
+        help="auto: transformers on the GPU when torch sees CUDA (the PyPI llama.cpp build "
+        "has no GPU), else llama.cpp, the faster on a CPU.",
+    )
 
 
 def _main_widgets(sb: Any, canon: dict[str, Any]) -> None:

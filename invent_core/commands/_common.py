@@ -20,7 +20,21 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         "--llm",
         default="local",
         help="local (default: packaged Qwen2.5-0.5B, no key), qwen1.5b if installed, "
-        "or openai (any OpenAI-compatible server, with --base-url)",
+        "openai (any OpenAI-compatible server, with --base-url), or hf:PATH (a local "
+        "Hugging Face model folder or GGUF file, run by transformers in this process)",
+    )
+    g.add_argument(
+        "--llm-engine",
+        default="auto",
+        metavar="{auto,llamacpp,transformers}",
+        help="what runs local/qwen0.5b/qwen1.5b: auto (default: transformers on the GPU when "
+        "torch sees CUDA and llama.cpp sees no GPU, else llama.cpp), llamacpp or transformers",
+    )
+    g.add_argument(
+        "--llm-dtype",
+        default="auto",
+        metavar="{auto,bf16,fp16,fp32}",
+        help="the transformers engine's dtype (auto: bf16 on CUDA, fp32 on the CPU)",
     )
     g.add_argument(
         "--base-url", default=None, help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
@@ -170,14 +184,46 @@ def _owner(cls: type, path: tuple[str, ...]) -> type:
     return cls
 
 
+def check_llm_args(args: argparse.Namespace) -> None:
+    """Refuse an unusable LLM choice before any file is touched: ValueError naming the option.
+
+    An unknown ``--llm-engine`` or ``--llm-dtype``, an ``hf:`` path that is
+    missing or no model, a half-precision dtype where torch sees no CUDA.
+    """
+    from ..llm.engine import check_engine
+    from ..llm.hf import HFConfig, check_source
+
+    if args.llm != "openai" and (args.base_url or args.model):
+        raise ValueError("--base-url and --model go with --llm openai")
+    engine = getattr(args, "llm_engine", "auto")
+    dtype = getattr(args, "llm_dtype", "auto")
+    check_engine(engine)
+    config = HFConfig(dtype=dtype)
+    spec = args.llm.strip()
+    if spec.lower().startswith("hf:"):
+        check_source(spec[3:])
+        if engine == "llamacpp":
+            raise ValueError(
+                f"--llm {spec} runs on the transformers engine, not --llm-engine llamacpp"
+            )
+        try:
+            config.resolve()
+        except ValueError as err:
+            raise ValueError(f"--llm {spec}: {err}") from None
+    elif engine == "transformers" or dtype != "auto":
+        config.resolve()
+
+
 def llm_from_args(args: argparse.Namespace) -> Any:
     """Build the LLM backend the options describe (lazy: the local server starts on first use)."""
     from ..llm import get_llm
 
-    if args.llm != "openai" and (args.base_url or args.model):
-        raise ValueError("--base-url and --model go with --llm openai")
+    check_llm_args(args)
     cache: Any = None if args.no_cache else (args.cache or True)
     kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
+    if args.llm != "openai":
+        kwargs["engine"] = getattr(args, "llm_engine", "auto")
+        kwargs["dtype"] = getattr(args, "llm_dtype", "auto")
     if args.llm == "openai":
         api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
         return get_llm(
@@ -198,12 +244,16 @@ def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:
     return str((llm if llm is not None else llm_from_args(args)).identity)
 
 
-def print_estimate(config: Any, identity: str, n_questions: int = 1) -> Any:
-    """Print the estimate (LLM calls, a time range) to stderr; return the range for the progress.
+def print_estimate(config: Any, identity: str, n_questions: int = 1, *, llm: Any = None) -> Any:
+    """Print what runs the LLM (``llm.label``) and the estimate (LLM calls, a time range) to stderr.
 
     Returns ``(low, high)`` seconds (:class:`CliProgress`'s ``estimate``), or None.
     """
     from ..estimate import ThroughputLog, estimate_run
+
+    label = getattr(llm, "label", None) if llm is not None else None
+    if isinstance(label, str):
+        print(f"llm: {label}", file=sys.stderr, flush=True)
 
     est = estimate_run(
         config, llm_identity=identity, throughput=ThroughputLog(), n_questions=n_questions

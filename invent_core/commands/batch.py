@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from ..llm import LazyLLM
-from ._common import add_config_args, add_llm_args, config_from_args, llm_from_args
+from ._common import (
+    add_config_args,
+    add_llm_args,
+    check_llm_args,
+    config_from_args,
+    llm_from_args,
+)
 from ._exits import ROWS_FAILED, run_guarded
 
 
@@ -138,6 +144,7 @@ def _check_options(args: argparse.Namespace) -> Any:
     config = config_from_args(args)
     if args.concurrency is not None and args.concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1, got {args.concurrency}")
+    check_llm_args(args)  # a missing hf: path fails now, not at the first row needing an LLM
     return config
 
 

@@ -11,6 +11,7 @@ from ._common import (
     _parse_optional,
     add_config_args,
     add_llm_args,
+    check_llm_args,
     config_from_args,
     interrupted,
     llm_from_args,
@@ -114,11 +115,12 @@ def _main(args: argparse.Namespace) -> int:
     cfg = experiment_config_from_args(args, judge=args.judge, **boot)
     out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg)
+    check_llm_args(args)  # an unusable --llm fails before the folder is made
     check_output_folder(out, EVALUATE_FILES, [args.data] if args.data else [])  # before any work
     llm = llm_from_args(args)
     identity = llm_identity(args, llm)
     print(f"questions: {sample}", file=sys.stderr)
-    seconds = print_estimate(cfg.run, identity, len(examples))
+    seconds = print_estimate(cfg.run, identity, len(examples), llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="questions", estimate=seconds) as progress:
             res = evaluate(cfg, out, llm_factory=lambda: llm, progress=progress)

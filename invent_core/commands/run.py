@@ -66,10 +66,10 @@ def _main(args: argparse.Namespace) -> int:
     from ..pipeline import run_question
 
     config = config_from_args(args)  # an invalid option fails here, before any model loads
+    llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
     if args.save:
         _check_save(args.save)
-    llm = llm_from_args(args)
-    seconds = None if args.json else print_estimate(config, llm_identity(args, llm))
+    seconds = None if args.json else print_estimate(config, llm_identity(args, llm), llm=llm)
     try:
         with CliProgress(quiet=args.json, estimate=seconds) as progress:
             art = run_question(

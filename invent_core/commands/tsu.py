@@ -10,6 +10,7 @@ from ._common import (
     CliProgress,
     add_config_args,
     add_llm_args,
+    check_llm_args,
     interrupted,
     llm_from_args,
     llm_identity,
@@ -61,11 +62,12 @@ def _main(args: argparse.Namespace) -> int:
     cfg = experiment_config_from_args(args)
     out = args.out or f"runs/tsu-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg, require_answers=False)
+    check_llm_args(args)  # an unusable --llm fails before the folder is made
     check_output_folder(out, TSU_FILES, [args.data] if args.data else [])  # before any work
     llm = llm_from_args(args)
     print(f"questions: {sample}", file=sys.stderr)
     n_runs = len(examples) * len(args.temperatures)
-    seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs)
+    seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs, llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds) as progress:
             res = tsu(cfg, args.temperatures, out, llm_factory=lambda: llm, progress=progress)

@@ -7,10 +7,13 @@ on the first request.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ._http import redact_url
 from .base import LLM, Completion, Message, ProgressFn, Request, replication_seed, user
 from .cache import LLMCache, cache_key, default_cache_path, resolve_cache
+from .engine import ENGINES, check_engine, choose_engine
+from .hf import HFLLM, HFConfig
 from .lazy import LazyLLM
 from .local import LOCAL_MODELS, LocalLLM, ServerConfig, installed_local_models
 from .openai_compat import OpenAICompatLLM, RetryPolicy
@@ -30,6 +33,10 @@ __all__ = [
     "available_llms",
     "cache_key",
     "default_cache_path",
+    "ENGINES",
+    "HFConfig",
+    "HFLLM",
+    "choose_engine",
     "get_llm",
     "redact_url",
     "replication_seed",
@@ -59,6 +66,8 @@ def get_llm(
     timeout: float | None = None,
     retry: RetryPolicy | None = None,
     server_config: ServerConfig | None = None,
+    engine: str = "auto",
+    dtype: str = "auto",
 ) -> LLM:
     """Return an LLM backend by name.
 
@@ -90,8 +99,8 @@ def get_llm(
         reply's last byte (default 120 local, 60 remote); ``LLMTimeout`` if missed.
     retry
         Retry policy (default ``RetryPolicy()``).
-    server_config
-        llama.cpp settings for local models.
+    server_config, engine, dtype
+        llama.cpp settings; what runs a packaged model (:func:`choose_engine`); ``HFConfig.dtype``.
 
     Raises
     ------
@@ -99,13 +108,14 @@ def get_llm(
         An unknown spec; a local model whose packages are not installed.
     """
     if not isinstance(spec, str):
-        if isinstance(spec, LLM):
-            return spec
-        raise ValueError(f"llm must be a spec string or an LLM object, got {type(spec).__name__}")
+        return _as_llm(spec)
     name = spec.strip().lower()
     # None leaves the backend's own default (LocalLLM / OpenAICompatLLM signatures)
     given = {"concurrency": concurrency, "timeout": timeout, "retry": retry}
     opts = {k: v for k, v in given.items() if v is not None}
+    hf = _on_transformers(spec, engine, HFConfig(dtype=dtype, max_batch=concurrency), cache)
+    if hf is not None:
+        return hf
     if name in LOCAL_ALIASES:
         if base_url is not None:
             raise ValueError(f"base_url is for spec 'openai', not {spec!r}")
@@ -123,7 +133,57 @@ def get_llm(
             cache=resolve_cache(cache),
             **opts,
         )
-    raise ValueError(
-        f"unknown LLM {spec!r}: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai' "
+    raise _unknown(spec)
+
+
+def _as_llm(spec: object) -> LLM:
+    """``spec`` when it already is an LLM; else the ValueError that says what is accepted."""
+    if isinstance(spec, LLM):
+        return spec
+    raise ValueError(f"llm must be a spec string or an LLM object, got {type(spec).__name__}")
+
+
+def _unknown(spec: str) -> ValueError:
+    """The error for a spec no backend takes, listing the ones that work here."""
+    return ValueError(
+        f"unknown LLM {spec!r}: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai', 'hf:PATH' "
         f"(installed now: {', '.join(available_llms())})"
+    )
+
+
+def _on_transformers(spec: str, engine: str, config: HFConfig, cache: Any) -> LLM | None:
+    """Return the transformers backend ``spec`` asks for, or None when another engine runs it.
+
+    ``hf:PATH`` always; a packaged model when :func:`choose_engine` picks transformers.
+    """
+    name = spec.strip().lower()
+    if name.startswith("hf:"):
+        return _hf_llm(spec.strip()[3:], config, cache, engine)
+    if name in LOCAL_ALIASES and choose_engine(engine) == "transformers":
+        return _packaged_on_transformers(LOCAL_ALIASES[name], config, cache)
+    return None
+
+
+def _hf_llm(path: str, config: HFConfig, cache: Any, engine: str) -> LLM:
+    """``hf:PATH``: a local Hugging Face folder or GGUF file on the transformers engine."""
+    from .hf import HFLLM, check_source
+
+    if check_engine(engine) == "llamacpp":
+        raise ValueError(
+            f"--llm hf:{path} runs on the transformers engine, not --llm-engine llamacpp"
+        )
+    source = check_source(path)
+    return HFLLM(source, config=config, cache=resolve_cache(cache))
+
+
+def _packaged_on_transformers(name: str, config: HFConfig, cache: Any) -> LLM:
+    """A packaged GGUF on the transformers engine (de-quantised; the way onto a GPU)."""
+    from .hf import HFLLM, packaged_source
+
+    config.resolve()  # CUDA asked where there is none fails before the file is assembled
+    return HFLLM(
+        packaged_source(name),
+        config=config,
+        cache=resolve_cache(cache),
+        prefers_single_paraphrase=True,
     )

@@ -345,6 +345,13 @@ class LocalLLM(OpenAICompatLLM):
         return f"local:sha256={self.spec.verified_sha256()}"
 
     @property
+    def label(self) -> str:
+        """What runs the model, for people: ``"Qwen2.5-Coder-0.5B · llama.cpp · cpu"``."""
+        on_gpu = self.server_config.n_gpu_layers != 0 and _gpu_visible()
+        name = self.spec.description.split(" ")[0].removesuffix("-Instruct")
+        return f"{name} · llama.cpp · {'gpu' if on_gpu else 'cpu'}"
+
+    @property
     def max_choices(self) -> int:  # type: ignore[override]
         """Choices per request (``n``): llama.cpp decodes each in a slot of its own.
 

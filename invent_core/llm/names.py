@@ -42,10 +42,20 @@ def local_model(identity: str) -> str | None:
     if key in _ALIASES:
         return _ALIASES[key]
     base, _ = _split(key)
-    for name, spec in LOCAL_MODELS.items():
-        if base == f"local:sha256={spec.sha256}":
+    for name, spec in LOCAL_MODELS.items():  # on llama.cpp, or on transformers (engine.py)
+        if base == f"local:sha256={spec.sha256}" or base.startswith(
+            f"transformers:sha256={spec.sha256};"
+        ):
             return name
     return None
+
+
+def _engine_suffix(base: str) -> str:
+    """``" · transformers · cuda · bf16"`` for a transformers engine's identity, else ``""``."""
+    if not base.startswith("transformers:"):
+        return ""
+    fields = dict(f.partition("=")[::2] for f in base.removeprefix("transformers:").split(";"))
+    return f" · transformers · {fields.get('device', '?')} · {fields.get('dtype', '?')}"
 
 
 def describe_llm(identity: str) -> str:
@@ -59,9 +69,11 @@ def describe_llm(identity: str) -> str:
     'llama-3-8b at 127.0.0.1:8000'
     """
     name = local_model(identity)
-    if name is not None:
-        return LOCAL_MODELS[name].description.split(" ")[0]
     base, model = _split((identity or "").strip())
+    if name is not None:
+        return LOCAL_MODELS[name].description.split(" ")[0] + _engine_suffix(base)
+    if base.startswith("transformers:"):
+        return f"{model or 'unknown model'}{_engine_suffix(base)}"
     host = urlsplit(base).netloc or base
     if model and host:
         return f"{model} at {host}"

@@ -1,0 +1,430 @@
+"""The transformers engine on a GPU: full questions (n = 9, r = 5), per question.
+
+A question's LLM work is replayed from ``benchmarks/gpu_workload.json``: every
+request ``run_question`` sent for it (the paraphrase rounds and the r answers
+of the n + 1 states), recorded on the packaged Qwen2.5-Coder-0.5B (llama.cpp,
+CPU) with how many tokens each reply had. The calls go in the order they
+started: a paraphrase round waits for the one before (the gate's verdict), a
+state's answers are queued as soon as their turn comes, and the pipeline's
+own request pool sends them (the backend's slots, paraphrases first); the
+engine batches what meets. The
+embedder, the gate and the scoring are not in the replay: the LLM's part only.
+
+Printed per model and question, with the load average beside every figure:
+wall, prompt and decode tokens/s, the batch sizes, the peak GPU memory; and
+the ratio to the wall the same question took through llama.cpp on the CPU
+when it was recorded (its load average beside it).
+
+    python benchmarks/bench_gpu.py --random-weights              # 0.5b, 1.5b, 7b shapes, CUDA
+    python benchmarks/bench_gpu.py --model hf:/path/to/Qwen2.5-7B-Instruct
+    python benchmarks/bench_gpu.py --device cpu --quick          # the tiny test model: seconds
+    python benchmarks/bench_gpu.py --compare-cpu --questions 2   # packaged 0.5B: transformers vs llama.cpp
+    python benchmarks/bench_gpu.py --record --questions 5        # re-record the workload
+
+``--random-weights`` builds each Qwen2.5 shape from its config with random
+weights on the device (speed does not depend on weight values) and the
+packaged tokenizer (``--tokenizer``, default: saved from the packaged GGUF),
+and forces the recorded reply lengths (end-of-sequence off, ``max_tokens`` =
+the recorded length). No model file has to travel to the GPU machine: carry
+the tokenizer folder (about 11 MB).
+
+Targets (issue 20) on one H100: ≤ 1.5 s per question at the 0.5B shape, ≤ 4 s
+at 7B; 300 questions at 7B ≤ 15 min. Not yet measured: no GPU was lent to the
+session that wrote this (only ``--device cpu --quick`` ran, in the tests).
+
+Measured on the CPU (``--compare-cpu --questions 2``, 2 shared cores,
+2026-11-25, the two TriviaQA questions of the workload, natural reply
+lengths, packaged 0.5B; transformers de-quantised to fp32, loaded in 74 s):
+
+    llama.cpp      56.78 s (load 3.85)   14.59 s (load 2.62)
+    transformers   85.96 s (load 2.57)   41.24 s (load 2.50)
+    wall, transformers / llama.cpp: 1.78 (127.2 s / 71.4 s)
+
+So on a CPU llama.cpp stays the default (``--llm-engine auto``). An earlier
+run with the engines one after the other, at load 4–13, gave llama.cpp
+508 s on the first question (its 2 threads starved at load 12.6): on a busy
+machine these walls say more about the neighbours than about the engines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+WORKLOAD = Path(__file__).with_name("gpu_workload.json")
+
+#: Qwen2.5 shapes (the public configs of Qwen2.5-0.5B/1.5B/7B-Instruct), and a tiny one.
+SHAPES: dict[str, dict[str, Any]] = {
+    "0.5b": dict(
+        hidden_size=896,
+        intermediate_size=4864,
+        num_hidden_layers=24,
+        num_attention_heads=14,
+        num_key_value_heads=2,
+        tie_word_embeddings=True,
+    ),
+    "1.5b": dict(
+        hidden_size=1536,
+        intermediate_size=8960,
+        num_hidden_layers=28,
+        num_attention_heads=12,
+        num_key_value_heads=2,
+        tie_word_embeddings=True,
+    ),
+    "7b": dict(
+        hidden_size=3584,
+        intermediate_size=18944,
+        num_hidden_layers=28,
+        num_attention_heads=28,
+        num_key_value_heads=4,
+        tie_word_embeddings=False,
+    ),
+    "tiny": dict(
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        tie_word_embeddings=True,
+    ),
+}
+
+
+def load() -> str:
+    """``load 1.23``: the 1-minute load average, printed beside every figure."""
+    return f"load {os.getloadavg()[0]:.2f}"
+
+
+# -- recording the workload on the packaged model -------------------------------------
+
+
+class Recorder:
+    """An LLM that passes every ``complete_many`` on and records its requests and reply lengths."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner, self.calls, self._t0 = inner, [], time.perf_counter()
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def complete_many(self, requests, progress=None, **kw) -> list:
+        t = time.perf_counter() - self._t0
+        out = self._inner.complete_many(requests, progress, **kw)
+        call = {"t": round(t, 3), "requests": [_request_dict(r, c) for r, c in zip(requests, out)]}
+        with self._lock:
+            self.calls.append(call)
+        return out
+
+    def complete(self, messages, **kw):
+        from invent_core.llm import Request
+
+        return self.complete_many([Request(messages, **kw)])[0]
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def _request_dict(r: Any, c: Any) -> dict[str, Any]:
+    return {
+        "messages": r.message_list,
+        "temperature": r.temperature,
+        "seed": r.seed,
+        "replication": r.replication,
+        "state": r.state,
+        "max_tokens": r.max_tokens,
+        "stop": list(r.stop),
+        "logprobs": r.logprobs,
+        "top_logprobs": r.top_logprobs,
+        "tokens": int(c.usage.get("completion_tokens", 0) or 0),
+    }
+
+
+def record(n_questions: int) -> None:
+    """Run the benchmark questions on the packaged 0.5B (llama.cpp, cold cache); write the workload."""
+    from bench_llm import questions
+
+    from invent_core.config import RunConfig
+    from invent_core.llm import get_llm
+    from invent_core.pipeline import run_question
+
+    config = RunConfig(n_perturbations=9, n_replications=5)
+    out = {
+        "model": "qwen0.5b (llama.cpp, CPU)",
+        "recorded": time.strftime("%Y-%m-%d"),
+        "questions": [],
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for ex in questions(n_questions):
+            rec = Recorder(
+                get_llm(
+                    "local", engine="llamacpp", cache=Path(tmp) / f"{len(out['questions'])}.sqlite"
+                )
+            )
+            t0 = time.perf_counter()
+            run_question(
+                ex.question, config, llm=rec, task=ex.task, choices=list(ex.choices or []) or None
+            )
+            wall = time.perf_counter() - t0
+            out["questions"].append(
+                {
+                    "dataset": ex.dataset,
+                    "question": ex.question,
+                    "llamacpp_wall": round(wall, 2),
+                    "llamacpp_load": round(os.getloadavg()[0], 2),
+                    "calls": rec.calls,
+                }
+            )
+            print(
+                f"  recorded {ex.dataset:<10} wall {wall:6.2f} s, {len(rec.calls)} calls ({load()})"
+            )
+            rec.close()
+    WORKLOAD.write_text(json.dumps(out, indent=1, ensure_ascii=False))
+    print(f"wrote {WORKLOAD}")
+
+
+# -- replaying it -----------------------------------------------------------------------
+
+
+def _requests(call: dict[str, Any], forced: bool) -> list:
+    """The call's requests; ``forced``: ``max_tokens`` = the recorded length, no stop strings."""
+    from invent_core.llm import Request
+
+    out = []
+    for r in call["requests"]:
+        tokens = max(1, r["tokens"])
+        out.append(
+            Request(
+                r["messages"],
+                temperature=r["temperature"],
+                seed=r["seed"],
+                replication=r["replication"],
+                state=r["state"],
+                max_tokens=tokens if forced else r["max_tokens"],
+                stop=() if forced else tuple(r["stop"]),
+                logprobs=r["logprobs"],
+                top_logprobs=r["top_logprobs"],
+            )
+        )
+    return out
+
+
+def _is_answer(call: dict[str, Any]) -> bool:
+    return any(r["state"] is not None for r in call["requests"])
+
+
+def replay(llm: Any, question: dict[str, Any], forced: bool) -> float:
+    """Send one question's recorded calls through the pipeline's request pool; the wall seconds.
+
+    In the order they started: a paraphrase round waits for the one before
+    (the gate's verdict), a state's answers are queued as soon as their turn
+    comes; the pool (:class:`~invent_core.llm.pool.RequestPool`, the backend's
+    slots, paraphrases first) sends them as ``run_question`` does.
+    """
+    from invent_core.llm.pool import ANSWER, PERTURB, RequestPool, gather
+
+    calls = sorted(question["calls"], key=lambda c: c["t"])
+    t0 = time.perf_counter()
+    with RequestPool(llm) as pool:
+        answers = []
+        for c in calls:
+            if _is_answer(c):
+                answers += pool.submit_many(_requests(c, forced), priority=ANSWER)
+            else:
+                gather(pool.submit_many(_requests(c, forced), priority=PERTURB, kind="perturb"))
+        gather(answers)
+    return time.perf_counter() - t0
+
+
+@dataclass
+class Row:
+    """One model's figures on one question."""
+
+    wall: float
+    prompt_tps: float
+    decode_tps: float
+    batches: list[int] = field(default_factory=list)
+    peak_gib: float = float("nan")
+    load: float = 0.0
+    decode_tokens: int = 0
+
+
+def measure(llm: Any, question: dict[str, Any], forced: bool) -> Row:
+    """Replay one question through an ``HFLLM`` and read its counters."""
+    import torch
+
+    s0, b0 = _stats(llm), len(llm.batch_sizes)
+    cuda = llm.device.startswith("cuda")
+    if cuda:
+        torch.cuda.reset_peak_memory_stats(llm.device)
+    wall = replay(llm, question, forced)
+    s1 = _stats(llm)
+    prompt, decode = s1[0] - s0[0], s1[1] - s0[1]
+    pre_s, dec_s = s1[2] - s0[2], s1[3] - s0[3]
+    peak = torch.cuda.max_memory_allocated(llm.device) / 2**30 if cuda else float("nan")
+    return Row(
+        wall,
+        prompt / max(pre_s, 1e-9),
+        decode / max(dec_s, 1e-9),
+        llm.batch_sizes[b0:],
+        peak,
+        os.getloadavg()[0],
+        decode,
+    )
+
+
+def _stats(llm: Any) -> tuple[int, int, float, float]:
+    s = llm.stats
+    return s.prompt_tokens, s.decode_tokens, s.prefill_seconds, s.decode_seconds
+
+
+# -- building the models ------------------------------------------------------------------
+
+
+def random_model(shape: str, device: str, dtype: str, tokenizer: Path) -> Any:
+    """An ``HFLLM`` on a Qwen2.5 shape with random weights, built on ``device``."""
+    import torch
+    from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
+
+    from invent_core.llm.hf import HFLLM, HFConfig, HFSource, preload
+
+    tok = AutoTokenizer.from_pretrained(str(tokenizer))
+    cfg = Qwen2Config(
+        vocab_size=151936, max_position_embeddings=32768, rope_theta=1e6, **SHAPES[shape]
+    )
+    llm = HFLLM(
+        HFSource(tokenizer, name=f"random Qwen2.5-{shape}", sha256="0" * 64),
+        config=HFConfig(device=device, dtype=dtype),
+    )
+    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[llm.dtype]
+    torch.manual_seed(0)
+    with torch.device(llm.device):
+        model = Qwen2ForCausalLM(cfg).to(torch_dtype)
+    preload(llm.source, llm.device, llm.dtype, model, tok)
+    llm.loaded.eos = {-1}  # random weights: the recorded lengths are forced
+    return llm
+
+
+def spec_model(spec: str, device: str, dtype: str) -> Any:
+    """An ``HFLLM`` from a ``get_llm`` spec (``hf:PATH``; ``local`` on transformers), loaded now."""
+    from invent_core.llm import get_llm
+    from invent_core.llm.hf import HFConfig
+
+    llm = get_llm(spec, engine="transformers", dtype=dtype, cache=None)
+    if device != "auto":
+        from invent_core.llm.hf import HFLLM
+
+        llm = HFLLM(
+            llm.source, config=HFConfig(device=device, dtype=dtype), prefers_single_paraphrase=True
+        )
+    t0 = time.perf_counter()
+    llm.loaded  # noqa: B018 - load now, outside the timed questions
+    print(f"  {llm.label}: loaded in {time.perf_counter() - t0:.1f} s ({load()})")
+    return llm
+
+
+# -- printing -------------------------------------------------------------------------------
+
+
+def report(name: str, rows: list[Row], questions: list[dict[str, Any]]) -> None:
+    """Per-question lines, then the mean and the ratio to llama.cpp on the CPU."""
+    print(f"\n{name}")
+    for q, r in zip(questions, rows, strict=True):
+        cpu = q.get("llamacpp_wall")
+        ratio = (
+            f", llama.cpp CPU {cpu:.2f} s ({cpu / r.wall:.1f}x; load then {q.get('llamacpp_load', 0):.2f})"
+            if cpu
+            else ""
+        )
+        sizes = ",".join(map(str, r.batches))
+        print(
+            f"  {q['dataset']:<10} wall {r.wall:6.2f} s, prompt {r.prompt_tps:8.0f} tok/s, decode "
+            f"{r.decode_tps:7.0f} tok/s, batches [{sizes}], peak GPU {r.peak_gib:.2f} GiB{ratio} (load {r.load:.2f})"
+        )
+    decoded = sum(r.decode_tokens for r in rows)
+    mean = sum(r.wall for r in rows) / len(rows)
+    print(f"  decoded {decoded} tokens in all")
+    print(
+        f"  mean wall {mean:.2f} s per question; 300 questions ≈ {300 * mean / 60:.1f} min ({load()})"
+    )
+
+
+def compare_cpu(questions: list[dict[str, Any]]) -> None:
+    """The packaged 0.5B, same requests (natural lengths): llama.cpp vs transformers on the CPU.
+
+    Both engines are up at once and take the questions in turn (the order
+    reversed on every other question), so a change of load falls on both.
+    """
+    from invent_core.llm import get_llm
+
+    ll = get_llm("local", engine="llamacpp", cache=None, timeout=900)  # shared cores are slow
+    ll.server.start()
+    tf = spec_model("local", "cpu", "fp32")
+    walls: dict[str, list[float]] = {ll.label: [], tf.label: []}
+    for j, q in enumerate(questions):
+        for llm in (ll, tf) if j % 2 == 0 else (tf, ll):
+            walls[llm.label].append(replay(llm, q, forced=False))
+            print(f"  {llm.label:<45} {q['dataset']:<10} {walls[llm.label][-1]:7.2f} s ({load()})")
+    ll.close()
+    a, b = sum(walls[ll.label]), sum(walls[tf.label])
+    print(f"wall, transformers / llama.cpp: {b / a:.2f} ({b:.1f} s / {a:.1f} s; {load()})")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument(
+        "--random-weights", action="store_true", help="Qwen2.5 shapes with random weights"
+    )
+    p.add_argument("--shapes", default="0.5b,1.5b,7b")
+    p.add_argument("--model", action="append", default=[], help="a get_llm spec (hf:PATH, local)")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--dtype", default="auto")
+    p.add_argument("--questions", type=int, default=5)
+    p.add_argument("--tokenizer", type=Path, default=None)
+    p.add_argument("--quick", action="store_true", help="the tiny shape, one question")
+    p.add_argument("--record", action="store_true", help="re-record the workload (packaged 0.5B)")
+    p.add_argument("--compare-cpu", action="store_true", help="llama.cpp vs transformers, CPU")
+    args = p.parse_args(argv)
+    print(f"bench_gpu: {time.strftime('%Y-%m-%d %H:%M')} ({load()})")
+    if args.record:
+        return record(args.questions)
+    work = json.loads(WORKLOAD.read_text())
+    questions = work["questions"][: 1 if args.quick else args.questions]
+    print(f"workload: {len(questions)} question(s) recorded {work['recorded']} on {work['model']}")
+    if args.compare_cpu:
+        return compare_cpu(questions)
+    _device_line(args.device)
+    if args.quick or args.random_weights:
+        from invent_core.llm.hf import packaged_tokenizer
+
+        tok = args.tokenizer or packaged_tokenizer()
+        for shape in ["tiny"] if args.quick else args.shapes.split(","):
+            llm = random_model(shape, args.device, args.dtype, tok)
+            report(llm.label, [measure(llm, q, forced=True) for q in questions], questions)
+    for spec in args.model:
+        llm = spec_model(spec, args.device, args.dtype)
+        report(llm.label, [measure(llm, q, forced=False) for q in questions], questions)
+    return None
+
+
+def _device_line(device: str) -> None:
+    import torch
+
+    if torch.cuda.is_available() and device != "cpu":
+        print(f"device: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    else:
+        print(f"device: CPU, {os.cpu_count()} cores, torch {torch.__version__}")
+
+
+if __name__ == "__main__":
+    main()

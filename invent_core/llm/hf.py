@@ -1,0 +1,602 @@
+"""The transformers engine: any local Hugging Face causal LM in this process, on CUDA or the CPU.
+
+``--llm hf:PATH`` (a folder with ``config.json`` and weights, or a GGUF file
+read by transformers' GGUF loader, de-quantised) and, on a machine whose
+torch sees CUDA while the llama.cpp build has no GPU, the packaged models
+(:func:`invent_core.llm.engine.choose_engine`). bf16 on CUDA (fp16 where
+the GPU has no bf16), fp32 on the CPU. The model is loaded once per process
+and kept (:func:`load_model`; the dashboard holds the backend as a cached
+resource).
+
+Requests from every thread of a run meet in one queue (:class:`_Batcher`):
+whoever finds the engine free decodes everything waiting, up to the
+sequences that fit in free memory, so the r replications of n + 1 states
+decode side by side. The r replications of a prompt share one prompt
+evaluation (the sequences of ``num_return_sequences``).
+
+Reproducibility: each sequence is sampled with its request's own seed
+(``Request.effective_seed``), so a request sent alone gives the same text
+every time on the same machine, dtype and library versions. In a batch its
+neighbours change the padding and the kernels' rounding, so the same request
+may give another text; a re-run is reproducible through the LLM cache, keyed
+by the weights' sha256, the engine, the dtype and the device type.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import _env  # noqa: F401 - offline before transformers is imported
+from ..errors import Cancelled, LLMError
+from .base import Completion, Message, ProgressFn, Request
+from .cache import LLMCache
+from .hf_decode import BatchStats, Row, decode_batch
+
+if TYPE_CHECKING:
+    from ..progress import CancelToken
+
+#: dtype names accepted by ``--llm-dtype`` / :class:`HFConfig`.
+DTYPES = ("auto", "bf16", "fp16", "fp32")
+#: Most sequences decoded together (then free memory decides): CUDA, CPU.
+MAX_BATCH = {"cuda": 256, "cpu": 16}
+#: Files that decide what a folder's model answers (hashed into its identity).
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".json", ".model", ".jinja", ".txt")
+
+
+@dataclass(frozen=True)
+class HFConfig:
+    """Where and how the transformers engine runs.
+
+    ``device`` "auto" is CUDA when torch sees it, else the CPU; ``dtype``
+    "auto" is bf16 on CUDA (fp16 on GPUs without bf16), fp32 on the CPU
+    (half precision on a CPU is slow and asked for by mistake: refused).
+    ``max_batch`` caps the sequences decoded together (None: ``MAX_BATCH``
+    of the device); free memory may lower it, batch by batch.
+    """
+
+    device: str = "auto"
+    dtype: str = "auto"
+    max_batch: int | None = None
+    memory_fraction: float = 0.8  # of the free memory a batch's KV cache and logits may use
+
+    def __post_init__(self) -> None:
+        """Check the names; whether CUDA exists is checked by :meth:`resolve`."""
+        if self.dtype not in DTYPES:
+            raise ValueError(f"--llm-dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
+        if self.device != "auto" and self.device.split(":")[0] not in ("cpu", "cuda"):
+            raise ValueError(f"device must be auto, cpu or cuda[:N], got {self.device!r}")
+        if self.max_batch is not None and self.max_batch < 1:
+            raise ValueError(f"max_batch must be >= 1 or None, got {self.max_batch}")
+
+    def resolve(self) -> tuple[str, str]:
+        """(device, dtype) as they will run, e.g. ("cuda:0", "bf16"); ValueError when impossible."""
+        import torch
+
+        cuda = torch.cuda.is_available()
+        device = self.device if self.device != "auto" else ("cuda:0" if cuda else "cpu")
+        if device == "cuda":
+            device = "cuda:0"
+        if device.startswith("cuda") and not cuda:
+            raise ValueError(
+                f"the transformers engine was asked for {device}, but torch sees no CUDA"
+            )
+        dtype = self.dtype
+        if dtype == "auto":
+            bf16 = device.startswith("cuda") and torch.cuda.is_bf16_supported()
+            dtype = "fp32" if device == "cpu" else ("bf16" if bf16 else "fp16")
+        if device == "cpu" and dtype != "fp32":
+            raise ValueError(
+                f"--llm-dtype {dtype} needs CUDA, and torch sees none here: use fp32 (or auto) on the CPU"
+            )
+        return device, dtype
+
+
+@dataclass(frozen=True)
+class HFSource:
+    """Where the weights are: a folder (``config.json`` + weights) or one GGUF file in a folder."""
+
+    folder: Path
+    gguf_file: str | None = None
+    name: str = ""  # the model's name in identities and labels
+    sha256: str | None = None  # known digest (the packaged GGUF's verified one)
+
+    @property
+    def display(self) -> str:
+        """The model's name for people."""
+        return self.name or (self.gguf_file or self.folder.name)
+
+
+def check_source(path: str | os.PathLike, *, option: str = "--llm hf:") -> HFSource:
+    """The :class:`HFSource` ``path`` names; ValueError naming the option and path when unusable."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise ValueError(f"{option}{path}: no such file or folder")
+    if p.is_file():
+        with open(p, "rb") as fh:
+            if fh.read(4) != b"GGUF":
+                raise ValueError(f"{option}{path}: not a GGUF file (no GGUF magic) nor a folder")
+        return HFSource(p.resolve().parent, p.name, name=p.stem)
+    if not (p / "config.json").is_file():
+        raise ValueError(
+            f"{option}{path}: the folder has no config.json (not a Hugging Face model)"
+        )
+    return HFSource(p.resolve(), None, name=_folder_name(p.resolve()))
+
+
+def _folder_name(folder: Path) -> str:
+    """A model folder's name; in a Hugging Face cache (``models--Org--Name/snapshots/<hash>``) ``Org/Name``."""
+    if folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--"):
+        return folder.parent.parent.name.removeprefix("models--").replace("--", "/")
+    return folder.name
+
+
+# -- the weights' digest -------------------------------------------------------------
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, hashed once and re-hashed when its size, inode, mtime or ctime change.
+
+    The digest is remembered in the cache folder (never beside the user's
+    weights, which may be read-only).
+    """
+    import hashlib
+
+    from .._env import cache_dir
+    from ..packaged import _fingerprint, sha256_file
+
+    path = path.resolve()
+    memo = cache_dir() / "digests" / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".json")
+    now = {"path": str(path), **_fingerprint(path)}
+    try:
+        saved = json.loads(memo.read_text())
+        if {k: saved.get(k) for k in now} == now:
+            return str(saved["sha256"])
+    except (OSError, ValueError, KeyError):
+        pass
+    digest = sha256_file(path)
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_name(f".{memo.name}.{os.getpid()}")
+        tmp.write_text(json.dumps({**now, "sha256": digest}))
+        os.replace(tmp, memo)
+    except OSError:  # best effort: hashed again next time
+        pass
+    return digest
+
+
+def weights_digest(source: HFSource) -> str:
+    """sha256 of the model: the GGUF file's, or of a folder's files (names and digests)."""
+    import hashlib
+
+    if source.sha256:
+        return source.sha256
+    if source.gguf_file:
+        return file_sha256(source.folder / source.gguf_file)
+    h = hashlib.sha256()
+    for f in sorted(source.folder.iterdir()):
+        if f.is_file() and f.suffix in _WEIGHT_SUFFIXES:
+            h.update(f"{f.name}\0{file_sha256(f)}\n".encode())
+    return h.hexdigest()
+
+
+# -- loading, once per process -------------------------------------------------------
+
+
+@dataclass
+class Loaded:
+    """A model on its device with its tokenizer, and what loading it cost."""
+
+    model: Any
+    tokenizer: Any
+    device: str
+    dtype: str
+    seconds: float
+    eos: set[int]
+
+
+_LOADED: dict[tuple[str, str | None, str, str], Loaded] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_model(source: HFSource, device: str, dtype: str) -> Loaded:
+    """The model and tokenizer of ``source`` on ``device`` in ``dtype``, loaded once per process."""
+    key = (str(source.folder), source.gguf_file, device, dtype)
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            _LOADED[key] = _load(source, device, dtype)
+        return _LOADED[key]
+
+
+def _load(source: HFSource, device: str, dtype: str) -> Loaded:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    t0 = time.perf_counter()
+    kw = {"gguf_file": source.gguf_file} if source.gguf_file else {}
+    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[dtype]
+    try:
+        tok = AutoTokenizer.from_pretrained(str(source.folder), **kw)
+        model = AutoModelForCausalLM.from_pretrained(  # straight onto the device (accelerate)
+            str(source.folder), dtype=torch_dtype, device_map=device, **kw
+        )
+    except (OSError, ValueError, ImportError) as err:
+        where = source.folder / (source.gguf_file or "")
+        raise LLMError(f"the transformers engine could not load {where}: {err}") from err
+    model.to(device).eval()
+    tok.padding_side = "left"
+    eos = _eos_ids(tok, model)
+    if tok.pad_token_id is None:
+        tok.pad_token_id = min(eos)
+    return Loaded(model, tok, device, dtype, time.perf_counter() - t0, eos)
+
+
+def _eos_ids(tok: Any, model: Any) -> set[int]:
+    """Token ids that end a reply: the tokenizer's and the generation config's EOS, the chat end."""
+    ids: set[int] = set()
+    for v in (tok.eos_token_id, getattr(model.generation_config, "eos_token_id", None)):
+        ids.update(v if isinstance(v, list) else [v] if v is not None else [])
+    for t in ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<end_of_turn>"):
+        i = tok.convert_tokens_to_ids(t)
+        if isinstance(i, int) and i != tok.unk_token_id and i >= 0:
+            ids.add(i)
+    if not ids:
+        raise LLMError("the model's tokenizer names no end-of-sequence token")
+    return ids
+
+
+def unload_all() -> None:
+    """Forget every loaded model (tests; frees the memory once nothing else holds them)."""
+    with _LOAD_LOCK:
+        _LOADED.clear()
+
+
+# -- batching across threads ----------------------------------------------------------
+
+
+class _Ticket:
+    """One caller's chunk of groups waiting for the engine."""
+
+    def __init__(self, groups: list[list[Request]], cancel: CancelToken | None) -> None:
+        self.groups, self.cancel = groups, cancel
+        self.result: list[list[Completion]] | None = None
+        self.error: BaseException | None = None
+
+    @property
+    def size(self) -> int:
+        return sum(len(g) for g in self.groups)
+
+
+class _Batcher:
+    """One engine, many threads: whoever finds it free decodes every waiting ticket that fits."""
+
+    def __init__(self, run: Any, capacity: Any) -> None:
+        self._run, self._capacity = run, capacity
+        self._cond = threading.Condition()
+        self._queue: list[_Ticket] = []
+        self._busy = False
+
+    def submit(self, ticket: _Ticket) -> list[list[Completion]]:
+        """Wait until ``ticket`` is decoded (maybe by this thread, with others' tickets)."""
+        with self._cond:
+            self._queue.append(ticket)
+            while ticket.result is None and ticket.error is None:
+                if self._busy:
+                    self._cond.wait()
+                    continue
+                self._busy, batch = True, self._take()
+                self._cond.release()
+                try:
+                    self._decode(batch)
+                finally:
+                    self._cond.acquire()
+                    self._busy = False
+                    self._cond.notify_all()
+        if ticket.error is not None:
+            raise ticket.error
+        return ticket.result  # type: ignore[return-value]
+
+    def _take(self) -> list[_Ticket]:
+        """Pop the waiting tickets that fit in one batch (the first always does). Lock held."""
+        room, out = self._capacity(), []
+        while self._queue and (not out or self._queue[0].size <= room):
+            t = self._queue.pop(0)
+            room -= t.size
+            out.append(t)
+        return out
+
+    def _decode(self, batch: list[_Ticket]) -> None:
+        live = []
+        for t in batch:
+            if t.cancel is not None and t.cancel.cancelled:
+                t.error = Cancelled("cancelled: no further LLM request was sent")
+            else:
+                live.append(t)
+        if not live:
+            return
+        try:
+            flat = self._run([g for t in live for g in t.groups])
+        except BaseException as err:  # noqa: BLE001 - handed to every waiting caller
+            for t in live:
+                t.error = err
+            return
+        for t in live:
+            t.result, flat = flat[: len(t.groups)], flat[len(t.groups) :]
+
+
+# -- the backend ---------------------------------------------------------------------
+
+
+class HFLLM:
+    """The LLM Protocol on a transformers model in this process (see the module docstring).
+
+    Parameters
+    ----------
+    source
+        The weights (:func:`check_source` for a user's path).
+    config
+        Device, dtype, batch cap; checked here (CUDA asked where there is none
+        is a ``ValueError`` before anything loads).
+    cache
+        The persistent LLM cache, or None.
+    prefers_single_paraphrase
+        True for the small packaged models (one rewording per request).
+    """
+
+    def __init__(
+        self,
+        source: HFSource,
+        *,
+        config: HFConfig | None = None,
+        cache: LLMCache | None = None,
+        prefers_single_paraphrase: bool = False,
+    ) -> None:
+        self.source = source
+        self.config = config or HFConfig()
+        self.device, self.dtype = self.config.resolve()
+        self.cache = cache
+        self.prefers_single_paraphrase = prefers_single_paraphrase
+        self.stats = BatchStats()  # every batch decoded by this backend, summed
+        self.batch_sizes: list[int] = []  # sequences per batch, in order
+        self._digest: str | None = None
+        self._batcher = _Batcher(self._run_groups, self._capacity)
+
+    def __repr__(self) -> str:
+        """Show the model and where it runs."""
+        return f"HFLLM({self.label!r})"
+
+    @property
+    def identity(self) -> str:
+        """Cache identity: weights' sha256, engine, dtype and device type, plus the model's name."""
+        if self._digest is None:
+            self._digest = weights_digest(self.source)
+        kind = self.device.split(":")[0]
+        return (
+            f"transformers:sha256={self._digest};dtype={self.dtype};device={kind}"
+            f"|model={self.source.display}"
+        )
+
+    @property
+    def label(self) -> str:
+        """What runs the model, for people: ``"Qwen2.5-Coder-0.5B · transformers · cuda:0 · bf16"``."""
+        return f"{self.source.display} · transformers · {self.device} · {self.dtype}"
+
+    @property
+    def concurrency(self) -> int:
+        """Requests in flight at once (the pool's slots): the batch cap."""
+        return self.config.max_batch or MAX_BATCH[self.device.split(":")[0]]
+
+    @property
+    def units_in_flight(self) -> int | None:
+        """Questions generated at once: one on the CPU; on CUDA the default (many, to fill batches)."""
+        return 1 if self.device == "cpu" else None
+
+    @property
+    def loaded(self) -> Loaded:
+        """The model on its device (loaded on first use, once per process)."""
+        return load_model(self.source, self.device, self.dtype)
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float = 0.0,
+        seed: int = 0,
+        max_tokens: int = 32,
+        logprobs: bool = False,
+        top_logprobs: int = 0,
+        replication: int = 0,
+    ) -> Completion:
+        """One completion (read from the cache when present)."""
+        req = Request(
+            messages=messages,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            logprobs=logprobs,
+            top_logprobs=top_logprobs,
+            replication=replication,
+        )
+        return self.complete_many([req])[0]
+
+    def complete_many(
+        self,
+        requests: Sequence[Request],
+        progress: ProgressFn | None = None,
+        *,
+        concurrency: int | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[Completion]:
+        """All ``requests`` in order: cache hits, then batches of the rest (``cancel`` between them).
+
+        Requests with the same messages share one prompt evaluation. Each
+        batch's completions are cached as soon as it ends, so a cancelled run
+        keeps them. ``concurrency`` is accepted for the Protocol and unused.
+        """
+        requests = list(requests)
+        total, out = len(requests), [None] * len(requests)
+        identity = self.identity if self.cache is not None else None
+        todo = [i for i, r in enumerate(requests) if not self._hit(identity, r, out, i)]
+        done = total - len(todo)
+        if progress is not None:
+            progress(done, total)
+        for chunk in self._chunks(requests, todo):
+            if cancel is not None:
+                cancel.raise_if_cancelled(done, total)
+            groups = [[requests[i] for i in g] for g in chunk]
+            results = self._batcher.submit(_Ticket(groups, cancel))
+            for g, comps in zip(chunk, results, strict=True):
+                for i, c in zip(g, comps, strict=True):
+                    out[i] = c
+                    if identity is not None:
+                        self.cache.put(identity, requests[i], c)
+                done += len(g)
+            if progress is not None:
+                progress(done, total)
+        return out  # type: ignore[return-value]
+
+    def _hit(self, identity: str | None, req: Request, out: list, i: int) -> bool:
+        hit = self.cache.get(identity, req) if identity is not None else None
+        out[i] = hit
+        return hit is not None
+
+    def _chunks(self, requests: list[Request], todo: list[int]) -> list[list[list[int]]]:
+        """Indices to ask, grouped by prompt, packed into chunks of at most one batch."""
+        if not todo:
+            return []
+        groups: dict[Any, list[int]] = {}
+        for i in todo:
+            groups.setdefault(requests[i].messages, []).append(i)
+        room = self._capacity()
+        chunks: list[list[list[int]]] = [[]]
+        used = 0
+        for g in groups.values():
+            for j in range(0, len(g), room):
+                part = g[j : j + room]
+                if used + len(part) > room and chunks[-1]:
+                    chunks.append([])
+                    used = 0
+                chunks[-1].append(part)
+                used += len(part)
+        return chunks
+
+    def _capacity(self) -> int:
+        """Sequences one batch may hold: the cap, lowered to what free memory holds."""
+        cap = self.concurrency
+        ld = self.loaded
+        cfg = ld.model.config
+        layers = getattr(cfg, "num_hidden_layers", 1)
+        heads = getattr(cfg, "num_key_value_heads", None) or getattr(cfg, "num_attention_heads", 1)
+        head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+        width = {"bf16": 2, "fp16": 2, "fp32": 4}[self.dtype]
+        per_seq = 2 * layers * heads * head_dim * width * 1024 + 16 * cfg.vocab_size  # 1024 tokens
+        free = _free_memory(self.device)
+        return max(1, min(cap, int(free * self.config.memory_fraction) // per_seq))
+
+    def _encode(self, messages: Any) -> list[int]:
+        """The chat prompt's token ids (the model's own chat template; plain lines without one)."""
+        tok = self.loaded.tokenizer
+        msgs = [dict(m) for m in messages]
+        if getattr(tok, "chat_template", None):
+            text = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+        else:
+            text = "".join(m["content"] + "\n" for m in msgs)
+        return list(tok(text, add_special_tokens=False)["input_ids"])
+
+    def _run_groups(self, groups: list[list[Request]]) -> list[list[Completion]]:
+        """Decode the groups as one batch (the engine's lock is held by the batcher)."""
+        ld = self.loaded
+        prompts = [self._encode(g[0].messages) for g in groups]
+        rows = [
+            Row(
+                prompt=p,
+                seed=r.effective_seed,
+                temperature=float(r.temperature),
+                max_tokens=int(r.max_tokens),
+                stop=r.stop,
+                top_logprobs=(r.top_logprobs or 1) if r.logprobs else 0,
+            )
+            for p, g in enumerate(groups)
+            for r in g
+        ]
+        t0 = time.perf_counter()
+        decoded = decode_batch(ld.model, ld.tokenizer, prompts, rows, eos=ld.eos, stats=self.stats)
+        latency = time.perf_counter() - t0
+        self.batch_sizes.append(len(rows))
+        it = iter(zip(rows, decoded, strict=True))
+        out = []
+        for g in groups:
+            comps = []
+            for _ in g:
+                row, d = next(it)
+                usage = {
+                    "prompt_tokens": len(prompts[row.prompt]),
+                    "completion_tokens": len(d.tokens),
+                }
+                comps.append(
+                    Completion(d.text or "", usage, latency, d.logprobs, False, d.finish_reason)
+                )
+            out.append(comps)
+        return out
+
+    def close(self) -> None:
+        """Nothing to release: the model stays loaded for the process (:func:`unload_all`)."""
+
+
+def _free_memory(device: str) -> int:
+    """Bytes free for a batch on ``device``: the GPU's free memory, else the machine's available."""
+    if device.startswith("cuda"):
+        import torch
+
+        return int(torch.cuda.mem_get_info(torch.device(device))[0])
+    import psutil
+
+    return int(psutil.virtual_memory().available)
+
+
+def preload(source: HFSource, device: str, dtype: str, model: Any, tokenizer: Any) -> None:
+    """Hand the engine a model built in memory (the benchmark's random-weight shapes)."""
+    model.eval()
+    tokenizer.padding_side = "left"
+    eos = _eos_ids(tokenizer, model)
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token_id = min(eos)
+    key = (str(source.folder), source.gguf_file, device, dtype)
+    with _LOAD_LOCK:
+        _LOADED[key] = Loaded(model, tokenizer, device, dtype, 0.0, eos)
+
+
+def packaged_source(name: str) -> HFSource:
+    """The packaged GGUF ``name`` ("qwen0.5b", "qwen1.5b") for the transformers engine.
+
+    Its identity digest is the sha256 verified on disk, as for llama.cpp.
+    """
+    from .local import LOCAL_MODELS
+
+    spec = LOCAL_MODELS[name]
+    path = spec.path()
+    label = spec.description.split(" ")[0].removesuffix("-Instruct")
+    return HFSource(path.parent, path.name, name=label, sha256=spec.verified_sha256())
+
+
+def packaged_tokenizer(name: str = "qwen0.5b") -> Path:
+    """A folder holding the packaged model's tokenizer (saved from its GGUF once; a few MB).
+
+    What a random-weight model of a Qwen2.5 shape is given (tests, ``benchmarks/bench_gpu.py``).
+    """
+    from transformers import AutoTokenizer
+
+    source = packaged_source(name)
+    folder = source.folder / "tokenizer"
+    if not (folder / "tokenizer_config.json").is_file():
+        tok = AutoTokenizer.from_pretrained(str(source.folder), gguf_file=source.gguf_file)
+        tmp = folder.with_name(f".tokenizer.{os.getpid()}")
+        tok.save_pretrained(str(tmp))
+        os.replace(tmp, folder)
+    return folder

@@ -1,0 +1,240 @@
+"""One batch of sequences decoded by a transformers causal LM: the transformers engine's loop.
+
+Why a loop of our own rather than ``model.generate``: each sequence keeps its
+own seed (one uniform per step from ``random.Random(seed)``, inverse-CDF
+sampling), its own temperature, ``max_tokens`` and stop strings, and leaves
+the batch as soon as it is finished (its rows are dropped from the KV cache).
+The prompts are evaluated once each, then the cache is repeated for the r
+sequences of a prompt (what ``num_return_sequences`` does, without
+evaluating the prompt r times).
+
+Shapes: ``prompts`` is P token lists; ``rows`` is B :class:`Row` (B ≥ P),
+each naming its prompt. The prefill is a (P, L) left-padded batch; decoding
+is (B, 1) per step, B shrinking as sequences finish.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Row:
+    """One sequence to decode: which prompt, and its sampling settings."""
+
+    prompt: int  # index into the prompts
+    seed: int
+    temperature: float
+    max_tokens: int
+    stop: tuple[str, ...] = ()
+    top_logprobs: int = 0  # > 0: the first token's top alternatives (P(True), VU)
+
+
+@dataclass
+class Decoded:
+    """What one row produced: its tokens, why it ended, its first token's top log-probabilities."""
+
+    tokens: list[int] = field(default_factory=list)
+    text: str | None = None  # set when a stop string cut it, else decoded at the end
+    finish_reason: str = "length"
+    logprobs: list[list[Any]] | None = None
+
+
+@dataclass
+class BatchStats:
+    """Token counts and seconds of one batch (the benchmark reads them)."""
+
+    sequences: int = 0
+    prompt_tokens: int = 0
+    decode_tokens: int = 0
+    prefill_seconds: float = 0.0
+    decode_seconds: float = 0.0
+
+
+def left_pad(prompts: Sequence[Sequence[int]], pad_id: int, device: Any) -> tuple[Any, Any]:
+    """(input_ids, attention_mask), both (P, L) on ``device``, padded on the left."""
+    import torch
+
+    width = max(len(p) for p in prompts)
+    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(prompts), width), dtype=torch.long)
+    for i, p in enumerate(prompts):
+        if p:
+            ids[i, width - len(p) :] = torch.tensor(list(p), dtype=torch.long)
+            mask[i, width - len(p) :] = 1
+    return ids.to(device), mask.to(device)
+
+
+def _positions(mask: Any) -> Any:
+    """Position ids of a left-padded batch: 0 at each row's first real token (pads: 1)."""
+    pos = mask.long().cumsum(-1) - 1
+    return pos.masked_fill(mask == 0, 1)
+
+
+def _prefill(model: Any, prompts: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any, Any]:
+    """Evaluate the P prompts once: last-position logits (P, V), the KV cache, the mask."""
+    from transformers import DynamicCache
+
+    device = model.device
+    ids, mask = left_pad(prompts, pad_id, device)
+    cache = DynamicCache()
+    out = model(
+        input_ids=ids,
+        attention_mask=mask,
+        position_ids=_positions(mask),
+        past_key_values=cache,
+        use_cache=True,
+        logits_to_keep=1,
+    )
+    return out.logits[:, -1, :].float(), out.past_key_values, mask
+
+
+def first_token_logprobs(logits: Any, k: int, tokenizer: Any) -> list[list[Any]]:
+    """``[[token text, logprob], …]`` of the k most likely tokens of one (V,) logit row, best first."""
+    import torch
+
+    lp = torch.log_softmax(logits.float(), dim=-1)
+    top = torch.topk(lp, k)
+    return [
+        [tokenizer.decode([int(i)]), float(v)]
+        for v, i in zip(top.values.tolist(), top.indices.tolist(), strict=True)
+    ]
+
+
+def sample(logits: Any, temps: Sequence[float], uniforms: Sequence[float]) -> list[int]:
+    """One token per row of (B, V) ``logits``: argmax at temperature 0, else inverse-CDF sampling.
+
+    Plain temperature sampling (no top-k / top-p), as the OpenAI API's
+    default; ``uniforms`` are the rows' own draws in [0, 1), so a row's token
+    depends on its logits and its seed only, never on its batch neighbours'.
+    """
+    import torch
+
+    device = logits.device
+    t = torch.tensor(list(temps), dtype=torch.float32, device=device)
+    greedy = logits.argmax(dim=-1)
+    warm = t > 0
+    if not bool(warm.any()):
+        return greedy.tolist()
+    probs = torch.softmax(logits / t.clamp_min(1e-6)[:, None], dim=-1)
+    cdf = probs.cumsum(dim=-1)
+    u = torch.tensor(list(uniforms), dtype=cdf.dtype, device=device)[:, None] * cdf[:, -1:]
+    drawn = torch.searchsorted(cdf, u).squeeze(-1).clamp_max(logits.shape[-1] - 1)
+    return torch.where(warm, drawn, greedy).tolist()
+
+
+_PIECES: dict[tuple[int, int], str] = {}  # (id(tokenizer), token) -> the token's text
+
+
+def _may_end_a_stop(tokenizer: Any, token: int, stop: tuple[str, ...]) -> bool:
+    """Whether ``token`` could complete a stop string: its text holds a stop's last character.
+
+    Saves decoding every row's whole text at every step (most tokens end no
+    stop). A token that is part of a multi-byte character decodes to U+FFFD
+    on its own, so it is always checked.
+    """
+    key = (id(tokenizer), token)
+    piece = _PIECES.get(key)
+    if piece is None:
+        piece = _PIECES[key] = tokenizer.decode([token], skip_special_tokens=True)
+    return "\ufffd" in piece or any(s[-1] in piece for s in stop)
+
+
+def _finished(out: Decoded, row: Row, token: int, eos: set[int], tokenizer: Any) -> bool:
+    """Record ``token`` on ``out``; True (and ``finish_reason`` set) once the row is done."""
+    if token in eos:
+        out.finish_reason = "stop"
+        return True
+    out.tokens.append(token)
+    if row.stop and _may_end_a_stop(tokenizer, token, row.stop):
+        text = tokenizer.decode(out.tokens, skip_special_tokens=True)
+        start = len(text) - len(text.lstrip())  # a stop before any text is skipped, as the
+        cut = min(  # OpenAI client's ask-again does: the caller keeps the first non-empty line
+            (i for i in (text.find(s, start) for s in row.stop) if i >= 0), default=-1
+        )
+        if cut >= 0 and text[:cut].strip():
+            out.text, out.finish_reason = text[:cut], "stop"
+            return True
+    if len(out.tokens) >= row.max_tokens:
+        out.finish_reason = "length"
+        return True
+    return False
+
+
+def decode_batch(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[Sequence[int]],
+    rows: Sequence[Row],
+    *,
+    eos: set[int],
+    stats: BatchStats | None = None,
+) -> list[Decoded]:
+    """Decode ``rows`` (each continuing one of ``prompts``) together; one :class:`Decoded` per row."""
+    import time
+
+    import torch
+
+    stats = stats if stats is not None else BatchStats()
+    t0 = time.perf_counter()
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(eos)
+    with torch.inference_mode():
+        logits, cache, mask = _prefill(model, prompts, pad)
+        index = torch.tensor([r.prompt for r in rows], device=model.device)
+        cache.batch_select_indices(index)  # the r sequences of a prompt share its evaluation
+        logits, mask = logits[index], mask[index]
+        stats.sequences += len(rows)
+        stats.prompt_tokens += sum(len(p) for p in prompts)
+        stats.prefill_seconds += time.perf_counter() - t0
+        outs = _decode_steps(model, tokenizer, rows, logits, cache, mask, eos, stats)
+    for out in outs:
+        if out.text is None:
+            out.text = tokenizer.decode(out.tokens, skip_special_tokens=True)
+    return outs
+
+
+def _decode_steps(model, tokenizer, rows, logits, cache, mask, eos, stats) -> list[Decoded]:
+    """The decode loop: sample, record, drop finished rows from the cache, step the rest."""
+    import time
+
+    import torch
+
+    t0 = time.perf_counter()
+    outs = [Decoded() for _ in rows]
+    rngs = [random.Random(r.seed) for r in rows]
+    for i, r in enumerate(rows):
+        if r.top_logprobs:
+            outs[i].logprobs = first_token_logprobs(logits[i], r.top_logprobs, tokenizer)
+    live = list(range(len(rows)))  # row indices still decoding, in batch order
+    pos = mask.sum(dim=-1)
+    while live:
+        temps = [rows[i].temperature for i in live]
+        toks = sample(logits, temps, [rngs[i].random() for i in live])
+        stats.decode_tokens += len(live)
+        keep = [
+            j
+            for j, i in enumerate(live)
+            if not _finished(outs[i], rows[i], toks[j], eos, tokenizer)
+        ]
+        if not keep:
+            break
+        if len(keep) < len(live):
+            sel = torch.tensor(keep, device=mask.device)
+            cache.batch_select_indices(sel)
+            mask, pos = mask[sel], pos[sel]
+        live = [live[j] for j in keep]
+        ids = torch.tensor([[toks[j]] for j in keep], device=mask.device)
+        mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=-1)
+        out = model(
+            input_ids=ids,
+            attention_mask=mask,
+            position_ids=pos[:, None],
+            past_key_values=cache,
+            use_cache=True,
+        )
+        cache, logits, pos = out.past_key_values, out.logits[:, -1, :].float(), pos + 1
+    stats.decode_seconds += time.perf_counter() - t0
+    return outs
