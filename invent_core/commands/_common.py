@@ -19,8 +19,27 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--llm",
         default="local",
+        metavar="SPEC",
         help="local (default: packaged Qwen2.5-0.5B, no key), qwen1.5b if installed, "
+        "gguf:FILE (any GGUF file on the embedded llama.cpp), "
         "or openai (any OpenAI-compatible server, with --base-url)",
+    )
+    g.add_argument(
+        "--paraphrase-llm",
+        default=None,
+        metavar="SPEC",
+        help="the model that rewords the question (the paraphrase perturber and the gate's "
+        "extra rounds), as --llm (default: the answering model)",
+    )
+    g.add_argument(
+        "--paraphrase-base-url",
+        default=None,
+        help="for --paraphrase-llm openai: its server (default: --base-url)",
+    )
+    g.add_argument(
+        "--paraphrase-model",
+        default=None,
+        help="for --paraphrase-llm openai: its model (default: --model)",
     )
     g.add_argument(
         "--base-url", default=None, help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
@@ -170,20 +189,52 @@ def _owner(cls: type, path: tuple[str, ...]) -> type:
     return cls
 
 
-def llm_from_args(args: argparse.Namespace) -> Any:
-    """Build the LLM backend the options describe (lazy: the local server starts on first use)."""
+def check_llm_args(args: argparse.Namespace) -> None:
+    """Refuse an unusable ``--llm`` / ``--paraphrase-llm`` before anything is read or written.
+
+    One line naming the option and the spec or path
+    (``--llm gguf:/m/x.gguf: no such file``); loads no model.
+    """
+    from ..llm import spec_problem
+
+    para = getattr(args, "paraphrase_llm", None)
+    for option, spec in (("--llm", args.llm), ("--paraphrase-llm", para)):
+        problem = None if spec is None else spec_problem(spec)
+        if problem is not None:
+            raise ValueError(f"{option} {problem}")
+    openai = args.llm == "openai" or para == "openai"
+    if not openai and (args.base_url or args.model):
+        raise ValueError("--base-url and --model go with --llm openai (or --paraphrase-llm openai)")
+    if para != "openai" and (
+        getattr(args, "paraphrase_base_url", None) or getattr(args, "paraphrase_model", None)
+    ):
+        raise ValueError(
+            "--paraphrase-base-url and --paraphrase-model go with --paraphrase-llm openai"
+        )
+
+
+def llm_from_args(args: argparse.Namespace, *, paraphrase: bool = False) -> Any:
+    """Build the LLM backend the options describe (lazy: the local server starts on first use).
+
+    ``paraphrase``: the rewording model (``--paraphrase-llm``; ``None`` when
+    it is the answering model, the default).
+    """
     from ..llm import get_llm
 
-    if args.llm != "openai" and (args.base_url or args.model):
-        raise ValueError("--base-url and --model go with --llm openai")
+    check_llm_args(args)
+    spec, base_url, model = args.llm, args.base_url, args.model
+    if paraphrase:
+        spec = getattr(args, "paraphrase_llm", None)
+        if spec is None:
+            return None
+        base_url = getattr(args, "paraphrase_base_url", None) or base_url
+        model = getattr(args, "paraphrase_model", None) or model
     cache: Any = None if args.no_cache else (args.cache or True)
     kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
-    if args.llm == "openai":
+    if spec == "openai":
         api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
-        return get_llm(
-            "openai", base_url=args.base_url, model=args.model, api_key=api_key, **kwargs
-        )
-    return get_llm(args.llm, **kwargs)
+        return get_llm("openai", base_url=base_url, model=model, api_key=api_key, **kwargs)
+    return get_llm(spec, **kwargs)
 
 
 def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:

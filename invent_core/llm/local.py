@@ -159,12 +159,12 @@ def _gpu_visible() -> bool:
 
 
 class LocalServer:
-    """One ``xllamacpp.Server`` for one packaged GGUF, started on demand.
+    """One ``xllamacpp.Server`` for one GGUF (packaged or a user's file), started on demand.
 
     The file is verified (and re-assembled if it changed) at every start.
     """
 
-    def __init__(self, spec: LocalModelSpec, config: ServerConfig) -> None:
+    def __init__(self, spec: Any, config: ServerConfig) -> None:
         self.spec = spec
         self.model_path: Path | None = None  # the file last started on
         self.config = config
@@ -263,14 +263,14 @@ class LocalServer:
             del server
 
 
-_SERVERS: dict[tuple[str, ServerConfig], LocalServer] = {}
+_SERVERS: dict[tuple[Any, ServerConfig], LocalServer] = {}
 _SERVERS_LOCK = threading.Lock()
 
 
-def local_server(spec: LocalModelSpec, config: ServerConfig | None = None) -> LocalServer:
+def local_server(spec: Any, config: ServerConfig | None = None) -> LocalServer:
     """Return the process-wide server for ``spec`` (created, not started)."""
     config = config or ServerConfig()
-    key = (spec.name, config)
+    key = (spec, config)  # a packaged model, or a user's GGUF file by its path
     with _SERVERS_LOCK:
         if key not in _SERVERS:
             _SERVERS[key] = LocalServer(spec, config)
@@ -339,6 +339,18 @@ class LocalLLM(OpenAICompatLLM):
 
     def _identity_base(self) -> str:
         return f"local:sha256={self.spec.verified_sha256()}"
+
+    @property
+    def identity(self) -> str:
+        """``local:sha256=<the file's digest>|model=<name>``: the same weights, the same identity.
+
+        The name is the packaged model's whenever the digest is one of theirs
+        (``--llm gguf:`` on the packaged file shares its cache and reference),
+        else the file's own ``general.name``.
+        """
+        digest = self.spec.verified_sha256()
+        named = next((m.name for m in LOCAL_MODELS.values() if m.sha256 == digest), self.spec.name)
+        return f"local:sha256={digest}|model={named}"
 
     @property
     def max_choices(self) -> int:  # type: ignore[override]
