@@ -192,8 +192,12 @@ def record_artifact(run: Any, log: ThroughputLog | None = None) -> None:
     """
     t, u = run.timings, run.usage
     identity = str(run.identities.get("llm") or "")
+    para = getattr(run, "paraphrase_identity", None)
     try:
         log = log if log is not None else ThroughputLog()
+        if para is not None and para != identity and "perturb_requests" in u:
+            _record_two(log, identity, para, t, u)
+            return
         if run.config.perturber == "gaap" or "total" not in t or "llm_calls" not in u:
             loading = float((run.gaap_trace or {}).get("load_seconds", 0.0))
             t = {**t, "perturb": float(t.get("perturb", 0.0)) - loading}
@@ -208,26 +212,58 @@ def record_artifact(run: Any, log: ThroughputLog | None = None) -> None:
         pass
 
 
+def _record_two(log: ThroughputLog, answerer: str, paraphraser: str, t, u) -> None:
+    """A run with a separate paraphrasing model: each model's seconds over its own requests.
+
+    The rewordings' wall time (``timings["perturb"]``) over the paraphraser's
+    requests, the answers' (``timings["generate"]``) over the answerer's.
+    """
+    sent = int(u.get("perturb_requests", 0)) - int(u.get("perturb_cached", 0))
+    log.record(llm_key(paraphraser), float(t.get("perturb", 0.0)), sent)
+    sent = int(u.get("requests", 0)) - int(u.get("cached", 0))
+    log.record(llm_key(answerer), float(t.get("generate", 0.0)), sent)
+
+
+def _is_local(identity: str) -> bool:
+    """A model on the embedded llama.cpp (packaged, or a user's GGUF file)."""
+    return local_model(identity) is not None or identity.startswith("local:sha256=")
+
+
 def _paraphrase_requests(config: RunConfig, llm_identity: str) -> int:
     """Count the requests of one paraphrase call: n + 1 one at a time, or one list request."""
     style = config.paraphrase.style
-    if style == "auto":  # as perturb.paraphrase: single for the packaged models, list for servers
-        style = "single" if local_model(llm_identity) is not None else "list"
+    if style == "auto":  # as perturb.paraphrase: single for the embedded models, list for servers
+        style = "single" if _is_local(llm_identity) else "list"
     return config.n_perturbations + 1 if style == "single" else 1
 
 
-def count_llm_calls(config: RunConfig, *, llm_identity: str, n_questions: int = 1) -> int:
+def count_llm_calls(
+    config: RunConfig,
+    *,
+    llm_identity: str,
+    n_questions: int = 1,
+    paraphrase_identity: str | None = None,
+) -> int:
     """Count the LLM requests of ``n_questions`` runs of ``config`` (none from the cache).
 
     Per question: the perturber's requests (paraphrase: n + 1 single requests
     for the packaged models, one list request for servers, before any retry
-    for repeats; GAAP: none), then (n + 1)·r answers.
+    for repeats; GAAP: none), then (n + 1)·r answers. The paraphrase style
+    follows the paraphrasing model (``paraphrase_identity``, default the LLM).
     """
+    return sum(_calls(config, llm_identity, n_questions, paraphrase_identity))
+
+
+def _calls(
+    config: RunConfig, llm_identity: str, n_questions: int, paraphrase_identity: str | None
+) -> tuple[int, int]:
+    """(paraphrase requests, answer requests) of ``n_questions`` runs."""
     if n_questions < 0:
         raise ValueError(f"n_questions must be >= 0, got {n_questions}")
-    perturb = 0 if config.perturber == "gaap" else _paraphrase_requests(config, llm_identity)
+    para = paraphrase_identity or llm_identity
+    perturb = 0 if config.perturber == "gaap" else _paraphrase_requests(config, para)
     answers = (config.n_perturbations + 1) * config.n_replications
-    return n_questions * (perturb + answers)
+    return n_questions * perturb, n_questions * answers
 
 
 @dataclass(frozen=True)
@@ -264,6 +300,7 @@ def estimate_run(
     llm_identity: str,
     throughput: Throughput,
     n_questions: int = 1,
+    paraphrase_identity: str | None = None,
 ) -> Estimate:
     """Estimate the LLM calls and seconds of ``n_questions`` runs of ``config``.
 
@@ -273,6 +310,8 @@ def estimate_run(
     llm_identity : the LLM's ``identity`` (or a ``get_llm`` spec such as ``"local"``).
     throughput : where rates come from (:class:`ThroughputLog`).
     n_questions : questions of an evaluation / sweep (1 for one run).
+    paraphrase_identity : a separate paraphrasing model's identity (``--paraphrase-llm``):
+        its requests are counted and timed at its own rate, and both models are named.
 
     Returns
     -------
@@ -284,15 +323,19 @@ def estimate_run(
     >>> estimate_run(RunConfig(), llm_identity="local", throughput=ThroughputLog(p)).text  # doctest: +SKIP
     '≈ 60 LLM calls, ≈ 21 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)'
     """
-    calls = count_llm_calls(config, llm_identity=llm_identity, n_questions=n_questions)
+    para = paraphrase_identity if paraphrase_identity != llm_identity else None
+    perturb, answers = _calls(config, llm_identity, n_questions, para)
+    calls = perturb + answers
     gaap_runs = n_questions if config.perturber == "gaap" else 0
+    by_model = [(answers, llm_identity), (perturb, para)] if para else [(calls, llm_identity)]
     seconds, source = _combine(
-        [
-            (calls, throughput.rate(llm_key(llm_identity))),
-            (gaap_runs, throughput.rate(GAAP_KEY)),
-        ]
+        [(units, throughput.rate(llm_key(ident))) for units, ident in by_model]
+        + [(gaap_runs, throughput.rate(GAAP_KEY))]
     )
     name = describe_llm(llm_identity)
+    if para and perturb:
+        plural = "s" if perturb != 1 else ""
+        name = f"{name} (answers) and {describe_llm(para)} ({perturb} paraphrase call{plural})"
     where = " on this machine" if local_model(llm_identity) is not None else ""
     approx = "at most" if config.adaptive.enabled else "≈"
     count = f"{approx} {calls} LLM call{'s' if calls != 1 else ''}"

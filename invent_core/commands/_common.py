@@ -213,22 +213,28 @@ def check_llm_args(args: argparse.Namespace) -> None:
         )
 
 
-def llm_from_args(args: argparse.Namespace, *, paraphrase: bool = False) -> Any:
+def llm_from_args(args: argparse.Namespace) -> Any:
     """Build the LLM backend the options describe (lazy: the local server starts on first use).
 
-    ``paraphrase``: the rewording model (``--paraphrase-llm``; ``None`` when
-    it is the answering model, the default).
+    With ``--paraphrase-llm`` naming another model, the answering model
+    carrying it (:class:`~invent_core.llm.paraphraser.WithParaphraser`).
     """
+    check_llm_args(args)
+    answerer = _one_llm(args, args.llm, args.base_url, args.model)
+    spec = getattr(args, "paraphrase_llm", None)
+    base_url = getattr(args, "paraphrase_base_url", None) or args.base_url
+    model = getattr(args, "paraphrase_model", None) or args.model
+    if spec is None or (spec, base_url, model) == (args.llm, args.base_url, args.model):
+        return answerer
+    from ..llm.paraphraser import WithParaphraser
+
+    return WithParaphraser(answerer, _one_llm(args, spec, base_url, model))
+
+
+def _one_llm(args: argparse.Namespace, spec: str, base_url: str | None, model: str | None) -> Any:
+    """One backend: ``spec`` with the shared cache, concurrency and key options."""
     from ..llm import get_llm
 
-    check_llm_args(args)
-    spec, base_url, model = args.llm, args.base_url, args.model
-    if paraphrase:
-        spec = getattr(args, "paraphrase_llm", None)
-        if spec is None:
-            return None
-        base_url = getattr(args, "paraphrase_base_url", None) or base_url
-        model = getattr(args, "paraphrase_model", None) or model
     cache: Any = None if args.no_cache else (args.cache or True)
     kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
     if spec == "openai":
@@ -249,12 +255,34 @@ def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:
     return str((llm if llm is not None else llm_from_args(args)).identity)
 
 
-def print_estimate(config: Any, identity: str, n_questions: int = 1) -> float | None:
-    """Print the estimate before starting (LLM calls, seconds) to stderr; return the seconds."""
+def paraphrase_identity(args: argparse.Namespace, llm: Any) -> str | None:
+    """Return a separate paraphrasing model's identity for the estimate (``None``: none).
+
+    As :func:`llm_identity`: ``"openai"`` when no model is named, so no server is contacted.
+    """
+    para = getattr(llm, "paraphraser", None)
+    if para is None:
+        return None
+    if args.paraphrase_llm == "openai" and not (args.paraphrase_model or args.model):
+        return "openai"
+    return str(para.identity)
+
+
+def print_estimate(
+    config: Any, identity: str, n_questions: int = 1, paraphrase: str | None = None
+) -> float | None:
+    """Print the estimate before starting (LLM calls, seconds) to stderr; return the seconds.
+
+    ``paraphrase``: a separate paraphrasing model's identity, counted at its own rate.
+    """
     from ..estimate import ThroughputLog, estimate_run
 
     est = estimate_run(
-        config, llm_identity=identity, throughput=ThroughputLog(), n_questions=n_questions
+        config,
+        llm_identity=identity,
+        throughput=ThroughputLog(),
+        n_questions=n_questions,
+        paraphrase_identity=paraphrase,
     )
     print(f"estimate: {est.text}; fewer when answers are cached", file=sys.stderr, flush=True)
     return est.seconds

@@ -14,6 +14,7 @@ from ._common import (
     interrupted,
     llm_from_args,
     llm_identity,
+    paraphrase_identity,
     print_estimate,
 )
 
@@ -69,7 +70,8 @@ def _main(args: argparse.Namespace) -> int:
     if args.save:
         _check_save(args.save)
     llm = llm_from_args(args)
-    seconds = None if args.json else print_estimate(config, llm_identity(args, llm))
+    para = paraphrase_identity(args, llm)
+    seconds = None if args.json else print_estimate(config, llm_identity(args, llm), 1, para)
     try:
         with CliProgress(quiet=args.json, estimate=seconds) as progress:
             art = run_question(
@@ -120,6 +122,9 @@ def _print_run(art) -> None:
     cfg = art.config
     print(f"question: {art.question}")
     print(f"llm: {art.identities['llm']}   embedder: {art.identities['embedder']}")
+    para = art.paraphrase_identity
+    if para is not None and para != art.identities.get("llm"):
+        print(f"paraphrase llm: {para}")
     print(f"perturbations ({cfg.perturber}):")
     for i, q in enumerate(art.perturbations, 1):
         print(f"  {i:>2}. {q}")
