@@ -158,6 +158,11 @@ def _gpu_visible() -> bool:
         return False
 
 
+def llamacpp_device() -> str:
+    """Where the embedded llama.cpp decodes: ``"GPU"`` when its build sees one, else ``"CPU"``."""
+    return "GPU" if _gpu_visible() else "CPU"
+
+
 class LocalServer:
     """One ``xllamacpp.Server`` for one GGUF (packaged or a user's file), started on demand.
 

@@ -50,13 +50,14 @@ def split_llm(llm: Any, paraphrase_llm: Any = None) -> tuple[Any, Any]:
     """Return (answering model, paraphrasing model or ``None`` when it is the same).
 
     ``paraphrase_llm`` (a spec or an LLM) wins over the one ``llm`` carries
-    (:class:`WithParaphraser`, possibly behind a :class:`~invent_core.llm.LazyLLM`).
+    (:class:`WithParaphraser`, possibly behind a :class:`~invent_core.llm.LazyLLM`
+    or the dashboard's cancellable wrapper). ``llm`` itself stays the answering
+    model, wrappers and all: a :class:`WithParaphraser` answers as its answerer.
     """
     from . import get_llm
 
-    answerer = getattr(llm, "answerer", llm)
     if paraphrase_llm is not None:
         para = get_llm(paraphrase_llm)
     else:
         para = getattr(llm, "paraphraser", None)
-    return answerer, (None if para is None or para is answerer else para)
+    return llm, (None if para is None or para is llm else para)
