@@ -110,5 +110,9 @@ def test_explore_with_a_paraphrasing_model_names_both(tmp_path, monkeypatch):
     assert set(run.perturbations) <= set(REWORDINGS)
     assert run.identities["paraphrase_llm"] == f"{rewriter.base_url}|model=rewriter"
     assert run.identities["llm"] == f"{answerer.base_url}|model=answerer"
+    from invent_core.history import HistoryStore
+
+    kept = HistoryStore(tmp_path / "history").list("run")[0]  # the run kept in the history
+    assert "paraphrases: rewriter at 127.0.0.1" in kept.settings_summary
     settings = json.dumps(at.session_state["invent_settings"])
     assert '"paraphrase_llm": "openai"' in settings

@@ -205,3 +205,46 @@ def test_the_cli_sends_the_rewordings_to_the_paraphrase_llm(servers, tmp_path):
     assert f"paraphrase llm: {rewriter.base_url}|model=rewriter" in done.stdout
     assert "(answers) and rewriter at 127.0.0.1" in done.stderr  # the estimate names both
     assert rewriter.bodies and not set(rewriter.prompts()) & set(answerer.prompts())
+
+
+def _two_server_args(rewriter, answerer) -> list[str]:
+    return [
+        *("-n", "2", "-r", "2", "-B", "5", "--paraphrase-style", "single", "--no-cache"),
+        *("--llm", "openai", "--base-url", answerer.base_url, "--model", "answerer"),
+        *("--paraphrase-llm", "openai", "--paraphrase-base-url", rewriter.base_url),
+        *("--paraphrase-model", "rewriter"),
+    ]
+
+
+def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "k"}
+    return subprocess.run(
+        [sys.executable, "-m", "invent_core", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+def test_batch_and_evaluate_pass_it_on_and_record_both(servers, tmp_path):
+    rewriter, answerer = servers
+    (tmp_path / "q.csv").write_text(f"question,answer\n{Q},Paris\n")
+    batch = _cli(["batch", "q.csv", "-o", "out.csv", *_two_server_args(*servers)], tmp_path)
+    assert batch.returncode == 0, batch.stderr[-2000:]
+    meta = json.loads((tmp_path / "out.csv.meta.json").read_text())
+    assert meta["config"]["paraphrase_llm"] == f"{rewriter.base_url}|model=rewriter"
+    assert meta["config"]["llm"] == f"{answerer.base_url}|model=answerer"
+    n_rewrites = len(rewriter.bodies)
+    assert n_rewrites and all(b["model"] == "rewriter" for b in rewriter.bodies)
+
+    args = ["evaluate", "--data", "q.csv", "-o", "ev", "--methods", "inv_entropy"]
+    done = _cli([*args, *_two_server_args(*servers)], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "(answers) and rewriter at 127.0.0.1" in done.stderr  # the estimate
+    (saved,) = (tmp_path / "ev" / "runs").glob("*.json")
+    run = RunArtifact.load(saved)
+    assert run.identities["paraphrase_llm"] == f"{rewriter.base_url}|model=rewriter"
+    assert len(rewriter.bodies) > n_rewrites
+    assert all(b["model"] == "answerer" for b in answerer.bodies)
