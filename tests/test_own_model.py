@@ -175,3 +175,39 @@ def test_gguf_file_runs_end_to_end_and_records_its_sha256(tmp_path, packaged_ggu
     assert art["identities"]["llm"] == f"local:sha256={QWEN_05B.sha256}|model=qwen0.5b"
     assert len(art["raw_responses"]) == 2 and all(len(r) == 1 for r in art["raw_responses"])
     assert "llm: local:sha256=" + QWEN_05B.sha256 in done.stdout
+
+
+def _tiny_gguf(path: Path, name: str = "Tiny Test Model") -> Path:
+    """A GGUF header with no tensors: a string, an array of strings and a u32 before the name."""
+    import struct
+
+    def s(text: str) -> bytes:
+        data = text.encode()
+        return struct.pack("<Q", len(data)) + data
+
+    kv = [
+        s("general.architecture") + struct.pack("<I", 8) + s("llama"),
+        s("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 2) + s("a") + s("b"),
+        s("llama.block_count") + struct.pack("<II", 4, 2),
+        s("general.name") + struct.pack("<I", 8) + s(name),
+    ]
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, len(kv)) + b"".join(kv))
+    return path
+
+
+def test_a_file_of_your_own_is_named_by_its_header_and_digest(tmp_path):
+    from invent_core.errors import LLMError
+
+    f = _tiny_gguf(tmp_path / "tiny.gguf")
+    info = read_gguf_header(f)
+    assert (info.name, info.architecture, info.chat_template) == ("Tiny Test Model", "llama", False)
+    llm = get_llm(f"gguf:{f}", cache=None)
+    first = llm.identity
+    assert first == f"local:sha256={sha256_file(f)}|model=Tiny Test Model"
+    assert "no chat template" in llm.spec.description
+    moved = f.rename(tmp_path / "renamed.gguf")  # the same bytes elsewhere: the same identity
+    assert get_llm(f"gguf:{moved}", cache=None).identity == first
+    spec = gguf_spec(_tiny_gguf(tmp_path / "again.gguf"))
+    (tmp_path / "again.gguf").write_bytes(b"not a model any more")  # replaced since named
+    with pytest.raises(LLMError, match="no longer a GGUF file"):
+        spec.path()

@@ -158,11 +158,10 @@ class GGUFFileSpec:
     file: Path  # absolute
     name: str  # general.name, else the file's stem
     description: str
-    requirements: str = "(your own file)"
 
     def installed(self) -> bool:
-        """Whether the file is still there."""
-        return self.file.is_file()
+        """Always: nothing to install (the file itself is checked by :meth:`path` at each start)."""
+        return True
 
     def path(self) -> Path:
         """The file, checked again (it may have been moved or replaced since)."""

