@@ -54,7 +54,7 @@ def llm_for(settings: Settings) -> Any:
     return answerer if para is answerer else WithParaphraser(answerer, para)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_data(show_spinner="Identifying the LLM (a model file is hashed once)…", max_entries=8)
 def _identity(spec: str, base_url: str, model: str) -> str:
     if spec == "openai":  # the server is not asked: its identity is its URL and model
         from invent_core.llm._http import redact_url
