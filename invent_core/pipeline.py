@@ -127,11 +127,16 @@ class RunArtifact:
 
     @property
     def settings(self) -> dict[str, Any]:
-        """Read-only flat view: every option by its flat name, plus llm, embedder identity, task."""
+        """Read-only flat view: every option by its flat name, plus llm, embedder identity, task.
+
+        Plus ``paraphrase_llm`` where another model than the answering one reworded.
+        """
+        para = self.paraphrase_identity
+        own = {"paraphrase_llm": para} if para and para != self.identities.get("llm") else {}
         return {
             **flat_values(self.config),
             "llm": self.identities.get("llm"),
-            "paraphrase_llm": self.paraphrase_identity,
+            **own,  # only a separate paraphrasing model (--paraphrase-llm)
             "embedder_identity": self.identities.get("embedder"),
             "task": self.task,
         }

@@ -135,6 +135,7 @@ def test_paraphrases_reach_one_model_and_answers_the_other(servers, minilm, tmp_
     back = RunArtifact.load(tmp_path / "run.json").rescore(n_bootstrap=7)
     assert back.identities["paraphrase_llm"] == art.identities["paraphrase_llm"]
     assert back.identities["llm"] == art.identities["llm"] and back.paraphrase_identity
+    assert back.settings["paraphrase_llm"] == art.identities["paraphrase_llm"]
     # the history names both
     store = HistoryStore(tmp_path / "history")
     eid = store.add("run", back.to_dict(), title=Q)
@@ -168,7 +169,7 @@ def test_old_artefacts_without_it_load_and_read_the_answering_model(servers, min
     (tmp_path / "old.json").write_text(json.dumps(data))
     old = RunArtifact.load(tmp_path / "old.json")
     assert old.paraphrase_identity == old.identities["llm"]
-    assert RunArtifact.from_dict(data).settings["paraphrase_llm"] == old.identities["llm"]
+    assert "paraphrase_llm" not in RunArtifact.from_dict(data).settings  # the answering model
 
 
 def test_the_estimate_counts_both_models():
