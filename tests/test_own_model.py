@@ -164,6 +164,7 @@ def test_bad_specs_exit_2_naming_the_option_before_anything_is_written(
 # -- end to end on the packaged GGUF's own path ---------------------------------
 
 
+@pytest.mark.slow  # starts llama.cpp: about 20 s quiet, 70 s at load 12
 def test_gguf_file_runs_end_to_end_and_records_its_sha256(tmp_path, packaged_gguf):
     """One question, n = 1, r = 1, through the CLI: the run records the file's digest."""
     out = tmp_path / "run.json"
