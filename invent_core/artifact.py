@@ -37,7 +37,10 @@ class RunArtifact:
     responses : m × r canonical answers (:func:`invent_core.answers.postprocess`):
         what is embedded, scored and judged.
     config : every option of the run (the source of truth; see :attr:`settings`).
-    identities : ``"llm"`` and ``"embedder"``: model names with weight digests.
+    identities : ``"llm"`` and ``"embedder"``: model names with weight digests;
+        ``"paraphrase_llm"``, the model that reworded the question, where an LLM
+        perturbed (the answering model unless ``--paraphrase-llm`` named another;
+        absent in runs saved before it: read :attr:`paraphrase_identity`).
     score : the ``ScoreResult`` (``None`` only while building).
     timings : seconds per stage ("perturb", "generate", "score", "total"); the
         stages overlap, so perturb + generate may exceed total.
@@ -85,11 +88,27 @@ class RunArtifact:
     _READS = (None, "invent.run/1", FORMAT)
 
     @property
+    def paraphrase_identity(self) -> str | None:
+        """The model that reworded the question: recorded, else the answering model (old runs).
+
+        ``None`` when no LLM perturbed (GAAP).
+        """
+        if self.config.perturber == "gaap":
+            return None
+        return self.identities.get("paraphrase_llm") or self.identities.get("llm")
+
+    @property
     def settings(self) -> dict[str, Any]:
-        """Read-only flat view: every option by its flat name, plus llm, embedder identity, task."""
+        """Read-only flat view: every option by its flat name, plus llm, embedder identity, task.
+
+        Plus ``paraphrase_llm`` where another model than the answering one reworded.
+        """
+        para = self.paraphrase_identity
+        own = {"paraphrase_llm": para} if para and para != self.identities.get("llm") else {}
         return {
             **flat_values(self.config),
             "llm": self.identities.get("llm"),
+            **own,  # only a separate paraphrasing model (--paraphrase-llm)
             "embedder_identity": self.identities.get("embedder"),
             "task": self.task,
         }

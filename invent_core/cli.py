@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if hasattr(args, "llm"):  # an unusable --llm / --paraphrase-llm: before any file is touched
+            from .commands._common import check_llm_args
+
+            check_llm_args(args)
         return int(args.func(args) or 0)
     except (InventError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError) as err:
         # People get one line naming the problem, not a traceback.

@@ -271,6 +271,8 @@ def stage_measurements(run: Any) -> dict[str, tuple[float, int]]:
     Units served leave out cache hits; a stage that served none (or took no
     time) is left out: it says nothing of this machine's speed. A GAAP run's
     perturbation time leaves out the loading of WordNet, KeyBERT and the embedders.
+    With a separate paraphrasing model (``--paraphrase-llm``) the perturbation
+    stage is that model's, and no whole-run rate is kept (two models share it).
     """
     t, u = run.timings, run.usage
     identity = str(run.identities.get("llm") or "")
@@ -279,6 +281,7 @@ def stage_measurements(run: Any) -> dict[str, tuple[float, int]]:
     perturb = float(t.get("perturb", 0.0))
     if perturber == "gaap":
         perturb -= float((run.gaap_trace or {}).get("load_seconds", 0.0))
+    para = getattr(run, "paraphrase_identity", None) or identity
     total = float(t.get("total", perturb + float(t.get("generate", 0.0)) + score))
     out = {
         stage_key("answers", identity, perturber): (
@@ -292,9 +295,11 @@ def stage_measurements(run: Any) -> dict[str, tuple[float, int]]:
     elif int(u.get("perturb_cached", 0)) == 0 and int(u.get("perturb_requests", 0)) > 0:
         # per request the estimate counts (n + 1, or one list): the gate's extra rounds
         # are part of the stage's time, as they will be of the next run's
-        planned = _paraphrase_requests(run.config, identity)
-        out[stage_key("perturb", identity)] = (perturb, planned)
-        if int(u.get("cached", 0)) == 0:  # a whole run, per call the estimate counts
+        planned = _paraphrase_requests(run.config, para)
+        out[stage_key("perturb", para)] = (perturb, planned)
+        if (
+            int(u.get("cached", 0)) == 0 and para == identity
+        ):  # a whole run, per call the estimate counts
             calls = count_llm_calls(run.config, llm_identity=identity)
             out[stage_key("run", identity, perturber)] = (total - score, calls)
     else:  # cached rewordings: every answer came after them, another regime
@@ -309,11 +314,16 @@ def record_stages(log: ThroughputLog, run: Any) -> None:
             log.record(key, seconds, units)
 
 
+def _is_local(identity: str) -> bool:
+    """A model on the embedded llama.cpp (packaged, or a user's GGUF file)."""
+    return local_model(identity) is not None or identity.startswith("local:sha256=")
+
+
 def _paraphrase_requests(config: RunConfig, llm_identity: str) -> int:
     """Count the requests of one paraphrase call: n + 1 one at a time, or one list request."""
     style = config.paraphrase.style
     if style == "auto":  # as perturb.paraphrase: single for the packaged models, list for servers
-        style = "single" if local_model(llm_identity) is not None else "list"
+        style = "single" if _is_local(llm_identity) else "list"
     return config.n_perturbations + 1 if style == "single" else 1
 
 
@@ -362,8 +372,14 @@ class Estimate:
         return format_range(self.low, self.high)
 
 
-def _stage_units(config: RunConfig, identity: str, n_questions: int) -> list[tuple[str, int]]:
-    """``(throughput key, units)`` of each stage of ``n_questions`` runs (none cached)."""
+def _stage_units(
+    config: RunConfig, identity: str, n_questions: int, para: str | None = None
+) -> list[tuple[str, int]]:
+    """``(throughput key, units)`` of each stage of ``n_questions`` runs (none cached).
+
+    ``para``: a separate paraphrasing model, whose own rate the perturbation stage takes.
+    """
+    para = para or identity
     answers = n_questions * (config.n_perturbations + 1) * config.n_replications
     out = [
         (stage_key("answers", identity, config.perturber), answers),
@@ -372,17 +388,15 @@ def _stage_units(config: RunConfig, identity: str, n_questions: int) -> list[tup
     if config.perturber == "gaap":
         out.append((GAAP_KEY, n_questions))
     else:
-        out.append(
-            (stage_key("perturb", identity), n_questions * _paraphrase_requests(config, identity))
-        )
+        out.append((stage_key("perturb", para), n_questions * _paraphrase_requests(config, para)))
     return out
 
 
 def _stage_rate(throughput: Throughput, key: str, identity: str) -> Rate | None:
     """The stage's rate; an LLM stage never measured falls back on the LLM's per-call rate."""
     rate = throughput.rate(key)
-    if rate is None and "|llm:" in key:
-        rate = throughput.rate(llm_key(identity))
+    if rate is None and "|llm:" in key:  # the key's own model (a paraphraser may be another)
+        rate = throughput.rate(llm_key(key.split("|llm:", 1)[1] or identity))
     return rate
 
 
@@ -432,6 +446,9 @@ def _overlapped_span(
     """
     if any(key == GAAP_KEY for key, _ in units):
         return None  # GAAP's stages follow one another: their sum is the run's
+    own = stage_key("perturb", identity)
+    if any(key.startswith("stage:perturb|") and key != own for key, _ in units):
+        return None  # a separate paraphrasing model: no whole-run rate covers two models
     whole = throughput.rate(stage_key("run", identity, "paraphrase")) or throughput.rate(
         llm_key(identity)
     )
@@ -452,6 +469,7 @@ def estimate_run(
     llm_identity: str,
     throughput: Throughput,
     n_questions: int = 1,
+    paraphrase_identity: str | None = None,
 ) -> Estimate:
     """Estimate the LLM calls and seconds of ``n_questions`` runs of ``config``.
 
@@ -461,6 +479,8 @@ def estimate_run(
     llm_identity : the LLM's ``identity`` (or a ``get_llm`` spec such as ``"local"``).
     throughput : where rates come from (:class:`ThroughputLog`).
     n_questions : questions of an evaluation / sweep (1 for one run).
+    paraphrase_identity : a separate paraphrasing model (``--paraphrase-llm``),
+        whose requests are counted at its own rate.
 
     Returns
     -------
@@ -474,12 +494,20 @@ def estimate_run(
     >>> estimate_run(RunConfig(), llm_identity="local", throughput=ThroughputLog(p)).text  # doctest: +SKIP
     '≈ 60 LLM calls, 11–74 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)'
     """
+    para = paraphrase_identity if paraphrase_identity != llm_identity else None
     calls = count_llm_calls(config, llm_identity=llm_identity, n_questions=n_questions)
-    units = _stage_units(config, llm_identity, n_questions)
+    perturb = 0
+    if para is not None and config.perturber != "gaap":
+        perturb = n_questions * _paraphrase_requests(config, para)
+        calls += perturb - n_questions * _paraphrase_requests(config, llm_identity)
+    units = _stage_units(config, llm_identity, n_questions, para)
     seconds, low, high, source = estimate_stages(
         units, llm_identity=llm_identity, throughput=throughput
     )
     name = describe_llm(llm_identity)
+    if para and perturb:
+        plural = "s" if perturb != 1 else ""
+        name = f"{name} (answers) and {describe_llm(para)} ({perturb} paraphrase call{plural})"
     where = " on this machine" if local_model(llm_identity) is not None else ""
     approx = "at most" if config.adaptive.enabled else "≈"
     count = f"{approx} {calls} LLM call{'s' if calls != 1 else ''}"

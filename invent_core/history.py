@@ -179,13 +179,16 @@ def summarize_settings(payload: Mapping[str, Any]) -> str:
     parts = [
         f"{label}{_short(found[key])}" for key, label in _SUMMARY_KEYS if found.get(key) is not None
     ]
-    llm = found.get("llm")
-    if not llm and isinstance(payload.get("identities"), Mapping):  # a run artefact, format /2
-        llm = payload["identities"].get("llm")
+    identities = payload.get("identities")
+    identities = identities if isinstance(identities, Mapping) else {}
+    llm = found.get("llm") or identities.get("llm")  # identities: a run artefact, format /2
+    para = found.get("paraphrase_llm") or identities.get("paraphrase_llm")
     if isinstance(llm, str) and llm:
         from .llm.names import describe_llm
 
         parts.append(describe_llm(llm))
+        if isinstance(para, str) and para and para != llm:  # --paraphrase-llm
+            parts.append(f"paraphrases: {describe_llm(para)}")
     return " · ".join(parts)
 
 

@@ -199,6 +199,34 @@ def assemble(parts: Sequence[PackagedPart], dest: Path, *, size: int, sha256: st
     return dest
 
 
+def file_sha256(path: Path) -> str:
+    """sha256 of any model file (a user's GGUF), hashed once and again only when it changed.
+
+    The digest is kept in ``<cache>/models/digests/`` (never beside the
+    user's file, whose folder may be read-only) with the file's size, inode,
+    device, mtime and ctime; while all of these match, a stat stands for the
+    hash (a 5 GB file takes about a minute to hash on a slow disk).
+    """
+    path = Path(path).resolve()
+    name = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:32]
+    record = model_cache("digests") / f"{name}.json"
+    now = {"path": str(path), **_fingerprint(path)}
+    try:
+        known = json.loads(record.read_text())
+        if {k: known.get(k) for k in now} == now and isinstance(known.get("sha256"), str):
+            return str(known["sha256"])
+    except (OSError, ValueError, AttributeError):
+        pass
+    digest = sha256_file(path)
+    tmp = record.with_name(f".{record.name}.{os.getpid()}")
+    try:  # best effort: where it cannot be written, the next use hashes again
+        tmp.write_text(json.dumps({**now, "sha256": digest}))
+        os.replace(tmp, record)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+    return digest
+
+
 def model_cache(*names: str) -> Path:
     """``<cache>/models/<names…>``, created."""
     path = cache_dir().joinpath("models", *names)

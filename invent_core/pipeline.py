@@ -26,8 +26,9 @@ import dataclasses
 import itertools
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +69,7 @@ def run_question(
     progress: ProgressCallback | None = None,
     embedder: Any = None,
     cancel: CancelToken | None = None,
+    paraphrase_llm: Any = None,
     _overlap: bool = True,
 ) -> RunArtifact:
     """Perturb, answer, clean, canonicalise and score one question.
@@ -93,6 +95,8 @@ def run_question(
     cancel
         Once cancelled, no further LLM request is sent; those in flight finish
         and, like every finished answer, stay in the LLM cache.
+    paraphrase_llm
+        The model that rewords (spec or LLM), in a pool of its own; default: ``llm``'s own.
     _overlap
         False: the engine before issue #11 (stages in sequence, one request
         per replication), kept for ``benchmarks/bench_llm.py``.
@@ -113,31 +117,58 @@ def run_question(
     ...                    RunConfig(n_perturbations=2, n_replications=2))  # doctest: +SKIP
     """
     from .llm import get_llm
-    from .llm.pool import RequestPool
+    from .llm.paraphraser import split_llm
     from .perturb.base import get_perturber
 
     config = config or RunConfig()
     question, choices_list = _checked_question(question, task, choices)
     perturber = get_perturber(config.perturber)
-    model = get_llm("local") if llm is None else get_llm(llm)
+    model, para = split_llm(get_llm("local") if llm is None else get_llm(llm), paraphrase_llm)
     t_start = time.perf_counter()
-    with RequestPool(model, cancel=cancel, group=_overlap) as pool:
-        job = _QuestionRun(
+    with _pools(model, para, cancel, _overlap) as pools:
+        job = _run_in(
+            pools,
             question,
             config,
             task=task,
             choices=choices_list,
-            pool=pool,
             perturber=perturber,
             embedder=embedder,
             report=_SafeReporter(progress),
             overlap=_overlap,
         )
-        try:
-            job.run()
-        except Cancelled as err:
-            raise Cancelled(job.cancel_message()) from err
-    return job.artifact(model.identity, pool.counts, time.perf_counter() - t_start)
+    counts = {k: v for p in pools if p is not None for k, v in p.counts.items()}
+    return job.artifact(_identities(model, para, perturber), counts, time.perf_counter() - t_start)
+
+
+def _run_in(pools: tuple[Any, Any], question: str, config: RunConfig, **kw: Any) -> _QuestionRun:
+    """Run the question's job with (the answers' pool, a separate paraphraser's pool or None)."""
+    job = _QuestionRun(question, config, pool=pools[0], perturb_pool=pools[1], **kw)
+    try:
+        job.run()
+    except Cancelled as err:
+        raise Cancelled(job.cancel_message()) from err
+    return job
+
+
+def _identities(model: Any, para: Any, perturber: Any) -> dict[str, str]:
+    """The LLM identities a run records: the answering model; the rewording one if an LLM reworded."""
+    out = {"llm": model.identity}
+    if perturber.needs_llm:
+        out["paraphrase_llm"] = (para or model).identity
+    return out
+
+
+@contextmanager
+def _pools(model: Any, para: Any, cancel: CancelToken | None, group: bool) -> Iterator[tuple]:
+    """(the answers' request pool, a separate paraphrasing model's own or None), closed after."""
+    from .llm.pool import RequestPool
+
+    with (
+        RequestPool(model, cancel=cancel, group=group) as pool,
+        nullcontext(None) if para is None else RequestPool(para, cancel=cancel, group=group) as own,
+    ):
+        yield pool, own
 
 
 def answer_prompts(
@@ -329,10 +360,22 @@ class _QuestionRun:
     """One question's run: perturbation steps, answers, scoring, and the artefact."""
 
     def __init__(
-        self, question, config, *, task, choices, pool, perturber, embedder, report, overlap
+        self,
+        question,
+        config,
+        *,
+        task,
+        choices,
+        pool,
+        perturber,
+        embedder,
+        report,
+        overlap,
+        perturb_pool=None,
     ):
         self.question, self.config, self.task, self.choices = question, config, task, choices
         self.pool, self.perturber, self.embedder = pool, perturber, embedder
+        self.perturb_pool = perturb_pool or pool  # a separate paraphrasing model's own
         self.report, self.overlap = report, overlap
         self.answers = _Answers(pool, config, task, choices, report)
         self.states: list[str] = [question]
@@ -398,7 +441,7 @@ class _QuestionRun:
         result = self.perturber.perturb(
             self.question,
             config,
-            llm=self.pool.as_llm(),
+            llm=self.perturb_pool.as_llm(),
             embedder=self.embedder,
             progress=self.report.callback,
             on_accept=partial(self._accepted, have, have + n) if ask else None,
@@ -454,7 +497,7 @@ class _QuestionRun:
         )
 
     def artifact(
-        self, identity: str, counts: dict[str, dict[str, int]], total: float
+        self, identities: dict[str, str], counts: dict[str, dict[str, int]], total: float
     ) -> RunArtifact:
         """Build the finished run's artefact."""
         answers = [c for reps in self.completions for c in reps]
@@ -481,7 +524,7 @@ class _QuestionRun:
             raw_responses=[[c.text for c in reps] for reps in self.completions],
             responses=[list(r) for r in self.score.responses],
             config=dataclasses.replace(self.config, score=self.score.config),
-            identities={"llm": identity, "embedder": self.score.embedder},
+            identities={**identities, "embedder": self.score.embedder},
             score=self.score,
             timings={**self.timings, "total": total},
             usage=usage,

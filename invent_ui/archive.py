@@ -77,7 +77,13 @@ def gaap_payload_of_run(run: Any) -> dict[str, Any] | None:
 def keep_run(history: HistoryStore, run: Any, *, title: str | None = None) -> str:
     """Add a run (and its GAAP trace, when it has one) to the history; return the run's id."""
     payload = run_payload(run)
-    summary = _summary({**payload, "settings": {"llm": run.identities.get("llm")}})
+    ids = run.identities
+    summary = _summary(
+        {
+            **payload,
+            "settings": {"llm": ids.get("llm"), "paraphrase_llm": ids.get("paraphrase_llm")},
+        }
+    )
     edited = sum(bool(f) for f in run.extras.get("edited") or [])
     if edited:
         summary += f" · {edited} edited"

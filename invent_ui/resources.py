@@ -38,13 +38,26 @@ def _llm(
 
 
 def llm_for(settings: Settings) -> Any:
-    """Return the LLM backend of the sidebar's settings (one object per backend per process)."""
-    key = api_key() if settings.llm == "openai" else None
+    """Return the LLM backend of the sidebar's settings (one object per backend per process).
+
+    With a separate paraphrasing model, the answering model carrying it
+    (:class:`~invent_core.llm.paraphraser.WithParaphraser`; both cached).
+    """
+    key = api_key() if "openai" in (settings.llm, settings.paraphrase_llm) else None
     fp = secret_fingerprint(key)
-    return _llm(settings.llm, settings.base_url, settings.model, fp, key, settings.llm_engine)
+    engine = settings.llm_engine
+    answerer = _llm(settings.llm_spec, settings.base_url, settings.model, fp, key, engine)
+    spec = settings.paraphrase_spec
+    if spec is None:
+        return answerer
+    from invent_core.llm.paraphraser import WithParaphraser
+
+    base_url = settings.paraphrase_base_url or settings.base_url
+    para = _llm(spec, base_url, settings.paraphrase_model or settings.model, fp, key, engine)
+    return answerer if para is answerer else WithParaphraser(answerer, para)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_data(show_spinner="Identifying the LLM (a model file is hashed once)…", max_entries=8)
 def _identity(spec: str, base_url: str, model: str, engine: str = "auto") -> str:
     if spec == "openai":  # the server is not asked: its identity is its URL and model
         from invent_core.llm._http import redact_url
@@ -59,7 +72,17 @@ def _identity(spec: str, base_url: str, model: str, engine: str = "auto") -> str
 
 def llm_identity(settings: Settings) -> str:
     """Return the chosen LLM's cache identity (what the throughput log is keyed by), cheaply."""
-    return _identity(settings.llm, settings.base_url, settings.model, settings.llm_engine)
+    return _identity(settings.llm_spec, settings.base_url, settings.model, settings.llm_engine)
+
+
+def llm_identities(settings: Settings) -> dict[str, str | None]:
+    """``llm_identity`` and ``paraphrase_identity`` for :func:`invent_core.estimate.estimate_run`."""
+    spec, para = settings.paraphrase_spec, None
+    if spec is not None:
+        base_url = settings.paraphrase_base_url or settings.base_url
+        model = settings.paraphrase_model or settings.model
+        para = _identity(spec, base_url, model, settings.llm_engine)
+    return {"llm_identity": llm_identity(settings), "paraphrase_identity": para}
 
 
 @st.cache_resource(show_spinner="Loading the embedder…", max_entries=4)

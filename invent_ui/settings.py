@@ -21,14 +21,27 @@ LLM_LABELS: dict[str, str] = {
     "qwen0.5b": "Local · Qwen2.5-0.5B (default)",
     "qwen1.5b": "Local · Qwen2.5-1.5B (stronger)",
     "openai": "OpenAI-compatible server",
+    "own": "Your model · a GGUF file (or model folder)",
 }
+#: The sidebar's choice of a model file or folder the user names (``llm_path``).
+OWN_MODEL = "own"
 #: Sidebar labels of the packaged embedders.
 EMBEDDER_LABELS: dict[str, str] = {
     "minilm": "SBERT-small · all-MiniLM-L6-v2",
     "mpnet": "SBERT-large · all-mpnet-base-v2",
 }
 #: The fields that are not run options.
-_OWN = ("llm", "base_url", "model", "llm_engine")
+_OWN = (
+    "llm",
+    "base_url",
+    "model",
+    "llm_engine",
+    "llm_path",
+    "paraphrase_llm",
+    "paraphrase_path",
+    "paraphrase_base_url",
+    "paraphrase_model",
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +52,11 @@ class Settings:
     base_url: str = ""  # OpenAI-compatible server only; "" = $OPENAI_BASE_URL
     model: str = ""  # OpenAI-compatible server only; "" = $OPENAI_MODEL or the one served
     llm_engine: str = "auto"  # what runs a packaged model: invent_core.llm.ENGINES
+    llm_path: str = ""  # llm == "own": a GGUF file (gguf:) or a model folder (hf:)
+    paraphrase_llm: str = ""  # the rewording model, as llm; "" = the answering model
+    paraphrase_path: str = ""
+    paraphrase_base_url: str = ""
+    paraphrase_model: str = ""
     run: RunConfig = field(default_factory=RunConfig)
 
     @classmethod
@@ -62,16 +80,37 @@ class Settings:
         return self.run.replace(**changes) if changes else self.run
 
     @property
+    def llm_spec(self) -> str:
+        """The answering model's ``get_llm`` spec (``gguf:FILE`` / ``hf:PATH`` for your model)."""
+        return _spec(self.llm, self.llm_path)
+
+    @property
+    def paraphrase_spec(self) -> str | None:
+        """The rewording model's spec; ``None`` when it is the answering model."""
+        return _spec(self.paraphrase_llm, self.paraphrase_path) if self.paraphrase_llm else None
+
+    @property
     def llm_label(self) -> str:
         """How the sidebar names the chosen backend."""
         if self.llm == "openai":
             return f"{self.model or 'default model'} @ {self.base_url or '$OPENAI_BASE_URL'}"
+        if self.llm == OWN_MODEL:
+            return f"your model {self.llm_path.rstrip('/').rsplit('/', 1)[-1]}"
         return LLM_LABELS.get(self.llm, self.llm)
 
     def key(self, *extra: Any) -> str:
         """Return a short stable key of these settings (plus ``extra``) for work folders."""
         blob = json.dumps([self.to_dict(), list(map(str, extra))], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _spec(choice: str, path: str) -> str:
+    """A sidebar choice as a ``get_llm`` spec: "own" becomes ``gguf:FILE`` or ``hf:FOLDER``."""
+    if choice != OWN_MODEL:
+        return choice
+    from .own_model import model_spec
+
+    return model_spec(path)
 
 
 def secret_fingerprint(secret: str | None) -> str:

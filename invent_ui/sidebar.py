@@ -23,7 +23,7 @@ import streamlit as st
 from invent_core.config import MAX_TEMPERATURE, OptionSpec, RunConfig, iter_options
 
 from . import state
-from .settings import EMBEDDER_LABELS, LLM_LABELS, Settings
+from .settings import EMBEDDER_LABELS, LLM_LABELS, OWN_MODEL, Settings
 
 #: Options chosen on each page that runs something, not in the sidebar.
 PAGE_OPTIONS: tuple[str, ...] = ("perturber",)
@@ -105,6 +105,9 @@ def sidebar_settings() -> Settings:
         _advanced_widgets(canon)
         _nli_folder(canon)
     try:
+        problem = _unusable_model(canon)
+        if problem is not None:
+            raise ValueError(problem)
         settings = Settings.from_dict(canon)
     except ValueError as err:
         sb.error(f"{err}. Keeping the previous settings.", icon=":material/error:")
@@ -113,10 +116,16 @@ def sidebar_settings() -> Settings:
     return settings
 
 
-def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
+def _llm_choices() -> list[str]:
+    """Installed local models, ``"openai"``, then "your model" (a file or folder you name)."""
     from invent_core.llm import available_llms
 
-    llms = list(available_llms())
+    return [*available_llms(), OWN_MODEL]
+
+
+def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
+    """The answering model, the paraphrasing model, and what each needs (path, server, key)."""
+    llms = _llm_choices()
     if canon["llm"] not in llms:
         canon["llm"] = llms[0]
     canon["llm"] = sb.selectbox(
@@ -124,19 +133,87 @@ def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
         llms,
         format_func=lambda s: LLM_LABELS.get(s, s),
         key=_seed("llm", canon["llm"]),
-        help="The packaged local model needs no key and no network.",
+        help="The packaged local model needs no key and no network. Your model: a GGUF file "
+        "on this machine, run by the embedded llama.cpp.",
     )
+    _model_fields(sb, canon, "")
     if canon["llm"] != "openai":
         _engine_widget(sb, canon)
-        return
-    canon["base_url"] = sb.text_input(
-        "Server URL (…/v1)",
-        key=_seed("base_url", canon["base_url"] or os.environ.get("OPENAI_BASE_URL", "")),
-        placeholder="https://api.openai.com/v1",
+    options = ["", *llms]
+    if canon["paraphrase_llm"] not in options:
+        canon["paraphrase_llm"] = ""
+    canon["paraphrase_llm"] = sb.selectbox(
+        "Paraphrasing model",
+        options,
+        format_func=lambda s: LLM_LABELS.get(s, s) if s else "The answering model (default)",
+        key=_seed("paraphrase_llm", canon["paraphrase_llm"]),
+        help="The model that rewords the question (the paraphrase perturber and the gate's "
+        "extra rounds). The paper rewords with ChatGPT for both of its answering models.",
     )
-    canon["model"] = sb.text_input(
-        "Model", key=_seed("model", canon["model"] or os.environ.get("OPENAI_MODEL", ""))
-    )
+    _model_fields(sb, canon, "paraphrase_")
+    if "openai" in (canon["llm"], canon["paraphrase_llm"]):
+        _api_key_field(sb)
+
+
+def _model_fields(sb: Any, canon: dict[str, Any], prefix: str) -> None:
+    """A path field (checked at once) for your model, or the server's URL and model."""
+    choice = canon[f"{prefix}llm"]
+    if choice == OWN_MODEL:
+        name = f"{prefix}path" if prefix else "llm_path"
+        typed = sb.text_input(
+            "Model file (GGUF) or folder",
+            key=_seed(name, canon[name]),
+            placeholder="/models/Llama-3.1-8B-Instruct-Q4_K_M.gguf",
+            help="Checked as you type: it must exist and be a GGUF file (or a model folder "
+            "with config.json).",
+        ).strip()
+        canon[name] = typed
+        check = _checked(typed)
+        {"ok": sb.success, "warning": sb.warning}.get(check.level, sb.error)(check.message)
+    elif choice == "openai":
+        env = ("OPENAI_BASE_URL", "OPENAI_MODEL") if not prefix else ("", "")
+        canon[f"{prefix}base_url"] = sb.text_input(
+            "Server URL (…/v1)" if not prefix else "Paraphrasing server URL (…/v1)",
+            key=_seed(
+                f"{prefix}base_url", canon[f"{prefix}base_url"] or os.environ.get(env[0], "")
+            ),
+            placeholder="https://api.openai.com/v1" if not prefix else "the answering server's",
+        )
+        canon[f"{prefix}model"] = sb.text_input(
+            "Model" if not prefix else "Paraphrasing model name",
+            key=_seed(f"{prefix}model", canon[f"{prefix}model"] or os.environ.get(env[1], "")),
+        )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _check_path(path: str, stamp: tuple[int, int] | None) -> Any:
+    from .own_model import check_model_path
+
+    return check_model_path(path)
+
+
+def _checked(path: str) -> Any:
+    """:func:`invent_ui.own_model.check_model_path`, again only when the path or its file changed."""
+    try:
+        st_ = os.stat(os.path.expanduser(path)) if path else None
+        stamp = (st_.st_mtime_ns, st_.st_size) if st_ else None
+    except OSError:
+        stamp = None
+    return _check_path(path, stamp)
+
+
+def _unusable_model(canon: dict[str, Any]) -> str | None:
+    """Why "your model" (answering or paraphrasing) cannot run now, else ``None``."""
+    for choice, path in (("llm", "llm_path"), ("paraphrase_llm", "paraphrase_path")):
+        if canon.get(choice) == OWN_MODEL:
+            check = _checked(canon.get(path) or "")
+            if not check.ok:
+                return f"{check.message.rstrip('.')} ({'paraphrasing' if 'para' in choice else 'answering'} model)"
+    return None
+
+
+def _api_key_field(sb: Any) -> None:
+    """The API key of an OpenAI-compatible server: the environment's, or typed (session only)."""
     if os.environ.get("OPENAI_API_KEY"):
         sb.caption("API key: from `$OPENAI_API_KEY`.")
         return

@@ -75,6 +75,7 @@ def run_caption(run: Any) -> str:
     parts = [
         f"perturber **{c.perturber}**" + (f" ({edited} edited by you)" if edited else ""),
         f"LLM **{describe_llm(str(run.identities.get('llm') or ''))}**",
+        *_paraphraser_part(run),
         f"embedder **{c.embedder}**",
         f"n = {c.n_perturbations}",
         f"r = {c.n_replications}",
@@ -85,6 +86,16 @@ def run_caption(run: Any) -> str:
     if run.timings.get("total"):
         parts.append(f"{run.timings['total']:.1f} s")
     return " · ".join(parts)
+
+
+def _paraphraser_part(run: Any) -> list[str]:
+    """``["paraphrases by **M**"]`` when another model than the answering one reworded."""
+    from invent_core.llm.names import describe_llm
+
+    para = getattr(run, "paraphrase_identity", None)
+    if not para or para == run.identities.get("llm"):
+        return []
+    return [f"paraphrases by **{describe_llm(para)}**"]
 
 
 def perturber_picker(key: str, container: Any = st) -> str:

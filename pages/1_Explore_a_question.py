@@ -120,7 +120,7 @@ with st.expander("Ask a question", expanded=st.session_state.get(state.EXPLORE_R
     perturber = views.perturber_picker("explore_perturber", c3)
     run_cfg = settings.run_config(perturber=perturber)
     estimate = estimate_run(
-        run_cfg, llm_identity=resources.llm_identity(settings), throughput=ThroughputLog()
+        run_cfg, **resources.llm_identities(settings), throughput=ThroughputLog()
     )
     c4.caption(f"n = {run_cfg.n_perturbations}, r = {run_cfg.n_replications}: {estimate.text}.")
     pressed = st.button("Run", type="primary", key="explore_run_button", disabled=running)

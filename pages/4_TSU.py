@@ -77,7 +77,7 @@ with st.expander("Run a temperature sweep", expanded=False):
     n_runs = (1 if source == "a question" else int(limit)) * max(1, len(temps_text.split(",")))
     estimate = estimate_run(
         run_cfg,
-        llm_identity=resources.llm_identity(settings),
+        **resources.llm_identities(settings),
         throughput=ThroughputLog(),
         n_questions=n_runs,
     )

@@ -100,7 +100,7 @@ done_before = sum(1 for _ in iter_records(out)) if out.exists() else 0
 if info.layout == "questions":
     estimate = estimate_run(
         run_cfg,
-        llm_identity=resources.llm_identity(settings),
+        **resources.llm_identities(settings),
         throughput=ThroughputLog(),
         n_questions=max(0, info.estimated_rows() - done_before),
     )

@@ -151,7 +151,7 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
             st.caption(drawn.describe() + ".")
     estimate = estimate_run(
         run_cfg,
-        llm_identity=resources.llm_identity(settings),
+        **resources.llm_identities(settings),
         throughput=ThroughputLog(),
         n_questions=int(limit),
     )

@@ -442,11 +442,18 @@ def _batch_config(plan: _Plan, sim: Any, llm: Any) -> dict[str, Any]:
         "max_question_chars": plan.max_question_chars,
         "shard": f"{shard[0]}/{shard[1]}" if shard else None,
         "llm": llm.identity if llm is not None else None,
+        "paraphrase_llm": _paraphraser_identity(llm),
         "columns": output_columns(
             plan.method_names, has_answers=plan.info.has_answers, generated=plan.generated
         ),
         "run": plan.config.to_dict(),
     }
+
+
+def _paraphraser_identity(llm: Any) -> str | None:
+    """A separate paraphrasing model's identity (``--paraphrase-llm``), else ``None``."""
+    para = getattr(llm, "paraphraser", None) if llm is not None else None
+    return None if para is None else str(para.identity)
 
 
 def _check_resume(plan: _Plan, config: dict[str, Any], resume: bool) -> dict[str, Any] | None:
@@ -498,6 +505,7 @@ def _new_meta(
             "embedder": sim.identity,
             "embedder_sha256": getattr(getattr(sim, "spec", None), "weights_sha256", None),
             "llm": config["llm"],
+            "paraphrase_llm": config.get("paraphrase_llm"),
         },
         "started": (old or {}).get("started") or _now(),
         "resumed": _now() if old is not None else None,

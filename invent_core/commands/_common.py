@@ -19,7 +19,9 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--llm",
         default="local",
+        metavar="SPEC",
         help="local (default: packaged Qwen2.5-0.5B, no key), qwen1.5b if installed, "
+        "gguf:FILE (any GGUF file on the embedded llama.cpp), "
         "openai (any OpenAI-compatible server, with --base-url), or hf:PATH (a local "
         "Hugging Face model folder or GGUF file, run by transformers in this process)",
     )
@@ -35,6 +37,23 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         default="auto",
         metavar="{auto,bf16,fp16,fp32}",
         help="the transformers engine's dtype (auto: bf16 on CUDA, fp32 on the CPU)",
+    )
+    g.add_argument(
+        "--paraphrase-llm",
+        default=None,
+        metavar="SPEC",
+        help="the model that rewords the question (the paraphrase perturber and the gate's "
+        "extra rounds), as --llm (default: the answering model)",
+    )
+    g.add_argument(
+        "--paraphrase-base-url",
+        default=None,
+        help="for --paraphrase-llm openai: its server (default: --base-url)",
+    )
+    g.add_argument(
+        "--paraphrase-model",
+        default=None,
+        help="for --paraphrase-llm openai: its model (default: --model)",
     )
     g.add_argument(
         "--base-url", default=None, help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
@@ -185,51 +204,85 @@ def _owner(cls: type, path: tuple[str, ...]) -> type:
 
 
 def check_llm_args(args: argparse.Namespace) -> None:
-    """Refuse an unusable LLM choice before any file is touched: ValueError naming the option.
+    """Refuse an unusable LLM choice before anything is read or written: ValueError naming the option.
 
-    An unknown ``--llm-engine`` or ``--llm-dtype``, an ``hf:`` path that is
-    missing or no model, a half-precision dtype where torch sees no CUDA.
+    One line naming the option and the spec or path (``--llm gguf:/m/x.gguf: no
+    such file``): an unknown spec, a ``gguf:``/``hf:`` path that is missing or no
+    model, stray server options, an unknown ``--llm-engine`` or ``--llm-dtype``, a
+    half-precision dtype where torch sees no CUDA. Loads no model.
     """
+    from ..llm import spec_problem
     from ..llm.engine import check_engine
-    from ..llm.hf import HFConfig, check_source
+    from ..llm.hf import HFConfig
 
-    if args.llm != "openai" and (args.base_url or args.model):
-        raise ValueError("--base-url and --model go with --llm openai")
+    para = getattr(args, "paraphrase_llm", None)
+    for option, spec in (("--llm", args.llm), ("--paraphrase-llm", para)):
+        problem = None if spec is None else spec_problem(spec)
+        if problem is not None:
+            raise ValueError(f"{option} {problem}")
+    openai = args.llm == "openai" or para == "openai"
+    if not openai and (args.base_url or args.model):
+        raise ValueError("--base-url and --model go with --llm openai (or --paraphrase-llm openai)")
+    if para != "openai" and (
+        getattr(args, "paraphrase_base_url", None) or getattr(args, "paraphrase_model", None)
+    ):
+        raise ValueError(
+            "--paraphrase-base-url and --paraphrase-model go with --paraphrase-llm openai"
+        )
     engine = getattr(args, "llm_engine", "auto")
     dtype = getattr(args, "llm_dtype", "auto")
     check_engine(engine)
-    config = HFConfig(dtype=dtype)
-    spec = args.llm.strip()
-    if spec.lower().startswith("hf:"):
-        check_source(spec[3:])
+    _check_transformers(args.llm, para, engine, HFConfig(dtype=dtype))
+
+
+def _check_transformers(llm: str, para: str | None, engine: str, config: Any) -> None:
+    """``hf:`` specs need the transformers engine and a dtype this machine can run."""
+    hf_specs = [s.strip() for s in (llm, para) if s and s.strip().lower().startswith("hf:")]
+    for spec in hf_specs:
+        option = "--llm" if spec == llm.strip() else "--paraphrase-llm"
         if engine == "llamacpp":
             raise ValueError(
-                f"--llm {spec} runs on the transformers engine, not --llm-engine llamacpp"
+                f"{option} {spec} runs on the transformers engine, not --llm-engine llamacpp"
             )
         try:
             config.resolve()
         except ValueError as err:
-            raise ValueError(f"--llm {spec}: {err}") from None
-    elif engine == "transformers" or dtype != "auto":
+            raise ValueError(f"{option} {spec}: {err}") from None
+    if not hf_specs and (engine == "transformers" or config.dtype != "auto"):
         config.resolve()
 
 
 def llm_from_args(args: argparse.Namespace) -> Any:
-    """Build the LLM backend the options describe (lazy: the local server starts on first use)."""
+    """Build the LLM backend the options describe (lazy: the local server starts on first use).
+
+    With ``--paraphrase-llm`` naming another model, the answering model
+    carrying it (:class:`~invent_core.llm.paraphraser.WithParaphraser`).
+    """
+    check_llm_args(args)
+    answerer = _one_llm(args, args.llm, args.base_url, args.model)
+    spec = getattr(args, "paraphrase_llm", None)
+    base_url = getattr(args, "paraphrase_base_url", None) or args.base_url
+    model = getattr(args, "paraphrase_model", None) or args.model
+    if spec is None or (spec, base_url, model) == (args.llm, args.base_url, args.model):
+        return answerer
+    from ..llm.paraphraser import WithParaphraser
+
+    return WithParaphraser(answerer, _one_llm(args, spec, base_url, model))
+
+
+def _one_llm(args: argparse.Namespace, spec: str, base_url: str | None, model: str | None) -> Any:
+    """One backend: ``spec`` with the shared cache, concurrency and key options."""
     from ..llm import get_llm
 
-    check_llm_args(args)
     cache: Any = None if args.no_cache else (args.cache or True)
     kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
-    if args.llm != "openai":
+    if spec != "openai":
         kwargs["engine"] = getattr(args, "llm_engine", "auto")
         kwargs["dtype"] = getattr(args, "llm_dtype", "auto")
-    if args.llm == "openai":
+    if spec == "openai":
         api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
-        return get_llm(
-            "openai", base_url=args.base_url, model=args.model, api_key=api_key, **kwargs
-        )
-    return get_llm(args.llm, **kwargs)
+        return get_llm("openai", base_url=base_url, model=model, api_key=api_key, **kwargs)
+    return get_llm(spec, **kwargs)
 
 
 def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:
@@ -244,9 +297,30 @@ def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:
     return str((llm if llm is not None else llm_from_args(args)).identity)
 
 
-def print_estimate(config: Any, identity: str, n_questions: int = 1, *, llm: Any = None) -> Any:
+def paraphrase_identity(args: argparse.Namespace, llm: Any) -> str | None:
+    """Return a separate paraphrasing model's identity for the estimate (``None``: none).
+
+    As :func:`llm_identity`: ``"openai"`` when no model is named, so no server is contacted.
+    """
+    para = getattr(llm, "paraphraser", None)
+    if para is None:
+        return None
+    if args.paraphrase_llm == "openai" and not (args.paraphrase_model or args.model):
+        return "openai"
+    return str(para.identity)
+
+
+def print_estimate(
+    config: Any,
+    identity: str,
+    n_questions: int = 1,
+    paraphrase: str | None = None,
+    *,
+    llm: Any = None,
+) -> Any:
     """Print what runs the LLM (``llm.label``) and the estimate (LLM calls, a time range) to stderr.
 
+    ``paraphrase``: a separate paraphrasing model's identity, counted at its own rate.
     Returns ``(low, high)`` seconds (:class:`CliProgress`'s ``estimate``), or None.
     """
     from ..estimate import ThroughputLog, estimate_run
@@ -256,7 +330,11 @@ def print_estimate(config: Any, identity: str, n_questions: int = 1, *, llm: Any
         print(f"llm: {label}", file=sys.stderr, flush=True)
 
     est = estimate_run(
-        config, llm_identity=identity, throughput=ThroughputLog(), n_questions=n_questions
+        config,
+        llm_identity=identity,
+        throughput=ThroughputLog(),
+        n_questions=n_questions,
+        paraphrase_identity=paraphrase,
     )
     print(f"estimate: {est.text}; fewer when answers are cached", file=sys.stderr, flush=True)
     return None if est.low is None else (est.low, est.high)

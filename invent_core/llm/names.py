@@ -67,6 +67,8 @@ def describe_llm(identity: str) -> str:
     'Qwen2.5-Coder-0.5B-Instruct'
     >>> describe_llm("http://127.0.0.1:8000/v1|model=llama-3-8b")
     'llama-3-8b at 127.0.0.1:8000'
+    >>> describe_llm("local:sha256=0123456789abcdef|model=Llama 3.1 8B Instruct")
+    'Llama 3.1 8B Instruct (GGUF 0123456789ab)'
     """
     name = local_model(identity)
     base, model = _split((identity or "").strip())
@@ -74,6 +76,8 @@ def describe_llm(identity: str) -> str:
         return LOCAL_MODELS[name].description.split(" ")[0] + _engine_suffix(base)
     if base.startswith("transformers:"):
         return f"{model or 'unknown model'}{_engine_suffix(base)}"
+    if base.startswith("local:sha256=") and model:  # a user's GGUF file (--llm gguf:FILE)
+        return f"{model} (GGUF {base[len('local:sha256=') :][:12]})"
     host = urlsplit(base).netloc or base
     if model and host:
         return f"{model} at {host}"
