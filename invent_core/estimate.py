@@ -327,16 +327,24 @@ def _paraphrase_requests(config: RunConfig, llm_identity: str) -> int:
     return config.n_perturbations + 1 if style == "single" else 1
 
 
-def count_llm_calls(config: RunConfig, *, llm_identity: str, n_questions: int = 1) -> int:
+def count_llm_calls(
+    config: RunConfig,
+    *,
+    llm_identity: str,
+    n_questions: int = 1,
+    paraphrase_identity: str | None = None,
+) -> int:
     """Count the LLM requests of ``n_questions`` runs of ``config`` (none from the cache).
 
     Per question: the perturber's requests (paraphrase: n + 1 single requests
-    for the packaged models, one list request for servers, before any retry
-    for repeats; GAAP: none), then (n + 1)·r answers.
+    for the embedded models, one list request for servers, before any retry
+    for repeats; GAAP: none) to the paraphrasing model (``paraphrase_identity``,
+    default the answering one), then (n + 1)·r answers.
     """
     if n_questions < 0:
         raise ValueError(f"n_questions must be >= 0, got {n_questions}")
-    perturb = 0 if config.perturber == "gaap" else _paraphrase_requests(config, llm_identity)
+    para = paraphrase_identity or llm_identity
+    perturb = 0 if config.perturber == "gaap" else _paraphrase_requests(config, para)
     answers = (config.n_perturbations + 1) * config.n_replications
     return n_questions * (perturb + answers)
 
@@ -495,11 +503,12 @@ def estimate_run(
     '≈ 60 LLM calls, 11–74 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)'
     """
     para = paraphrase_identity if paraphrase_identity != llm_identity else None
-    calls = count_llm_calls(config, llm_identity=llm_identity, n_questions=n_questions)
+    calls = count_llm_calls(
+        config, llm_identity=llm_identity, n_questions=n_questions, paraphrase_identity=para
+    )
     perturb = 0
     if para is not None and config.perturber != "gaap":
         perturb = n_questions * _paraphrase_requests(config, para)
-        calls += perturb - n_questions * _paraphrase_requests(config, llm_identity)
     units = _stage_units(config, llm_identity, n_questions, para)
     seconds, low, high, source = estimate_stages(
         units, llm_identity=llm_identity, throughput=throughput

@@ -52,11 +52,14 @@ def _complete(cmd: str) -> bool:
 
 
 def logical_lines(block: str) -> list[str]:
-    """Lines of a block, with a quoted string over several lines joined to its command."""
+    """Lines of a block, with a quoted string or a ``\\`` continuation joined to its command."""
     out: list[str] = []
     pending = ""
     for line in block.splitlines():
         pending = f"{pending}\n{line}" if pending else line
+        if pending.endswith("\\"):  # a shell line continuation
+            pending = pending[:-1].rstrip() + " "
+            continue
         if _complete(pending):
             out.append(pending)
             pending = ""
