@@ -44,7 +44,7 @@ class Question:
 
 def load_questions(folders: list[Path]) -> list[Question]:
     """The judged questions of every folder (runs matched to ``scores.csv`` by question text)."""
-    from invent_core.pipeline import RunArtifact
+    from invent_core.engine.pipeline import RunArtifact
 
     out: list[Question] = []
     for folder in folders:
@@ -63,7 +63,7 @@ def load_questions(folders: list[Path]) -> list[Question]:
 
 def _bootstrap(run):
     """``bootstrap(sim_x, sim_y)`` → (B,) Inv-Entropy, with the run's own B, seed and options."""
-    from invent_core.scoring import bootstrap_measures
+    from invent_core.paper.scoring import bootstrap_measures
 
     cfg, r = run.config.score, len(run.responses[0])
 
@@ -76,8 +76,8 @@ def _bootstrap(run):
 
 def replay(questions: list[Question], tolerance: float, start: int, step: int):
     """(uncertainty, answer requests) per question under the adaptive rule."""
-    from invent_core.adaptive import simulate_on_run
     from invent_core.config import AdaptiveConfig
+    from invent_core.engine.adaptive import simulate_on_run
 
     cfg = AdaptiveConfig(enabled=True, tolerance=tolerance, start=start, step=step)
     unc, calls = [], []

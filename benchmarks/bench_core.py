@@ -20,9 +20,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from invent_core.config import ScoreConfig  # noqa: E402
-from invent_core.measures import inv_entropy, max_py_x, ni_entropy, wd_px_py  # noqa: E402
-from invent_core.random_walk import affinity_from_embeddings, transition_matrix  # noqa: E402
-from invent_core.scoring import replication_indices, score_from_similarity  # noqa: E402
+from invent_core.paper.measures import inv_entropy, max_py_x, ni_entropy, wd_px_py  # noqa: E402
+from invent_core.paper.random_walk import affinity_from_embeddings, transition_matrix  # noqa: E402
+from invent_core.paper.scoring import replication_indices, score_from_similarity  # noqa: E402
 
 N, R, B = 9, 5, 30
 M = N + 1
@@ -83,7 +83,7 @@ def main() -> None:
     )
 
     from invent_core.embedders import get_embedder
-    from invent_core.scoring import score_responses
+    from invent_core.paper.scoring import score_responses
 
     t0 = time.perf_counter()
     emb = get_embedder("minilm")

@@ -155,8 +155,8 @@ def record(n_questions: int) -> None:
     from bench_llm import questions
 
     from invent_core.config import RunConfig
+    from invent_core.engine.pipeline import run_question
     from invent_core.llm import get_llm
-    from invent_core.pipeline import run_question
 
     config = RunConfig(n_perturbations=9, n_replications=5)
     out = {

@@ -1,7 +1,7 @@
 """Questions in flight with the packaged local model: does ``evaluate`` gain from overlapping questions?
 
 Against a served model, ``evaluate`` / ``tsu`` / ``batch`` keep several
-questions in flight (:mod:`invent_core.inflight`, measured by
+questions in flight (:mod:`invent_core.engine.inflight`, measured by
 ``bench_scaleout.py``). With the packaged llama.cpp server on 2 cores, one
 question already fills the 16 slots for most of its time; this benchmark
 measures whether more questions in flight help there, and decides the
@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def _evaluate(llm, dataset: str, questions: int, seed: int, folder: Path) -> tuple[float, int]:
-    from invent_core.experiment import ExperimentConfig, evaluate
+    from invent_core.experiments.reproduce import ExperimentConfig, evaluate
 
     cfg = ExperimentConfig(dataset=dataset, limit=questions, sample_seed=seed, methods=("inv",))
     t0 = time.perf_counter()

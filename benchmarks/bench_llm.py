@@ -132,7 +132,7 @@ class Outcome:
 
 def questions(limit: int):
     """The benchmark questions, at most ``limit`` of them."""
-    from invent_core.datasets import load_dataset
+    from invent_core.questions.datasets import load_dataset
 
     out = [ex for name, k in QUESTION_SET for ex in load_dataset(name, limit=k)]
     return out[:limit]
@@ -193,7 +193,7 @@ def run_configs(configs: list[Config], exs, args, emb, workdir: Path) -> list[Ou
 
 
 def _one_question(out: Outcome, c: Config, ex, config, emb) -> None:
-    from invent_core.pipeline import run_question
+    from invent_core.engine.pipeline import run_question
 
     before, cpu0 = c.llm.server.counters(), cpu_times()
     t0 = time.perf_counter()

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 import invent_core  # noqa: E402,F401  (offline environment first)
 from invent_core import _env  # noqa: E402
 from invent_core.embedders import get_embedder  # noqa: E402
-from invent_core.registry import ScoringContext, compute_methods, list_methods  # noqa: E402
+from invent_core.methods.registry import ScoringContext, compute_methods, list_methods  # noqa: E402
 
 #: Paper, Appendix "Computational cost comparison", Table tab:efficiency, Time A (s / question, A100).
 PAPER_TIME_A = {

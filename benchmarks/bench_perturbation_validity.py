@@ -149,9 +149,9 @@ def write_examples(path: Path, by_dataset: dict[str, dict[str, list]]) -> None:
 
 def main() -> None:
     from invent_core.config import RunConfig
-    from invent_core.datasets import available_datasets, load_dataset
     from invent_core.embedders import get_embedder
     from invent_core.llm import get_llm
+    from invent_core.questions.datasets import available_datasets, load_dataset
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=50, help="first N questions of each sample")

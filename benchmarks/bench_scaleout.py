@@ -6,7 +6,7 @@ its HTTP handling does not share the client's GIL; every request answered after
 ``--questions`` TriviaQA questions with n = 9, r = 5 through the
 OpenAI-compatible backend at several ``--concurrency`` values, with ``batch``
 and with ``evaluate`` (both keep several questions in flight:
-:mod:`invent_core.inflight`), and prints requests/s against the ideal
+:mod:`invent_core.engine.inflight`), and prints requests/s against the ideal
 ``concurrency / delay``. The LLM cache is off so every request reaches the
 server.
 
@@ -50,7 +50,7 @@ from loopback_server import LoopbackProcess  # noqa: E402
 
 
 def _questions(n: int, folder: Path) -> Path:
-    from invent_core.datasets import load_dataset
+    from invent_core.questions.datasets import load_dataset
 
     path = folder / "questions.csv"
     with open(path, "w", newline="", encoding="utf-8") as fh:
@@ -75,7 +75,7 @@ def _batch(inp: Path, folder: Path, llm) -> None:
 
 
 def _evaluate(inp: Path, folder: Path, llm) -> None:
-    from invent_core.experiment import ExperimentConfig, evaluate
+    from invent_core.experiments.reproduce import ExperimentConfig, evaluate
 
     cfg = ExperimentConfig(data=str(inp), methods=("inv",))
     result = evaluate(cfg, folder / f"eval_c{llm.concurrency}", llm_factory=lambda: llm)

@@ -1,7 +1,7 @@
 """What the dashboard keeps in the run history, and where an entry reopens.
 
 Every run, GAAP trace, evaluation, TSU sweep and side-by-side comparison
-made in the dashboard becomes one :class:`invent_core.history.HistoryStore`
+made in the dashboard becomes one :class:`invent_core.workbench.history.HistoryStore`
 entry (on disk under the cache dir, so it survives a browser refresh and a
 server restart). The payloads are the artefacts' own JSON forms: a run's
 ``to_json``, a :class:`~invent_core.perturb.gaap.GaapResult`'s ``to_dict``,
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from invent_core.history import HistoryStore
+from invent_core.workbench.history import HistoryStore
 
 from . import state
 
@@ -107,7 +107,7 @@ def keep_payload(history: HistoryStore, kind: str, payload: Mapping[str, Any], t
 
 
 def _summary(settings: Mapping[str, Any]) -> str:
-    from invent_core.history import summarize_settings
+    from invent_core.workbench.history import summarize_settings
 
     return summarize_settings(
         {"settings": dict(settings)} if "config" not in settings else settings
@@ -129,7 +129,7 @@ def reopen(history: HistoryStore, entry_id: str) -> Reopen:
     payload = history.load(entry_id)
     page, key = _OPENS_IN[entry.kind]
     if entry.kind == "run":
-        from invent_core.pipeline import RunArtifact
+        from invent_core.engine.pipeline import RunArtifact
 
         value: Any = RunArtifact.from_dict(payload)
     elif entry.kind == "gaap":

@@ -19,7 +19,7 @@ from .downloads import download_buttons
 
 def summary_tiles(payload: Mapping[str, Any], cfg: Any, n_pos: int) -> None:
     """Dataset, questions, accuracy and perturber · n · r tiles; the model advice under them."""
-    from invent_core.advice import model_advice
+    from invent_core.evaluation.advice import model_advice
 
     rows = payload["rows"]
     c1, c2, c3, c4 = st.columns(4)

@@ -1,7 +1,7 @@
 """Evaluation and TSU results as JSON payloads the dashboard shows (and ships as demos).
 
-A payload is what :func:`invent_core.experiment.evaluate` or
-:func:`~invent_core.experiment.tsu` returned, flattened to JSON: the config,
+A payload is what :func:`invent_core.experiments.reproduce.evaluate` or
+:func:`~invent_core.experiments.reproduce.tsu` returned, flattened to JSON: the config,
 the method names and labels, one row per question (per temperature for TSU)
 with every method's uncertainty, and the evaluation or TSU table the core
 computed. Pages show it as it is; nothing here computes a metric.
@@ -31,7 +31,7 @@ def _num(value: Any) -> float:
 
 
 def _labels(methods: Sequence[str]) -> dict[str, str]:
-    from invent_core.registry import get_method
+    from invent_core.methods.registry import get_method
 
     return {m: get_method(m).label for m in methods}
 
@@ -50,7 +50,7 @@ def _eval_row(r: Mapping[str, Any], methods: Sequence[str]) -> dict[str, Any]:
 def eval_payload(
     result: Any, cfg: Any, *, llm: str | None = None, out: Path | None = None
 ) -> dict[str, Any]:
-    """JSON payload of an ``invent_core.experiment.evaluate`` result (its evaluation included).
+    """JSON payload of an ``invent_core.experiments.reproduce.evaluate`` result (its evaluation included).
 
     ``llm`` is the identity of the LLM that answered (for the model advice and the history);
     ``out`` is the evaluation folder, whose saved runs give each row its r answers.
@@ -69,7 +69,7 @@ def eval_payload(
 
 def _answers_by_question(runs_dir: Path) -> dict[str, list[str]]:
     """Question → the r answers to it, from the runs an evaluation saved (the core's reader)."""
-    from invent_core.pipeline import RunArtifact
+    from invent_core.engine.pipeline import RunArtifact
 
     out: dict[str, list[str]] = {}
     for path in sorted(runs_dir.glob("*.json")) if runs_dir.is_dir() else []:
@@ -103,7 +103,7 @@ def folder_payload(out: Path, cfg: Any, *, reason: str, llm: str | None = None) 
     …). ``None`` when no question finished.
     """
     from invent_core.csv_safe import read_csv
-    from invent_core.registry import list_methods
+    from invent_core.methods.registry import list_methods
 
     path = Path(out) / "scores.csv"
     if not path.is_file():
@@ -146,8 +146,8 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
 
 
 def payload_config(payload: Mapping[str, Any]) -> Any:
-    """The :class:`~invent_core.experiment.ExperimentConfig` a payload was made with."""
-    from invent_core.experiment import ExperimentConfig
+    """The :class:`~invent_core.experiments.reproduce.ExperimentConfig` a payload was made with."""
+    from invent_core.experiments.reproduce import ExperimentConfig
 
     return ExperimentConfig.from_dict(payload["config"])
 
@@ -187,7 +187,7 @@ def eval_arrays(payload: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, np.nd
 
 
 def tsu_payload(result: Any, temperatures: Sequence[float], cfg: Any) -> dict[str, Any]:
-    """JSON payload of an ``invent_core.experiment.tsu`` result (its TSU table included)."""
+    """JSON payload of an ``invent_core.experiments.reproduce.tsu`` result (its TSU table included)."""
     methods = list(result.methods)
     return {
         "format": TSU_FORMAT,

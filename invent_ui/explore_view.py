@@ -1,7 +1,7 @@
 """The Explore page's tabs: random walks, the perturbation editor, the bootstrap, the baselines.
 
-Each renders one :class:`~invent_core.pipeline.RunArtifact` (and its
-:class:`~invent_core.scoring.ScoreResult`) as the core computed it; the
+Each renders one :class:`~invent_core.engine.pipeline.RunArtifact` (and its
+:class:`~invent_core.paper.scoring.ScoreResult`) as the core computed it; the
 perturbation editor hands the edited list to the page's Re-ask job, and the
 baselines that ask the LLM (``Method.needs_llm``) wait for a button.
 """
@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from invent_core.reask import match_states
+from invent_core.workbench.reask import match_states
 
 from . import method_jobs, plots, resources, results_view, state, tables, views
 from .downloads import download_buttons
@@ -163,7 +163,7 @@ def bootstrap_tab(score: Any) -> None:
 
 def baselines_tab(run: Any, settings: Any) -> None:
     """Every method on the run's answers; the LLM-asking ones (``needs_llm``) behind a button."""
-    from invent_core.registry import list_methods
+    from invent_core.methods.registry import list_methods
 
     methods = list_methods()
     fp = run_fingerprint(run)

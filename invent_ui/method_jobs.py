@@ -25,7 +25,7 @@ def methods_work(run: Any, names: Sequence[str], llm: Any) -> Any:
     """The job's function: ``names`` on ``run`` with ``llm``, one progress event per method."""
 
     def work(progress: Any, cancel: Any) -> dict:
-        from invent_core.registry import ScoringContext, compute_methods
+        from invent_core.methods.registry import ScoringContext, compute_methods
 
         ctx = ScoringContext.from_run(run, llm=CancellableLLM(llm, cancel))
         return compute_methods(ctx, list(names), progress=progress)

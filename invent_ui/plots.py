@@ -1,7 +1,7 @@
 """Plotly figure builders for the dashboard: pure functions of arrays and texts.
 
 No Streamlit here, and no paper math: every quantity drawn was computed by
-``invent_core`` (the run's :class:`~invent_core.random_walk.RandomWalk`, its
+``invent_core`` (the run's :class:`~invent_core.paper.random_walk.RandomWalk`, its
 bootstrap values, the metrics' confidence, rejection and reliability data).
 What is computed here is only how to draw it: ROC points (scikit-learn's
 ``roc_curve`` of :func:`~invent_core.evaluation.metrics.confidence_from_uncertainty`),
@@ -126,7 +126,7 @@ def walk_heatmaps(
 
     Parameters
     ----------
-    walk : a :class:`invent_core.random_walk.RandomWalk` (m states).
+    walk : a :class:`invent_core.paper.random_walk.RandomWalk` (m states).
     questions : the m questions (original first).
     answers : the m answers the walk's ``P_y`` was built on (one per state).
     zrange : fixed colour range (to compare several runs); default: each matrix's own.

@@ -76,7 +76,7 @@ def llm_identity(settings: Settings) -> str:
 
 
 def llm_identities(settings: Settings) -> dict[str, str | None]:
-    """``llm_identity`` and ``paraphrase_identity`` for :func:`invent_core.estimate.estimate_run`."""
+    """``llm_identity`` and ``paraphrase_identity`` for :func:`invent_core.workbench.estimate.estimate_run`."""
     spec, para = settings.paraphrase_spec, None
     if spec is not None:
         base_url = settings.paraphrase_base_url or settings.base_url
@@ -104,7 +104,7 @@ def embedder(name: str) -> Any:
 
 @st.cache_data(show_spinner=False, max_entries=2)
 def _load_run(path: str, mtime: float) -> Any:
-    from invent_core.pipeline import RunArtifact
+    from invent_core.engine.pipeline import RunArtifact
 
     return RunArtifact.load(path)
 
@@ -121,7 +121,7 @@ def _load_json(path: str, mtime: float) -> Any:
 
 def demo_pair() -> list[dict[str, Any]]:
     """The home page's pair (``assets/demo_pair.json``): each entry's ``run`` is a RunArtifact."""
-    from invent_core.pipeline import RunArtifact
+    from invent_core.engine.pipeline import RunArtifact
 
     payload = demo_json(assets.DEMO_PAIR)
     pair = [{**item, "run": RunArtifact.from_dict(item["run"])} for item in payload["pair"]]
@@ -138,7 +138,7 @@ def load_run_bytes(data: bytes, name: str = "the run file") -> Any:
 
     ``name`` is the uploaded file's name, for the messages.
     """
-    from invent_core.pipeline import RunArtifact
+    from invent_core.engine.pipeline import RunArtifact
 
     try:
         text = data.decode("utf-8")
@@ -171,7 +171,7 @@ def method_results(
     fingerprint: str, names: tuple[str, ...], llm_id: str, _run: Any, _llm: Any
 ) -> dict:
     """Return the registry's methods ``names`` on a run (errors recorded per method, not raised)."""
-    from invent_core.registry import ScoringContext, compute_methods
+    from invent_core.methods.registry import ScoringContext, compute_methods
 
     ctx = ScoringContext.from_run(_run, llm=_llm)
     return compute_methods(ctx, list(names))
@@ -185,7 +185,7 @@ def reference(config: dict[str, Any], llm_identity: str | None) -> Any:
     reads every file in ``assets/reference``.
     """
     from invent_core.config import RunConfig
-    from invent_core.reference import for_settings
+    from invent_core.evaluation.reference import for_settings
 
     return for_settings(RunConfig.from_dict(config), llm_identity=llm_identity)
 
@@ -201,7 +201,7 @@ def work_dir(*parts: str) -> Path:
 
 def expected_range(settings: Any, run_config: Any, n_questions: int = 1) -> Any:
     """The estimate's ``(low, high)`` seconds for a job (:class:`invent_ui.jobs.Job`), or None."""
-    from invent_core.estimate import ThroughputLog, estimate_run
+    from invent_core.workbench.estimate import ThroughputLog, estimate_run
 
     try:
         est = estimate_run(

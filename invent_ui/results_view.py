@@ -125,7 +125,7 @@ def heatmaps_on_one_scale(
 
     Parameters
     ----------
-    walks : name → (:class:`~invent_core.random_walk.RandomWalk`, the m questions, the
+    walks : name → (:class:`~invent_core.paper.random_walk.RandomWalk`, the m questions, the
         m answers its P_y was built on).
     key : chart keys are ``{key}_{name}``; download names ``{name} heatmap``.
     titles : name → a bold line above its chart (none when absent).

@@ -1,7 +1,7 @@
 """Two analysis views: where one question's uncertainty comes from, and which methods agree.
 
 Explore shows the within/across-wording split of a run's answers
-(``invent_core.spread``, beyond the paper); Evaluation shows the Spearman rank
+(``invent_core.evaluation.spread``, beyond the paper); Evaluation shows the Spearman rank
 correlation between the methods' scores (``invent_core.evaluation.agreement``).
 """
 
@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from invent_core.evaluation import normalize_answer, rank_correlation
-from invent_core.spread import wording_entropy_split
+from invent_core.evaluation.spread import wording_entropy_split
 
 
 def wording_spread(responses: Sequence[Sequence[str]]) -> None:

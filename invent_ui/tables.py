@@ -81,8 +81,8 @@ def methods_table(results: Mapping[str, Any], methods: Sequence[Any]) -> pd.Data
 
     Parameters
     ----------
-    results : name → :class:`invent_core.registry.MethodResult`.
-    methods : the registry's :class:`~invent_core.registry.Method` objects, in order.
+    results : name → :class:`invent_core.methods.registry.MethodResult`.
+    methods : the registry's :class:`~invent_core.methods.registry.Method` objects, in order.
     """
     rows = []
     for m in methods:

@@ -16,7 +16,7 @@ COLORSCALES: tuple[str, ...] = ("Blues", "Viridis", "Cividis", "Magma", "Greens"
 @lru_cache(maxsize=1)
 def method_labels() -> dict[str, str]:
     """Registry name → label as printed in the paper (e.g. ``inv_entropy`` → ``Inv-Entropy``)."""
-    from invent_core.registry import list_methods
+    from invent_core.methods.registry import list_methods
 
     return {m.name: m.label for m in list_methods()}
 
@@ -116,7 +116,7 @@ def default_methods(available: Any, k: int = 5) -> list[str]:
 
     Read from the registry's order; ``available`` limits it to the methods a result has.
     """
-    from invent_core.registry import list_methods
+    from invent_core.methods.registry import list_methods
 
     inv = [m.name for m in list_methods("inv")][:2]
     offline = [m.name for m in list_methods("baseline") if not m.needs_llm]
@@ -223,11 +223,11 @@ def reference_panel(run: Any, *, key: str) -> None:
     the same settings does (issue #12 §3), and only among questions like it: the
     0.5B model is right on most arithmetic and almost no TriviaQA (issue #24 §6).
     The question is placed among its nearest reference questions
-    (:func:`invent_core.reference.place`), shown in a small table; when none is
+    (:func:`invent_core.evaluation.reference.place`), shown in a small table; when none is
     close enough, or no reference matches the settings, the panel says so and
     gives no number.
     """
-    from invent_core.reference import place
+    from invent_core.evaluation.reference import place
 
     from . import resources
 
@@ -282,7 +282,7 @@ def _neighbour_table(rows: Any) -> None:
 
 def _reference_numbers(ref: Any, value: float, *, key: str) -> None:
     """Percentile and P(right) metrics beside the reference distribution with this value marked."""
-    from invent_core.reference import MIN_NEAR, calibration_note, reference_source
+    from invent_core.evaluation.reference import MIN_NEAR, calibration_note, reference_source
 
     d = ref.describe(value)
     c1, c2 = st.columns([1, 2])
@@ -320,7 +320,7 @@ def reference_check(run: Any, example: Any) -> None:
 
     Below 10 % correct with the packaged 0.5B model, say so and how to get a stronger model.
     """
-    from invent_core.advice import model_advice
+    from invent_core.evaluation.advice import model_advice
     from invent_core.evaluation.correctness import judge_correct
 
     if example is None or not getattr(example, "answers", None):

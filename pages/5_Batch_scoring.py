@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from invent_core.batch import inspect_input, iter_records
-from invent_core.estimate import ThroughputLog, estimate_run
-from invent_core.registry import list_methods
+from invent_core.methods.registry import list_methods
+from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import batch_rows, batch_view, resources, state, uploads, views
 from invent_ui.feedback import job_panel, show_error
 from invent_ui.jobs import CancellableLLM, start_job

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from invent_core.datasets import available_datasets, load_dataset
 from invent_core.errors import Cancelled
-from invent_core.estimate import ThroughputLog, estimate_run
 from invent_core.evaluation.metrics import undefined_reason
 from invent_core.evaluation.sample_size import (
     MIN_PER_CLASS,
@@ -21,7 +19,9 @@ from invent_core.evaluation.sample_size import (
     draw_sample,
     judgeable,
 )
-from invent_core.experiment import JUDGES, ExperimentConfig, evaluate
+from invent_core.experiments.reproduce import JUDGES, ExperimentConfig, evaluate
+from invent_core.questions.datasets import available_datasets, load_dataset
+from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import archive, assets, evaluation_view, resources, spread_view, state, views
 from invent_ui.experiments import (
     eval_arrays,

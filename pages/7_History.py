@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from invent_core.history import MAX_BYTES, MAX_ENTRIES
+from invent_core.workbench.history import MAX_BYTES, MAX_ENTRIES
 from invent_ui import archive
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded

@@ -55,7 +55,7 @@ def read_scores(folder: Path) -> list[dict[str, str]]:
 
 def run_for(folder: Path, row_id: str) -> dict[str, Any] | None:
     """The saved run of one question (file named as ``experiment._run_path`` names it)."""
-    from invent_core.experiment import _safe
+    from invent_core.experiments.reproduce import _safe
 
     found = sorted((folder / "runs").glob(f"{_safe(row_id)}_T*.json"))
     return json.loads(found[0].read_text(encoding="utf-8")) if found else None
@@ -84,7 +84,7 @@ def _safe_metric(func, c: np.ndarray, u: np.ndarray) -> float:
 def rescore(runs: list[dict[str, Any]], *, r: int | None = None, **score_opts: Any) -> np.ndarray:
     """Inv-Entropy of every saved run re-scored from its saved answers (no LLM)."""
     from invent_core.config import ScoreConfig
-    from invent_core.scoring import score_responses
+    from invent_core.paper.scoring import score_responses
 
     values = []
     for run in runs:
@@ -181,7 +181,7 @@ def agreement_section(folder: Path, title: str, labels: dict[str, str]) -> list[
 def spread_rows(folder: Path) -> list[tuple[int, Any]]:
     """(correct, SpreadSplit, entropy of the original wording's r answers) per judged question."""
     from invent_core.evaluation import normalize_answer
-    from invent_core.spread import wording_entropy_split
+    from invent_core.evaluation.spread import wording_entropy_split
 
     out = []
     for row in read_scores(folder):

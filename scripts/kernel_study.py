@@ -17,7 +17,7 @@ kernels, so the resamples are paired) gives Inv-Entropy. Printed per kernel:
 - the spread of Inv-Entropy across questions (std, IQR): under the paper's
   kernel every value sits near log(n + 1).
 
-``--canonical`` embeds the canonical answers (:mod:`invent_core.canonical`:
+``--canonical`` embeds the canonical answers (:mod:`invent_core.responses.canonical`:
 MMLU letter, GSM8K number) instead of the cleaned ones.
 
 Sentence embedders only (``minilm``, ``mpnet``): the kernels map cosines. A
@@ -108,7 +108,7 @@ def _answers(item: Item, canonical: bool) -> list[str]:
     flat = [t for reps in item.responses for t in reps]  # state-major, (m·r,)
     if not canonical:
         return flat
-    from invent_core.canonical import canonical_answer
+    from invent_core.responses.canonical import canonical_answer
 
     return [canonical_answer(t, task=item.task, choices=item.choices).text for t in flat]
 
@@ -130,8 +130,8 @@ def rescore(
     """
     from invent_core.config import ScoreConfig
     from invent_core.embedders import get_embedder
-    from invent_core.random_walk import affinity_from_cosine, cosine_similarity
-    from invent_core.scoring import bootstrap_measures
+    from invent_core.paper.random_walk import affinity_from_cosine, cosine_similarity
+    from invent_core.paper.scoring import bootstrap_measures
 
     emb = get_embedder(embedder)
     parsed = {k: parse_kernel(k) for k in kernels}

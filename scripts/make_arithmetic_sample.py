@@ -2,9 +2,9 @@
 
     python scripts/make_arithmetic_sample.py        # assets/datasets/arithmetic_sample300.jsonl
 
-Writes ``invent_core.testbed.generate_testbed(300, seed=0)`` as JSON lines in the
+Writes ``invent_core.questions.testbed.generate_testbed(300, seed=0)`` as JSON lines in the
 format of the other shipped samples and prints its sha256 (recorded in
-``assets/datasets/MANIFEST.json``). ``tests/test_testbed.py`` checks that the
+``assets/datasets/MANIFEST.json``). ``tests/questions/test_testbed.py`` checks that the
 shipped file is exactly what this writes.
 """
 
@@ -24,7 +24,7 @@ N, SEED = 300, 0  # the shipped sample: 300 rows, seed 0
 
 def sample_text(n: int = N, seed: int = SEED) -> str:
     """The JSONL text of the sample: one row per line, UTF-8 kept as is."""
-    from invent_core.testbed import generate_testbed
+    from invent_core.questions.testbed import generate_testbed
 
     return "".join(
         json.dumps(row, ensure_ascii=False) + "\n" for row in generate_testbed(n, seed=seed)

@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from invent_core.config import RunConfig
-    from invent_core.pipeline import run_question
+    from invent_core.engine.pipeline import run_question
 
     def progress(p) -> None:
         print(f"\r{p.stage:9s} {p.done}/{p.total}", end="", flush=True)

@@ -5,14 +5,14 @@
 
 Each argument is an ``evaluate`` output folder (``config.json``, ``scores.csv``,
 ``runs/``). For each measure, the folder's per-question values and correctness
-labels become one :class:`invent_core.reference.ReferenceSet`, written as
+labels become one :class:`invent_core.evaluation.reference.ReferenceSet`, written as
 ``<out>/<folder>__<measure>__<settings hash>.json`` (``<folder>`` without ``evaluate-``). Its settings are what
-:func:`invent_core.reference.for_settings` matches a run against (the run's
+:func:`invent_core.evaluation.reference.for_settings` matches a run against (the run's
 perturber, n, r, temperature, embedder, kernel, measure and packaged LLM, see
 ``reference.MATCH_KEYS``), plus the dataset, the seed and where it came from.
 Each reference question's text, its dataset and its embedding by the run's
 embedder (float16, base64; the embedder's identity in ``question_embedder``) are
-stored too, so that :func:`invent_core.reference.place` can place a new question
+stored too, so that :func:`invent_core.evaluation.reference.place` can place a new question
 among the reference questions like it (issue #24 §6). Questions that failed or a
 method could not score are left out. No LLM call; the embedder is the packaged one.
 """
@@ -44,7 +44,7 @@ def llm_identity_of(folder: Path) -> str | None:
 def build(folder: Path, measure: str):
     """The reference set of one evaluate folder and one measure."""
     from invent_core.config import RunConfig
-    from invent_core.reference import ReferenceSet, reference_settings
+    from invent_core.evaluation.reference import ReferenceSet, reference_settings
 
     meta = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     cfg = meta["config"]
@@ -71,7 +71,7 @@ def file_name(ref) -> str:
     (``arithmetic``, ``arithmetic-heldout``): two samples of one dataset with
     the same settings are two files, both pooled by ``for_settings``.
     """
-    from invent_core.reference import MATCH_KEYS
+    from invent_core.evaluation.reference import MATCH_KEYS
 
     key = json.dumps({k: ref.settings.get(k) for k in MATCH_KEYS}, sort_keys=True)
     digest = hashlib.sha1(key.encode()).hexdigest()[:8]
@@ -80,7 +80,7 @@ def file_name(ref) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from invent_core.reference import reference_dir
+    from invent_core.evaluation.reference import reference_dir
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

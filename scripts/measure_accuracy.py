@@ -26,14 +26,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def accuracy(llm_spec: str, dataset: str, *, limit: int, seed: int) -> dict:
     """Accuracy of one model on one dataset sample, with the per-question replies."""
-    from invent_core.canonical import canonical_answer
-    from invent_core.cleaning import clean_response
     from invent_core.config import RunConfig
-    from invent_core.datasets import load_dataset
+    from invent_core.engine.pipeline import ANSWER_STOP
     from invent_core.evaluation.correctness import judge_correct
     from invent_core.llm import Request, get_llm, user
-    from invent_core.pipeline import ANSWER_STOP
     from invent_core.prompts import answer_prompt
+    from invent_core.questions.datasets import load_dataset
+    from invent_core.responses.canonical import canonical_answer
+    from invent_core.responses.cleaning import clean_response
 
     cfg = RunConfig()
     llm = get_llm(llm_spec, timeout=600.0)  # a loaded 2-core machine is slow, not broken
@@ -75,7 +75,7 @@ def accuracy(llm_spec: str, dataset: str, *, limit: int, seed: int) -> dict:
 
 
 def main() -> None:
-    from invent_core.datasets import available_datasets
+    from invent_core.questions.datasets import available_datasets
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--llm", nargs="+", default=["local"])

@@ -2,7 +2,7 @@
 
     python scripts/reference_placement_study.py > docs/reference_placement_figures.md
 
-Two studies, both with the packaged MiniLM and :func:`invent_core.reference.place`
+Two studies, both with the packaged MiniLM and :func:`invent_core.evaluation.reference.place`
 itself (answer-format rule included), no LLM call:
 
 1. **Samples.** From each shipped sample (``assets/datasets/*_sample300.jsonl``) a
@@ -50,7 +50,7 @@ UNLIKE = (
 
 def _samples() -> dict[str, list[tuple[str, str]]]:
     """dataset -> [(question, task)] of the shipped samples."""
-    from invent_core.datasets import DATASETS
+    from invent_core.questions.datasets import DATASETS
 
     out = {}
     for name in NAMES:
@@ -62,7 +62,7 @@ def _samples() -> dict[str, list[tuple[str, str]]]:
 
 def _sample_reference(samples, per_dataset: int, emb):
     """(ReferenceSet of per_dataset questions a dataset, [(question, task, dataset)] left over)."""
-    from invent_core.reference import ReferenceSet
+    from invent_core.evaluation.reference import ReferenceSet
 
     rng = np.random.default_rng(0)
     ref_q, ref_src, queries = [], [], []
@@ -79,7 +79,7 @@ def _sample_reference(samples, per_dataset: int, emb):
 
 
 def study_samples(per_dataset: int, ks, floors, ratios, emb) -> None:
-    from invent_core.reference import place
+    from invent_core.evaluation.reference import place
 
     ref, queries = _sample_reference(_samples(), per_dataset, emb)
     emb.encode([q for q, _, _ in queries] + list(UNLIKE))  # once, into the cache
@@ -107,7 +107,7 @@ def study_samples(per_dataset: int, ks, floors, ratios, emb) -> None:
 
 def _loo(ref, i, emb, task):
     """(placed set, pooled set) of reference question i among the others."""
-    from invent_core.reference import ReferenceSet, place
+    from invent_core.evaluation.reference import ReferenceSet, place
 
     keep = np.arange(ref.size) != i
     others = ReferenceSet(
@@ -123,7 +123,7 @@ def _loo(ref, i, emb, task):
 
 def study_shipped(emb) -> None:
     from invent_core.config import RunConfig
-    from invent_core.reference import K_NEAREST, SIMILARITY_FLOOR, for_settings
+    from invent_core.evaluation.reference import K_NEAREST, SIMILARITY_FLOOR, for_settings
 
     ref = for_settings(RunConfig(), llm_identity="local")
     print("## 2. Shipped references for the defaults (qwen0.5b), leave one out\n")
@@ -160,7 +160,7 @@ def study_shipped(emb) -> None:
 def study_absent_kinds(emb) -> None:
     """The issue's case: questions of the other samples against the shipped 0.5B references."""
     from invent_core.config import RunConfig
-    from invent_core.reference import for_settings, place
+    from invent_core.evaluation.reference import for_settings, place
 
     ref = for_settings(RunConfig(), llm_identity="local")
     kinds = sorted(set(ref.sources))

@@ -71,8 +71,8 @@ def test_console_script_runs_from_another_folder(installed, tmp_path):
 def test_installed_package_finds_its_shipped_data(installed, tmp_path):
     code = (
         "import invent_core, invent_ui.assets as a\n"
-        "from invent_core.datasets import datasets_dir, load_dataset\n"
-        "from invent_core.reference import reference_dir\n"
+        "from invent_core.questions.datasets import datasets_dir, load_dataset\n"
+        "from invent_core.evaluation.reference import reference_dir\n"
         "print(invent_core.__file__)\n"
         "print(len(load_dataset('arithmetic', limit=3)), a.DEMO_RUN.is_file(),"
         " len(list(reference_dir().glob('*.json'))) > 0)\n"

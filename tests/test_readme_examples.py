@@ -176,7 +176,7 @@ def test_readme_transcripts_print_what_the_readme_shows(tmp_path):
 @pytest.mark.parametrize("command", ["evaluate", "tsu"])
 def test_help_lists_every_shipped_dataset(command, capsys):
     from invent_core.cli import build_parser
-    from invent_core.datasets import available_datasets
+    from invent_core.questions.datasets import available_datasets
 
     with pytest.raises(SystemExit):
         build_parser().parse_args([command, "--help"])

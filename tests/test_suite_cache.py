@@ -18,9 +18,9 @@ from conftest import ROOT, TEST_CACHE, USER_ENV
 
 def test_probe_writes_through_the_product():
     from invent_core._env import cache_dir
-    from invent_core.estimate import ThroughputLog
-    from invent_core.history import HistoryStore
     from invent_core.llm.cache import default_cache_path
+    from invent_core.workbench.estimate import ThroughputLog
+    from invent_core.workbench.history import HistoryStore
 
     assert os.environ["INVENT_CACHE"] == str(TEST_CACHE)
     assert not any(os.environ.get(v) for v in USER_ENV)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..csv_safe import neutralize_cell, restore_cell
 from ..provenance import package_versions  # re-exported: experiment.py imported it from here
-from ..question_schema import FIELD_SIZE_LIMIT, MAX_QUESTION_CHARS
+from ..questions.schema import FIELD_SIZE_LIMIT, MAX_QUESTION_CHARS
 from .engine import (
     ABORT_AFTER_LLM_ERRORS,
     EMBED_CACHE_LIMIT,

@@ -38,7 +38,7 @@ re-run resumes) and the final file is written from it at the end. Columns:
 the five Inv measures, the chosen baselines, ``inv_entropy_percentile``,
 ``inv_entropy_p_correct`` and ``inv_entropy_placed_among`` (among the shipped
 reference questions like the row's, for these settings and this LLM,
-:func:`invent_core.reference.place`; empty when none matches or none is like it,
+:func:`invent_core.evaluation.reference.place`; empty when none matches or none is like it,
 and for pre-generated responses, whose LLM is unknown), ``[correct]`` (when the input
 has answers: the response to the original question, replication 0, judged
 with :func:`invent_core.evaluation.correctness.judge_correct`),
@@ -89,11 +89,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from .. import question_schema as qs
 from ..config import RunConfig, ScoreConfig, flat_values
-from ..inflight import units_in_flight
-from ..progress import Progress, ProgressCallback
+from ..engine.inflight import units_in_flight
 from ..provenance import package_versions
+from ..questions import schema as qs
+from ..workbench.progress import Progress, ProgressCallback
 from .input import BatchInputError, InputInfo, inspect_input
 from .output import (
     Checkpoint,
@@ -124,7 +124,7 @@ __all__ = [
 ]
 
 #: ``progress(Progress("rows", done, total, eta_seconds))``, the one progress shape that
-#: run and evaluate report too (:class:`invent_core.progress.Progress`): rows of this
+#: run and evaluate report too (:class:`invent_core.workbench.progress.Progress`): rows of this
 #: shard passed so far, the estimated total (from the line count), and the estimated
 #: seconds left (None until a row has been scored).
 ProgressFn = ProgressCallback
@@ -366,7 +366,7 @@ def _plan(
     max_question_chars: int,
 ) -> _Plan:
     """Validate every option, inspect the input, check the output paths; write nothing."""
-    from ..registry import list_methods, resolve_methods
+    from ..methods.registry import list_methods, resolve_methods
 
     config = _check_options(config, dataset, max_question_chars)
     shard_t = parse_shard(shard)
@@ -781,9 +781,9 @@ def batch_score(
         ``config.embedder`` (e.g. the test suite's MiniLM).
     methods : baselines to add to the five Inv measures (always computed):
         ``"inv"`` (none), ``"all"``, ``"baselines"`` or names
-        (see :func:`invent_core.registry.resolve_methods`).
+        (see :func:`invent_core.methods.registry.resolve_methods`).
     shard : ``"i/N"``: score only the rows whose id hashes to part i (1 … N).
-    progress : called with a :class:`~invent_core.progress.Progress` (stage ``"rows"``,
+    progress : called with a :class:`~invent_core.workbench.progress.Progress` (stage ``"rows"``,
         ``done``, ``total``, ``eta_seconds``) after each row.
     resume : skip the rows already in ``output`` (default); False starts over.
     dataset : matching rule for correctness (``judge_correct``'s ``dataset``);

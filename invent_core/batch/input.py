@@ -6,7 +6,7 @@ CSV (``.csv``; ``.tsv`` is tab-separated) or JSON Lines (``.jsonl`` /
 ``.ndjson``, one object per line); another extension is sniffed (a first
 ``{`` means JSON Lines). The question columns (``question``, ``answer`` /
 ``answers`` / ``value``, ``id``, ``choices``, ``task``) follow
-:mod:`invent_core.question_schema`, as :func:`invent_core.datasets.load_examples_file`
+:mod:`invent_core.questions.schema`, as :func:`invent_core.questions.datasets.load_examples_file`
 does. Without an ``id`` column a row's id is its 1-based data-row number, so
 the file must not be reordered between runs.
 
@@ -43,9 +43,9 @@ many cells as the header), is refused here with the line where it starts.
 
 Limits
 ------
-:data:`invent_core.question_schema.FIELD_SIZE_LIMIT` characters per CSV cell
+:data:`invent_core.questions.schema.FIELD_SIZE_LIMIT` characters per CSV cell
 and per JSON Lines line (a larger one stops the run at its row; rows before
-it stay scored); :data:`~invent_core.question_schema.MAX_QUESTION_CHARS` per
+it stay scored); :data:`~invent_core.questions.schema.MAX_QUESTION_CHARS` per
 question (a per-row error).
 """
 
@@ -59,8 +59,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from .. import question_schema as qs
 from ..errors import InventError
+from ..questions import schema as qs
 
 __all__ = [
     "LONG_COLUMNS",

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import question_schema as qs
 from ..csv_safe import atomic_file, csv_line, is_number, neutralize_cell, restore_cell
+from ..questions import schema as qs
 from .input import BatchInputError
 
 __all__ = [
@@ -732,7 +732,7 @@ def evaluate_output(
     if "correct" not in cols:
         return {"accuracy": None, "n_judged": 0, "methods": {}}
     if method_names is None:
-        from ..registry import list_methods
+        from ..methods.registry import list_methods
 
         known = {m.name for m in list_methods()}
         method_names = [c for c in cols if c in known]

@@ -1,8 +1,8 @@
 """Streaming the rows of an inspected batch input, each checked before it is scored.
 
-The question fields go through :func:`invent_core.question_schema.read_question_fields`
+The question fields go through :func:`invent_core.questions.schema.read_question_fields`
 (the rules ``--data`` files follow too) and pre-generated responses through
-:func:`invent_core.scoring.validate_responses` (the checks ``score`` and every
+:func:`invent_core.paper.scoring.validate_responses` (the checks ``score`` and every
 method apply), so a row is refused here for the same reasons everywhere,
 worded with its file, row, line and column.
 
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import question_schema as qs
+from ..questions import schema as qs
 from .input import BatchInputError, InputInfo, read_bounded_line, role_columns
 
 __all__ = ["InputRow", "RowReader"]
@@ -72,7 +72,10 @@ def _wide_responses(
     question: str, perturbations: Any, responses: Any
 ) -> tuple[list[str], list[list[str]]]:
     """Shape-check the wide layout with the library's own check, worded for a file's cells."""
-    from ..scoring import ResponseShapeError, validate_responses  # numpy/scipy: on first row only
+    from ..paper.scoring import (  # numpy/scipy: on first row only
+        ResponseShapeError,
+        validate_responses,
+    )
 
     if not isinstance(perturbations, list) or not all(isinstance(p, str) for p in perturbations):
         raise _Problem(
@@ -296,7 +299,7 @@ class RowReader:
         row = self._base(index, line0, merged)
         cells = [self._long_cell(line, rec) for line, rec in group]
         row.perturbations, responses = _long_responses(cells, line0)
-        from ..scoring import ResponseShapeError, validate_responses
+        from ..paper.scoring import ResponseShapeError, validate_responses
 
         try:
             _, row.responses = validate_responses([row.question, *row.perturbations], responses)

@@ -2,7 +2,7 @@
 
 A row with pre-generated responses is scored without an LLM; a row with a
 question only runs the whole pipeline (perturb → answer → score). Both end
-in the same :class:`~invent_core.registry.ScoringContext`, so the Inv
+in the same :class:`~invent_core.methods.registry.ScoringContext`, so the Inv
 measures and the baselines are the ones ``run`` and ``score`` compute.
 """
 
@@ -74,7 +74,7 @@ class RowScorer:
         Pre-generated responses have no known LLM, so no reference applies to them. Two
         pipelined rows may both look it up the first time; both get the same answer.
         """
-        from ..reference import for_settings
+        from ..evaluation.reference import for_settings
 
         if self.llm is None:
             return None
@@ -95,7 +95,7 @@ class RowScorer:
 
     def _context(self, row: InputRow):
         """The ScoringContext of a pre-generated row (no LLM at all)."""
-        from ..context import ScoringContext
+        from ..methods.context import ScoringContext
 
         cfg = self.config
         return ScoringContext(
@@ -110,8 +110,8 @@ class RowScorer:
 
     def _generate(self, row: InputRow):
         """Run the pipeline on a question-only row; its ScoringContext."""
-        from ..context import ScoringContext
-        from ..pipeline import run_question
+        from ..engine.pipeline import run_question
+        from ..methods.context import ScoringContext
 
         run = run_question(
             row.question,
@@ -125,8 +125,8 @@ class RowScorer:
 
     def score(self, row: InputRow) -> dict[str, Any]:
         """The output record of one row (raises when the Inv measures cannot be computed)."""
+        from ..methods.registry import compute_methods
         from ..perturb.paraphrase import distinct_states
-        from ..registry import compute_methods
 
         t0 = time.perf_counter()
         record: dict[str, Any] = {"id": row.id, "row": row.index, "question": row.question}
@@ -160,7 +160,7 @@ class RowScorer:
 
     def _reference_columns(self, row: InputRow, value: float | None) -> dict[str, Any]:
         """Percentile and P(correct) among the reference questions like the row's (issue #24 §6)."""
-        from ..reference import columns, place
+        from ..evaluation.reference import columns, place
 
         ref = self.reference
         if ref is not None and value is not None:

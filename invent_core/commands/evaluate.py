@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def dataset_names() -> str:
     """The shipped samples, from ``datasets.DATASETS``: ``"triviaqa, …, gsm8k or arithmetic"``."""
-    from ..datasets import available_datasets
+    from ..questions.datasets import available_datasets
 
     *head, last = available_datasets()
     return f"{', '.join(head)} or {last}"
@@ -82,8 +82,8 @@ def add_sample_args(p: argparse.ArgumentParser) -> None:
 
 
 def experiment_config_from_args(args: argparse.Namespace, **extra):
-    """Build the :class:`~invent_core.experiment.ExperimentConfig` of ``evaluate``/``tsu``'s options."""
-    from ..experiment import ExperimentConfig
+    """Build the :class:`~invent_core.experiments.reproduce.ExperimentConfig` of ``evaluate``/``tsu``'s options."""
+    from ..experiments.reproduce import ExperimentConfig
 
     return ExperimentConfig(
         run=config_from_args(args),
@@ -106,7 +106,7 @@ def main(args: argparse.Namespace) -> int:
 def _main(args: argparse.Namespace) -> int:
     from ..batch.output import check_output_folder
     from ..errors import Cancelled
-    from ..experiment import EVALUATE_FILES, draw_examples, evaluate
+    from ..experiments.reproduce import EVALUATE_FILES, draw_examples, evaluate
 
     boot = (
         {}
@@ -138,8 +138,8 @@ def _main(args: argparse.Namespace) -> int:
 
 def print_evaluation(res: Any, identity: str) -> None:
     """Print the accuracy, the table (plain text), warnings, model advice and the files."""
-    from ..advice import model_advice
-    from ..experiment import accuracy_line
+    from ..evaluation.advice import model_advice
+    from ..experiments.reproduce import accuracy_line
 
     ev = res.evaluation
     print(

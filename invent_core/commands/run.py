@@ -63,8 +63,8 @@ def _check_save(path: Path) -> None:
 
 
 def _main(args: argparse.Namespace) -> int:
+    from ..engine.pipeline import run_question
     from ..errors import Cancelled
-    from ..pipeline import run_question
 
     config = config_from_args(args)  # an invalid option fails here, before any model loads
     llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
@@ -91,7 +91,7 @@ def _main(args: argparse.Namespace) -> int:
         )
     finally:
         llm.close()
-    from ..estimate import record_artifact
+    from ..workbench.estimate import record_artifact
 
     record_artifact(art)
     art.reference = reference_record(art)  # issue #24 §6: a saved run keeps its placement
@@ -116,7 +116,7 @@ def _inv_entropy(art) -> float | None:
 
 def reference_lines(art) -> list[str]:
     """Return the line of Inv-Entropy among the shipped reference questions like the run's."""
-    from ..reference import for_run, reference_line
+    from ..evaluation.reference import for_run, reference_line
 
     value = _inv_entropy(art)
     if value is None:
@@ -126,7 +126,7 @@ def reference_lines(art) -> list[str]:
 
 def reference_record(art) -> dict | None:
     """The placement the artefact keeps (``reference.placement_record``), or None."""
-    from ..reference import for_run, placement_record
+    from ..evaluation.reference import for_run, placement_record
 
     value = _inv_entropy(art)
     if value is None:

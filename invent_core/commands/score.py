@@ -36,12 +36,12 @@ def load_score_input(path: Path) -> tuple[list[str], list[list[str]]]:
     """Read and check the JSON input; errors name the file and the key.
 
     The file may start with a UTF-8 byte-order mark, holds at most
-    :data:`~invent_core.question_schema.FIELD_SIZE_LIMIT` bytes (one question
+    :data:`~invent_core.questions.schema.FIELD_SIZE_LIMIT` bytes (one question
     set; the limit of one batch cell), and its shapes are checked by
-    :func:`invent_core.scoring.validate_responses`.
+    :func:`invent_core.paper.scoring.validate_responses`.
     """
-    from ..question_schema import FIELD_SIZE_LIMIT, parse_json
-    from ..scoring import validate_responses
+    from ..paper.scoring import validate_responses
+    from ..questions.schema import FIELD_SIZE_LIMIT, parse_json
 
     if not path.is_file():
         raise FileNotFoundError(
@@ -80,7 +80,7 @@ def main(args: argparse.Namespace) -> int:
 def _reference(res, config: ScoreConfig, made_by: str | None, question: str):
     """(line, describe dict or None) of Inv-Entropy among ``made_by``'s reference questions like ``question``."""
     from ..config import RunConfig
-    from ..reference import for_settings, reference_line
+    from ..evaluation.reference import for_settings, reference_line
 
     value = float(res.measures["inv_entropy"])
     if made_by is None:
@@ -99,7 +99,7 @@ def _reference(res, config: ScoreConfig, made_by: str | None, question: str):
 
 def _main(args: argparse.Namespace) -> int:
     from ..llm.names import local_model
-    from ..scoring import score_responses
+    from ..paper.scoring import score_responses
 
     config = config_from_args(args, ScoreConfig)
     if args.made_by is not None and local_model(args.made_by) is None:

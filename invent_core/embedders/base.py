@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..random_walk import KERNEL_TAU, AffinityKind, affinity_from_embeddings
+from ..paper.random_walk import KERNEL_TAU, AffinityKind, affinity_from_embeddings
 
 
 @runtime_checkable
@@ -39,7 +39,7 @@ class Similarity(Protocol):
         """(k, k) affinities in [0, 1].
 
         ``kind`` and ``tau`` pick the kernel, see
-        :func:`invent_core.random_walk.affinity_from_cosine`.
+        :func:`invent_core.paper.random_walk.affinity_from_cosine`.
         """
         ...
 

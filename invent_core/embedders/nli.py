@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _env
 from ..errors import ModelFileError
-from ..random_walk import KERNEL_TAU, AffinityKind, affinity_from_cosine, symmetrize
+from ..paper.random_walk import KERNEL_TAU, AffinityKind, affinity_from_cosine, symmetrize
 
 
 def _entailment_index(label2id: dict[str, int]) -> int:

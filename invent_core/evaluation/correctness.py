@@ -23,12 +23,12 @@ and the articles a/an/the, collapse whitespace).
   the text of exactly one option.
 - GSM8K: :func:`gsm8k_match` — the last number in the response equals the dataset
   answer (the number after "####"); commas, "$", units, "%" and "18.0" are handled.
-- The arithmetic testbed (:mod:`invent_core.testbed`): :func:`number_match` — a numeric
+- The arithmetic testbed (:mod:`invent_core.questions.testbed`): :func:`number_match` — a numeric
   reference needs the response's last number to equal it exactly ("56.", "The answer is
   56" are right for 56, "560" is not); a text reference (a table lookup) uses
   :func:`alias_match`.
 
-The parsers (option letters, numbers, normalisation) live in :mod:`invent_core.canonical`,
+The parsers (option letters, numbers, normalisation) live in :mod:`invent_core.responses.canonical`,
 shared with the canonical answers the random walk reads.
 
 ``method="llm"`` asks an LLM the paper's judge prompt (Appendix "Correctness
@@ -42,7 +42,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from invent_core.canonical import (
+from invent_core.prompts import CORRECTNESS_TEMPERATURE, correctness_prompt, format_choices
+from invent_core.responses.canonical import (
     choice_normalizer,
     contains_span,
     light_normalize,
@@ -51,7 +52,6 @@ from invent_core.canonical import (
     parse_last_number,
     parse_option_letter,
 )
-from invent_core.prompts import CORRECTNESS_TEMPERATURE, correctness_prompt, format_choices
 
 __all__ = [
     "SHORT_RESPONSE_MAX_TOKENS",

@@ -305,7 +305,7 @@ class LocalLLM(OpenAICompatLLM):
     would be as slow as the first.
     """
 
-    #: Questions ``evaluate`` / ``tsu`` / ``batch`` keep in flight (:mod:`invent_core.inflight`).
+    #: Questions ``evaluate`` / ``tsu`` / ``batch`` keep in flight (:mod:`invent_core.engine.inflight`).
     #: One: a question's requests already keep the 16 slots busy on 2 cores. Measured
     #: (``benchmarks/bench_inflight.py``, 6 arithmetic questions, cold, load 1.5–1.7):
     #: 59.9 s with one question in flight, 57.3 s with four (−4 %, within the noise);

@@ -5,7 +5,7 @@ rewordings from ChatGPT. :class:`WithParaphraser` carries that pair through
 code that knows one LLM (the experiment loop, the batch scorer, the
 dashboard's cached resources): it *is* the answering model — identity,
 requests, capabilities, P(True) all go to it — and
-:func:`~invent_core.pipeline.run_question` sends the perturber's requests
+:func:`~invent_core.engine.pipeline.run_question` sends the perturber's requests
 (the rewordings and the gate's extra rounds) to ``paraphraser`` instead.
 The two identities enter their own cache keys, so their answers never mix.
 """

@@ -1,9 +1,9 @@
 """Every uncertainty method, one module each; importing a module registers it.
 
 To add a baseline: write ``invent_core/methods/<name>.py`` calling
-``invent_core.registry.register(Method(...))`` and add ``"<name>"`` to
+``invent_core.methods.registry.register(Method(...))`` and add ``"<name>"`` to
 ``MODULES`` below. An Inv variant is instead one entry of
-``invent_core.measures.INV_MEASURES`` (registered by ``inv_measures``).
+``invent_core.paper.measures.INV_MEASURES`` (registered by ``inv_measures``).
 Nothing else needs to change: the CLI, the dashboard and the contract test
 read the registry.
 """

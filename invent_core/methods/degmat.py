@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Method, ScoringContext, register
 from ._graph import COINCIDE_NOTE, check_weights, degree
+from .registry import Method, ScoringContext, register
 
 
 def degree_uncertainty(w: np.ndarray) -> float:

@@ -2,13 +2,13 @@
 
 They share one bootstrap pass (:attr:`ScoringContext.score`), so each method
 only reads its value; the measures themselves are the entries of
-:data:`invent_core.measures.INV_MEASURES`, which the bootstrap iterates too.
+:data:`invent_core.paper.measures.INV_MEASURES`, which the bootstrap iterates too.
 """
 
 from __future__ import annotations
 
-from ..measures import INV_MEASURES, InvMeasure
-from ..registry import Method, ScoringContext, is_registered, register
+from ..paper.measures import INV_MEASURES, InvMeasure
+from .registry import Method, ScoringContext, is_registered, register
 
 
 def _reader(name: str):

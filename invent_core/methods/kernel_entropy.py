@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Method, ScoringContext, register
 from ._graph import COINCIDE_NOTE, mean_off_diagonal
+from .registry import Method, ScoringContext, register
 
 
 def predictive_kernel_entropy(kernel: np.ndarray) -> float:

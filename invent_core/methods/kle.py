@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..registry import Method, ScoringContext, register
 from ._graph import LaplacianKind, heat_kernel, laplacian, unit_trace, von_neumann_entropy
+from .registry import Method, ScoringContext, register
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from itertools import combinations
 
-from ..registry import Method, ScoringContext, register
+from .registry import Method, ScoringContext, register
 
 _TOKEN = re.compile(r"\w+")
 

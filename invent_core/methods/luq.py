@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..registry import Method, ScoringContext, register
 from ._graph import COINCIDE_NOTE
+from .registry import Method, ScoringContext, register
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..registry import Method, ScoringContext, register
+from .registry import Method, ScoringContext, register
 
 #: P(True) when no sampled reply says A/True or B/False.
 FALLBACK_P_TRUE = 0.5

@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..entailment import equivalent
-from ..registry import Method, ScoringContext, register
 from ._graph import shannon_entropy
+from .entailment import equivalent
+from .registry import Method, ScoringContext, register
 
 
 def cluster_by_equivalence(texts: Sequence[str], same: Callable[[str, str], bool]) -> list[int]:

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..registry import Method, ScoringContext, register
+from .registry import Method, ScoringContext, register
 
 #: Used when a reply states no confidence we can read.
 FALLBACK_CONFIDENCE = 0.5

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from ..config import RunConfig
-    from ..progress import ProgressCallback
+    from ..workbench.progress import ProgressCallback
 
 
 @dataclass
@@ -147,7 +147,7 @@ class ParaphrasePerturber:
         is final (in index order; padded duplicates last); ``progress`` counts
         accepted perturbations (stage ``"perturb"``).
         """
-        from ..progress import ProgressReporter
+        from ..workbench.progress import ProgressReporter
         from .gate import attach_choices, split_mmlu_stem
         from .paraphrase import gated_paraphrase
 
@@ -217,7 +217,7 @@ class GaapPerturber:
         """
             ""
         )
-        from ..progress import ProgressReporter
+        from ..workbench.progress import ProgressReporter
         from .gaap import gaap
 
         result = gaap(

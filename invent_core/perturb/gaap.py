@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 
 from ..config import GaapConfig
-from ..random_walk import KERNEL_TAU, affinity_from_cosine
+from ..paper.random_walk import KERNEL_TAU, affinity_from_cosine
 from .gaap_trace import (
     GaapResult,
     GaapTrace,

@@ -1,0 +1,1 @@
+"""One question end to end (the pipeline), the adaptive budget, and several questions in flight in input order."""

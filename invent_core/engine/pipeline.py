@@ -1,0 +1,587 @@
+"""One question end to end: perturb → answer (m × r) → clean → canonicalise → score.
+
+The paper's Algorithm (Sec. 2, "Inv-Entropy"): the original question x₀ and
+n perturbations form m = n + 1 inputs; the LLM f answers each r times; the
+responses are embedded by ψ and scored by the random-walk measures with B
+bootstrap resamples. Every option comes in one
+:class:`~invent_core.config.RunConfig` (paper defaults). A
+:class:`~invent_core.engine.artifact.RunArtifact` (its own module, re-exported here) keeps
+everything needed to show, reload and re-score a run without calling the LLM again,
+its config included.
+
+The stages overlap (issue #11): every request of the question goes through
+one :class:`~invent_core.llm.pool.RequestPool` that keeps the backend's slots
+busy. The original's r answers are asked at once, beside the perturber's
+requests; a perturbation's r answers are queued as soon as the perturber
+accepts it (``on_accept``) or returns it. Replication k of state i is seeded
+by ``state_seed(seed, i, k)``, so a duplicated perturbation gets answers of
+its own. With ``RunConfig.adaptive`` (ours, beyond the paper) the perturbation
+set grows by :func:`~invent_core.engine.adaptive.prefix_schedule` and the run stops
+once Inv-Entropy is stable (:func:`~invent_core.engine.adaptive.stop_reason`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
+from contextlib import contextmanager, nullcontext
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from ..config import RunConfig
+from ..errors import Cancelled
+from ..prompts import TASKS, answer_prompt
+from ..workbench.progress import CancelToken, Progress, ProgressCallback, ProgressReporter
+from .adaptive import AdaptiveRecord, normalized_width, prefix_schedule, stop_reason
+from .artifact import RunArtifact
+
+if TYPE_CHECKING:
+    from ..llm import Request
+    from ..llm.pool import RequestPool
+
+__all__ = [
+    "ANSWER_STOP",
+    "Progress",
+    "ProgressCallback",
+    "RunArtifact",
+    "answer_prompts",
+    "answer_requests",
+    "postprocess_responses",
+    "run_question",
+]
+
+#: Answer requests stop at the first newline: the cleaner keeps the first
+#: non-empty line (paper, app:setting), so the rest would be decoded for nothing.
+ANSWER_STOP: tuple[str, ...] = ("\n",)
+
+
+def run_question(
+    question: str,
+    config: RunConfig | None = None,
+    *,
+    llm: Any = None,
+    task: str = "qa",
+    choices: Sequence[str] | None = None,
+    progress: ProgressCallback | None = None,
+    embedder: Any = None,
+    cancel: CancelToken | None = None,
+    paraphrase_llm: Any = None,
+    _overlap: bool = True,
+) -> RunArtifact:
+    """Perturb, answer, clean, canonicalise and score one question.
+
+    Parameters
+    ----------
+    question
+        The question x₀.
+    config
+        Every option (default: the paper's; :class:`~invent_core.config.RunConfig`).
+        ``config.seed`` seeds the perturbation, the answers (replication k of
+        state i: ``state_seed(seed, i, k)``) and the bootstrap.
+    llm
+        ``None`` (the local packaged model), a spec string for
+        :func:`invent_core.llm.get_llm` or an LLM object.
+    task, choices
+        Answer prompt: ``"qa"``, ``"mmlu"`` (needs ``choices``) or ``"gsm8k"``.
+    progress
+        Called with :class:`Progress` events per stage ("perturb", "generate",
+        "score"), with time left; the stages overlap, so events interleave.
+    embedder
+        A loaded Similarity object (or a name) used instead of ``config.embedder``.
+    cancel
+        Once cancelled, no further LLM request is sent; those in flight finish
+        and, like every finished answer, stay in the LLM cache.
+    paraphrase_llm
+        The model that rewords (spec or LLM), in a pool of its own; default: ``llm``'s own.
+    _overlap
+        False: the engine before issue #11 (stages in sequence, one request
+        per replication), kept for ``benchmarks/bench_llm.py``.
+
+    Returns
+    -------
+    RunArtifact with ``score.measures`` (higher = more uncertain).
+
+    Raises
+    ------
+    Cancelled
+        When ``cancel`` was cancelled, saying how many answers were finished.
+
+    Examples
+    --------
+    >>> from invent_core.config import RunConfig
+    >>> run = run_question("What is the capital of France?",
+    ...                    RunConfig(n_perturbations=2, n_replications=2))  # doctest: +SKIP
+    """
+    from ..llm import get_llm
+    from ..llm.paraphraser import split_llm
+    from ..perturb.base import get_perturber
+
+    config = config or RunConfig()
+    question, choices_list = _checked_question(question, task, choices)
+    perturber = get_perturber(config.perturber)
+    model, para = split_llm(get_llm("local") if llm is None else get_llm(llm), paraphrase_llm)
+    t_start = time.perf_counter()
+    with _pools(model, para, cancel, _overlap) as pools:
+        job = _run_in(
+            pools,
+            question,
+            config,
+            task=task,
+            choices=choices_list,
+            perturber=perturber,
+            embedder=embedder,
+            report=_SafeReporter(progress),
+            overlap=_overlap,
+        )
+    counts = {k: v for p in pools if p is not None for k, v in p.counts.items()}
+    return job.artifact(_identities(model, para, perturber), counts, time.perf_counter() - t_start)
+
+
+def _run_in(pools: tuple[Any, Any], question: str, config: RunConfig, **kw: Any) -> _QuestionRun:
+    """Run the question's job with (the answers' pool, a separate paraphraser's pool or None)."""
+    job = _QuestionRun(question, config, pool=pools[0], perturb_pool=pools[1], **kw)
+    try:
+        job.run()
+    except Cancelled as err:
+        raise Cancelled(job.cancel_message()) from err
+    return job
+
+
+def _identities(model: Any, para: Any, perturber: Any) -> dict[str, str]:
+    """The LLM identities a run records: the answering model; the rewording one if an LLM reworded."""
+    out = {"llm": model.identity}
+    if perturber.needs_llm:
+        out["paraphrase_llm"] = (para or model).identity
+    return out
+
+
+@contextmanager
+def _pools(model: Any, para: Any, cancel: CancelToken | None, group: bool) -> Iterator[tuple]:
+    """(the answers' request pool, a separate paraphrasing model's own or None), closed after."""
+    from ..llm.pool import RequestPool
+
+    with (
+        RequestPool(model, cancel=cancel, group=group) as pool,
+        nullcontext(None) if para is None else RequestPool(para, cancel=cancel, group=group) as own,
+    ):
+        yield pool, own
+
+
+def answer_prompts(
+    questions: Sequence[str], task: str = "qa", choices: Sequence[str] | None = None
+) -> list[str]:
+    """The answer prompt of each question text (paper, app:setting), in order.
+
+    The one place a run's prompts are built: the requests of :func:`answer_requests`
+    (a run and a re-ask) and the ``prompts`` a :class:`RunArtifact` records both
+    come from here, so what was asked and what was recorded cannot drift apart.
+    """
+    return [answer_prompt(q, task, choices) for q in questions]
+
+
+def answer_requests(
+    states: Sequence[tuple[int, str]],
+    config: RunConfig,
+    *,
+    task: str = "qa",
+    choices: Sequence[str] | None = None,
+) -> list[Request]:
+    """Build the r answer requests of each ``(state index, question text)``, state-major.
+
+    Replication k of state i is seeded by ``state_seed(config.seed, i, k)``
+    (:class:`~invent_core.llm.Request`), stops at the first newline
+    (:data:`ANSWER_STOP`) and may use ``config.answer_tokens(task)`` tokens.
+    The same state and text always make the same requests (and cache keys).
+    """
+    from ..llm import Request, user
+
+    prompts = answer_prompts([text for _, text in states], task, choices)
+    return [
+        Request(
+            messages=user(prompt),
+            temperature=config.temperature,
+            seed=config.seed,
+            max_tokens=config.answer_tokens(task),
+            replication=k,
+            state=i,
+            stop=ANSWER_STOP,
+        )
+        for (i, _), prompt in zip(states, prompts, strict=True)
+        for k in range(config.n_replications)
+    ]
+
+
+def postprocess_responses(
+    questions: Sequence[str],
+    raw: Sequence[Sequence[str]],
+    *,
+    task: str = "qa",
+    choices: Sequence[str] | None = None,
+) -> tuple[list[list[str]], list[list[str]], list[list[bool]]]:
+    """Clean and canonicalise raw answers: (cleaned, canonical, unmapped), each m × r."""
+    from ..responses.answers import postprocess
+
+    done = [
+        [postprocess(t, q, task=task, choices=choices) for t in reps]
+        for q, reps in zip(questions, raw, strict=True)
+    ]
+    return (
+        [[a.cleaned for a in reps] for reps in done],
+        [[a.canonical for a in reps] for reps in done],
+        [[not a.mapped for a in reps] for reps in done],
+    )
+
+
+class _SafeReporter(ProgressReporter):
+    """A :class:`ProgressReporter` that pool threads and the perturber may call at once."""
+
+    def __init__(self, callback: ProgressCallback | None) -> None:
+        lock = threading.RLock()
+
+        def locked(event: Progress) -> None:
+            with lock:
+                callback(event)
+
+        super().__init__(locked if callback is not None else None)
+        self._lock = lock
+
+    def __call__(self, stage: str, done: int, total: int, note: str = "") -> None:
+        """Send one event, one thread at a time."""
+        with self._lock:
+            super().__call__(stage, done, total, note)
+
+
+class _Answers:
+    """Each state's r answers, queued on the pool as soon as the state's text is known.
+
+    A state whose text another state already has (a perturbation padded by
+    duplication, or the question itself when no rewording passed the gate)
+    waits in ``_held`` until :meth:`flush` (when the perturber returns, which
+    announces padded states last): the held states go as one job, so that a
+    backend taking several choices per request sends their replications
+    together and evaluates the shared prompt once instead of once per state
+    (an MMLU answer prompt is about 140 tokens; on 2 cores that is about a
+    second a state).
+    """
+
+    def __init__(self, pool: RequestPool, config: RunConfig, task: str, choices, report) -> None:
+        self.pool, self.config, self.task, self.choices = pool, config, task, choices
+        self.report = report
+        self.total = 0  # answers expected so far ("generate" total)
+        self.done = 0
+        self.first_at: float | None = None
+        self._asked: dict[int, tuple[str, list[Future]]] = {}
+        self._held: dict[int, str] = {}
+        self._lock = threading.Lock()
+        self._partial: dict[int, int] = {}  # job → answers its backend finished so far
+        self._jobs = itertools.count()
+        self._shown = 0  # the "generate" count last reported (it never goes back)
+
+    def ask(self, state: int, text: str) -> None:
+        """Queue state ``state``'s r answers (held when another state has this text)."""
+        with self._lock:
+            known = self._asked.get(state)
+            if known is not None and known[0] == text:
+                return
+            if any(t == text for i, (t, _) in self._asked.items() if i != state):
+                self._held[state] = text
+                return
+        self._submit([(state, text)])
+
+    def flush(self) -> None:
+        """Send the held states as one job."""
+        with self._lock:
+            held, self._held = sorted(self._held.items()), {}
+        if held:
+            self._submit(held)
+
+    def _submit(self, states: list[tuple[int, str]]) -> None:
+        r = self.config.n_replications
+        requests = answer_requests(states, self.config, task=self.task, choices=self.choices)
+        job = next(self._jobs)
+        with self._lock:
+            futures = self.pool.submit_many(  # one job: the backend may group them
+                requests, progress=partial(self._moved, job)
+            )
+            entries = [(text, futures[j * r : (j + 1) * r]) for j, (_, text) in enumerate(states)]
+            for (state, _), entry in zip(states, entries, strict=True):
+                self._asked[state] = entry
+                self._held.pop(state, None)
+            if self.first_at is None:
+                self.first_at = time.perf_counter()
+        for (state, _), entry in zip(states, entries, strict=True):
+            for fut in entry[1]:
+                fut.add_done_callback(partial(self._finished, state, entry, job))
+
+    def _moved(self, job: int, done: int, _total: int) -> None:
+        """A job's backend finished ``done`` of its answers (each one, where it streams them)."""
+        with self._lock:
+            self._partial[job] = done
+        self._show()
+
+    def _finished(self, state: int, entry: tuple[str, list[Future]], job: int, fut: Future) -> None:
+        if fut.cancelled() or fut.exception() is not None:
+            return
+        with self._lock:
+            self._partial.pop(job, None)  # its answers are counted one by one from here
+            if self._asked.get(state) is not entry:  # replaced: the perturber changed its mind
+                return
+            self.done += 1
+        self._show()
+
+    def _show(self) -> None:
+        """Report the answers finished: whole jobs' plus those of jobs still running."""
+        with self._lock:
+            done = max(self._shown, min(self.done + sum(self._partial.values()), self.total))
+            changed, self._shown = done != self._shown, done
+            total = max(self.total, done)
+        if changed:
+            self.report("generate", done, total)
+
+    def collect(self, texts: Sequence[str]) -> list[list[Any]]:
+        """Wait for the (m, r) completions of ``texts`` (asked now where they were not yet)."""
+        from ..llm.pool import gather
+
+        for i, text in enumerate(texts):
+            self.ask(i, text)
+        self.flush()
+        r = self.config.n_replications
+        with self._lock:
+            futures = [f for i in range(len(texts)) for f in self._asked[i][1]]
+        flat = gather(futures)
+        return [flat[i * r : (i + 1) * r] for i in range(len(texts))]
+
+
+class _QuestionRun:
+    """One question's run: perturbation steps, answers, scoring, and the artefact."""
+
+    def __init__(
+        self,
+        question,
+        config,
+        *,
+        task,
+        choices,
+        pool,
+        perturber,
+        embedder,
+        report,
+        overlap,
+        perturb_pool=None,
+    ):
+        self.question, self.config, self.task, self.choices = question, config, task, choices
+        self.pool, self.perturber, self.embedder = pool, perturber, embedder
+        self.perturb_pool = perturb_pool or pool  # a separate paraphrasing model's own
+        self.report, self.overlap = report, overlap
+        self.answers = _Answers(pool, config, task, choices, report)
+        self.states: list[str] = [question]
+        self.traces: list[dict[str, Any] | None] = []
+        self.candidates: list[dict[str, Any]] = []
+        self.timings = {"perturb": 0.0, "generate": 0.0, "score": 0.0}
+        self.record: AdaptiveRecord | None = AdaptiveRecord() if config.adaptive.enabled else None
+        self.completions: list[list[Any]] = []
+        self.score: Any = None
+        self._all: list[str] = []  # GAAP under the adaptive budget: the n_max perturbations
+
+    def run(self) -> None:
+        """Plan → loop over the perturbation steps → stop (the last step's score is the run's)."""
+        n_max = self.config.n_perturbations
+        schedule = prefix_schedule(n_max, self.config.adaptive) if self.record else [n_max]
+        self.answers.total = (schedule[0] + 1) * self.config.n_replications
+        self.report("perturb", 0, schedule[0])  # the first event, whatever finishes first
+        if self.overlap:
+            self.answers.ask(0, self.question)  # needs no perturbation: start at once
+        for step, k in enumerate(schedule):
+            self._perturb_up_to(k, step)
+            self.answers.total = (k + 1) * self.config.n_replications
+            self.completions = self.answers.collect(self.states)
+            self.timings["generate"] = time.perf_counter() - (self.answers.first_at or 0.0)
+            if self.pool.cancel is not None:
+                self.pool.cancel.raise_if_cancelled()
+            self._score(step, len(schedule))
+            if self.record is not None and self._stop_here(k, n_max, step):
+                break
+
+    def _perturb_up_to(self, k: int, step: int) -> None:
+        """Make the state list hold the original and ``k`` perturbations."""
+        have = len(self.states) - 1
+        if k <= have:
+            return
+        t0 = time.perf_counter()
+        if self.record is not None and not self.perturber.needs_llm:
+            # a perturber without LLM calls (GAAP) runs once for n_max; steps take prefixes
+            if not self.traces:
+                self._all = self._call_perturber(self.config.n_perturbations, 0, have, ask=False)
+            new = self._all[have:k]
+        else:
+            new = self._call_perturber(k - have, step, have, ask=self.overlap)
+        if self.overlap:
+            for j, text in enumerate(new):  # those on_accept announced are not asked twice
+                self.answers.ask(have + 1 + j, text)
+            self.answers.flush()
+        self.states.extend(new)
+        self.timings["perturb"] += time.perf_counter() - t0
+        self.report("perturb", k, k)
+
+    def _call_perturber(self, n: int, step: int, have: int, *, ask: bool) -> list[str]:
+        """``n`` more perturbations (states ``have + 1 …``).
+
+        With ``ask``, each one the perturber accepts (``on_accept``) is answered at once.
+        """
+        config = self.config.replace(n_perturbations=n)
+        if step > 0:  # the extra perturbations of an adaptive step: a seed of their own
+            from ..llm.base import derive_seed
+
+            config = config.replace(seed=derive_seed("perturb-step", self.config.seed, step))
+        self.report("perturb", have, have + n)
+        result = self.perturber.perturb(
+            self.question,
+            config,
+            llm=self.perturb_pool.as_llm(),
+            embedder=self.embedder,
+            progress=self.report.callback,
+            on_accept=partial(self._accepted, have, have + n) if ask else None,
+        )
+        if len(result.perturbations) != n:
+            raise ValueError(
+                f"perturber {self.perturber.name!r} returned {len(result.perturbations)} "
+                f"perturbations, expected {n}"
+            )
+        self.traces.append(result.trace)
+        self.candidates.extend(result.candidates)
+        return list(result.perturbations)
+
+    def _accepted(self, have: int, target: int, index: int, text: str) -> None:
+        """``on_accept`` of the perturber: perturbation ``index`` (0-based) is ``text``."""
+        self.answers.ask(have + 1 + index, text)
+        self.report("perturb", have + index + 1, target)
+
+    def _score(self, step: int, steps: int) -> None:
+        from ..paper.scoring import score_responses
+
+        raw = [[c.text for c in reps] for reps in self.completions]
+        self.cleaned, canonical, self.unmapped = postprocess_responses(
+            self.states, raw, task=self.task, choices=self.choices
+        )
+        self.report("score", step, steps)
+        t0 = time.perf_counter()
+        self.score = score_responses(
+            self.states, canonical, self.config.score, embedder=self.embedder
+        )
+        self.timings["score"] += time.perf_counter() - t0
+        self.report("score", step + 1, steps)
+
+    def _stop_here(self, k: int, n_max: int, step: int) -> bool:
+        """Record step ``k`` of the adaptive budget; True when the rule says stop."""
+        adaptive = self.config.adaptive
+        values = self.score.values["inv_entropy"]
+        self.record.steps.append(
+            {"n": k, "width": normalized_width(values, k + 1, level=adaptive.level)}
+        )
+        reason = stop_reason(values, k, n_max, adaptive)
+        if reason is None:
+            return False
+        self.record.n_used, self.record.reason = k, reason
+        self.report("score", step + 1, step + 1)  # done: the steps left are not needed
+        return True
+
+    def cancel_message(self) -> str:
+        """Say how far a cancelled run got, and that its finished answers are kept."""
+        return (
+            f"cancelled after {self.answers.done} of {self.answers.total} answers; the finished "
+            "ones are in the LLM cache, so running the question again costs nothing for them"
+        )
+
+    def artifact(
+        self, identities: dict[str, str], counts: dict[str, dict[str, int]], total: float
+    ) -> RunArtifact:
+        """Build the finished run's artefact."""
+        answers = [c for reps in self.completions for c in reps]
+        perturb = counts.get("perturb", {"requests": 0, "cached": 0})
+        usage = {
+            "prompt_tokens": sum(int(c.usage.get("prompt_tokens", 0)) for c in answers),
+            "completion_tokens": sum(int(c.usage.get("completion_tokens", 0)) for c in answers),
+            "requests": len(answers),
+            "cached": sum(1 for c in answers if c.cached),
+            "perturb_requests": perturb["requests"],
+            "perturb_cached": perturb["cached"],
+            "llm_calls": sum(c["requests"] for c in counts.values()),
+        }
+        if self.record is not None:
+            self.record.llm_calls = usage["llm_calls"]
+        questions = list(self.states)
+        return RunArtifact(
+            question=self.question,
+            task=self.task,
+            choices=self.choices,
+            perturbations=questions[1:],
+            questions=questions,
+            prompts=answer_prompts(questions, self.task, self.choices),
+            raw_responses=[[c.text for c in reps] for reps in self.completions],
+            responses=[list(r) for r in self.score.responses],
+            config=dataclasses.replace(self.config, score=self.score.config),
+            identities={**identities, "embedder": self.score.embedder},
+            score=self.score,
+            timings={**self.timings, "total": total},
+            usage=usage,
+            gaap_trace=_one_trace(self.traces),
+            cleaned_responses=self.cleaned,
+            unmapped=self.unmapped,
+            candidates=self.candidates,
+            acceptance=_acceptance(self.candidates, questions[1:]),
+            adaptive=self.record,
+        )
+
+
+def _one_trace(traces: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """Return the perturber's trace: the one call's, or every call's under ``calls``."""
+    if len(traces) == 1:
+        return traces[0]
+    return {"calls": traces} if any(t is not None for t in traces) else None
+
+
+def _acceptance(
+    candidates: list[dict[str, Any]], perturbations: list[str]
+) -> dict[str, Any] | None:
+    """Summarise the candidates a perturber reported with the gate's counts (None: none).
+
+    Over every perturber call of the run (the adaptive budget calls it again),
+    so the count of states filled by duplication is ``n`` minus the accepted ones
+    and the near-duplicates standing in for copies; ``distinct`` counts the
+    perturbations' different wordings (the effective number of states, issue #24 §3).
+    """
+    if not candidates:
+        return None
+    from ..perturb.gate import GateVerdict, summarize
+    from ..perturb.paraphrase import distinct_states
+
+    fields = ("text", "accepted", "reason", "detail")
+    summary = summarize([GateVerdict(**{k: c[k] for k in fields if k in c}) for c in candidates])
+    near = sum(1 for c in candidates if not c.get("accepted") and c.get("index") is not None)
+    if not summary["accepted"] and not near:  # if_none_pass = "original": the question pads all
+        summary["fallback"] = "original"
+    filled = int(summary.get("accepted", 0)) + near
+    return summary | {
+        "near_duplicates": near,
+        "padded": max(0, len(perturbations) - filled),
+        "distinct": distinct_states(perturbations),
+        "states": len(perturbations),
+    }
+
+
+def _checked_question(
+    question: str, task: str, choices: Sequence[str] | None
+) -> tuple[str, list[str] | None]:
+    """Check the question, task and choices before any model loads; return them cleaned."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question is empty")
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}: choose one of {', '.join(TASKS)}")
+    question = question.strip()
+    choices_list = [str(c) for c in choices] if choices else None
+    answer_prompts([question], task, choices_list)  # validates task/choices early
+    return question, choices_list

@@ -1,0 +1,229 @@
+r"""Response cleaning (pure functions).
+
+The paper, Appendix "LLM Configuration" (app:setting): "(i) remove the echoed
+question if present, (ii) delete formatting tokens (e.g. [INST], [/INST], #)
+and any trailing text, and (iii) retain only the first non-empty line after
+trimming whitespace." Example: ``"What is the capital of France? \\n Paris
+[/INST]# \\nIt is a major European city"`` → ``"Paris"``.
+
+Added here for short-answer prompts: a leading ``Answer:`` / ``A:`` / ``The
+answer is`` is dropped, as are Markdown bold/italics, wrapping quotes and a
+trailing period (kept on abbreviations such as ``Washington D.C.``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..prompts import GSM8K_SUFFIX, QA_SUFFIX
+
+#: chat-template and formatting tokens; the text from the first one on is dropped.
+FORMAT_TOKENS: tuple[str, ...] = (
+    "[INST]",
+    "[/INST]",
+    "<|im_end|>",
+    "<|im_start|>",
+    "<|eot_id|>",
+    "<|end_of_text|>",
+    "<|endoftext|>",
+    "<|assistant|>",
+    "<|user|>",
+    "</s>",
+    "<s>",
+    "```",
+)
+
+_WS = re.compile(r"\s+")
+# '#' that starts a Markdown heading or follows a token ("[/INST]#"), not C# / F#.
+_HASH = re.compile(r"(?<![A-Za-z0-9+])#")
+_PREFIX = re.compile(
+    r"^(?:(?:final\s+)?answer|a|a2|response|result|output)\s*[:：]\s*|^the\s+(?:final\s+|correct\s+)?answer\s+is\s*[:：]?\s*",
+    re.IGNORECASE,
+)
+_QUOTES = [('"', '"'), ("'", "'"), ("“", "”"), ("‘", "’"), ("`", "`"), ("«", "»")]
+_ABBREV_END = re.compile(r"(?:\b[A-Za-z]\.){2,}$|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Inc|Ltd|Co|vs|etc)\.$")
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text).strip().casefold()
+
+
+def remove_echo(text: str, question: str | None) -> str:
+    """Drop an echoed question (and echoed answer-prompt suffixes) from the start of ``text``.
+
+    Matching ignores case and whitespace differences; the echo may also be a
+    whole line anywhere before the answer.
+    """
+    if not text:
+        return text
+    candidates = [s for s in (question, QA_SUFFIX, GSM8K_SUFFIX) if s and s.strip()]
+    changed = True
+    out = text.lstrip()
+    while changed:
+        changed = False
+        for cand in candidates:
+            pattern = r"\s+".join(re.escape(tok) for tok in cand.split())
+            m = re.match(pattern, out, flags=re.IGNORECASE)
+            if m:
+                out = out[m.end() :].lstrip()
+                changed = True
+    if question and question.strip():
+        qn = _norm(question)
+        lines = [ln for ln in out.splitlines() if _norm(ln) != qn]
+        out = "\n".join(lines)
+    return out
+
+
+def cut_format_tokens(text: str) -> str:
+    """Remove formatting tokens: leading ones are stripped, the text from the first inner one on is dropped."""
+    out = text
+    # strip tokens / '#' marks that only open the text
+    while True:
+        s = out.lstrip()
+        for tok in FORMAT_TOKENS:
+            if s.startswith(tok):
+                s = s[len(tok) :]
+                break
+        else:
+            if s.startswith("#"):
+                s = s.lstrip("#")
+            else:
+                break
+        out = s
+    cut = len(out)
+    for tok in FORMAT_TOKENS:
+        i = out.find(tok)
+        if i != -1:
+            cut = min(cut, i)
+    m = _HASH.search(out)
+    if m is not None:
+        cut = min(cut, m.start())
+    return out[:cut]
+
+
+def first_line(text: str) -> str:
+    """The first non-empty line, whitespace-trimmed ("" if none)."""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def strip_answer_decorations(text: str) -> str:
+    """Drop ``Answer:``-style prefixes, Markdown emphasis, wrapping quotes and a trailing period."""
+    out = text.strip()
+    for _ in range(3):
+        before = out
+        out = _PREFIX.sub("", out).strip()
+        for mark in ("**", "__", "*"):
+            if len(out) > 2 * len(mark) and out.startswith(mark) and out.endswith(mark):
+                out = out[len(mark) : -len(mark)].strip()
+        out = re.sub(r"\*\*(.+?)\*\*", r"\1", out)
+        for left, right in _QUOTES:
+            if len(out) >= 2 and out.startswith(left) and out.endswith(right):
+                out = out[len(left) : -len(right)].strip()
+        # quoted answer followed by a period: "Paris".
+        for left, right in _QUOTES:
+            if len(out) >= 3 and out.startswith(left) and out.endswith(right + "."):
+                out = out[len(left) : -len(right) - 1].strip()
+        if out.endswith(".") and not out.endswith("..") and not _ABBREV_END.search(out):
+            out = out[:-1].rstrip()
+        if out == before:
+            break
+    return out
+
+
+def clean_response(text: str | None, question: str | None = None) -> str:
+    r"""Clean one raw LLM answer (paper, app:setting, "LLM Configuration").
+
+    Parameters
+    ----------
+    text
+        Raw completion text.
+    question
+        The question that was asked (to remove an echo of it).
+
+    Returns
+    -------
+    The answer: first non-empty line with echo, formatting tokens, trailing
+    text and decorations removed; ``""`` when nothing is left.
+
+    Examples
+    --------
+    >>> clean_response("What is the capital of France?\\n Paris [/INST]#\\nIt is a major city",
+    ...                "What is the capital of France?")
+    'Paris'
+    """
+    if not text:
+        return ""
+    out = remove_echo(str(text), question)
+    out = cut_format_tokens(out)
+    out = first_line(out)
+    return strip_answer_decorations(out)
+
+
+# --- non-answers (issue #24 §4) -------------------------------------------------------
+
+_CONTENT = re.compile(r"[^\W\d_]+")
+_NUM = re.compile(r"\d+(?:[.,]\d+)*")
+_FUNCTION = frozenset(
+    "the a an of in on at to for from by with and or is are was were be been it its this that "
+    "which what who whom whose where when why how do does did has have had can could will "
+    "would there their they he she his her i you we our".split()
+)
+#: words an echo may add without answering ("the city of Ljubljana", "a person")
+_GENERIC = frozenset(
+    "city town country place river person people man woman name one thing answer question "
+    "known called located through flows flow also".split()
+)
+_OPERATION = re.compile(
+    r"[+\-×*/÷]|\b(?:sum|add|adding|addition|plus|minus|subtract\w*|difference|times|"
+    r"multipl\w*|product|divid\w*|quotient)\b",
+    re.IGNORECASE,
+)
+
+
+def _stems(text: str) -> set[str]:
+    out = set()
+    for w in _CONTENT.findall(text.casefold()):
+        if w not in _FUNCTION:
+            out.add(w[:-1] if len(w) > 3 and w.endswith("s") else w)
+    return out
+
+
+def non_answer(cleaned: str, question: str | None, *, task: str = "qa") -> str | None:
+    """Why a cleaned reply is not an answer, or None when it is one.
+
+    ``"echo"``: every content word of the reply is in the question (or is a
+    generic word such as "city"): "The river flows through the city of
+    Ljubljana" to "Which river flows through Ljubljana?". ``"operation"``
+    (numeric tasks): the reply names the operation but gives no number beyond
+    the question's ("Sum 18 and 25", "18 + 25", "Addition"). An empty reply is
+    not flagged here (the canonical step leaves it unmapped), nor is a one-word
+    reply taken from the question ("Venus" to "Which is larger, Mars or Venus?").
+
+    Examples
+    --------
+    >>> non_answer("The river flows through the city of Ljubljana", "Which river flows through Ljubljana?")
+    'echo'
+    >>> non_answer("18 + 25", "What is 18 plus 25?", task="gsm8k")
+    'operation'
+    >>> non_answer("43", "What is 18 plus 25?", task="gsm8k") is None
+    True
+    """
+    if not cleaned or not cleaned.strip() or not question:
+        return None
+    if task == "gsm8k":
+        own = {n.replace(",", "") for n in _NUM.findall(question)}
+        if "=" in cleaned:  # "6 - 3 = 3": a worked result, even one equal to an operand
+            return None
+        new = [n for n in _NUM.findall(cleaned) if n.replace(",", "") not in own]
+        if not new and _OPERATION.search(cleaned):
+            return "operation"
+        return None
+    if task != "qa":
+        return None
+    words = _stems(cleaned)
+    if len(words) >= 2 and words <= (_stems(question) | _GENERIC):  # one word may be a choice
+        return "echo"
+    return None

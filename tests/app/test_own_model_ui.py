@@ -1,0 +1,118 @@
+"""The dashboard's "your model" path and paraphrasing model (issue 20, part A) under AppTest.
+
+The path field is checked at once against real files (the packaged GGUF, a
+text file, a folder with and without ``config.json``); an Explore run with
+two recording OpenAI-compatible servers on 127.0.0.1 sends the rewordings to
+one and the answers to the other, and the caption names both.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+from test_paraphrase_llm import REWORDINGS, RecordingServer, _reword  # noqa: E402
+
+from invent_core.llm.local import QWEN_05B  # noqa: E402
+from invent_ui.own_model import check_model_path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 180
+
+pytestmark = pytest.mark.slow  # the Explore run loads the packaged embedder
+
+
+@pytest.fixture(autouse=True)
+def own_history(monkeypatch, tmp_path):
+    from invent_core.workbench.history import HistoryStore
+    from invent_ui import archive
+
+    monkeypatch.setattr(archive, "store", lambda: HistoryStore(tmp_path / "history"))
+
+
+@pytest.fixture(scope="module")
+def gguf() -> Path:
+    return QWEN_05B.path()
+
+
+def test_the_path_check_names_model_engine_and_device_or_the_problem(tmp_path, gguf):
+    ok = check_model_path(str(gguf))
+    assert ok.ok and ok.spec == f"gguf:{gguf}"
+    assert "0.5B" in ok.message and "llama.cpp" in ok.message and "device: CPU" in ok.message
+    (tmp_path / "notes.txt").write_text("hello")
+    assert "not a GGUF file" in check_model_path(str(tmp_path / "notes.txt")).message
+    assert "no such file" in check_model_path(str(tmp_path / "nope.gguf")).message
+    assert "without config.json" in check_model_path(str(tmp_path)).message
+    (tmp_path / "config.json").write_text("{}")
+    folder = check_model_path(str(tmp_path))
+    assert folder.level in ("warning", "ok")  # "ok" once the transformers engine (hf:) exists
+    if folder.level == "warning":
+        assert "needs the transformers engine" in folder.message
+
+
+def test_your_model_in_the_sidebar_is_checked_as_typed(tmp_path, gguf):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.selectbox(key="sb_llm").set_value("own").run()
+    at.text_input(key="sb_llm_path").set_value(str(gguf)).run()
+    assert not at.exception
+    assert any("llama.cpp" in s.value for s in at.sidebar.success)
+    saved = at.session_state["invent_settings"]
+    assert saved["llm"] == "own" and saved["llm_path"] == str(gguf)
+    # a file that is no model: said at once, the previous (usable) settings stay
+    (tmp_path / "notes.txt").write_text("hello")
+    at.text_input(key="sb_llm_path").set_value(str(tmp_path / "notes.txt")).run()
+    assert not at.exception
+    errors = [e.value for e in at.sidebar.error]
+    assert any("not a GGUF file" in e for e in errors)
+    assert any("Keeping the previous settings" in e for e in errors)
+    assert at.session_state["invent_settings"]["llm_path"] == str(gguf)
+
+
+def test_explore_with_a_paraphrasing_model_names_both(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    rewriter = RecordingServer(_reword)
+    answerer = RecordingServer(lambda body, k: "Paris")
+    try:
+        at = AppTest.from_file(
+            str(ROOT / "pages/1_Explore_a_question.py"), default_timeout=TIMEOUT
+        ).run()
+        at.selectbox(key="sb_llm").set_value("openai").run()
+        at.text_input(key="sb_base_url").set_value(answerer.base_url)
+        at.text_input(key="sb_model").set_value("answerer").run()
+        at.selectbox(key="sb_paraphrase_llm").set_value("openai").run()
+        at.text_input(key="sb_paraphrase_base_url").set_value(rewriter.base_url)
+        at.text_input(key="sb_paraphrase_model").set_value("rewriter").run()
+        at.number_input(key="sb_n_perturbations").set_value(2).run()
+        at.number_input(key="sb_n_replications").set_value(2).run()
+        at.selectbox(key="sb_paraphrase_style").set_value("single").run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        estimate = " ".join(c.value for c in at.caption)
+        assert "(answers) and rewriter at 127.0.0.1" in estimate  # counted before Run
+        at.text_area(key="explore_question").set_value("What is the capital of France?")
+        at.button(key="explore_run_button").click().run()
+        job = at.session_state["explore_job"]
+        assert job.wait(TIMEOUT)
+        at.run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+    finally:
+        rewriter.close()
+        answerer.close()
+    assert rewriter.bodies and answerer.bodies
+    assert all(b["model"] == "rewriter" for b in rewriter.bodies)
+    assert all(b["model"] == "answerer" for b in answerer.bodies)
+    captions = " ".join(c.value for c in at.caption)
+    assert "paraphrases by **rewriter at 127.0.0.1" in captions
+    run = at.session_state["explore_run"]
+    assert set(run.perturbations) <= set(REWORDINGS)
+    assert run.identities["paraphrase_llm"] == f"{rewriter.base_url}|model=rewriter"
+    assert run.identities["llm"] == f"{answerer.base_url}|model=answerer"
+    from invent_core.workbench.history import HistoryStore
+
+    kept = HistoryStore(tmp_path / "history").list("run")[0]  # the run kept in the history
+    assert "paraphrases: rewriter at 127.0.0.1" in kept.settings_summary
+    settings = json.dumps(at.session_state["invent_settings"])
+    assert '"paraphrase_llm": "openai"' in settings

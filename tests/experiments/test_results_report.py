@@ -1,0 +1,225 @@
+"""docs/RESULTS.md from saved runs: it parses, and every number matches the runs it was made from."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from invent_core.config import RunConfig
+from invent_core.evaluation.metrics import evaluate_scores
+from invent_core.experiments.reproduce import ExperimentConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+PAPER_TEX = Path("/work/shared/paper/inv_entropy_paper.tex")
+QWEN = (
+    "local:sha256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32|model=qwen0.5b"
+)
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location(
+        "make_results", ROOT / "scripts" / "make_results.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+def _evaluate_folder(root: Path, dataset: str, ids: list[str], correct, table: dict) -> Path:
+    """What ``evaluate`` writes, made from synthetic scores with the real metric code."""
+    folder = root / f"evaluate-{dataset}"
+    (folder / "runs").mkdir(parents=True)
+    cfg = ExperimentConfig(run=RunConfig(), dataset=dataset, limit=len(ids))
+    correct = np.asarray(correct)
+    both = 0 < correct.sum() < correct.size
+    ev = evaluate_scores(table, correct, n_bootstrap=10, seed=0) if both else None
+    results = ev.to_dict() if ev else {
+        "metrics": [], "n_questions": int(correct.size), "n_correct": int(correct.sum()),
+        "n_boot": 10, "seed": 0, "skipped": {m: "n/a — all answers wrong" for m in table},
+        "results": {},
+    }  # fmt: skip
+    reason = "n = 24" if both else "n/a — all answers wrong"
+    results |= {"labels": {m: m.replace("_", " ").title() for m in table},
+                "judgement": {"ok": bool(both), "reason": reason}, "failed": [],
+                "sample": f"{len(ids)} of 300 questions, drawn with seed 0"}  # fmt: skip
+    (folder / "results.json").write_text(json.dumps(results))
+    meta = {"config": cfg.to_dict(), "sample": results["sample"], "wall_seconds": 75.0}
+    (folder / "config.json").write_text(json.dumps(meta))
+    with open(folder / "scores.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "correct", "error", *table])
+        for i, q in enumerate(ids):
+            w.writerow([q, int(correct[i]), "", *(table[m][i] for m in table)])
+    for i, q in enumerate(ids):
+        run = {"identities": {"llm": QWEN}, "timings": {"total": 2.5}, "question": q}
+        (folder / "runs" / f"{i}.json").write_text(json.dumps(run))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    from invent_core.questions.datasets import load_dataset
+
+    root = tmp_path_factory.mktemp("results") / "runs"
+    rng = np.random.default_rng(0)
+    # mmlu: informative Inv-Entropy, noisy LexSim, 12 right and 12 wrong
+    correct = np.array([1, 0] * 12)
+    mmlu = {"inv_entropy": 1.0 - correct + rng.normal(0, 0.3, 24), "lexsim": rng.normal(0, 1, 24)}
+    _evaluate_folder(root, "mmlu", [f"m{i}" for i in range(24)], correct, mmlu)
+    # triviaqa: every answer wrong
+    _evaluate_folder(
+        root, "triviaqa", ["t0", "t1", "t2"], [0, 0, 0], {"inv_entropy": [1.0, 2.0, 3.0]}
+    )
+    # the testbed: 25 questions, easy ones right, hard ones wrong
+    examples = load_dataset("arithmetic")[:25]
+    level = np.array([ex.extra["difficulty"] for ex in examples])
+    right = (level <= 2).astype(int)
+    arith = {"inv_entropy": level + rng.normal(0, 0.1, 25), "lexsim": rng.normal(0, 1, 25)}
+    _evaluate_folder(root, "arithmetic", [ex.id for ex in examples], right, arith)
+    # a TSU folder
+    tsu_dir = root / "tsu-triviaqa"
+    (tsu_dir / "runs").mkdir(parents=True)
+    tsu = {"inv_entropy": {"TSU(1.0,1.4)": 0.5, "TSU(0.7–1.4)": 0.25}}
+    judgement = {"ok": False, "reason": "too few to judge: 4 questions (< 20)"}
+    (tsu_dir / "tsu.json").write_text(json.dumps({"temperatures": [0.7, 1.0, 1.4], "tsu": tsu,
+                                                  "judgement": judgement}))  # fmt: skip
+    cfg = ExperimentConfig(dataset="triviaqa", limit=4)
+    (tsu_dir / "config.json").write_text(json.dumps({"config": cfg.to_dict()}))
+    study = {"runs/evaluate-mmlu": {"n": 24, "accuracy": 0.5, "rows": [
+        {"kernel": "shifted_cosine", "auroc": 0.61, "auroc_std": 0.05, "vs_paper": 0.0,
+         "vs_paper_std": 0.0, "mean": 2.3, "std": 0.002, "iqr": 0.003},
+        {"kernel": "abs_cosine", "auroc": 0.66, "auroc_std": 0.05, "vs_paper": 0.05,
+         "vs_paper_std": 0.02, "mean": 2.2, "std": 0.02, "iqr": 0.03}]}}  # fmt: skip
+    (root / "kernel_study.json").write_text(json.dumps(study))
+    out = root.parent / "docs" / "RESULTS.md"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_results.py"), "--runs", str(root), "--out", str(out)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return root, out, out.read_text()
+
+
+def _tables(text: str) -> list[list[list[str]]]:
+    """Every Markdown table as rows of cells (header first, separator dropped)."""
+    tables, cur = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            if not all(set(c) <= {"-"} for c in cells):
+                cur.append(cells)
+        elif cur:
+            tables.append(cur)
+            cur = []
+    return tables
+
+
+def test_every_table_parses(report):
+    _, _, text = report
+    tables = _tables(text)
+    assert len(tables) >= 7  # overview, 3 datasets, TSU, difficulty, kernels
+    for table in tables:
+        assert len({len(row) for row in table}) == 1, table[0]
+    assert "nan" not in text.lower()
+
+
+def test_numbers_match_the_saved_runs_and_the_paper(report):
+    root, _, text = report
+    res = json.loads((root / "evaluate-mmlu" / "results.json").read_text())
+    table = next(t for t in _tables(text) if "paper AUROC (↑)" in t[0])
+    row = next(r for r in table if r[0] == "Inv Entropy")
+    cell = res["results"]["inv_entropy"]["auroc"]
+    assert row[1] == f"{cell['mean']:.3f} ± {cell['std']:.3f}"
+    assert row[5] == "0.780 ± 0.041"  # paper Table 1, MMLU, Inv-Entropy AUROC
+    assert "accuracy 0.500 (12 of 24)" in text
+    assert "n = 9, r = 5, T = 0.7, perturber paraphrase, embedder minilm" in text
+    assert "model Qwen2.5-Coder-0.5B-Instruct" in text and "24 saved runs" in text
+    assert "1 min 00 s generating and scoring" in text and "the last call took 1 min 15 s" in text
+
+
+def test_weak_model_is_said_plainly(report):
+    _, _, text = report
+    section = text.split("### triviaqa")[1].split("###")[0]
+    assert "**Not judgeable: n/a — all answers wrong.**" in section
+
+
+def test_testbed_by_difficulty_and_target(report):
+    from invent_core.questions.datasets import load_dataset
+
+    _, _, text = report
+    part = text.split("## Testbed")[1]
+    table = _tables(part)[0]
+    levels = {ex.id: ex.extra["difficulty"] for ex in load_dataset("arithmetic")[:25]}
+    counts = {d: sum(1 for v in levels.values() if v == d) for d in set(levels.values())}
+    for row in table[1:]:
+        d = int(row[0])
+        assert int(row[1]) == counts[d]
+        assert row[2] == ("1.00" if d <= 2 else "0.00")
+    assert re.search(r"Target \(issue #12\): .* — (met|not met): Inv-Entropy 1\.000", part)
+
+
+def test_tsu_beside_the_papers_and_kernel_study(report):
+    _, _, text = report
+    tsu = next(t for t in _tables(text) if "paper TSU(1.0,1.4)" in t[0])
+    assert tsu[1] == ["Inv-Entropy", "50.00", "25.00", "77.55", "47.21"]
+    assert "**Not judgeable: too few to judge: 4 questions (< 20).**" in text
+    kernels = next(t for t in _tables(text) if t[0][0] == "kernel")
+    assert kernels[2] == ["abs_cosine", "0.660 ± 0.050", "0.050 ± 0.020", "0.0200", "0.0300"]
+
+
+def test_plots_are_pngs(report):
+    from PIL import Image
+
+    _, out, text = report
+    for name in ("results_mmlu_auroc.png", "results_testbed_difficulty_arithmetic.png"):
+        assert f"]({name})" in text
+        with Image.open(out.parent / name) as img:
+            assert img.format == "PNG" and img.size == (900, 420)
+
+
+@pytest.mark.skipif(not PAPER_TEX.is_file(), reason="the paper's source is not on this machine")
+def test_the_papers_numbers_are_copied_right():
+    tex = PAPER_TEX.read_text(encoding="utf-8")
+    mod = _script()
+    body = tex.split(r"\label{tab:accuracy_based}")[1].split(r"\end{tabular}")[0]
+    labels = {"Semantic Entropy": "semantic_entropy", "Kernel Entropy": "kernel_entropy",
+              "VU": "verbalized", "P(True)": "p_true", "LexSim": "lexsim", "DegMat": "degmat",
+              "LUQ": "luq", "KLE": "kle", "Inv-Entropy": "inv_entropy", "NI-Entropy": "ni_entropy",
+              "NR-Inv-Entropy": "nr_inv_entropy", "WD-px-py": "wd_px_py", "MAX-py-x": "max_py_x"}  # fmt: skip
+    metric = None
+    seen = 0
+    for line in body.splitlines():
+        for key, name in (("AUROC", "auroc"), ("PRR", "prr"), ("Brier", "brier")):
+            if f"multirow{{13}}{{*}}{{{key}" in line or f"multirow{{12}}{{*}}{{{key}" in line:
+                metric = name
+        cells = [c.strip() for c in line.strip().rstrip("\\").split("&")]
+        if metric and len(cells) == 7 and cells[1] in labels:
+            nums = [float(x) for x in re.findall(r"\d\.\d{3}", " ".join(cells[2:]))]
+            got = mod.PAPER_TABLE1[metric][labels[cells[1]]]
+            assert [v for d in mod.PAPER_DATASETS for v in got[d]] == nums, (metric, cells[1])
+            seen += 1
+    assert seen == 39
+
+
+def test_the_shipped_report_is_what_its_saved_runs_give(tmp_path):
+    """docs/RESULTS.md is regenerated from docs/results/ (the committed runs) to the same text."""
+    shipped = ROOT / "docs" / "RESULTS.md"
+    out = tmp_path / "docs" / "RESULTS.md"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_results.py"),
+         "--runs", str(ROOT / "docs" / "results"), "--out", str(out)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8")
+    tables = _tables(shipped.read_text(encoding="utf-8"))
+    assert tables and all(len({len(row) for row in t}) == 1 for t in tables)

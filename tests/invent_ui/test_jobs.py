@@ -1,0 +1,217 @@
+"""Background jobs: progress is readable while they run, Cancel stops new requests, work is kept."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from invent_core.errors import Cancelled
+from invent_core.llm import Completion, Request, user
+from invent_core.llm.base import LLM, StreamingLLM
+from invent_core.workbench.progress import CancelToken, Progress
+from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs, start_job
+
+
+class SlowLLM:
+    """Answers in order; blocks after ``stop_after`` requests until ``go`` is set."""
+
+    identity = "slow"
+    concurrency = 2
+    prefers_single_paraphrase = True
+
+    def __init__(self, stop_after: int = 10**9) -> None:
+        self.sent: list[int] = []
+        self.stop_after = stop_after
+        self.blocked = threading.Event()
+        self.go = threading.Event()
+
+    def complete(self, messages, **kw):
+        return Completion(text="one")
+
+    def complete_many(self, requests, progress=None):
+        out = []
+        for req in requests:
+            if len(self.sent) == self.stop_after:
+                self.blocked.set()
+                self.go.wait(10)
+            self.sent.append(req.replication)
+            out.append(Completion(text=f"a{req.replication}"))
+            if progress is not None:
+                progress(len(out), len(requests))
+        return out
+
+    def close(self):
+        pass
+
+
+def _requests(n: int) -> list[Request]:
+    return [Request(messages=user("q"), replication=k) for k in range(n)]
+
+
+def test_job_result_progress_and_take():
+    def work(progress, cancel):
+        for k in range(3):
+            progress(Progress("generate", k + 1, 3))
+        return "ok"
+
+    job = Job(work, label="Working", on_done=lambda result: "entry-id").start()
+    assert job.wait(10)
+    assert job.status == "done" and job.result == "ok" and job.history_id == "entry-id"
+    [stage] = job.tracker.snapshot()
+    assert (stage.stage, stage.done, stage.total) == ("generate", 3, 3)
+    assert job.take() and not job.take()
+
+
+def test_start_job_keeps_the_started_job_under_its_key():
+    store: dict = {}
+    kept: list = []
+    job = start_job(
+        "the_job",
+        lambda progress, cancel: 7,
+        label="Seven",
+        kind="tsu",
+        on_done=kept.append,
+        context={"out": "here"},
+        store=store,
+    )
+    assert store["the_job"] is job and job.wait(5)
+    assert (job.status, job.result, job.kind, job.label) == ("done", 7, "tsu", "Seven")
+    assert kept == [7] and job.context == {"out": "here"}
+
+
+def test_job_failure_and_bookkeeping_failure_are_kept_apart():
+    job = Job(lambda p, c: 1 / 0, label="x").start()
+    job.wait(10)
+    assert job.status == "failed" and isinstance(job.error, ZeroDivisionError)
+
+    def broken(result):
+        raise OSError("disk full")
+
+    job = Job(lambda p, c: 42, label="x", on_done=broken).start()
+    job.wait(10)
+    assert job.status == "done" and job.result == 42 and "disk full" in job.note
+
+
+def test_cancel_through_progress_events():
+    started = threading.Event()
+
+    def work(progress, cancel):
+        for k in range(1000):
+            progress(Progress("questions", k, 1000))
+            started.set()
+            threading.Event().wait(0.01)
+        return "never"
+
+    job = Job(work, label="x").start()
+    started.wait(5)
+    job.cancel()
+    assert job.status in ("cancelling", "cancelled")
+    assert job.wait(10)
+    assert job.status == "cancelled" and isinstance(job.error, Cancelled)
+    assert "finished are kept" in str(job.error)
+
+
+def test_cancellable_llm_sends_no_request_after_cancel():
+    llm = SlowLLM(stop_after=3)
+    token = CancelToken()
+    proxy = CancellableLLM(llm, token)
+    assert isinstance(proxy, LLM) and not isinstance(proxy, StreamingLLM)
+    assert proxy.identity == "slow" and proxy.prefers_single_paraphrase
+    seen: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+
+    def call():
+        try:
+            proxy.complete_many(_requests(10), lambda d, t: seen.append((d, t)))
+        except Cancelled as err:
+            errors.append(err)
+
+    t = threading.Thread(target=call)
+    t.start()
+    assert llm.blocked.wait(5)  # the 4th request is in flight (slice 2 of width 2)
+    token.cancel()
+    llm.go.set()
+    t.join(5)
+    assert len(llm.sent) == 4  # the slice in flight finished; nothing after it was sent
+    assert errors and "cancelled after 4 of 10" in str(errors[0])
+    assert seen[-1] == (4, 10) and all(t == 10 for _, t in seen)
+    with pytest.raises(Cancelled):
+        proxy.complete([{"role": "user", "content": "q"}])
+
+
+def test_cancellable_llm_passes_cancel_on_when_the_backend_takes_it():
+    class Modern(SlowLLM):
+        def complete_many(self, requests, progress=None, *, cancel=None):
+            self.cancel_seen = cancel
+            return super().complete_many(requests, progress)
+
+    llm, token = Modern(), CancelToken()
+    out = CancellableLLM(llm, token).complete_many(_requests(5))
+    assert [c.text for c in out] == [f"a{k}" for k in range(5)] and llm.cancel_seen is token
+    assert cancel_kwargs(Modern.complete_many, token) == {"cancel": token}
+    assert cancel_kwargs(SlowLLM.complete_many, token) == {}
+
+
+def test_llm_baselines_job_counts_methods_and_cancel_cuts_the_slow_request():
+    """Issue 22: "Also compute VU, P(True)" was a blocking spinner; now a job with Cancel."""
+    import time
+
+    from test_llm_http import FAST, FakeOpenAI
+
+    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.llm import get_llm
+    from invent_ui import assets
+    from invent_ui.method_jobs import methods_work
+
+    run = RunArtifact.load(assets.DEMO_RUN)
+    server = FakeOpenAI()
+    try:
+        llm = get_llm("openai", base_url=server.base_url, model="m", cache=None, retry=FAST)
+        done = Job(methods_work(run, ["verbalized", "p_true"], llm), label="b").start()
+        assert done.wait(30) and done.status == "done"  # each method's result or its error
+        assert set(done.result) == {"verbalized", "p_true"}
+        stage = done.tracker.snapshot()[-1]
+        assert (stage.stage, stage.done, stage.total) == ("methods", 2, 2)
+
+        server.default, sent = "hang", server.count  # a reply that would take 30 s
+        fresh = RunArtifact.load(assets.DEMO_RUN)  # the first run keeps its replies (extras)
+        job = Job(methods_work(fresh, ["verbalized", "p_true"], llm), label="b").start()
+        deadline = time.monotonic() + 10
+        while server.count == sent:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        t0 = time.monotonic()
+        job.cancel()
+        assert job.wait(5) and time.monotonic() - t0 < 3.0
+        assert job.status == "cancelled"
+    finally:
+        server.close()
+
+
+def test_registry_keeps_the_newest_job_and_views_take_the_result_once_each():
+    """A reload's session sees the job through a view: the result once per session;
+    a cancelled job's leftovers once in all (the page keeps them in the history)."""
+    from invent_ui.jobs import JobRegistry, JobView
+
+    reg = JobRegistry()
+    old = Job(lambda progress, cancel: "old", label="a").start()
+    new = Job(lambda progress, cancel: "new", label="b").start()
+    assert old.wait(5) and new.wait(5)
+    reg.publish("page", new, {"form_limit": 8})
+    reg.publish("page", old, {"form_limit": 3})  # older: ignored
+    assert reg.latest("page") is new and new.form == {"form_limit": 8}
+    assert reg.latest("other") is None
+    one, two = JobView(new), JobView(new)
+    assert one.take() and not one.take() and two.take()  # each session shows the result
+    assert one.result == "new" and one.job is new and new.take()  # the starter's own take
+
+    def stop(progress, cancel):
+        cancel.cancel()
+        cancel.raise_if_cancelled(0, 3)
+
+    cancelled = Job(stop, label="c").start()
+    assert cancelled.wait(5) and cancelled.status == "cancelled"
+    first, second = JobView(cancelled), JobView(cancelled)
+    assert first.take() and not second.take() and not cancelled.take()
+    assert cancelled.taken

@@ -1,0 +1,38 @@
+"""benchmarks/bench_gpu.py --device cpu --quick: the GPU benchmark's code path on the tiny model.
+
+Run as a real process, as a person would, so the benchmark cannot rot while no
+GPU is at hand (the figures themselves are not checked: they are the CPU's).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_quick_mode_replays_a_recorded_question_on_the_tiny_model():
+    work = json.loads((ROOT / "benchmarks" / "gpu_workload.json").read_text())
+    q = work["questions"][0]
+    assert any(r["state"] is not None for c in q["calls"] for r in c["requests"])  # answers
+    assert any(r["state"] is None for c in q["calls"] for r in c["requests"])  # paraphrases
+    res = subprocess.run(
+        [sys.executable, "benchmarks/bench_gpu.py", "--device", "cpu", "--quick"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=600,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = res.stdout
+    assert "random Qwen2.5-tiny · transformers · cpu · fp32" in out
+    line = next(ln for ln in out.splitlines() if "wall" in ln and "decode" in ln)
+    assert "batches [" in line and "(load " in line and "llama.cpp CPU" in line
+    forced = sum(max(1, r["tokens"]) for c in q["calls"] for r in c["requests"])
+    assert f"decoded {forced} tokens" in out  # the recorded lengths were forced
+    assert "mean wall" in out
