@@ -93,4 +93,4 @@ def test_installed_score_uses_the_shipped_reference(installed, tmp_path):
     script = str(installed / "bin" / "invent")
     res = _run(installed, tmp_path, script, "score", "ex.json", "--made-by", "qwen0.5b")
     assert res.returncode == 0, res.stderr
-    assert "percentile" in res.stdout and "among 110 reference questions" in res.stdout
+    assert "percentile" in res.stdout and "arithmetic-like reference questions" in res.stdout

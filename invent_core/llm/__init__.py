@@ -110,9 +110,7 @@ def get_llm(
     if not isinstance(spec, str):
         return _as_llm(spec)
     name = spec.strip().lower()
-    # None leaves the backend's own default (LocalLLM / OpenAICompatLLM signatures)
-    given = {"concurrency": concurrency, "timeout": timeout, "retry": retry}
-    opts = {k: v for k, v in given.items() if v is not None}
+    opts = _backend_opts(concurrency, timeout, retry)
     hf = _on_transformers(spec, engine, HFConfig(dtype=dtype, max_batch=concurrency), cache)
     if hf is not None:
         return hf
@@ -136,6 +134,14 @@ def get_llm(
             **opts,
         )
     raise _unknown(spec)
+
+
+def _backend_opts(concurrency: int | None, timeout: float | None, retry: Any) -> dict[str, Any]:
+    """The options given; None leaves the backend's own default. A concurrency below 1 is refused."""
+    if concurrency is not None and concurrency < 1:
+        raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+    given = {"concurrency": concurrency, "timeout": timeout, "retry": retry}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def _as_llm(spec: object) -> LLM:
