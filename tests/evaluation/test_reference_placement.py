@@ -216,9 +216,9 @@ def _panel_page():  # run by AppTest in its own script: imports inside
     views.reference_panel(dataclasses.replace(run, question=question), key="t")
 
 
-@pytest.mark.parametrize("question", [TRIVIA, None])
+@pytest.mark.parametrize("question", [TRIVIA, UNLIKE[0], None])
 def test_explore_panel_shows_the_questions_it_placed_among_or_says_none_is_like(question):
-    """Against the shipped references (arithmetic, MMLU): the golfer gets no number."""
+    """Against the shipped references: the golfer among the knowledge samples, a greeting nowhere."""
     pytest.importorskip("streamlit")
     from streamlit.testing.v1 import AppTest
 
@@ -234,6 +234,10 @@ def test_explore_panel_shows_the_questions_it_placed_among_or_says_none_is_like(
         assert any(c.startswith("Placed among these ") for c in captions)
         assert [m.label for m in at.metric][:1] == ["Percentile"]
         assert (tables[0]["dataset"] == "arithmetic").all()
+    elif question == TRIVIA:  # the shipped TriviaQA / NQ-open / SciQ / GSM8K references (0.5B)
+        assert any(c.startswith("Placed among these ") for c in captions)
+        assert "arithmetic" not in set(tables[0]["dataset"])
+        assert {"triviaqa", "nq_open"} & set(tables[0]["dataset"])
     else:
         assert any(c.startswith("No reference questions like this one (") for c in captions)
         assert not at.metric and len(tables[0]) == 5  # the five nearest, no number

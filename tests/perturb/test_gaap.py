@@ -296,7 +296,10 @@ def test_same_seed_same_everything_other_seed_differs(minilm, golf):
     again = gaap(GOLF_Q, embedder=minilm, seed=0)
     assert again.perturbations == golf.perturbations
     assert again.trace == golf.trace
-    assert again.embedding_calls_saved > golf.embedding_calls_saved  # all cached now
+    # all cached now: nothing goes through the model (the first run may already have found its
+    # vectors in the suite's embedding store, so "more saved" would not hold on a re-run)
+    assert again.trace.embedding_encoded == 0
+    assert again.embedding_calls_saved >= golf.embedding_calls_saved
     other = gaap(GOLF_Q, embedder=minilm, seed=1)
     assert other.perturbations != golf.perturbations
 
