@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _env
 from ..errors import ModelFileError
-from ..paper.random_walk import KERNEL_TAU, AffinityKind, affinity_from_cosine, symmetrize
+from ..paper.random_walk import AffinityKind, affinity_from_cosine, symmetrize
 
 
 def _entailment_index(label2id: dict[str, int]) -> int:
@@ -145,8 +145,8 @@ class NLISimilarity:
         self,
         texts: Sequence[str],
         *,
-        kind: AffinityKind = "shifted_cosine",
-        tau: float = KERNEL_TAU,
+        kind: AffinityKind,
+        tau: float,
     ) -> np.ndarray:
         """Symmetrised entailment affinities s = (P(x ⇒ x') + P(x' ⇒ x)) / 2, under ``kind``.
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..config import RunConfig, ScoreConfig
 from ..errors import MethodUnavailable
+from ..paper.random_walk import KERNEL_TAU
 
 T = TypeVar("T")
 
@@ -168,7 +169,9 @@ class ScoringContext:
         if self.config.affinity == "shifted_cosine":
             return np.asarray(self.score.sim_y)[:r, :r]
         texts = list(self.original_responses)
-        return np.asarray(self.similarity.similarity_matrix(texts, kind="shifted_cosine"))
+        return np.asarray(
+            self.similarity.similarity_matrix(texts, kind="shifted_cosine", tau=KERNEL_TAU)
+        )
 
     @cached_property
     def judge(self) -> Any:

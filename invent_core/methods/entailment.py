@@ -34,7 +34,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import MethodUnavailable
-from ..paper.random_walk import symmetrize
+from ..paper.random_walk import KERNEL_TAU, symmetrize
 
 #: Shifted-cosine affinity (1 + cos) / 2 at or above which two answers count as
 #: equivalent for the embedding judge: cos ≥ 0.7. Chosen on MiniLM pairs
@@ -136,7 +136,10 @@ class EmbeddingJudge:
 
     def matrix(self, texts: Sequence[str], *, question: str | None = None) -> np.ndarray:
         """(k, k) symmetric affinities of ``texts`` (``question`` unused)."""
-        return np.asarray(self.similarity.similarity_matrix(list(texts)), dtype=np.float64)
+        return np.asarray(
+            self.similarity.similarity_matrix(list(texts), kind="shifted_cosine", tau=KERNEL_TAU),
+            dtype=np.float64,
+        )
 
     def probability(self, premise: str, hypothesis: str, *, question: str | None = None) -> float:
         """The affinity a(premise, hypothesis); 1 for identical texts."""

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..paper.random_walk import KERNEL_TAU
 from ._graph import COINCIDE_NOTE
 from .registry import Method, ScoringContext, register
 
@@ -81,7 +82,12 @@ def compute(ctx: ScoringContext) -> float:
     else:
         flat = [s for sents in sentences for s in sents]
         offsets = np.cumsum([0] + [len(s) for s in sentences])
-        sim = np.asarray(ctx.similarity.similarity_matrix(flat + list(answers)), dtype=np.float64)
+        sim = np.asarray(
+            ctx.similarity.similarity_matrix(
+                flat + list(answers), kind="shifted_cosine", tau=KERNEL_TAU
+            ),
+            dtype=np.float64,
+        )
         cross = sim[: len(flat), len(flat) :]  # (sentences, answers)
 
         def support(i: int, k: int, j: int) -> float:

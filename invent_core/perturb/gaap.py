@@ -231,7 +231,9 @@ class _Run:
             cos = np.clip(vecs[1:] @ vecs[0], -1.0, 1.0)
             return affinity_from_cosine(cos, kind=self.cfg.affinity, tau=KERNEL_TAU)
         sim = np.asarray(
-            self.emb.similarity_matrix([self.question, *texts], kind=self.cfg.affinity)
+            self.emb.similarity_matrix(
+                [self.question, *texts], kind=self.cfg.affinity, tau=KERNEL_TAU
+            )
         )
         return (sim[0, 1:] + sim[1:, 0]) / 2.0
 

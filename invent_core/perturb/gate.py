@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from ..config import GateConfig
+from ..paper.random_walk import KERNEL_TAU
 from ..prompts import format_choices
 
 __all__ = [
@@ -574,7 +575,7 @@ def gate_affinities(similarity: Any, original: str, texts: Sequence[str]) -> np.
     """
     if not texts:
         return np.zeros(0)
-    sim = similarity.similarity_matrix([original, *texts], kind="shifted_cosine")
+    sim = similarity.similarity_matrix([original, *texts], kind="shifted_cosine", tau=KERNEL_TAU)
     return np.asarray(sim, dtype=np.float64)[0, 1:]
 
 
@@ -608,7 +609,9 @@ def gate_candidates(
     kept = list(accepted)
     sim = None
     if similarity is not None and texts:
-        sim = similarity.similarity_matrix([original, *kept, *texts], kind="shifted_cosine")
+        sim = similarity.similarity_matrix(
+            [original, *kept, *texts], kind="shifted_cosine", tau=KERNEL_TAU
+        )
         sim = np.asarray(sim, dtype=np.float64)  # (1 + a + k, 1 + a + k)
     rows = list(range(1, 1 + len(kept)))  # rows of the accepted texts in ``sim``
     verdicts = []

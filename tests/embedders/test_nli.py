@@ -7,6 +7,8 @@ import shutil
 import numpy as np
 import pytest
 
+from invent_core.paper.random_walk import KERNEL_TAU
+
 
 @pytest.fixture(scope="module")
 def tiny_nli(tmp_path_factory):
@@ -44,7 +46,7 @@ def test_nli_similarity_is_symmetrised_entailment(tiny_nli):
     sim = get_embedder(str(tiny_nli), device="cpu")
     texts = ["A cat sits on the mat.", "A dog runs in the park.", "Markets fell today."]
     directed = sim.directed_matrix(texts)
-    s = sim.similarity_matrix(texts)
+    s = sim.similarity_matrix(texts, kind="shifted_cosine", tau=KERNEL_TAU)
     np.testing.assert_allclose(s, (directed + directed.T) / 2)
     np.testing.assert_allclose(np.diag(s), 1.0)
     assert np.all((s >= 0) & (s <= 1))
@@ -72,7 +74,9 @@ def test_nli_folder_without_entailment_label(tmp_path, tiny_nli):
     cfg["id2label"] = {"0": "A", "1": "B", "2": "C"}
     (bad / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(ModelFileError, match="no 'entailment' label"):
-        NLISimilarity(bad, device="cpu").similarity_matrix(["a", "b"])
+        NLISimilarity(bad, device="cpu").similarity_matrix(
+            ["a", "b"], kind="shifted_cosine", tau=KERNEL_TAU
+        )
 
 
 def test_nli_needs_a_model_folder(tmp_path):

@@ -35,6 +35,7 @@ from invent_core.methods.entailment import (
     yes_probability,
 )
 from invent_core.methods.registry import ScoringContext, get_method
+from invent_core.paper.random_walk import KERNEL_TAU
 
 W3 = np.array([[1.0, 0.5, 0.2], [0.5, 1.0, 0.8], [0.2, 0.8, 1.0]])
 
@@ -116,7 +117,9 @@ def test_embedding_judge_threshold(minilm):
     assert not judge.entails("Paris", "London")
     assert equivalent(judge, "Tom Watson", "Watson")
     m = entailment_matrix(judge, ["Paris", "London"])
-    np.testing.assert_allclose(m, minilm.similarity_matrix(["Paris", "London"]))
+    np.testing.assert_allclose(
+        m, minilm.similarity_matrix(["Paris", "London"], kind="shifted_cosine", tau=KERNEL_TAU)
+    )
 
 
 def test_yes_probability_logprobs_and_text():
@@ -261,7 +264,7 @@ def test_luq_long_answers_use_sentence_support(minilm):
     ctx = _ctx(minilm, answers)
     sents = [luq.split_sentences(a) for a in answers]
     flat = [s for ss in sents for s in ss]
-    sim = minilm.similarity_matrix(flat + answers)
+    sim = minilm.similarity_matrix(flat + answers, kind="shifted_cosine", tau=KERNEL_TAU)
     cross = sim[: len(flat), len(flat) :]
     # reference by hand: sentence rows 0,1 belong to answer 0; 2 to answer 1; 3 to answer 2
     c0 = np.mean([np.mean([cross[0, 1], cross[0, 2]]), np.mean([cross[1, 1], cross[1, 2]])])

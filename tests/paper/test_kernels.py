@@ -124,14 +124,16 @@ def test_nli_kinds():
     directed = np.array([[1.0, 0.9, 0.0], [0.7, 1.0, 0.2], [0.0, 0.4, 1.0]])
     nli = _FixedNLI(directed)
     s = (directed + directed.T) / 2
-    np.testing.assert_allclose(nli.similarity_matrix(["a", "b", "c"]), s)
+    np.testing.assert_allclose(
+        nli.similarity_matrix(["a", "b", "c"], kind="shifted_cosine", tau=KERNEL_TAU), s
+    )
     sharp = nli.similarity_matrix(["a", "b", "c"], kind="exp_cosine", tau=0.5)
     np.testing.assert_allclose(sharp, np.exp(2 * (s - 1) / 0.5))
     np.testing.assert_allclose(np.diag(sharp), 1.0)
     with pytest.raises(ValueError, match="'abs_cosine' is not defined for an NLI similarity"):
-        nli.similarity_matrix(["a"], kind="abs_cosine")
+        nli.similarity_matrix(["a"], kind="abs_cosine", tau=KERNEL_TAU)
     with pytest.raises(ValueError, match="unknown affinity kind 'dot'"):
-        nli.similarity_matrix(["a"], kind="dot")
+        nli.similarity_matrix(["a"], kind="dot", tau=KERNEL_TAU)
 
 
 # -- identical vs scattered answers on real embeddings ---------------------------------
@@ -190,7 +192,7 @@ def test_embedder_similarity_matrix_takes_the_kernel(minilm):
         np.testing.assert_allclose(
             got, affinity_from_embeddings(minilm.encode(texts), kind=kind, tau=0.2), rtol=1e-6
         )
-    default = minilm.similarity_matrix(texts, kind="exp_cosine")
+    default = minilm.similarity_matrix(texts, kind="exp_cosine", tau=KERNEL_TAU)
     np.testing.assert_allclose(
         default, affinity_from_embeddings(minilm.encode(texts), kind="exp_cosine", tau=KERNEL_TAU)
     )

@@ -266,7 +266,15 @@ def test_the_kernel_functions_take_kind_and_tau_without_defaults():
     """Each default is written once, in ScoreConfig: the kernel functions repeat none."""
     import inspect
 
-    for fn in (affinity_from_cosine, affinity_from_embeddings):
+    from invent_core.embedders.base import CachedEmbedder, Similarity
+    from invent_core.embedders.nli import NLISimilarity
+
+    embedders = (Similarity, CachedEmbedder, NLISimilarity)  # the protocol and both kinds
+    for fn in (
+        affinity_from_cosine,
+        affinity_from_embeddings,
+        *(c.similarity_matrix for c in embedders),
+    ):
         params = inspect.signature(fn).parameters
         for name in ("kind", "tau"):
             assert params[name].default is inspect.Parameter.empty, (fn.__name__, name)

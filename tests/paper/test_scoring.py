@@ -12,7 +12,7 @@ import pytest
 
 from invent_core.config import ScoreConfig
 from invent_core.paper.measures import inv_entropy, max_py_x, ni_entropy, wd_px_py
-from invent_core.paper.random_walk import affinity_from_embeddings, transition_matrix
+from invent_core.paper.random_walk import KERNEL_TAU, affinity_from_embeddings, transition_matrix
 from invent_core.paper.scoring import (
     MEASURE_NAMES,
     ScoreResult,
@@ -194,7 +194,9 @@ def test_packaged_embedders_paraphrase_beats_unrelated(name):
             "A man is playing a guitar.",
             "Someone plays the guitar.",
             "The stock market fell sharply today.",
-        ]
+        ],
+        kind="shifted_cosine",
+        tau=KERNEL_TAU,
     )
     assert s[0, 1] > s[0, 2] + 0.15
     assert s[0, 1] > s[1, 2] + 0.15

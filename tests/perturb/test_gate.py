@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from invent_core.config import GateConfig, ParaphraseConfig, RunConfig
+from invent_core.paper.random_walk import KERNEL_TAU
 from invent_core.perturb.gate import (
     REASONS,
     GateVerdict,
@@ -449,7 +450,9 @@ def test_gate_round_with_minilm(minilm):
     verdicts = gate_candidates(candidates, AUSTRALIA, similarity=minilm)
     texts = [v.text for v in verdicts]
     aff = gate_affinities(minilm, AUSTRALIA, texts)
-    expected = minilm.similarity_matrix([AUSTRALIA, *texts])[0, 1:]
+    expected = minilm.similarity_matrix([AUSTRALIA, *texts], kind="shifted_cosine", tau=KERNEL_TAU)[
+        0, 1:
+    ]
     np.testing.assert_allclose(aff, expected)
     assert aff[1] < GateConfig().delta  # 0.693 with all-MiniLM-L6-v2
     assert [v.reason for v in verdicts] == [None, "low_affinity", None, None, "duplicate"]
@@ -460,7 +463,9 @@ def test_gate_round_with_minilm(minilm):
 def test_gate_round_near_duplicate_of_an_accepted_one(minilm):
     first = "Which city serves as the capital of Australia?"
     second = "Which city serves as Australia's capital?"
-    a = float(minilm.similarity_matrix([first, second])[0, 1])
+    a = float(
+        minilm.similarity_matrix([first, second], kind="shifted_cosine", tau=KERNEL_TAU)[0, 1]
+    )
     cfg = GateConfig(near_duplicate=a - 1e-6)  # just at the pair's affinity
     verdicts = gate_candidates([first, second], AUSTRALIA, similarity=minilm, config=cfg)
     assert [v.reason for v in verdicts] == [None, "near_duplicate"]
