@@ -54,7 +54,7 @@ class PairSimilarity:
         self.pairs = {frozenset(k): v for k, v in (pairs or {}).items()}
         self.calls = 0
 
-    def similarity_matrix(self, texts, kind="shifted_cosine"):
+    def similarity_matrix(self, texts, *, kind, tau):
         assert kind == "shifted_cosine"
         self.calls += 1
         m = np.full((len(texts), len(texts)), 0.9)
