@@ -2,8 +2,7 @@
 
 A GGUF file (its ``GGUF`` magic and header) runs on the embedded llama.cpp,
 as ``--llm gguf:FILE``; a folder with ``config.json`` is a Hugging Face model
-for the transformers engine (``--llm hf:PATH``), accepted here and run once
-``get_llm`` can make it. The verdict names the model, the engine and the
+for the transformers engine (``--llm hf:PATH``). The verdict names the model, the engine and the
 device, or what is wrong with the path.
 """
 
@@ -77,12 +76,5 @@ def _check_folder(typed: str, folder: Path) -> PathCheck:
             "ok",
             f"Hugging Face model folder · engine: transformers · device: {device}",
             f"hf:{typed}",
-        )
-    if "is unknown" in problem:  # no transformers engine in this version
-        return PathCheck(
-            "warning",
-            f"{typed}: a Hugging Face model folder (config.json); it needs the transformers "
-            "engine (`--llm hf:PATH`), which this version does not have yet. A GGUF file of "
-            "the model runs now.",
         )
     return PathCheck("error", f"{problem}.")

@@ -134,7 +134,7 @@ def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
         format_func=lambda s: LLM_LABELS.get(s, s),
         key=_seed("llm", canon["llm"]),
         help="The packaged local model needs no key and no network. Your model: a GGUF file "
-        "on this machine, run by the embedded llama.cpp.",
+        "on this machine (the embedded llama.cpp) or a Hugging Face model folder (transformers).",
     )
     _model_fields(sb, canon, "")
     if canon["llm"] != "openai":

@@ -49,9 +49,8 @@ def test_the_path_check_names_model_engine_and_device_or_the_problem(tmp_path, g
     assert "without config.json" in check_model_path(str(tmp_path)).message
     (tmp_path / "config.json").write_text("{}")
     folder = check_model_path(str(tmp_path))
-    assert folder.level in ("warning", "ok")  # "ok" once the transformers engine (hf:) exists
-    if folder.level == "warning":
-        assert "needs the transformers engine" in folder.message
+    assert folder.ok and folder.spec == f"hf:{tmp_path}"  # the transformers engine runs it
+    assert "engine: transformers" in folder.message
 
 
 def test_your_model_in_the_sidebar_is_checked_as_typed(tmp_path, gguf):
