@@ -266,10 +266,19 @@ class ParaphraseConfig:
     frequency_penalty: float = _opt(
         0.5, "OpenAI frequency_penalty of the list request (0 = the paper's)"
     )  # ours: stops small models repeating a line
+    constructions: bool = _opt(
+        True, "single style: each request asks for another construction (Do you know …, passive …)"
+    )  # ours, issue #24 §1: the 0.5B echoes the question when asked the same thing ten times
+    premises_kept: bool = _opt(
+        True, "single style: reword only the last sentence of a multi-sentence question"
+    )  # ours, issue #24 §1: the 0.5B rewords a word problem by dropping its numbers
     gate: GateConfig = field(default_factory=GateConfig)  # issue #12 §1
 
     def __post_init__(self) -> None:
         o = "ParaphraseConfig"
+        for name in ("constructions", "premises_kept"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{o}.{name} must be true or false, got {getattr(self, name)!r}")
         _check_choice(o, "style", self.style, Literal["auto", "list", "single"])
         if self.temperature is not None:
             _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)

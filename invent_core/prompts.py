@@ -44,10 +44,98 @@ PARAPHRASE_ONE_EXAMPLES: tuple[tuple[str, str], ...] = (
 )
 
 
-def paraphrase_one_messages(sentence: str) -> list[dict[str, str]]:
-    """Chat messages asking for a single paraphrase, with the worked examples first."""
-    msgs = [{"role": "system", "content": PARAPHRASE_ONE_SYSTEM}]
-    for q, a in PARAPHRASE_ONE_EXAMPLES:
+#: Constructions the one-rewording requests rotate through (not in the paper; issue #24 §1).
+#: Asked the same thing ten times, Qwen2.5-0.5B mostly echoes the question (97 of 152
+#: arithmetic candidates were the question itself; scripts/measure_rewordings.py): the
+#: variety GPT-3.5 put into one list of nine has to be asked for. Request k gets
+#: construction k mod 8 — an instruction in the system message and two worked examples
+#: of that very construction (the small model copies examples far better than it follows
+#: instructions). Every example keeps the meaning exactly: the same wh-target, numbers
+#: and qualifiers. A passive-voice construction was tried and dropped: the 0.5B turned
+#: "How many …" into "By how many …" on most questions. Words of the examples that leak
+#: into a rewording ("… ring in Paris") are caught by the gate's added-entity rule.
+PARAPHRASE_CONSTRUCTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "Use other words for the verb and the nouns.",
+        (
+            ("Who wrote the novel Moby-Dick?", "Which author penned the novel Moby-Dick?"),
+            ("How many legs does a spider have?", "How many limbs does a spider possess?"),
+        ),
+    ),
+    (
+        "Start the question with a different question word or phrase.",
+        (
+            ("How many legs does a spider have?", "What is the number of legs on a spider?"),
+            (
+                "Which river flows through Paris?",
+                "What is the name of the river that flows through Paris?",
+            ),
+        ),
+    ),
+    (
+        "Begin with 'Can you tell me'.",
+        (
+            ("Where is the Eiffel Tower?", "Can you tell me where the Eiffel Tower is?"),
+            ("What is 12 divided by 4?", "Can you tell me what 12 divided by 4 is?"),
+        ),
+    ),
+    (
+        "Begin with 'Do you know'.",
+        (
+            ("Who painted the Mona Lisa?", "Do you know who painted the Mona Lisa?"),
+            ("How many days are in a leap year?", "Do you know how many days are in a leap year?"),
+        ),
+    ),
+    (
+        "Begin with 'Tell me,'.",
+        (
+            ("Who painted the Mona Lisa?", "Tell me, who painted the Mona Lisa?"),
+            ("How many days are in a leap year?", "Tell me, how many days are in a leap year?"),
+        ),
+    ),
+    (
+        "Use a more formal, precise style.",
+        (
+            (
+                "How many days are in a leap year?",
+                "What is the total number of days in a leap year?",
+            ),
+            ("What is 7 plus 5?", "What is the result of adding 7 and 5?"),
+        ),
+    ),
+    (
+        "Use short, plain words.",
+        (
+            ("What is the capital city of Australia?", "Which city is Australia's capital?"),
+            (
+                "What is the boiling point of water in Celsius?",
+                "At what Celsius temperature does water boil?",
+            ),
+        ),
+    ),
+    (
+        "Change the order of the parts of the question.",
+        (
+            ("In which year did the Titanic sink?", "The Titanic sank in which year?"),
+            ("What is 9 times 6?", "9 times 6 is what?"),
+        ),
+    ),
+)
+
+
+def paraphrase_one_messages(sentence: str, construction: int | None = None) -> list[dict[str, str]]:
+    """Chat messages asking for a single paraphrase, with worked examples first.
+
+    ``construction``: ``None`` sends the plain instruction and
+    :data:`PARAPHRASE_ONE_EXAMPLES`; an int ``k`` asks for construction
+    ``k mod len(PARAPHRASE_CONSTRUCTIONS)`` with its own two examples.
+    """
+    system, examples = PARAPHRASE_ONE_SYSTEM, PARAPHRASE_ONE_EXAMPLES
+    if construction is not None:
+        how, examples = PARAPHRASE_CONSTRUCTIONS[construction % len(PARAPHRASE_CONSTRUCTIONS)]
+        system = f"{system} {how}"
+    msgs = [{"role": "system", "content": system}]
+    for q, a in examples:
         msgs.append({"role": "user", "content": PARAPHRASE_ONE_TEMPLATE.format(sentence=q)})
         msgs.append({"role": "assistant", "content": a})
     msgs.append(

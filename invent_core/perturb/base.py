@@ -167,6 +167,8 @@ class ParaphrasePerturber:
             n=n,
             seed=config.seed,
             style=opts.style,
+            constructions=opts.constructions,
+            premises_kept=opts.premises_kept,
             temperature=opts.temperature,
             max_tokens=opts.max_tokens,
             max_requests=opts.max_requests,

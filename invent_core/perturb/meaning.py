@@ -11,7 +11,9 @@ the meaning flips a small paraphraser makes most often:
   division; plus → minus) or a factor appears ("twice", a new number);
 * **qualifier** — an ordinal, a superlative or a negation of the original is
   dropped ("the first woman to win" → "won");
-* **role swap** — "capital of France" becomes "country's capital is France".
+* **role swap** — "capital of France" becomes "country's capital is France";
+* **added entity** — a number or a name the original does not have ("How many
+  times did the alarm ring in Paris?"; a worked example leaking in).
 
 :func:`changed_meaning` returns a note for the first rule that fires, else
 None. It is used by the gate (reason ``changed_meaning``) and by GAAP's final
@@ -247,6 +249,21 @@ def _subject_object_swap(candidate: str, original: str) -> str | None:
     return None
 
 
+def _entity_added(candidate: str, original: str) -> str | None:
+    """A number or name the original does not have ("… ring in Paris", "What is 21 minus 52?").
+
+    The mirror of the gate's ``lost_entity``: a rewording asks about the same
+    things, so every number, capitalised word after a sentence's first and quoted
+    span of the candidate must be in the original (case-insensitive, simple
+    inflections and number words allowed).
+    """
+    from .gate import _candidate_vocabulary, _kept, key_entities
+
+    vocab = _candidate_vocabulary(original)
+    added = [e for e in key_entities(candidate) if not _kept(e, vocab)]
+    return "added " + ", ".join(repr(e) for e in added) if added else None
+
+
 def changed_meaning(candidate: str, original: str) -> str | None:
     """A note when ``candidate`` visibly asks for something else than ``original``, else None.
 
@@ -265,6 +282,7 @@ def changed_meaning(candidate: str, original: str) -> str | None:
         _arithmetic_changed,
         _wh_changed,
         _qualifier_dropped,
+        _entity_added,
     ):
         note = rule(candidate, original)
         if note is not None:

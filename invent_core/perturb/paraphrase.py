@@ -241,6 +241,8 @@ def gated_paraphrase(
     stream: bool = True,
     system: str | None = PARAPHRASE_SYSTEM,
     style: str = _DEFAULTS.style,
+    constructions: bool = _DEFAULTS.constructions,
+    premises_kept: bool = _DEFAULTS.premises_kept,
     gate: GateConfig | None = None,
     similarity: Any = None,
     on_accept: OnAccept | None = None,
@@ -273,6 +275,9 @@ def gated_paraphrase(
         ``n + 1`` concurrent requests, then more for repeats; ``"auto"``:
         ``"single"`` for backends declaring ``prefers_single_paraphrase``
         (the packaged local models), else ``"list"``.
+    constructions : single style: request k asks for construction k of
+        :data:`~invent_core.prompts.PARAPHRASE_CONSTRUCTIONS` (ours).
+    premises_kept : single style: reword only the last sentence (:func:`split_premises`).
     gate : the validity gate; ``None`` or ``enabled=False``: the paper's behaviour.
     similarity : the run's embedder for the gate's affinity checks (``None``:
         text checks only).
@@ -284,29 +289,101 @@ def gated_paraphrase(
     -------
     ParaphraseResult; :class:`LLMError` when no reply was usable at all.
     """
-    asker = _Asker.build(
-        question,
-        llm,
-        n=n,
-        temperature=temperature,
-        seed=seed,
-        max_tokens=max_tokens,
-        frequency_penalty=frequency_penalty,
-        stream=stream,
-        system=system,
-        style=style,
-    )
-    asker.on_reply = on_reply
+    opts = dict(n=n, temperature=temperature, seed=seed, max_tokens=max_tokens, stream=stream)
+    opts |= dict(frequency_penalty=frequency_penalty, system=system)
+    asker, premises = _asker_for(question, llm, style, premises_kept, opts)
+    asker.on_reply, asker.constructions = on_reply, asker.style == "single" and constructions
     if max_requests < 1:
         raise ValueError(f"max_requests must be >= 1, got {max_requests}")
     rng = rng if rng is not None else np.random.default_rng(seed)
+    told = _with_premises(premises, on_accept)
     if gate is None or not gate.enabled:
-        return _ungated(
-            question, asker, n=n, max_requests=max_requests, rng=rng, on_accept=on_accept
+        result = _ungated(
+            asker.question, asker, n=n, max_requests=max_requests, rng=rng, on_accept=told
         )
-    return _gated(
-        question, asker, n=n, gate=gate, similarity=similarity, rng=rng, on_accept=on_accept
-    )
+    else:
+        result = _gated(
+            asker.question, asker, n=n, gate=gate, similarity=similarity, rng=rng, on_accept=told
+        )
+    return _attach_premises(result, premises)
+
+
+def _asker_for(
+    question: str, llm: Any, style: str, premises_kept: bool, opts: dict[str, Any]
+) -> tuple[_Asker, str]:
+    """The asker for ``question`` and the premises kept out of the rewording ("" when none)."""
+    asker = _Asker.build(question, llm, style=style, **opts)
+    if asker.style != "single" or not premises_kept:
+        return asker, ""
+    premises, ask = split_premises(question)
+    if not premises:
+        return asker, ""
+    return _Asker.build(ask, asker.model, style="single", **opts), premises
+
+
+#: A sentence end: . ! or ? (a closing quote or bracket may follow), blanks, then a
+#: capital, digit or opening quote. Decimals ("3.5") have no blank after the point.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(]?[A-Z0-9])")
+#: A point that ends an abbreviation, not a sentence ("U.S.", "Mr.", "etc." before a capital).
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:[A-Za-z]\.){1,4}|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|vs|No|Mt|Ft|Gen|Col|Lt|Sgt|Capt|"
+    r"Prof|Inc|Ltd|Co|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)$"
+)
+
+
+def split_premises(question: str) -> tuple[str, str]:
+    """``(premises, ask)``: the sentences before the last one, and the last one.
+
+    Ours, for the single style (small models). The paper rewords the whole
+    question with GPT-3.5; asked to, the 0.5B returns the last sentence alone
+    and drops the data before it (125 of 152 GSM8K candidates lost a number;
+    ``scripts/measure_rewordings.py``). So the sentences before the last one (a
+    word problem's data, a trivia question's setting) are kept word for word in
+    every perturbation and only the last one is reworded and gated.
+
+    Only a question whose last sentence ends with "?" and has at least three
+    words is split; otherwise ``("", question)``. ``premises + " " + ask`` is
+    the question with its blanks normalised at the one boundary.
+
+    >>> split_premises("Amber ran 8 miles. Micah ran 3.5 times that. How far did Micah run?")
+    ('Amber ran 8 miles. Micah ran 3.5 times that.', 'How far did Micah run?')
+    >>> split_premises("Who was the U.S. President in 1901?")
+    ('', 'Who was the U.S. President in 1901?')
+    """
+    text = question.strip()
+    if not text.endswith("?"):
+        return "", question
+    cuts = [m for m in _SENTENCE_END.finditer(text) if not _ABBREVIATION.search(text[: m.start()])]
+    if not cuts:
+        return "", question
+    premises, ask = text[: cuts[-1].start()].rstrip(), text[cuts[-1].end() :].strip()
+    premises += text[cuts[-1].start() : cuts[-1].end()].strip()  # a closing quote or bracket
+    if len(ask.split()) < 3 or not premises:
+        return "", question
+    return premises, ask
+
+
+def _join_premises(premises: str, text: str) -> str:
+    return f"{premises} {text}" if premises else text
+
+
+def _with_premises(premises: str, on_accept: OnAccept | None) -> OnAccept | None:
+    """``on_accept`` that is told the whole perturbation (premises + reworded last sentence)."""
+    if not premises or on_accept is None:
+        return on_accept
+    return lambda index, text: on_accept(index, _join_premises(premises, text))
+
+
+def _attach_premises(result: ParaphraseResult, premises: str) -> ParaphraseResult:
+    """Put the kept premises back in front of every perturbation and candidate."""
+    if not premises:
+        return result
+    result.perturbations = [_join_premises(premises, p) for p in result.perturbations]
+    for rec in result.candidates:
+        if rec.get("text"):
+            rec["text"] = _join_premises(premises, rec["text"])
+    result.acceptance["premises_kept"] = len(premises.split())
+    return result
 
 
 #: Sampling temperature of ``style="single"`` (ours; see :func:`paraphrase`).
@@ -329,6 +406,7 @@ class _Asker:
     template: Any  # the Request of replication 0; rounds change only ``replication``
     stream: bool
     requests: int = 0
+    constructions: bool = False  # single style: request k asks for construction k
     replies: list[str] = field(default_factory=list)
     on_reply: Callable[[int, int], None] | None = None  # progress(done, total) of a round
 
@@ -356,14 +434,23 @@ class _Asker:
         """Requests of the first round: one list, or ``n + 1`` single rewordings (one spare)."""
         return 1 if self.style == "list" else self.n + 1
 
-    def ask(self, missing: int, limit: int) -> list[tuple[list[str], str]]:
-        """One round: (parsed paraphrases, raw reply) per reply, at most ``limit`` requests."""
+    def _request(self, index: int) -> Any:
+        """Request ``index``: the template with its replication (and construction) set."""
         from dataclasses import replace
 
+        from ..prompts import paraphrase_one_messages
+
+        if not self.constructions:
+            return replace(self.template, replication=index)
+        messages = paraphrase_one_messages(self.question, construction=index)
+        return replace(self.template, replication=index, messages=messages)
+
+    def ask(self, missing: int, limit: int) -> list[tuple[list[str], str]]:
+        """One round: (parsed paraphrases, raw reply) per reply, at most ``limit`` requests."""
         from ..llm.base import StreamingLLM
 
         count = 1 if self.style == "list" else max(1, min(missing + 1, limit))
-        reqs = [replace(self.template, replication=self.requests + k) for k in range(count)]
+        reqs = [self._request(self.requests + k) for k in range(count)]
         self.requests += count
         if self.style == "list" and self.stream and isinstance(self.model, StreamingLLM):
             q, n = self.question, self.n

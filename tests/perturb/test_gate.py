@@ -137,10 +137,15 @@ BAD = [
     # length
     ("Michael Hutchence, 1997: city?", HUTCHENCE, "length_ratio"),
     (
-        "Which city, located in the Australian Capital Territory and chosen as a compromise "
-        "between Sydney and Melbourne, is the capital of Australia?",
+        "Which city, located in the capital territory of the country and chosen as a compromise "
+        "between its two largest cities, is the capital of Australia?",
         AUSTRALIA,
         "length_ratio",
+    ),
+    (  # names the question does not have: a worked example leaking in (issue #24 §1)
+        "Which city, chosen between Sydney and Melbourne, is the capital of Australia?",
+        AUSTRALIA,
+        "changed_meaning",
     ),
 ]
 
@@ -217,7 +222,7 @@ GOOD = [
         None,
     ),
     ("What is the total number of legs on three spiders?", SPIDERS, None),
-    ("Which golfer won the British and U.S. Opens in 1982?", "Who won the US Open in 1982?", None),
+    ("Which golfer won the U.S. Open in 1982?", "Who won the US Open in 1982?", None),
     # a foreign question reworded in its own language
     (
         "Quelle ville est la capitale de l'Australie ?",
@@ -442,7 +447,7 @@ def test_gate_config_lives_in_the_paraphrase_config():
 def test_gate_round_with_minilm(minilm):
     candidates = [
         "Rewritten question: Which city serves as the capital of Australia?",
-        "Who sings the song Down Under from Australia?",  # on topic, not a rewording
+        "Who sings the song Down Under from Australia?",  # on topic, not a rewording, new names
         "What is Australia's capital city?",
         "What is the capital city of Australia?",
         "Which city serves as the capital of Australia ?",
@@ -455,7 +460,8 @@ def test_gate_round_with_minilm(minilm):
     ]
     np.testing.assert_allclose(aff, expected)
     assert aff[1] < GateConfig().delta  # 0.693 with all-MiniLM-L6-v2
-    assert [v.reason for v in verdicts] == [None, "low_affinity", None, None, "duplicate"]
+    # the new names ("Down", "Under") are the first check to fail; the affinity would too
+    assert [v.reason for v in verdicts] == [None, "changed_meaning", None, None, "duplicate"]
     assert gate_affinities(minilm, AUSTRALIA, []).shape == (0,)
 
 

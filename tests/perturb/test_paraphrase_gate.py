@@ -270,3 +270,93 @@ def test_the_acceptance_line_gives_distinct_states_and_warns_when_few():
     line = acceptance_line(acc | {"distinct": 3, "states": 9})
     assert "distinct states: 3 of 9" in line and "only 3 distinct states of 9" in line
     assert distinct_warning(acc | {"distinct": 7, "states": 9}) is None
+
+
+def _msgs(request):
+    """A request's chat messages as dicts (Request keeps them as hashable pairs)."""
+    return [dict(m) for m in request.messages]
+
+
+def test_each_single_request_asks_for_another_construction_with_its_own_examples():
+    """Issue #24 §1: the k-th request carries construction k's instruction and examples."""
+    from invent_core.prompts import PARAPHRASE_CONSTRUCTIONS
+
+    llm = RecordingLLM(GOOD + ["Tell me, what is the capital of Australia?"] * 6)
+    _gated(llm, 4)
+    systems = [_msgs(r)[0]["content"] for r in llm.requests]
+    for k, request in enumerate(llm.requests):
+        how, examples = PARAPHRASE_CONSTRUCTIONS[k % len(PARAPHRASE_CONSTRUCTIONS)]
+        assert systems[k].endswith(how)
+        assert _msgs(request)[2]["content"] == examples[0][1]
+        assert _msgs(request)[-1]["content"].endswith(AUSTRALIA)
+        assert request.replication == k
+    assert len(set(systems)) == len(llm.requests)  # five requests, five constructions
+
+
+def test_without_constructions_every_request_is_the_same_prompt():
+    llm = RecordingLLM(GOOD + [GOOD[0]] * 6)
+    _gated(llm, 4, constructions=False)
+    assert len({str(r.messages) for r in llm.requests}) == 1
+
+
+WORD_PROBLEM = (
+    "Amber, Micah, and Ahito ran 52 miles in total. Amber ran 8 miles. "
+    "Micah ran 3.5 times what Amber ran. How many miles did Ahito run?"
+)
+PREMISES = WORD_PROBLEM[: WORD_PROBLEM.rindex(" How")]
+
+
+def test_a_word_problem_keeps_its_data_and_only_the_question_sentence_is_reworded():
+    """Issue #24 §1: the 0.5B drops a word problem's numbers when asked to reword all of it."""
+    told = []
+    llm = RecordingLLM(
+        [
+            "What distance did Ahito run?",
+            "How far did Ahito run in miles?",
+            "How many miles did Ahito run in Paris?",  # an example's name leaking in: rejected
+        ]
+        + ["How many miles did Ahito run?"] * 16
+    )
+    res = gated_paraphrase(
+        WORD_PROBLEM, llm=llm, n=3, seed=1, style="single", gate=GateConfig(),
+        on_accept=lambda i, t: told.append(t),
+    )  # fmt: skip
+    asked = [_msgs(r)[-1]["content"] for r in llm.requests]
+    assert all(a.endswith(": How many miles did Ahito run?") for a in asked)
+    assert res.perturbations[:2] == [
+        f"{PREMISES} What distance did Ahito run?",
+        f"{PREMISES} How far did Ahito run in miles?",
+    ]
+    assert all(p.startswith(PREMISES + " ") for p in res.perturbations + told)
+    assert res.acceptance["premises_kept"] == len(PREMISES.split())
+    flip = next(c for c in res.candidates if "Paris" in c["text"])
+    assert flip["reason"] == "changed_meaning" and "Paris" in flip["detail"]
+    assert flip["text"].startswith(PREMISES)
+
+
+def test_premises_kept_off_rewords_the_whole_question():
+    llm = RecordingLLM([WORD_PROBLEM.replace("How many", "What number of")] + [WORD_PROBLEM] * 18)
+    gated_paraphrase(
+        WORD_PROBLEM, llm=llm, n=1, seed=1, style="single", gate=GateConfig(), premises_kept=False
+    )
+    assert _msgs(llm.requests[0])[-1]["content"].endswith(WORD_PROBLEM)
+
+
+@pytest.mark.parametrize(
+    "question, premises",
+    [
+        (WORD_PROBLEM, PREMISES),
+        ("Who was the U.S. President in 1901?", ""),  # abbreviation, one sentence
+        ("Mr. Smith is here. Dr. Who?", ""),  # last sentence under three words
+        ("It rained. Then it stopped.", ""),  # not a question
+        ('He said "Go." Where did he go then?', 'He said "Go."'),
+        ("Michael drove 50km/hr (stops for gas, etc.). How far did he go in 3 h?",
+         "Michael drove 50km/hr (stops for gas, etc.)."),  # fmt: skip
+    ],
+)
+def test_split_premises(question, premises):
+    from invent_core.perturb.paraphrase import split_premises
+
+    got_premises, ask = split_premises(question)
+    assert got_premises == premises
+    assert (f"{premises} {ask}" if premises else ask) == question
