@@ -48,11 +48,17 @@ def _eval_row(r: Mapping[str, Any], methods: Sequence[str]) -> dict[str, Any]:
 
 
 def eval_payload(
-    result: Any, cfg: Any, *, llm: str | None = None, out: Path | None = None
+    result: Any,
+    cfg: Any,
+    *,
+    llm: str | None = None,
+    out: Path | None = None,
+    paraphrase_llm: str | None = None,
 ) -> dict[str, Any]:
     """JSON payload of an ``invent_core.experiments.reproduce.evaluate`` result (its evaluation included).
 
-    ``llm`` is the identity of the LLM that answered (for the model advice and the history);
+    ``llm`` is the identity of the LLM that answered (for the model advice and the history),
+    ``paraphrase_llm`` that of the model that reworded when it is another one;
     ``out`` is the evaluation folder, whose saved runs give each row its r answers.
     """
     evaluation = getattr(result, "evaluation", None)
@@ -60,6 +66,7 @@ def eval_payload(
         "format": EVAL_FORMAT,
         "config": cfg.to_dict(),
         "llm": llm,
+        **_rewording_model(llm, paraphrase_llm),
         "methods": list(result.methods),
         "labels": _labels(result.methods),
         "rows": _rows_with_answers(result.rows, result.methods, out),
@@ -94,7 +101,14 @@ def _rows_with_answers(
     return rows
 
 
-def folder_payload(out: Path, cfg: Any, *, reason: str, llm: str | None = None) -> dict | None:
+def _rewording_model(llm: str | None, paraphrase_llm: str | None) -> dict[str, str]:
+    """``{"paraphrase_llm": …}`` when another model reworded, else nothing (older payloads: none)."""
+    return {"paraphrase_llm": paraphrase_llm} if paraphrase_llm and paraphrase_llm != llm else {}
+
+
+def folder_payload(
+    out: Path, cfg: Any, *, reason: str, llm: str | None = None, paraphrase_llm: str | None = None
+) -> dict | None:
     """The per-question payload of an evaluation folder, without summary metrics.
 
     Reads ``scores.csv`` (one judged row per finished question) through the core's
@@ -118,6 +132,7 @@ def folder_payload(out: Path, cfg: Any, *, reason: str, llm: str | None = None) 
         "format": EVAL_FORMAT,
         "config": cfg.to_dict(),
         "llm": llm,
+        **_rewording_model(llm, paraphrase_llm),
         "methods": methods,
         "labels": _labels(methods),
         "rows": rows,
@@ -186,12 +201,24 @@ def eval_arrays(payload: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, np.nd
     return correct, table
 
 
-def tsu_payload(result: Any, temperatures: Sequence[float], cfg: Any) -> dict[str, Any]:
-    """JSON payload of an ``invent_core.experiments.reproduce.tsu`` result (its TSU table included)."""
+def tsu_payload(
+    result: Any,
+    temperatures: Sequence[float],
+    cfg: Any,
+    *,
+    llm: str | None = None,
+    paraphrase_llm: str | None = None,
+) -> dict[str, Any]:
+    """JSON payload of an ``invent_core.experiments.reproduce.tsu`` result (its TSU table included).
+
+    ``llm`` / ``paraphrase_llm``: the answering and (when another) the rewording model.
+    """
     methods = list(result.methods)
     return {
         "format": TSU_FORMAT,
         "config": cfg.to_dict(),
+        **({"llm": llm} if llm else {}),
+        **_rewording_model(llm, paraphrase_llm),
         "temperatures": [float(t) for t in temperatures],
         "methods": methods,
         "labels": _labels(methods),

@@ -38,6 +38,7 @@ st.caption(
 def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
     """Run ``invent_core.experiments.reproduce.tsu`` in a background job; keep its payload in the history."""
     llm = resources.llm_for(settings)
+    ids = resources.llm_identities(settings)
     history = archive.store()
 
     def work(progress, cancel):
@@ -49,7 +50,9 @@ def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
             progress=progress,
             cancel=cancel,
         )
-        return tsu_payload(result, temps, cfg)
+        return tsu_payload(
+            result, temps, cfg, llm=ids["llm_identity"], paraphrase_llm=ids["paraphrase_identity"]
+        )
 
     def keep(payload) -> str:
         n = len({r["id"] for r in payload["rows"]})

@@ -50,7 +50,8 @@ UNDEFINED = (
 
 def _start(cfg: ExperimentConfig, out) -> None:
     llm = resources.llm_for(settings)
-    identity = resources.llm_identity(settings)
+    ids = resources.llm_identities(settings)
+    identity, para = ids["llm_identity"], ids["paraphrase_identity"]
     history = archive.store()
 
     def work(progress, cancel):
@@ -61,7 +62,7 @@ def _start(cfg: ExperimentConfig, out) -> None:
             progress=progress,
             cancel=cancel,
         )
-        return eval_payload(result, cfg, llm=identity, out=out)
+        return eval_payload(result, cfg, llm=identity, out=out, paraphrase_llm=para)
 
     def keep(payload) -> str:
         return archive.keep_payload(history, "evaluation", payload, _title(payload))
@@ -72,7 +73,7 @@ def _start(cfg: ExperimentConfig, out) -> None:
         label=f"Evaluating {cfg.limit} {cfg.dataset} questions",
         kind="evaluation",
         on_done=keep,
-        context={"cfg": cfg, "out": out, "llm": identity},
+        context={"cfg": cfg, "out": out, "llm": identity, "paraphrase_llm": para},
         expected=resources.expected_range(settings, cfg.run, cfg.limit),
     )
 
@@ -89,7 +90,13 @@ def _salvage(job) -> bool:
     """
     ctx = job.context
     reason = error_text(job.error)  # "cancelled after 3 of 10; the 3 finished are kept" …
-    payload = folder_payload(ctx["out"], ctx["cfg"], reason=reason, llm=ctx["llm"])
+    payload = folder_payload(
+        ctx["out"],
+        ctx["cfg"],
+        reason=reason,
+        llm=ctx["llm"],
+        paraphrase_llm=ctx.get("paraphrase_llm"),
+    )
     if payload is None:
         return False
     rows = payload["rows"]

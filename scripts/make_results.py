@@ -589,6 +589,31 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
     return lines + [""]
 
 
+def graph_judge_section(folder: Path, title: str, labels: dict[str, str]) -> list[str]:
+    """The answer-graph baselines under both judges (``graph_llm_judge.json``, scripts/graph_judge.py)."""
+    path = folder / "graph_llm_judge.json"
+    if not path.is_file():
+        return []
+    g = json.loads(path.read_text(encoding="utf-8"))
+    names = list(g["auroc"])
+    emb, llm = g["spearman_embedding"], g["spearman_llm"]
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    body = [[labels.get(m, m), _f3(g["auroc"][m]["embedding"]), _f3(g["auroc"][m]["llm"])]
+            for m in names]  # fmt: skip
+    rho = [[f"{labels.get(a, a)} / {labels.get(b, b)}", _f3(emb[a][b]), _f3(llm[a][b])]
+           for a, b in pairs]  # fmt: skip
+    return [f"#### {title}: the answer-graph baselines with the LLM entailment judge", "",
+            f"{g['n_questions']} questions ({g['n_correct']} right); the same saved answers judged "
+            f"by the embedding threshold (default) and by the run's LLM asked whether two answers "
+            f"mean the same ({g['seconds']:.0f} s at load {g['load']:.1f}).", "",
+            *md_table(["Method", "AUROC, embedding judge", "AUROC, LLM judge"], body), "",
+            *md_table(["Spearman ρ", "embedding judge", "LLM judge"], rho), ""]  # fmt: skip
+
+
+def _f3(value: float | None) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:.3f}"
+
+
 def analysis_sections(root: Path, folders: list[Folder]) -> list[str]:
     """Rank agreement between methods, where the uncertainty comes from, and the breakdown."""
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -600,6 +625,8 @@ def analysis_sections(root: Path, folders: list[Folder]) -> list[str]:
     lines = ["## Methods that coincide", "", *_notes(root, "coincide.md")]
     for f in evals:
         lines += breakdown.agreement_section(f.path, _title(f), f.results.get("labels", {}))
+    for f in evals:
+        lines += graph_judge_section(f.path, _title(f), f.results.get("labels", {}))
     lines += ["## Where the uncertainty comes from (beyond the paper)", "",
               *_notes(root, "spread.md")]  # fmt: skip
     rows = [breakdown.spread_line(_title(f), breakdown.spread_rows(f.path)) for f in evals]
@@ -609,6 +636,42 @@ def analysis_sections(root: Path, folders: list[Folder]) -> list[str]:
         lines += ["## Performance breakdown (the paper's ablations, re-scored)", "",
                   *_notes(root, "breakdown.md")]  # fmt: skip
         lines += [line for s in sections for line in s]
+    return lines
+
+
+def cleaning_gate_section(root: Path) -> list[str]:
+    """How issue #24's cleaning and meaning check moved Inv-Entropy (``cleaning_gate.json``).
+
+    Written by ``scripts/measure_issue24_auroc.py``: the saved runs re-scored
+    without an LLM call, and two evaluations of the same questions made before
+    and after.
+    """
+    path = root / "cleaning_gate.json"
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lines = ["## How the meaning check and the cleaning moved the scores", "",
+             *_notes(root, "cleaning_gate.md")]  # fmt: skip
+    same = data.get("same_questions")
+    if same:
+        b, a = same["before"], same["after"]
+        lines += [f"**The same {same['n_questions']} questions, run before and after** "
+                  f"(`{same['old']}` → `{same['new']}`, {same['n_correct']} right in both, "
+                  f"{same['n_boot']} paired resamples): Inv-Entropy AUROC {pm(b['mean'], b['std'])} "
+                  f"→ {pm(a['mean'], a['std'])}, Δ {a['delta']:+.3f} ± {a['delta_std']:.3f}.", ""]  # fmt: skip
+    body = []
+    for rec in data.get("saved_runs", []):
+        s = rec["saved"]
+        cells = [f"{pm(r['mean'], r['std'])} ({r['delta']:+.3f} ± {r['delta_std']:.3f})"
+                 for r in rec["rows"].values()]  # fmt: skip
+        body.append([f"{rec['folder']} ({rec['n_questions']} q)", pm(s["mean"], s["std"]), *cells,
+                     f"{rec['flipped_states']} in {rec['questions_with_flips']} q",
+                     f"{rec['canonical_changed']} of {rec['replies']}"])  # fmt: skip
+    if body:
+        first = data["saved_runs"][0]["rows"].values()
+        head = ["Saved runs", "AUROC as saved", *[r["label"] for r in first],
+                "states rejected", "answers changed"]  # fmt: skip
+        lines += [*md_table(head, body), ""]
     return lines
 
 
@@ -633,6 +696,7 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
         lines += testbed_section(f, docs)
     lines += _notes(root, "testbed_reading.md")
     lines += analysis_sections(root, folders)
+    lines += cleaning_gate_section(root)
     lines += kernel_section(kernel_study)
     lines += _notes(root, "kernel_choice.md")
     lines += _notes(root, "other_measurements.md")

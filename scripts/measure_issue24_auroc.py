@@ -22,7 +22,12 @@ flag itself moves nothing; their count is printed.
 The correctness labels are the saved ones (the original question's answers
 are not changed by any of this except through cleaning, which the judge saw).
 
-    python scripts/measure_issue24_auroc.py > docs/results/issue24_auroc.txt
+    python scripts/measure_issue24_auroc.py --json docs/results/cleaning_gate.json \
+        --same docs/results/evaluate-arithmetic docs/results/evaluate-arithmetic-100
+
+``--same OLD NEW`` adds the direct comparison: the saved Inv-Entropy of two
+evaluations of the same questions, one made before issue #24 and one after
+(new rewordings and answers: LLM calls that were made when NEW was run).
 """
 
 from __future__ import annotations
@@ -100,9 +105,23 @@ def variants(run: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def folder_lines(folder: Path) -> list[str]:
-    """Report lines for one evaluate folder."""
-    from breakdown import paired_delta, read_scores, run_for
+ROWS = (
+    ("recleaned", "re-cleaned with today's cleaning"),
+    ("flips_padded", "re-cleaned, meaning flips padded by copies"),
+    ("flips_dropped", "re-cleaned, meaning flips dropped (m shrinks)"),
+)
+
+
+def _auroc(correct: np.ndarray, base: np.ndarray, other: np.ndarray, idx: np.ndarray) -> dict:
+    from breakdown import paired_delta
+
+    d = paired_delta(correct, base, other, idx)["auroc"]
+    return {k: round(d[k], 4) for k in ("mean", "std", "delta", "delta_std", "p_better")}
+
+
+def folder_record(folder: Path, n_boot: int = 200) -> dict[str, Any] | None:
+    """AUROC of the saved score and of each re-scoring of one evaluate folder, paired."""
+    from breakdown import read_scores, run_for
 
     from invent_core.evaluation.metrics import bootstrap_indices
 
@@ -112,43 +131,99 @@ def folder_lines(folder: Path) -> list[str]:
         (r, run) for r, run in zip(rows, runs, strict=True) if run and run.get("raw_responses")
     ]
     if not pairs:
-        return []
+        return None
     correct = np.array([int(r["correct"]) for r, _ in pairs])
     saved = np.array([float(r[DEFAULT]) for r, _ in pairs])
     found = [variants(run) for _, run in pairs]
-    idx = bootstrap_indices(correct, n_bootstrap=200, seed=0)
-    base = paired_delta(correct, saved, saved, idx)["auroc"]
+    idx = bootstrap_indices(correct, n_bootstrap=n_boot, seed=0)
+    return {
+        "folder": folder.name,
+        "n_questions": len(pairs),
+        "n_correct": int(correct.sum()),
+        "n_boot": n_boot,
+        "saved": _auroc(correct, saved, saved, idx),
+        "rows": {
+            key: {"label": label, **_auroc(correct, saved, np.array([f[key] for f in found]), idx)}
+            for key, label in ROWS
+        },
+        "canonical_changed": sum(f["changed"] for f in found),
+        "replies": sum(f["replies"] for f in found),
+        "flipped_states": sum(f["flipped_states"] for f in found),
+        "questions_with_flips": sum(bool(f["flipped_states"]) for f in found),
+        "non_answers": sum(f["non_answers"] for f in found),
+    }
+
+
+def same_questions(old: Path, new: Path, n_boot: int = 200) -> dict[str, Any] | None:
+    """Saved Inv-Entropy AUROC of two evaluations on the questions both have (paired)."""
+    from breakdown import read_scores
+
+    from invent_core.evaluation.metrics import bootstrap_indices
+
+    a = {r["id"]: r for r in read_scores(old)}
+    b = {r["id"]: r for r in read_scores(new)}
+    ids = [i for i in a if i in b and a[i]["correct"] == b[i]["correct"]]
+    if len(ids) < 10:
+        return None
+    correct = np.array([int(a[i]["correct"]) for i in ids])
+    before = np.array([float(a[i][DEFAULT]) for i in ids])
+    after = np.array([float(b[i][DEFAULT]) for i in ids])
+    idx = bootstrap_indices(correct, n_bootstrap=n_boot, seed=0)
+    return {
+        "old": old.name,
+        "new": new.name,
+        "n_questions": len(ids),
+        "n_correct": int(correct.sum()),
+        "n_boot": n_boot,
+        "before": _auroc(correct, before, before, idx),
+        "after": _auroc(correct, before, after, idx),
+    }
+
+
+def record_lines(rec: dict[str, Any]) -> list[str]:
+    """Printout of one :func:`folder_record`."""
+    s = rec["saved"]
     lines = [
-        f"== {folder.name}: {len(pairs)} questions, right on {int(correct.sum())}",
-        f"  saved Inv-Entropy AUROC {base['mean']:.3f} ± {base['std']:.3f}",
+        f"== {rec['folder']}: {rec['n_questions']} questions, right on {rec['n_correct']}",
+        f"  saved Inv-Entropy AUROC {s['mean']:.3f} ± {s['std']:.3f}",
     ]
-    for key, label in (
-        ("recleaned", "re-cleaned"),
-        ("flips_padded", "re-cleaned, meaning flips padded"),
-        ("flips_dropped", "re-cleaned, meaning flips dropped"),
-    ):
-        d = paired_delta(correct, saved, np.array([f[key] for f in found]), idx)["auroc"]
+    for row in rec["rows"].values():
         lines.append(
-            f"  {label:36s} AUROC {d['mean']:.3f} ± {d['std']:.3f}  "
-            f"Δ {d['delta']:+.3f} ± {d['delta_std']:.3f}  (P(better) {d['p_better']:.2f})"
+            f"  {row['label']:46s} AUROC {row['mean']:.3f} ± {row['std']:.3f}  "
+            f"Δ {row['delta']:+.3f} ± {row['delta_std']:.3f}  (P(better) {row['p_better']:.2f})"
         )
     lines.append(
-        f"  canonical answers changed by re-cleaning: {sum(f['changed'] for f in found)} of "
-        f"{sum(f['replies'] for f in found)}"
-    )
-    lines.append(
-        f"  states dropped as meaning flips: {sum(f['flipped_states'] for f in found)} "
-        f"in {sum(bool(f['flipped_states']) for f in found)} questions; replies flagged "
-        f"as non-answers: {sum(f['non_answers'] for f in found)}"
+        f"  canonical answers changed by re-cleaning: {rec['canonical_changed']} of "
+        f"{rec['replies']}; states the meaning check rejects: {rec['flipped_states']} in "
+        f"{rec['questions_with_flips']} questions; replies flagged as non-answers: "
+        f"{rec['non_answers']}"
     )
     return lines
 
 
 def main() -> None:
+    import argparse
+    import json
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--root", type=Path, default=ROOT / "docs" / "results")
+    p.add_argument("--same", nargs=2, type=Path, metavar=("OLD", "NEW"),
+                   help="two evaluate folders with the same questions (made before and after)")  # fmt: skip
+    p.add_argument("--json", type=Path, help="also write the records here")
+    args = p.parse_args()
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (no LLM call)")
-    for folder in sorted((ROOT / "docs" / "results").glob("evaluate-*")):
-        for line in folder_lines(folder):
-            print(line, flush=True)
+    records = []
+    for folder in sorted(args.root.glob("evaluate-*")):
+        rec = folder_record(folder)
+        if rec is not None:
+            records.append(rec)
+            print("\n".join(record_lines(rec)), flush=True)
+    out: dict[str, Any] = {"saved_runs": records}
+    if args.same:
+        out["same_questions"] = same_questions(args.same[0].resolve(), args.same[1].resolve())
+        print(json.dumps(out["same_questions"], indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -232,6 +232,12 @@ def check_llm_args(args: argparse.Namespace) -> None:
     engine = getattr(args, "llm_engine", "auto")
     dtype = getattr(args, "llm_dtype", "auto")
     check_engine(engine)
+    if args.llm == "openai" and para in (None, "openai") and (engine, dtype) != ("auto", "auto"):
+        # the server decides how it runs the model; saying otherwise here would be ignored
+        raise ValueError(
+            "--llm-engine and --llm-dtype choose how an in-process model runs (local, gguf:, "
+            "hf:); --llm openai is run by its server"
+        )
     _check_transformers(args.llm, para, engine, HFConfig(dtype=dtype))
 
 

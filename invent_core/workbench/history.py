@@ -181,8 +181,10 @@ def summarize_settings(payload: Mapping[str, Any]) -> str:
     ]
     identities = payload.get("identities")
     identities = identities if isinstance(identities, Mapping) else {}
-    llm = found.get("llm") or identities.get("llm")  # identities: a run artefact, format /2
+    # identities: a run artefact, format /2; top level: an evaluation or TSU payload
+    llm = found.get("llm") or identities.get("llm") or payload.get("llm")
     para = found.get("paraphrase_llm") or identities.get("paraphrase_llm")
+    para = para or payload.get("paraphrase_llm")
     if isinstance(llm, str) and llm:
         from ..llm.names import describe_llm
 

@@ -530,6 +530,13 @@ CASES: dict[str, Case] = {
         2,
         r"--base-url and --model go with --llm openai",
     ),
+    "run --llm openai --llm-engine transformers": Case(
+        ["run", "Q?", "--llm", "openai", "--base-url", "http://127.0.0.1:9/v1",
+         "--llm-engine", "transformers"],
+        {},
+        2,
+        r"--llm openai is run by its server",
+    ),  # fmt: skip
     "run -t abc": Case(
         ["run", "Q?", "-t", "abc"], {}, 2, r"-t/--temperature: invalid float value: 'abc'"
     ),

@@ -223,3 +223,43 @@ def test_the_shipped_report_is_what_its_saved_runs_give(tmp_path):
     assert out.read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8")
     tables = _tables(shipped.read_text(encoding="utf-8"))
     assert tables and all(len({len(row) for row in t}) == 1 for t in tables)
+
+
+def test_graph_judge_section_reads_both_judges(tmp_path):
+    """Issue #21 §3: each graph baseline's AUROC and their ρ under both judges, as written."""
+    mod = _script()
+    names = ["kernel_entropy", "degmat", "luq"]
+    rho = {a: {b: 1.0 if a == b or "kernel_entropy" not in (a, b) else 0.4 for b in names}
+           for a in names}  # fmt: skip
+    data = {
+        "n_questions": 50, "n_correct": 30, "seconds": 12.0, "load": 1.5,
+        "auroc": {m: {"embedding": 0.8, "llm": 0.6 + i / 10} for i, m in enumerate(names)},
+        "spearman_embedding": {a: dict.fromkeys(names, 1.0) for a in names},
+        "spearman_llm": rho,
+    }  # fmt: skip
+    (tmp_path / "graph_llm_judge.json").write_text(json.dumps(data))
+    text = "\n".join(mod.graph_judge_section(tmp_path, "Arithmetic", {"degmat": "DegMat"}))
+    assert "| DegMat | 0.800 | 0.700 |" in text
+    assert "| kernel_entropy / DegMat | 1.000 | 0.400 |" in text
+    assert "| DegMat / luq | 1.000 | 1.000 |" in text
+    assert mod.graph_judge_section(tmp_path / "none", "x", {}) == []
+
+
+def test_cleaning_gate_section_gives_the_same_questions_and_each_rescoring(tmp_path):
+    """Issue #24 §4: RESULTS says how the meaning check and the cleaning moved the scores."""
+    mod = _script()
+    row = {"mean": 0.9, "std": 0.05, "delta": 0.05, "delta_std": 0.02, "p_better": 0.9}
+    data = {
+        "saved_runs": [{
+            "folder": "evaluate-x", "n_questions": 30, "n_correct": 17, "n_boot": 200,
+            "saved": {**row, "mean": 0.85}, "rows": {"flips_padded": {"label": "padded", **row}},
+            "canonical_changed": 0, "replies": 1500, "flipped_states": 65,
+            "questions_with_flips": 14, "non_answers": 29,
+        }],
+        "same_questions": {"old": "a", "new": "b", "n_questions": 30, "n_correct": 17,
+                           "n_boot": 200, "before": {**row, "mean": 0.85}, "after": row},
+    }  # fmt: skip
+    (tmp_path / "cleaning_gate.json").write_text(json.dumps(data))
+    text = "\n".join(mod.cleaning_gate_section(tmp_path))
+    assert "0.850 ± 0.050 → 0.900 ± 0.050, Δ +0.050 ± 0.020" in text
+    assert "| evaluate-x (30 q) | 0.850 ± 0.050 | 0.900 ± 0.050 (+0.050 ± 0.020) | 65 in 14 q |" in text

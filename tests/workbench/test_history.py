@@ -63,6 +63,26 @@ def test_settings_summary_of_the_shipped_artefacts():
     assert summarize_settings({"trace": []}) == ""
 
 
+def test_an_evaluation_or_tsu_entry_names_both_models():
+    """The Evaluation and TSU pages record the rewording model beside the answering one."""
+    from types import SimpleNamespace
+
+    from invent_core.experiments.reproduce import ExperimentConfig
+    from invent_ui.experiments import eval_payload, tsu_payload
+
+    cfg = ExperimentConfig(dataset="arithmetic", limit=3)
+    result = SimpleNamespace(methods=[], rows=[], evaluation=None, tsu={})
+    a, b = "local:sha256=aa|model=qwen0.5b", "local:sha256=bb|model=qwen1.5b"
+    for payload in (
+        eval_payload(result, cfg, llm=a, paraphrase_llm=b),
+        tsu_payload(result, [0.7], cfg, llm=a, paraphrase_llm=b),
+    ):
+        line = summarize_settings(payload)
+        assert line.endswith("· qwen0.5b (GGUF aa) · paraphrases: qwen1.5b (GGUF bb)"), line
+    same = eval_payload(result, cfg, llm=a, paraphrase_llm=a)
+    assert "paraphrase_llm" not in same and "paraphrases:" not in summarize_settings(same)
+
+
 def test_rename_delete_clear_export(tmp_path):
     store = HistoryStore(tmp_path)
     a = store.add("run", {"x": 1, "text": "é"}, title="first")
