@@ -531,8 +531,16 @@ CASES: dict[str, Case] = {
         r"--base-url and --model go with --llm openai",
     ),
     "run --llm openai --llm-engine transformers": Case(
-        ["run", "Q?", "--llm", "openai", "--base-url", "http://127.0.0.1:9/v1",
-         "--llm-engine", "transformers"],
+        [
+            "run",
+            "Q?",
+            "--llm",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--llm-engine",
+            "transformers",
+        ],
         {},
         2,
         r"--llm openai is run by its server",

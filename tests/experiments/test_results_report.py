@@ -262,4 +262,7 @@ def test_cleaning_gate_section_gives_the_same_questions_and_each_rescoring(tmp_p
     (tmp_path / "cleaning_gate.json").write_text(json.dumps(data))
     text = "\n".join(mod.cleaning_gate_section(tmp_path))
     assert "0.850 ± 0.050 → 0.900 ± 0.050, Δ +0.050 ± 0.020" in text
-    assert "| evaluate-x (30 q) | 0.850 ± 0.050 | 0.900 ± 0.050 (+0.050 ± 0.020) | 65 in 14 q |" in text
+    assert (
+        "| evaluate-x (30 q) | 0.850 ± 0.050 | 0.900 ± 0.050 (+0.050 ± 0.020) | 65 in 14 q |"
+        in text
+    )

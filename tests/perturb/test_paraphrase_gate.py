@@ -350,8 +350,10 @@ def test_premises_kept_off_rewords_the_whole_question():
         ("Mr. Smith is here. Dr. Who?", ""),  # last sentence under three words
         ("It rained. Then it stopped.", ""),  # not a question
         ('He said "Go." Where did he go then?', 'He said "Go."'),
-        ("Michael drove 50km/hr (stops for gas, etc.). How far did he go in 3 h?",
-         "Michael drove 50km/hr (stops for gas, etc.)."),  # fmt: skip
+        (
+            "Michael drove 50km/hr (stops for gas, etc.). How far did he go in 3 h?",
+            "Michael drove 50km/hr (stops for gas, etc.).",
+        ),  # fmt: skip
     ],
 )
 def test_split_premises(question, premises):
