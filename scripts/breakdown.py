@@ -16,7 +16,7 @@ resample indices for both; ``invent_core.evaluation.metrics.bootstrap_indices``)
 with no model at all, the rank correlation between methods and the
 within/across-wording split of each question's answers.
 
-    python scripts/breakdown.py docs/results [--mpnet] [--only evaluate-arithmetic]
+    python scripts/breakdown.py docs/results [--mpnet] [--only evaluate-arithmetic-100]
 """
 
 from __future__ import annotations

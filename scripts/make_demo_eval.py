@@ -1,6 +1,7 @@
 """Regenerate the Evaluation page's demo: a small real evaluation on a dataset sample.
 
-    python scripts/make_demo_eval.py --work docs/results/evaluate-arithmetic
+    cp -r docs/results/evaluate-arithmetic-100 /tmp/work   # evaluate rewrites its summary files
+    python scripts/make_demo_eval.py --limit 100 --work /tmp/work
     python scripts/make_demo_eval.py --limit 20 --dataset mmlu --llm qwen1.5b
 
 Runs ``invent_core.experiments.reproduce.evaluate`` (every registered method on the same

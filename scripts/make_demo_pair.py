@@ -1,6 +1,6 @@
 """The home page's pair: one question the packaged model gets right, one it gets wrong.
 
-    python scripts/make_demo_pair.py docs/results/evaluate-arithmetic   # → assets/demo_pair.json
+    python scripts/make_demo_pair.py docs/results/evaluate-arithmetic-100   # → assets/demo_pair.json
 
 Reads an ``evaluate`` folder (``scores.csv`` with the correctness of each
 question, ``runs/*.json`` the saved runs), re-scores every judged run with

@@ -205,12 +205,28 @@ def settings_line(f: Folder) -> str:
         f"B = {score.get('n_bootstrap')}",
         f"seed {score.get('seed')}",
     ]
+    para = _paraphraser(run)
+    parts += [para] if para else []
     sample = f.meta.get("sample") or f.results.get("sample") or ""
     wall = f.meta.get("wall_seconds")
     timing = f"{_seconds(f.run_seconds)} generating and scoring ({f.n_runs} saved runs)"
     if wall is not None:
         timing += f"; the last call took {_seconds(float(wall))}"
     return "; ".join([", ".join(parts), sample, timing] if sample else [", ".join(parts), timing])
+
+
+def _paraphraser(run: dict[str, Any]) -> str | None:
+    """Which paraphraser made the perturbations: runs saved before issue #24 say so."""
+    if run.get("perturber") != "paraphrase":
+        return None
+    p = run.get("paraphrase") or {}
+    gate = p.get("gate") or {}
+    if not gate.get("enabled", True):
+        return "paraphrase gate off"
+    check = "meaning check" if gate.get("meaning_check") else "gate without the meaning check"
+    asks = "eight constructions" if p.get("constructions") else "one prompt per request"
+    kept = ", premises kept" if p.get("premises_kept") else ""
+    return f"paraphraser: {asks}{kept}, {check}"
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -652,13 +668,14 @@ def cleaning_gate_section(root: Path) -> list[str]:
     data = json.loads(path.read_text(encoding="utf-8"))
     lines = ["## How the meaning check and the cleaning moved the scores", "",
              *_notes(root, "cleaning_gate.md")]  # fmt: skip
-    same = data.get("same_questions")
-    if same:
-        b, a = same["before"], same["after"]
-        lines += [f"**The same {same['n_questions']} questions, run before and after** "
-                  f"(`{same['old']}` → `{same['new']}`, {same['n_correct']} right in both, "
-                  f"{same['n_boot']} paired resamples): Inv-Entropy AUROC {pm(b['mean'], b['std'])} "
-                  f"→ {pm(a['mean'], a['std'])}, Δ {a['delta']:+.3f} ± {a['delta_std']:.3f}.", ""]  # fmt: skip
+    same = data.get("same_questions") or []
+    for rec in [same] if isinstance(same, dict) else same:
+        b, a = rec["before"], rec["after"]
+        lines += [f"- **The same {rec['n_questions']} questions, run again** "
+                  f"(`{rec['old']}` → `{rec['new']}`, {rec['n_correct']} right in both, "
+                  f"{rec['n_boot']} paired resamples): Inv-Entropy AUROC {pm(b['mean'], b['std'])} "
+                  f"→ {pm(a['mean'], a['std'])}, Δ {a['delta']:+.3f} ± {a['delta_std']:.3f}."]  # fmt: skip
+    lines += [""] if same else []
     body = []
     for rec in data.get("saved_runs", []):
         s = rec["saved"]

@@ -1,6 +1,6 @@
 """What the meaning check, the near-duplicate stand-ins and the non-answer flag find in saved runs.
 
-No LLM call: reads every saved run under ``docs/results/evaluate-*/runs`` and
+No LLM call: reads every saved run under ``docs/results_before_issue24/evaluate-*/runs`` (and ``docs/results``) and
 reports, per folder, (i) final perturbations the meaning check would now
 reject, (ii) distinct states per question as saved and with rejected
 near-duplicates standing in for copies, (iii) replies now flagged as
@@ -79,7 +79,8 @@ def folder_report(folder: Path) -> list[str]:
 
 def main() -> None:
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    for folder in sorted((ROOT / "docs" / "results").glob("evaluate-*")):
+    roots = (ROOT / "docs" / "results_before_issue24", ROOT / "docs" / "results")
+    for folder in sorted(f for root in roots for f in root.glob("evaluate-*")):
         for line in folder_report(folder):
             print(line)
 

@@ -1,6 +1,7 @@
 """How issue #24's cleaning and meaning check move Inv-Entropy's AUROC on saved runs — no LLM call.
 
-For every saved ``evaluate`` folder under ``docs/results`` this re-scores the
+For every saved ``evaluate`` folder under ``docs/results_before_issue24`` (the
+runs made before issue #24, moved out of RESULTS' folder when it was rebuilt) this re-scores the
 saved raw replies two ways and compares each with the score saved when the
 run was made (paired bootstrap Δ, the same resamples for all; as
 ``scripts/breakdown.py`` does):
@@ -22,12 +23,14 @@ flag itself moves nothing; their count is printed.
 The correctness labels are the saved ones (the original question's answers
 are not changed by any of this except through cleaning, which the judge saw).
 
-    python scripts/measure_issue24_auroc.py --json docs/results/cleaning_gate.json \
-        --same docs/results/evaluate-arithmetic docs/results/evaluate-arithmetic-100
+    python scripts/measure_issue24_auroc.py --json docs/results/cleaning_gate.json --same \
+        docs/results_before_issue24/evaluate-arithmetic \
+        docs/issue21/evaluate-arithmetic-100 docs/results/evaluate-arithmetic-100
 
-``--same OLD NEW`` adds the direct comparison: the saved Inv-Entropy of two
-evaluations of the same questions, one made before issue #24 and one after
-(new rewordings and answers: LLM calls that were made when NEW was run).
+``--same`` adds the direct comparison: the saved Inv-Entropy of evaluations of
+the same questions made at different times (new rewordings and answers: LLM
+calls made when each was run), paired on the questions they share that the
+model got right or wrong in both.
 """
 
 from __future__ import annotations
@@ -170,8 +173,8 @@ def same_questions(old: Path, new: Path, n_boot: int = 200) -> dict[str, Any] | 
     after = np.array([float(b[i][DEFAULT]) for i in ids])
     idx = bootstrap_indices(correct, n_bootstrap=n_boot, seed=0)
     return {
-        "old": old.name,
-        "new": new.name,
+        "old": str(old.relative_to(ROOT)) if old.is_relative_to(ROOT) else old.name,
+        "new": str(new.relative_to(ROOT)) if new.is_relative_to(ROOT) else new.name,
         "n_questions": len(ids),
         "n_correct": int(correct.sum()),
         "n_boot": n_boot,
@@ -206,9 +209,10 @@ def main() -> None:
     import json
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--root", type=Path, default=ROOT / "docs" / "results")
-    p.add_argument("--same", nargs=2, type=Path, metavar=("OLD", "NEW"),
-                   help="two evaluate folders with the same questions (made before and after)")  # fmt: skip
+    p.add_argument("--root", type=Path, default=ROOT / "docs" / "results_before_issue24")
+    p.add_argument("--same", nargs="+", type=Path, metavar="FOLDER", default=[],
+                   help="evaluate folders with the same questions, oldest first: each "
+                        "consecutive pair and the first against the last are compared")  # fmt: skip
     p.add_argument("--json", type=Path, help="also write the records here")
     args = p.parse_args()
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (no LLM call)")
@@ -219,9 +223,12 @@ def main() -> None:
             records.append(rec)
             print("\n".join(record_lines(rec)), flush=True)
     out: dict[str, Any] = {"saved_runs": records}
-    if args.same:
-        out["same_questions"] = same_questions(args.same[0].resolve(), args.same[1].resolve())
-        print(json.dumps(out["same_questions"], indent=1))
+    chain = [f.resolve() for f in args.same]
+    pairs = list(zip(chain, chain[1:], strict=False))
+    pairs += [(chain[0], chain[-1])] if len(chain) > 2 else []
+    out["same_questions"] = [rec for a, b in pairs if (rec := same_questions(a, b))]
+    for rec in out["same_questions"]:
+        print(json.dumps(rec))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 

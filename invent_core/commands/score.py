@@ -92,7 +92,10 @@ def _reference(res, config: ScoreConfig, made_by: str | None, question: str):
     run = RunConfig(
         n_perturbations=res.n_perturbations, n_replications=res.n_replications, score=config
     )
-    ref = for_settings(run, llm_identity=made_by, question=question)
+    from ..evaluation.reference import question_task
+
+    # answers given with no task: placed among reference questions of the same answer format
+    ref = for_settings(run, llm_identity=made_by, question=question, task=question_task(question))
     described = ref.describe(value) if ref is not None else None
     return reference_line(value, ref), described
 

@@ -666,6 +666,19 @@ def answer_format(task_or_dataset: str | None) -> str | None:
     return {"mmlu": "choices", "qa": "free", "gsm8k": "free"}.get(task)
 
 
+def question_task(question: str) -> str:
+    """The answer task of a question given without one: ``"mmlu"`` when it lists options, else ``"qa"``.
+
+    >>> question_task("Which planet is red? A. Mars B. Venus")
+    'mmlu'
+    >>> question_task("Which golfer won the 1997 Masters at Augusta?")
+    'qa'
+    """
+    from ..perturb.gate import split_mmlu_stem
+
+    return "mmlu" if split_mmlu_stem(question)[1] else "qa"
+
+
 def place(
     ref: ReferenceSet,
     question: str,

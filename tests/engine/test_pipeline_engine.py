@@ -28,6 +28,10 @@ from invent_core.workbench.progress import CancelToken
 Q = "What is the capital of France?"
 
 
+def _letters(seed: int) -> str:
+    return "".join("abcdefghij"[int(d)] for d in str(seed))
+
+
 class FakeLLM:
     """Rewords and answers; records ("start" | "end", kind, state, replication, seed, time)."""
 
@@ -37,7 +41,8 @@ class FakeLLM:
     def __init__(
         self,
         answer=lambda state, seed: "Paris",
-        reword=lambda seed: f"Which city is France's capital, version {seed}?",
+        # the seed spelt in letters: a rewording may not add a number (the gate's meaning check)
+        reword=lambda seed: f"Which city is France's capital, version {_letters(seed)}?",
         paraphrase_delay=0.05,
         answer_delay=0.0,
         concurrency=4,

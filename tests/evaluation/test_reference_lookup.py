@@ -217,3 +217,15 @@ def test_score_refuses_an_unknown_model_before_reading_the_file(tmp_path):
     bad = _score_cli(tmp_path, "--made-by", "gpt-99")
     assert bad.returncode == 2
     assert "--made-by: 'gpt-99' is not a packaged model" in bad.stderr
+
+
+@pytest.mark.slow
+def test_a_typed_trivia_question_is_placed_among_free_text_references_only():
+    """``score`` has no task: a question without options is not placed among MMLU's."""
+    from invent_core.evaluation.reference import for_settings, question_task, reference_line
+
+    golfer = "Which golfer won the 1997 Masters at Augusta?"
+    ref = for_settings(RunConfig(), llm_identity="qwen0.5b", question=golfer,
+                       task=question_task(golfer))  # fmt: skip
+    line = reference_line(2.3, ref)
+    assert "MMLU" not in line and ("TriviaQA" in line or "NQ-open" in line), line
