@@ -183,6 +183,17 @@ def same_questions(old: Path, new: Path, n_boot: int = 200) -> dict[str, Any] | 
     }
 
 
+def _made_after(folder: Path) -> bool:
+    """Whether an evaluate folder's runs were made with issue #24's meaning check."""
+    import json
+
+    path = folder / "config.json"
+    if not path.is_file():
+        return True
+    run = json.loads(path.read_text(encoding="utf-8")).get("config", {}).get("run", {})
+    return "meaning_check" in ((run.get("paraphrase") or {}).get("gate") or {})
+
+
 def record_lines(rec: dict[str, Any]) -> list[str]:
     """Printout of one :func:`folder_record`."""
     s = rec["saved"]
@@ -209,7 +220,8 @@ def main() -> None:
     import json
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--root", type=Path, default=ROOT / "docs" / "results_before_issue24")
+    p.add_argument("--root", type=Path, nargs="+",
+                   default=[ROOT / "docs" / "results_before_issue24", ROOT / "docs" / "results"])  # fmt: skip
     p.add_argument("--same", nargs="+", type=Path, metavar="FOLDER", default=[],
                    help="evaluate folders with the same questions, oldest first: each "
                         "consecutive pair and the first against the last are compared")  # fmt: skip
@@ -217,7 +229,9 @@ def main() -> None:
     args = p.parse_args()
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (no LLM call)")
     records = []
-    for folder in sorted(args.root.glob("evaluate-*")):
+    for folder in sorted(f for root in args.root for f in root.glob("evaluate-*")):
+        if _made_after(folder):
+            continue  # nothing to re-score: made with the meaning check and today's cleaning
         rec = folder_record(folder)
         if rec is not None:
             records.append(rec)
