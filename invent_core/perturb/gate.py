@@ -667,6 +667,10 @@ def acceptance_line(acceptance: dict | None) -> str | None:
         line += " (no candidate passed: every state is the question itself)"
     if acceptance.get("distinct") is not None and acceptance.get("states"):
         line += f"; distinct states: {acceptance['distinct']} of {acceptance['states']}"
+    if acceptance.get("premises_kept"):  # words of a word problem's data, kept as they are
+        line += (
+            f"; only the last sentence reworded ({acceptance['premises_kept']} words of data kept)"
+        )
     warning = distinct_warning(acceptance)
     return line + (f" — {warning}" if warning else "")
 

@@ -270,6 +270,9 @@ def test_the_acceptance_line_gives_distinct_states_and_warns_when_few():
     line = acceptance_line(acc | {"distinct": 3, "states": 9})
     assert "distinct states: 3 of 9" in line and "only 3 distinct states of 9" in line
     assert distinct_warning(acc | {"distinct": 7, "states": 9}) is None
+    assert "data kept" not in line
+    kept = acceptance_line(acc | {"distinct": 8, "states": 9, "premises_kept": 23})
+    assert "only the last sentence reworded (23 words of data kept)" in kept
 
 
 def _msgs(request):
