@@ -595,8 +595,8 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
              "judged where a model is right on a fair share of the questions (25–75 %); the "
              "knowledge samples are far below that for the packaged 0.5B, so they were not "
              "evaluated with it: with 0–3 right answers in 50, no AUROC means anything. One sampled "
-             "answer per question at T = 0.7 is itself noisy: compare MMLU here with its "
-             "evaluation below (the first 40 questions of the same draw, answered with other "
+             "answer per question at T = 0.7 is itself noisy: compare these with the accuracy of "
+             "each evaluation below (larger draws of the same samples, answered with other "
              "seeds).", ""]  # fmt: skip
     lines += md_table(["dataset", *models, "evaluated here"], rows)
     if band:

@@ -27,8 +27,10 @@ COINCIDE_NOTE = (
     "answers all three are increasing affine maps of the mean pairwise affinity of the r answers "
     "(−mean; 1 − mean with the diagonal; (r/(r−1))·DegMat), so they rank questions identically and "
     "give the same AUROC, PRR and Brier (Spearman ρ = 1.00 on every shipped evaluation, "
-    'docs/RESULTS.md "Methods that coincide"). They separate only with an entailment judge or '
-    "multi-sentence answers, as in the paper (DeBERTa)."
+    'docs/RESULTS.md "Methods that coincide"). With the LLM entailment judge (100 arithmetic '
+    "questions) Kernel Entropy separates, as it keeps the embedding kernel, but DegMat and LUQ "
+    "still coincide (LUQ = (r/(r−1))·DegMat for one-line answers whatever the judge) and KLE "
+    "nearly (ρ 0.9996); they differ only with multi-sentence answers, as in the paper."
 )
 
 
