@@ -157,9 +157,19 @@ class GaapConfig:
     )  # ours
     inflect_plurals: bool = _opt(True, "pluralise replacements of plural nouns")  # ours
     affinity: AffinityKind = _opt("shifted_cosine", "fitness a(x_0, ·) from cosine")  # paper §3
+    # ours (issue #24 §5), off by default on evidence: on 100 arithmetic questions GAAP
+    # flags 7.6 of 9 members and every member of 60 questions; keeping only unflagged
+    # ones moved Inv-Entropy 0.464 -> 0.480 (+0.016 ± 0.092; docs/results/breakdown.md)
+    meaning_check: bool = _opt(
+        False,
+        "Per(S_x0) keeps only members that keep the question's numbers, names and meaning "
+        "(the paraphrase gate's check), padding with copies as the paper does",
+    )
 
     def __post_init__(self) -> None:
         o = "GaapConfig"
+        if not isinstance(self.meaning_check, bool):
+            raise ValueError(f"{o}.meaning_check must be true or false, got {self.meaning_check!r}")
         _check_int(o, "n", self.n, low=1)
         _check_float(o, "delta", self.delta, low=0.0, high=1.0)
         _check_float(o, "ratio", self.ratio, low=0.0, high=1.0)

@@ -129,6 +129,22 @@ def breakdown(folder: Path, *, mpnet: bool = False, n_boot: int = 40, seed: int 
     return out
 
 
+def refresh_other_runs(folder: Path, saved: dict) -> dict:
+    """``saved`` (a breakdown.json) with its rows from other runs read again; no re-scoring.
+
+    The bootstrap indices are drawn again from the saved ``n_boot`` and ``seed``,
+    so the new rows are paired with the same resamples as the kept ones.
+    """
+    rows = [r for r in read_scores(folder) if run_for(folder, r["id"]) is not None]
+    correct = np.array([int(r["correct"]) for r in rows])
+    base = np.array([float(r[DEFAULT]) for r in rows])
+    idx = bootstrap_indices(correct, n_bootstrap=saved["n_boot"], seed=saved["seed"])
+    for suffix, label in OTHER_RUNS.items():
+        saved["rows"][suffix] = {"label": label,
+                                 **other_run(folder, suffix, rows, correct, base, idx)}  # fmt: skip
+    return saved
+
+
 def _col(rows: list[dict[str, str]], col: str) -> np.ndarray:
     return np.array([float(r[col]) if r.get(col) else math.nan for r in rows])
 
@@ -243,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("root", type=Path, help="folder of saved evaluate folders (docs/results)")
     p.add_argument("--mpnet", action="store_true", help="add the mpnet row (≈ 8× slower)")
     p.add_argument("--only", action="append", default=[], help="folder name(s) to do")
+    p.add_argument("--other-runs-only", action="store_true",
+                   help="refresh only the GAAP / --paraphrase-llm rows of an existing "
+                        "breakdown.json, keeping its re-scored rows (mpnet included)")  # fmt: skip
     args = p.parse_args(argv)
     if not args.root.is_dir():
         p.error(f"{args.root} is not a folder")
@@ -251,7 +270,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if any(folder.name.endswith(f"-{s}") for s in OTHER_RUNS):
             continue
-        result = breakdown(folder, mpnet=args.mpnet)
+        saved = folder / "breakdown.json"
+        if args.other_runs_only and saved.is_file():
+            result = refresh_other_runs(folder, json.loads(saved.read_text(encoding="utf-8")))
+        else:
+            result = breakdown(folder, mpnet=args.mpnet)
         (folder / "breakdown.json").write_text(json.dumps(result, indent=1) + "\n")
         print(f"wrote {folder / 'breakdown.json'} ({result['n_questions']} questions)")
     return 0

@@ -554,9 +554,17 @@ def sample_perturbations(
         quota[rng.choice(len(sampled), size=cfg.n % len(sampled), replace=False)] += 1
     picks: list[PerturbationPick] = []
     taken: set[str] = set()
+    kept: dict[str, bool] = {}  # text -> passes the meaning check (GaapConfig.meaning_check)
+
+    def passes(text: str) -> bool:
+        if not cfg.meaning_check:
+            return True
+        if text not in kept:  # δ is GAAP's own rule, so only entities and meaning count
+            kept[text] = not member_flags(text, question, None, 0.0)
+        return kept[text]
 
     def fresh(g: Generation) -> list[int]:
-        return [i for i, m in enumerate(g.members) if m.text not in taken]
+        return [i for i, m in enumerate(g.members) if m.text not in taken and passes(m.text)]
 
     for g, q in zip(sampled, quota):
         free = fresh(g)

@@ -122,8 +122,9 @@ def test_home_shows_one_right_and_one_wrong_answer_side_by_side():
     assert [float(m.value) for m in tiles] == [
         pytest.approx(r.measures["inv_entropy"], abs=1e-3) for r in runs
     ]
-    # the wrong answer is visibly more uncertain, and both are placed among the reference
-    assert runs[1].measures["inv_entropy"] - runs[0].measures["inv_entropy"] > 0.1
+    # the wrong answer is visibly more uncertain (the class medians of the 100-question
+    # evaluation are 0.097 apart), and both are placed among the reference
+    assert runs[1].measures["inv_entropy"] - runs[0].measures["inv_entropy"] > 0.05
     percentiles = [float(m.value) for m in at.metric if m.label.startswith("Percentile")]
     assert len(percentiles) == 2 and percentiles[0] < percentiles[1]
     for label in ("right", "wrong"):

@@ -406,3 +406,29 @@ def test_member_flags_mark_what_gaap_broke():
         for f in member_flags("Who was the woman to win the Nobel Prize?", nobel, 0.9, 0.7)
     )
     assert member_flags("Who created the Mona Lisa?", q, 0.9, 0.7) == []
+
+
+def test_the_meaning_check_keeps_broken_members_out_of_the_final_set():
+    """Issue #24 §5: with ``meaning_check`` Per(S_x0) skips members that lost a number or
+    changed the question, padding with copies of the kept ones; off, it may draw them."""
+    from invent_core.perturb.gaap import sample_perturbations
+    from invent_core.perturb.gaap_trace import Generation, Member
+
+    q = "What is 2 plus 6?"
+    texts = ["What is 2 plus six?", "What is 2 asset six?", "What is 2 plus?",
+             "What is 2 plus 6 ?", "What is two plus 6?", "How many is 2 plus 6?"]  # fmt: skip
+    origin = Origin("initial")
+    members = tuple(Member(t, tuple(t.split()), 0.9, origin) for t in texts)
+    gens = [Generation(0, members, sampled=True)]
+    checked = sample_perturbations(gens, GaapConfig(n=9, tau=1, meaning_check=True),
+                                   np.random.default_rng(0), q)  # fmt: skip
+    assert len(checked) == 9
+    assert "What is 2 plus?" not in {p.text for p in checked}  # lost the 6
+    assert {p.text for p in checked if not p.duplicate} <= {
+        t for t in texts if t != "What is 2 plus?"
+    }
+    assert sum(p.duplicate for p in checked) >= 3  # copies, as the paper pads
+    unchecked = sample_perturbations(gens, GaapConfig(n=9, tau=1), np.random.default_rng(0), q)
+    assert {p.text for p in unchecked if not p.duplicate} == set(texts)  # the paper's rule
+    with pytest.raises(ValueError, match="meaning_check"):
+        GaapConfig(meaning_check="yes")
