@@ -72,6 +72,11 @@ def _check_float(owner: str, name: str, value: Any, *, low: float, high: float) 
         raise ValueError(f"{owner}.{name} must be in [{low:g}, {high:g}], got {value:g}")
 
 
+def _check_bool(owner: str, name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{owner}.{name} must be true or false, got {value!r}")
+
+
 def _check_choice(owner: str, name: str, value: Any, kind: Any) -> None:
     allowed = get_args(kind)
     if value not in allowed:
@@ -168,8 +173,7 @@ class GaapConfig:
 
     def __post_init__(self) -> None:
         o = "GaapConfig"
-        if not isinstance(self.meaning_check, bool):
-            raise ValueError(f"{o}.meaning_check must be true or false, got {self.meaning_check!r}")
+        _check_bool(o, "meaning_check", self.meaning_check)
         _check_int(o, "n", self.n, low=1)
         _check_float(o, "delta", self.delta, low=0.0, high=1.0)
         _check_float(o, "ratio", self.ratio, low=0.0, high=1.0)
@@ -246,8 +250,7 @@ class GateConfig:
         """Check every field; a message names the field and the bad value."""
         o = "GateConfig"
         _check_choice(o, "if_none_pass", self.if_none_pass, Literal["original", "fail"])
-        if not isinstance(self.enabled, bool):
-            raise ValueError(f"{o}.enabled must be true or false, got {self.enabled!r}")
+        _check_bool(o, "enabled", self.enabled)
         _check_float(o, "delta", self.delta, low=0.0, high=1.0)
         _check_float(o, "min_length_ratio", self.min_length_ratio, low=0.0, high=1.0)
         _check_float(o, "max_length_ratio", self.max_length_ratio, low=1.0, high=100.0)
@@ -255,8 +258,7 @@ class GateConfig:
         _check_float(o, "near_duplicate", self.near_duplicate, low=0.0, high=1.0)
         _check_float(o, "min_entity_recall", self.min_entity_recall, low=0.0, high=1.0)
         _check_int(o, "max_extra_requests", self.max_extra_requests, low=0)
-        if not isinstance(self.meaning_check, bool):
-            raise ValueError(f"{o}.meaning_check must be true or false, got {self.meaning_check!r}")
+        _check_bool(o, "meaning_check", self.meaning_check)
 
 
 @dataclass(frozen=True)
@@ -287,8 +289,7 @@ class ParaphraseConfig:
     def __post_init__(self) -> None:
         o = "ParaphraseConfig"
         for name in ("constructions", "premises_kept"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{o}.{name} must be true or false, got {getattr(self, name)!r}")
+            _check_bool(o, name, getattr(self, name))
         _check_choice(o, "style", self.style, Literal["auto", "list", "single"])
         if self.temperature is not None:
             _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)

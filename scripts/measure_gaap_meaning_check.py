@@ -54,8 +54,8 @@ def main() -> int:
     p.add_argument("folder", type=Path)
     p.add_argument("--n-boot", type=int, default=200)
     args = p.parse_args()
-    rows = [r for r in read_scores(args.folder) if run_for(args.folder, r["id"])]
-    runs = [run_for(args.folder, r["id"]) for r in rows]
+    found = [(r, run_for(args.folder, r["id"])) for r in read_scores(args.folder)]
+    rows, runs = [r for r, run in found if run], [run for _, run in found if run]
     rng = np.random.default_rng(0)
     fixed = [checked(run, rng) for run in runs]
     correct = np.array([int(r["correct"]) for r in rows])
@@ -66,7 +66,8 @@ def main() -> int:
     out = {"folder": args.folder.name, "n_questions": len(rows), "n_correct": int(correct.sum()),
            "n_boot": args.n_boot,
            "flagged_per_question": {"mean": float(n_flagged.mean()),
-                                    "all_flagged": int((n_flagged == 9).sum())},
+                                    "all_flagged": int(sum(f == len(run["questions"]) - 1
+                                                        for f, run in zip(n_flagged, runs)))},
            "as_saved": paired_delta(correct, base, base, idx)["auroc"],
            "meaning_checked": paired_delta(correct, base, after, idx)["auroc"]}  # fmt: skip
     print(json.dumps(out, indent=1))
