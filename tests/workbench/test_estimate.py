@@ -284,7 +284,7 @@ def _fresh_units(run) -> list[tuple[str, int]]:
     ("folder", "least"),
     [
         ("results_before_issue24/evaluate-arithmetic-heldout", 0.85),
-        ("results/evaluate-sciq-1.5b", 0.85),
+        ("results_before_issue24/evaluate-sciq-1.5b", 0.85),
     ],
 )
 def test_the_range_covers_recorded_runs_measured_on_this_machine(tmp_path, folder, least):
