@@ -61,6 +61,19 @@ def run_for(folder: Path, row_id: str) -> dict[str, Any] | None:
     return json.loads(found[0].read_text(encoding="utf-8")) if found else None
 
 
+def judged_runs(folder: Path) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
+    """The judged ``scores.csv`` rows that have a saved run, and those runs (each read once)."""
+    found = [(row, run_for(folder, row["id"])) for row in read_scores(folder)]
+    return [row for row, run in found if run], [run for _, run in found if run]
+
+
+def paired_inputs(rows: list[dict[str, str]], n_boot: int, seed: int):
+    """(correct labels, default Inv-Entropy, bootstrap indices) every paired row is drawn on."""
+    correct = np.array([int(r["correct"]) for r in rows])
+    base = np.array([float(r[DEFAULT]) for r in rows])
+    return correct, base, bootstrap_indices(correct, n_bootstrap=n_boot, seed=seed)
+
+
 def paired_delta(correct: np.ndarray, base: np.ndarray, other: np.ndarray, idx: np.ndarray,
                  other_correct: np.ndarray | None = None) -> dict[str, Any]:  # fmt: skip
     """Each metric of ``other`` and its Δ to ``base`` over the same bootstrap resamples."""
@@ -97,13 +110,8 @@ def rescore(runs: list[dict[str, Any]], *, r: int | None = None, **score_opts: A
 
 def breakdown(folder: Path, *, mpnet: bool = False, n_boot: int = 40, seed: int = 0) -> dict:
     """Every breakdown row of one evaluate folder, as written to ``breakdown.json``."""
-    rows = read_scores(folder)
-    runs = [run_for(folder, r["id"]) for r in rows]
-    keep = [i for i, run in enumerate(runs) if run is not None]
-    rows, runs = [rows[i] for i in keep], [runs[i] for i in keep]
-    correct = np.array([int(r["correct"]) for r in rows])
-    base = np.array([float(r[DEFAULT]) for r in rows])
-    idx = bootstrap_indices(correct, n_bootstrap=n_boot, seed=seed)
+    rows, runs = judged_runs(folder)
+    correct, base, idx = paired_inputs(rows, n_boot, seed)
     r_saved = min(len(reps) for run in runs for reps in run["responses"])
     out: dict[str, Any] = {"n_questions": len(rows), "n_correct": int(correct.sum()),
                            "n_boot": n_boot, "seed": seed, "r": r_saved,
@@ -124,8 +132,7 @@ def breakdown(folder: Path, *, mpnet: bool = False, n_boot: int = 40, seed: int 
     if mpnet:
         table["mpnet"] = {"label": "mpnet instead of MiniLM (re-scored)",
                           **paired_delta(correct, base, rescore(runs, embedder="mpnet"), idx)}  # fmt: skip
-    for suffix, label in OTHER_RUNS.items():
-        table[suffix] = {"label": label, **other_run(folder, suffix, rows, correct, base, idx)}
+    table.update(other_rows(folder, rows, correct, base, idx))
     return out
 
 
@@ -135,18 +142,21 @@ def refresh_other_runs(folder: Path, saved: dict) -> dict:
     The bootstrap indices are drawn again from the saved ``n_boot`` and ``seed``,
     so the new rows are paired with the same resamples as the kept ones.
     """
-    rows = [r for r in read_scores(folder) if run_for(folder, r["id"]) is not None]
-    correct = np.array([int(r["correct"]) for r in rows])
-    base = np.array([float(r[DEFAULT]) for r in rows])
-    idx = bootstrap_indices(correct, n_bootstrap=saved["n_boot"], seed=saved["seed"])
-    for suffix, label in OTHER_RUNS.items():
-        saved["rows"][suffix] = {"label": label,
-                                 **other_run(folder, suffix, rows, correct, base, idx)}  # fmt: skip
+    rows, _ = judged_runs(folder)
+    saved["rows"].update(
+        other_rows(folder, rows, *paired_inputs(rows, saved["n_boot"], saved["seed"]))
+    )
     return saved
 
 
 def _col(rows: list[dict[str, str]], col: str) -> np.ndarray:
     return np.array([float(r[col]) if r.get(col) else math.nan for r in rows])
+
+
+def other_rows(folder: Path, rows, correct, base, idx) -> dict[str, dict[str, Any]]:
+    """The GAAP and paraphrasing-model rows (``OTHER_RUNS``), each from its sibling folder."""
+    return {suffix: {"label": label, **other_run(folder, suffix, rows, correct, base, idx)}
+            for suffix, label in OTHER_RUNS.items()}  # fmt: skip
 
 
 def other_run(folder: Path, suffix: str, rows, correct, base, idx) -> dict[str, Any]:
@@ -196,16 +206,19 @@ def agreement_section(folder: Path, title: str, labels: dict[str, str]) -> list[
 
 def spread_rows(folder: Path) -> list[tuple[int, Any]]:
     """(correct, SpreadSplit, entropy of the original wording's r answers) per judged question."""
+    return spread_pairs(*judged_runs(folder))
+
+
+def spread_pairs(rows: list[dict[str, str]], runs: list[dict[str, Any]]) -> list[tuple[int, Any]]:
+    """:func:`spread_rows` of rows and their runs already read."""
     from invent_core.evaluation import normalize_answer
     from invent_core.evaluation.spread import wording_entropy_split
 
     out = []
-    for row in read_scores(folder):
-        run = run_for(folder, row["id"])
-        if run is not None:
-            split = wording_entropy_split(run["responses"], key=normalize_answer)
-            original = wording_entropy_split(run["responses"][:1], key=normalize_answer)
-            out.append((int(row["correct"]), split, original.total))
+    for row, run in zip(rows, runs, strict=True):
+        split = wording_entropy_split(run["responses"], key=normalize_answer)
+        original = wording_entropy_split(run["responses"][:1], key=normalize_answer)
+        out.append((int(row["correct"]), split, original.total))
     return out
 
 
@@ -275,8 +288,8 @@ def main(argv: list[str] | None = None) -> int:
             result = refresh_other_runs(folder, json.loads(saved.read_text(encoding="utf-8")))
         else:
             result = breakdown(folder, mpnet=args.mpnet)
-        (folder / "breakdown.json").write_text(json.dumps(result, indent=1) + "\n")
-        print(f"wrote {folder / 'breakdown.json'} ({result['n_questions']} questions)")
+        saved.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"wrote {saved} ({result['n_questions']} questions)")
     return 0
 
 

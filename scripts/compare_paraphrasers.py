@@ -95,16 +95,12 @@ def spread_summary(pairs: list[tuple[int, Any]]) -> dict[str, Any]:
 
 def same_label_auroc(base_rows, other_rows, n_boot: int) -> dict[str, Any]:
     """Inv-Entropy of both runs on the questions both label alike, paired resamples."""
-    from breakdown import DEFAULT, paired_delta
-
-    from invent_core.evaluation.metrics import bootstrap_indices
+    from breakdown import DEFAULT, paired_delta, paired_inputs
 
     other = {r["id"]: r for r in other_rows}
     keep = [r for r in base_rows if r["id"] in other and other[r["id"]]["correct"] == r["correct"]]
-    correct = np.array([int(r["correct"]) for r in keep])
-    base = np.array([float(r[DEFAULT]) for r in keep])
+    correct, base, idx = paired_inputs(keep, n_boot, 0)
     theirs = np.array([float(other[r["id"]][DEFAULT]) for r in keep])
-    idx = bootstrap_indices(correct, n_bootstrap=n_boot, seed=0)
     return {"questions": len(keep), "right": int(correct.sum()),
             "default": paired_delta(correct, base, base, idx),
             "other": paired_delta(correct, base, theirs, idx)}  # fmt: skip
@@ -125,7 +121,7 @@ def examples(base: dict[str, dict], other: dict[str, dict], ids: list[str]) -> l
 
 
 def main(argv: list[str] | None = None) -> int:
-    from breakdown import read_scores, run_for, spread_rows
+    from breakdown import judged_runs, spread_pairs
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("base", type=Path, help="the default evaluation's folder (with runs/)")
@@ -139,18 +135,18 @@ def main(argv: list[str] | None = None) -> int:
         if not (folder / "runs").is_dir():
             p.error(f"{folder}: no runs/ folder (the saved runs are what this reads)")
 
-    rows = {f: read_scores(f) for f in (args.base, args.other)}
-    runs = {f: {r["id"]: run_for(f, r["id"]) for r in rows[f]} for f in rows}
-    ids = [r["id"] for r in rows[args.base] if runs[args.base][r["id"]] and runs[args.other].get(r["id"])]  # fmt: skip
+    judged = {f: judged_runs(f) for f in (args.base, args.other)}  # each run read once
+    runs = {f: {r["id"]: run for r, run in zip(*judged[f], strict=True)} for f in judged}
+    ids = [r["id"] for r in judged[args.base][0] if r["id"] in runs[args.other]]
     out = {
         folder.name: {
             "perturbations": summarise([run_stats(runs[folder][i]) for i in ids]),
-            "spread": spread_summary(spread_rows(folder)),
-            "right": sum(int(r["correct"]) for r in rows[folder]),
+            "spread": spread_summary(spread_pairs(*judged[folder])),
+            "right": sum(int(r["correct"]) for r in judged[folder][0]),
         }
         for folder in (args.base, args.other)
     }
-    out["same_label"] = same_label_auroc(rows[args.base], rows[args.other], args.n_boot)
+    out["same_label"] = same_label_auroc(judged[args.base][0], judged[args.other][0], args.n_boot)
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(out, indent=1))
     if args.examples:

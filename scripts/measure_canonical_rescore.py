@@ -42,7 +42,7 @@ def canonical_values(runs: list[dict]) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from breakdown import DEFAULT, read_scores, run_for
+    from breakdown import DEFAULT, judged_runs
 
     from invent_core.evaluation.metrics import auroc_score
 
@@ -50,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("folders", type=Path, nargs="+")
     args = p.parse_args(argv)
     for folder in args.folders:
-        rows = [r for r in read_scores(folder) if run_for(folder, r["id"])]
-        runs = [run_for(folder, r["id"]) for r in rows]
+        rows, runs = judged_runs(folder)
         correct = np.array([int(r["correct"]) for r in rows])
         saved = np.array([float(r[DEFAULT]) for r in rows])
         print(f"{folder.name}: {len(rows)} questions; Inv-Entropy AUROC "

@@ -4,7 +4,7 @@ Issue #24 §5: GAAP's WordNet mutations break arithmetic questions ("What is 2
 asset six?", "How many centimetres are in 5 Mississippi?"), and Inv-Entropy on
 GAAP runs falls to chance on the arithmetic testbed. This re-scores the saved
 runs of a ``--perturber gaap`` evaluation as if the final set had kept only
-members that :func:`invent_core.perturb.gaap.member_flags` does not flag for a
+members that :func:`invent_core.perturb.gaap.breaks_question` does not flag for a
 lost number or name or a changed meaning, padding the set back to n with copies
 of the kept members (the paper's duplication rule; the question itself when none
 is kept), and reports Inv-Entropy's AUROC both ways over the same paired resamples.
@@ -33,10 +33,10 @@ from invent_core import _env  # noqa: E402,F401  offline before any model import
 
 def checked(run: dict, rng: np.random.Generator) -> tuple[dict, int]:
     """``run`` with flagged perturbations replaced by copies of kept ones; and how many were."""
-    from invent_core.perturb.gaap import member_flags
+    from invent_core.perturb.gaap import breaks_question
 
     question, states = run["questions"][0], run["questions"][1:]
-    flagged = [bool(member_flags(s, question, None, 0.0)) for s in states]
+    flagged = [breaks_question(s, question) for s in states]
     kept = [i + 1 for i, f in enumerate(flagged) if not f] or [0]
     rows = [0] + [i + 1 if not f else kept[int(rng.integers(len(kept)))]
                   for i, f in enumerate(flagged)]  # fmt: skip
@@ -46,21 +46,16 @@ def checked(run: dict, rng: np.random.Generator) -> tuple[dict, int]:
 
 
 def main() -> int:
-    from breakdown import DEFAULT, paired_delta, read_scores, rescore, run_for
-
-    from invent_core.evaluation.metrics import bootstrap_indices
+    from breakdown import judged_runs, paired_delta, paired_inputs, rescore
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("folder", type=Path)
     p.add_argument("--n-boot", type=int, default=200)
     args = p.parse_args()
-    found = [(r, run_for(args.folder, r["id"])) for r in read_scores(args.folder)]
-    rows, runs = [r for r, run in found if run], [run for _, run in found if run]
+    rows, runs = judged_runs(args.folder)
     rng = np.random.default_rng(0)
     fixed = [checked(run, rng) for run in runs]
-    correct = np.array([int(r["correct"]) for r in rows])
-    base = np.array([float(r[DEFAULT]) for r in rows])
-    idx = bootstrap_indices(correct, n_bootstrap=args.n_boot, seed=0)
+    correct, base, idx = paired_inputs(rows, args.n_boot, 0)
     after = rescore([f[0] for f in fixed])
     n_flagged = np.array([f[1] for f in fixed])
     out = {"folder": args.folder.name, "n_questions": len(rows), "n_correct": int(correct.sum()),

@@ -559,8 +559,8 @@ def sample_perturbations(
     def passes(text: str) -> bool:
         if not cfg.meaning_check:
             return True
-        if text not in kept:  # δ is GAAP's own rule, so only entities and meaning count
-            kept[text] = not member_flags(text, question, None, 0.0)
+        if text not in kept:
+            kept[text] = not breaks_question(text, question)
         return kept[text]
 
     def fresh(g: Generation) -> list[int]:
@@ -587,6 +587,15 @@ def sample_perturbations(
         src = originals[int(rng.integers(len(originals)))]
         picks.append(dataclasses.replace(src, duplicate=True))
     return picks
+
+
+def breaks_question(text: str, question: str) -> bool:
+    """Whether ``GaapConfig.meaning_check`` keeps this member out of Per(S_x0).
+
+    True when :func:`member_flags` flags a lost number or name or a changed
+    meaning; δ is GAAP's own rule, so fitness is not asked.
+    """
+    return bool(member_flags(text, question, None, 0.0))
 
 
 def member_flags(text: str, question: str, fitness: float | None, delta: float) -> list[str]:
