@@ -266,3 +266,15 @@ def test_cleaning_gate_section_gives_the_same_questions_and_each_rescoring(tmp_p
         "| evaluate-x (30 q) | 0.850 ± 0.050 | 0.900 ± 0.050 (+0.050 ± 0.020) | 65 in 14 q |"
         in text
     )
+
+
+def test_best_baseline_names_every_baseline_of_a_tie():
+    """Three graph baselines that coincide are named together, not whichever sorts last."""
+    cell = {"auroc": {"mean": 0.6961, "std": 0.05}}
+    res = {"results": {"kernel_entropy": cell, "degmat": cell, "luq": {"auroc": {"mean": 0.6958, "std": 0.05}},
+                       "lexsim": {"auroc": {"mean": 0.691, "std": 0.05}}, "inv_entropy": {"auroc": {"mean": 0.9, "std": 0.1}}},
+           "labels": {"kernel_entropy": "Kernel Entropy", "degmat": "DegMat", "luq": "LUQ"}}  # fmt: skip
+    assert _script().best_baseline(res) == (0.696, "Kernel Entropy = DegMat = LUQ")
+    res["results"]["lexsim"]["auroc"]["mean"] = 0.71
+    assert _script().best_baseline(res) == (0.71, "lexsim")
+    assert _script().best_baseline({"results": {}}) == (None, "")
