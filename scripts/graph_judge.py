@@ -61,7 +61,7 @@ def spearman(table: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
 
 
 def main() -> None:
-    from breakdown import read_scores, run_for
+    from breakdown import judged_runs
 
     from invent_core.evaluation.metrics import auroc_score
     from invent_core.llm import get_llm
@@ -71,10 +71,8 @@ def main() -> None:
     p.add_argument("--limit", type=int, help="first N questions only (a quick look)")
     p.add_argument("--llm", default="local")
     args = p.parse_args()
-    rows = read_scores(args.folder)[: args.limit]
-    runs = [run_for(args.folder, r["id"]) for r in rows]
-    keep = [i for i, run in enumerate(runs) if run is not None]
-    rows, runs = [rows[i] for i in keep], [runs[i] for i in keep]
+    rows, runs = judged_runs(args.folder)
+    rows, runs = rows[: args.limit], runs[: args.limit]
     llm, t0, load = get_llm(args.llm), time.perf_counter(), os.getloadavg()[0]
     found = []
     for i, run in enumerate(runs):

@@ -124,21 +124,15 @@ def _auroc(correct: np.ndarray, base: np.ndarray, other: np.ndarray, idx: np.nda
 
 def folder_record(folder: Path, n_boot: int = 200) -> dict[str, Any] | None:
     """AUROC of the saved score and of each re-scoring of one evaluate folder, paired."""
-    from breakdown import read_scores, run_for
+    from breakdown import judged_runs, paired_inputs
 
-    from invent_core.evaluation.metrics import bootstrap_indices
-
-    rows = read_scores(folder)
-    runs = [run_for(folder, r["id"]) for r in rows]
     pairs = [
-        (r, run) for r, run in zip(rows, runs, strict=True) if run and run.get("raw_responses")
+        (r, run) for r, run in zip(*judged_runs(folder), strict=True) if run.get("raw_responses")
     ]
     if not pairs:
         return None
-    correct = np.array([int(r["correct"]) for r, _ in pairs])
-    saved = np.array([float(r[DEFAULT]) for r, _ in pairs])
+    correct, saved, idx = paired_inputs([r for r, _ in pairs], n_boot, seed=0)
     found = [variants(run) for _, run in pairs]
-    idx = bootstrap_indices(correct, n_bootstrap=n_boot, seed=0)
     return {
         "folder": folder.name,
         "n_questions": len(pairs),
