@@ -79,6 +79,31 @@ def add_sample_args(p: argparse.ArgumentParser) -> None:
         default=0,
         help="seed of the --limit draw (default 0; 'none': the first N in file order)",
     )
+    p.add_argument(
+        "--difficulty",
+        type=parse_levels,
+        default=None,
+        metavar="LEVELS",
+        help="only questions of these difficulty levels, before the draw: '4-5' or '3,5' "
+        "(the arithmetic testbed's levels 1 easy … 5 hard)",
+    )
+
+
+def parse_levels(text: str) -> tuple[int, ...]:
+    """``"4-5"`` -> ``(4, 5)``, ``"3,5"`` -> ``(3, 5)``, ``"2"`` -> ``(2,)``; anything else is refused."""
+    levels: set[int] = set()
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        try:
+            first, last = int(lo), int(hi if sep else lo)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a list of levels (write e.g. 4-5 or 3,5)"
+            ) from None
+        if first < 1 or last < first:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a range of levels >= 1")
+        levels.update(range(first, last + 1))
+    return tuple(sorted(levels))
 
 
 def experiment_config_from_args(args: argparse.Namespace, **extra):
@@ -91,6 +116,7 @@ def experiment_config_from_args(args: argparse.Namespace, **extra):
         data=args.data,
         limit=args.limit,
         sample_seed=args.sample_seed,
+        difficulty=getattr(args, "difficulty", None),
         methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
         **extra,
     )

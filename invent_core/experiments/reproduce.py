@@ -59,6 +59,8 @@ class ExperimentConfig:
     data: str | None = None  # or a user CSV/JSONL with question + answer
     limit: int | None = None
     sample_seed: int | None = 0  # with a limit: a seeded shuffled draw (None: file order; issue 14)
+    # keep only rows whose ``extra["difficulty"]`` is one of these (the testbed's 1 … 5), before the draw
+    difficulty: tuple[int, ...] | None = None
     methods: tuple[str, ...] = ("all",)
     judge: str = "match"  # one of JUDGES
     n_bootstrap_metrics: int = N_BOOTSTRAP  # 40, paper, Appendix "Calculation of Mean and Variance"
@@ -74,6 +76,11 @@ class ExperimentConfig:
         if self.sample_seed is not None and self.sample_seed < 0:
             raise ValueError(f"--sample-seed must be >= 0 (or none), got {self.sample_seed!r}")
         object.__setattr__(self, "methods", tuple(self.methods))
+        if self.difficulty is not None:
+            levels = tuple(sorted(set(self.difficulty)))
+            if not levels or any(isinstance(d, bool) or not isinstance(d, int) for d in levels):
+                raise ValueError(f"--difficulty must name whole levels, got {self.difficulty!r}")
+            object.__setattr__(self, "difficulty", levels)
 
     def run_key(self, temperature: float | None = None) -> dict[str, Any]:
         """Return the options a saved run must share to be reused (see :func:`generation_key`)."""
@@ -99,7 +106,10 @@ class ExperimentConfig:
             run = RunConfig.from_dict(data["run"])
         else:  # saved before RunConfig: perturber, n, r, B, temperature … sat at the top
             run = RunConfig.from_settings(data)
-        return cls(run=run, **{k: v for k, v in data.items() if k in own})
+        kept = {k: v for k, v in data.items() if k in own}
+        if kept.get("difficulty") is not None:  # JSON gives a list
+            kept["difficulty"] = tuple(kept["difficulty"])
+        return cls(run=run, **kept)
 
 
 def generation_key(config: RunConfig) -> dict[str, Any]:
@@ -129,6 +139,9 @@ def draw_examples(cfg: ExperimentConfig, *, require_answers: bool = True) -> tup
     takes the first ``limit`` in file order. Without a limit every question is
     taken, in file order.
 
+    With ``cfg.difficulty`` only the rows of those levels are kept first (the
+    draw is then over them), and the description says so.
+
     Returns
     -------
     (examples, description): ``"15 of 300 questions, drawn with seed 0"``,
@@ -143,13 +156,37 @@ def draw_examples(cfg: ExperimentConfig, *, require_answers: bool = True) -> tup
         examples = load_examples_file(cfg.data, require_answers=require_answers)
     if not examples:
         raise InventError("no examples to evaluate")
+    levels = ""
+    if cfg.difficulty is not None:
+        examples = keep_difficulty(examples, cfg.difficulty, source=cfg.dataset or cfg.data)
+        levels = f" (difficulty {', '.join(map(str, cfg.difficulty))})"
     total = len(examples)
     if cfg.limit is None or cfg.limit >= total:
-        return examples, f"all {total} questions"
+        return examples, f"all {total} questions{levels}"
     if cfg.sample_seed is None:
-        return examples[: cfg.limit], f"the first {cfg.limit} of {total} questions (file order)"
+        return examples[
+            : cfg.limit
+        ], f"the first {cfg.limit} of {total} questions{levels} (file order)"
     sample = draw_sample(examples, cfg.limit, cfg.sample_seed)
-    return sample.items, sample.describe()
+    return sample.items, sample.describe() + levels
+
+
+def keep_difficulty(examples: list, levels: tuple[int, ...], *, source: str) -> list:
+    """The examples whose ``extra["difficulty"]`` is one of ``levels``, in file order.
+
+    Only the arithmetic testbed's rows carry a difficulty; naming levels for a
+    source without one, or levels no row has, is refused (naming --difficulty).
+    """
+    have = {ex.extra.get("difficulty") for ex in examples if ex.extra.get("difficulty") is not None}
+    if not have:
+        raise InventError(f"--difficulty: the questions of {source} carry no difficulty level")
+    kept = [ex for ex in examples if ex.extra.get("difficulty") in levels]
+    if not kept:
+        known, asked = (", ".join(map(str, sorted(x))) for x in (have, levels))
+        raise InventError(
+            f"--difficulty: no question of {source} has level {asked}; levels: {known}"
+        )
+    return kept
 
 
 def _safe(name: str) -> str:
