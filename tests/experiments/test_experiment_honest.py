@@ -161,6 +161,60 @@ def test_limit_draws_a_seeded_shuffled_sample():
         ExperimentConfig(dataset="mmlu", limit=3, sample_seed=-1)
 
 
+def test_difficulty_keeps_only_those_testbed_levels_before_the_draw():
+    from invent_core.errors import InventError
+
+    cfg = ExperimentConfig(dataset="arithmetic", difficulty=(5, 4), limit=100)
+    drawn, how = draw_examples(cfg)
+    assert how == "100 of 120 questions, drawn with seed 0 (difficulty 4, 5)"
+    assert len({e.id for e in drawn}) == 100
+    assert {e.extra["difficulty"] for e in drawn} == {4, 5}
+    assert ExperimentConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
+    every, how = draw_examples(ExperimentConfig(dataset="arithmetic", difficulty=(1,)))
+    assert how == "all 60 questions (difficulty 1)" and len(every) == 60
+    with pytest.raises(
+        InventError, match="--difficulty: the questions of mmlu carry no difficulty"
+    ):
+        draw_examples(ExperimentConfig(dataset="mmlu", difficulty=(4,)))
+    with pytest.raises(
+        InventError, match="no question of arithmetic has level 9; levels: 1, 2, 3, 4, 5"
+    ):
+        draw_examples(ExperimentConfig(dataset="arithmetic", difficulty=(9,)))
+
+
+def test_cli_difficulty_for_a_sample_without_levels_fails_before_any_folder(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "o"
+    argv = ["evaluate", "--dataset", "mmlu", "--difficulty", "4-5", "--limit", "3", "-o", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "invent_core", *argv], capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    assert "--difficulty: the questions of mmlu carry no difficulty level" in done.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "levels"), [("4-5", (4, 5)), ("3,5", (3, 5)), ("2", (2,)), ("1-2, 5", (1, 2, 5))]
+)
+def test_difficulty_option_reads_ranges_and_lists(text, levels):
+    from invent_core.commands.evaluate import parse_levels
+
+    assert parse_levels(text) == levels
+
+
+@pytest.mark.parametrize("text", ["hard", "5-4", "0", "4-", ""])
+def test_difficulty_option_refuses_what_is_not_levels(text):
+    import argparse
+
+    from invent_core.commands.evaluate import parse_levels
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_levels(text)
+
+
 def test_cancel_keeps_the_finished_questions_and_the_same_call_resumes(tmp_path, data_file, minilm):
     token = CancelToken()
 
