@@ -114,3 +114,37 @@ def curves(correct: Any, table: Mapping[str, Any], labels: Mapping[str, str], ju
     st.caption(
         f"Every curve rests on n = {len(correct)} questions ({n_pos} correct); {judged.reason}."
     )
+
+
+def levels_picker(population: list) -> tuple[list, tuple[int, ...] | None]:
+    """Offer the difficulty levels of a sample that has them (the testbed): (kept rows, levels).
+
+    ``levels`` is None when every level is kept (or the sample has none). A stronger
+    model is right on most of the easy levels (the optional 1.5B on 80 % of the whole
+    testbed, 57 % of levels 4-5), so a fair share of wrong answers needs the hard ones.
+    """
+    have = sorted({ex.extra["difficulty"] for ex in population if "difficulty" in ex.extra})
+    if not have:
+        return population, None
+    chosen = st.multiselect(
+        "Difficulty levels",
+        have,
+        default=have,
+        key="eval_levels",
+        help="Keep only questions of these levels (1 easy … 5 hard) before the draw: a model "
+        "that gets the easy ones right leaves too few wrong answers to judge a method",
+    )
+    if not chosen:
+        st.warning("Choose at least one difficulty level; until then every level is kept.")
+    if not chosen or len(chosen) == len(have):
+        return population, None
+    levels = tuple(sorted(chosen))
+    return [ex for ex in population if ex.extra.get("difficulty") in levels], levels
+
+
+def sample_line(population: list, limit: int, seed: int, levels: tuple[int, ...] | None) -> str:
+    """``"100 of 120 questions, drawn with seed 0 (difficulty 4, 5)."``: what the run will ask."""
+    from invent_core.evaluation.sample_size import draw_sample
+
+    kept = f" (difficulty {', '.join(map(str, levels))})" if levels else ""
+    return draw_sample(population, limit, seed).describe() + kept + "."

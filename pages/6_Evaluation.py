@@ -16,7 +16,6 @@ from invent_core.evaluation.metrics import undefined_reason
 from invent_core.evaluation.sample_size import (
     MIN_PER_CLASS,
     MIN_QUESTIONS,
-    draw_sample,
     judgeable,
 )
 from invent_core.experiments.reproduce import JUDGES, ExperimentConfig, evaluate
@@ -118,7 +117,14 @@ def _salvage(job) -> bool:
 
 # --- run ------------------------------------------------------------------------------------
 DEFAULT_DATASET = "arithmetic"
-FORM = ("eval_dataset", "eval_limit", state.EVAL_SEED, "eval_judge", "eval_perturber")
+FORM = (
+    "eval_dataset",
+    "eval_limit",
+    state.EVAL_SEED,
+    "eval_judge",
+    "eval_perturber",
+    "eval_levels",
+)
 reattach(state.EVAL_JOB, FORM)  # a reload shows the running or last finished evaluation
 with st.expander("Run an evaluation on a dataset sample", expanded=False):
     c1, c2, c3, c4 = st.columns(4)
@@ -151,11 +157,12 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
         help="match: rules per dataset; llm: the paper's judge prompt",
     )
     run_cfg = settings.run_config(perturber=views.perturber_picker("eval_perturber"))
+    difficulty = None
     if dataset:
         population = guarded("Counting the questions", load_dataset, dataset) or []
+        population, difficulty = evaluation_view.levels_picker(population)
         if population:
-            drawn = draw_sample(population, int(limit), int(seed))
-            st.caption(drawn.describe() + ".")
+            st.caption(evaluation_view.sample_line(population, int(limit), int(seed), difficulty))
     estimate = estimate_run(
         run_cfg,
         **resources.llm_identities(settings),
@@ -177,11 +184,12 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
         and dataset
     ):
         try:
-            cfg = ExperimentConfig(
-                run=run_cfg, dataset=dataset, limit=int(limit), judge=judge, sample_seed=int(seed)
-            )
+            opts = dict(limit=int(limit), judge=judge, sample_seed=int(seed), difficulty=difficulty)
+            cfg = ExperimentConfig(run=run_cfg, dataset=dataset, **opts)
+            # the levels name the folder only when some are left out: earlier work stays found
+            kept = (difficulty,) if difficulty else ()
             out = resources.work_dir(
-                "eval", settings.key(dataset, run_cfg.perturber, judge, int(seed))
+                "eval", settings.key(dataset, run_cfg.perturber, judge, int(seed), *kept)
             )
             _start(cfg, out)
         except Exception as err:  # noqa: BLE001 - shown, not raised

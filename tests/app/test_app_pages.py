@@ -847,3 +847,38 @@ def test_gaap_page_reattaches_after_a_reload(monkeypatch):
     second.run()
     assert_clean(second)
     assert second.session_state["gaap_result"] is trace
+
+
+def test_evaluation_keeps_the_testbed_levels_chosen_and_passes_them_to_the_run(monkeypatch):
+    """A stronger model needs the testbed's hard levels: the page offers them, draws over them."""
+    from invent_core.experiments import reproduce as experiment
+    from invent_ui import experiments
+
+    seen = []
+    payload = json.loads(assets.DEMO_EVAL.read_text())
+
+    def recorded_evaluate(cfg, out, **kw):  # the evaluation itself is tested elsewhere
+        seen.append((cfg.difficulty, cfg.limit, str(out)))
+        return "result"
+
+    monkeypatch.setattr(experiment, "evaluate", recorded_evaluate)
+    monkeypatch.setattr(experiments, "eval_payload", lambda result, cfg, **kw: payload)
+    at = open_page("6_Evaluation.py")
+    at.selectbox(key="eval_dataset").set_value("arithmetic").run()
+    assert at.multiselect(key="eval_levels").value == [1, 2, 3, 4, 5]
+    at.number_input(key="eval_limit").set_value(100).run()
+    at.multiselect(key="eval_levels").set_value([4, 5]).run()
+    assert any("100 of 120 questions, drawn with seed 0 (difficulty 4, 5)" in c.value
+               for c in at.caption)  # fmt: skip
+    at.button(key="eval_run").click().run()
+    finish_job(at, "eval_job")
+    assert_clean(at)
+    assert seen[0][:2] == ((4, 5), 100)
+    at.multiselect(key="eval_levels").set_value([]).run()  # none chosen: all kept, and said
+    assert any("at least one difficulty level" in w.value for w in at.warning)
+    at.multiselect(key="eval_levels").set_value([1, 2, 3, 4, 5]).run()
+    at.button(key="eval_run").click().run()
+    finish_job(at, "eval_job")
+    assert seen[1][0] is None and seen[1][2] != seen[0][2]  # all levels: the usual folder
+    at.selectbox(key="eval_dataset").set_value("mmlu").run()
+    assert not [m for m in at.multiselect if m.key == "eval_levels"]  # MMLU has no levels
