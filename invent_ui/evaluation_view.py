@@ -116,16 +116,17 @@ def curves(correct: Any, table: Mapping[str, Any], labels: Mapping[str, str], ju
     )
 
 
-def levels_picker(population: list) -> tuple[list, tuple[int, ...] | None]:
-    """Offer the difficulty levels of a sample that has them (the testbed): (kept rows, levels).
+def levels_picker(population: list) -> tuple[int, ...] | None:
+    """Offer the difficulty levels of a sample that has them (the testbed); None: every level.
 
-    ``levels`` is None when every level is kept (or the sample has none). A stronger
-    model is right on most of the easy levels (the optional 1.5B on 80 % of the whole
-    testbed, 57 % of levels 4-5), so a fair share of wrong answers needs the hard ones.
+    A stronger model is right on most of the easy levels (the optional 1.5B on 80 % of the
+    whole testbed, 57 % of levels 4-5), so a fair share of wrong answers needs the hard ones.
     """
-    have = sorted({ex.extra["difficulty"] for ex in population if "difficulty" in ex.extra})
+    from invent_core.experiments.reproduce import difficulty_levels
+
+    have = difficulty_levels(population)
     if not have:
-        return population, None
+        return None
     chosen = st.multiselect(
         "Difficulty levels",
         have,
@@ -136,15 +137,4 @@ def levels_picker(population: list) -> tuple[list, tuple[int, ...] | None]:
     )
     if not chosen:
         st.warning("Choose at least one difficulty level; until then every level is kept.")
-    if not chosen or len(chosen) == len(have):
-        return population, None
-    levels = tuple(sorted(chosen))
-    return [ex for ex in population if ex.extra.get("difficulty") in levels], levels
-
-
-def sample_line(population: list, limit: int, seed: int, levels: tuple[int, ...] | None) -> str:
-    """``"100 of 120 questions, drawn with seed 0 (difficulty 4, 5)."``: what the run will ask."""
-    from invent_core.evaluation.sample_size import draw_sample
-
-    kept = f" (difficulty {', '.join(map(str, levels))})" if levels else ""
-    return draw_sample(population, limit, seed).describe() + kept + "."
+    return None if not chosen or len(chosen) == len(have) else tuple(sorted(chosen))

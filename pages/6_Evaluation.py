@@ -18,7 +18,7 @@ from invent_core.evaluation.sample_size import (
     MIN_QUESTIONS,
     judgeable,
 )
-from invent_core.experiments.reproduce import JUDGES, ExperimentConfig, evaluate
+from invent_core.experiments.reproduce import JUDGES, ExperimentConfig, evaluate, select_examples
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import archive, assets, evaluation_view, resources, spread_view, state, views
@@ -157,12 +157,14 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
         help="match: rules per dataset; llm: the paper's judge prompt",
     )
     run_cfg = settings.run_config(perturber=views.perturber_picker("eval_perturber"))
-    difficulty = None
+    cfg = None
     if dataset:
         population = guarded("Counting the questions", load_dataset, dataset) or []
-        population, difficulty = evaluation_view.levels_picker(population)
-        if population:
-            st.caption(evaluation_view.sample_line(population, int(limit), int(seed), difficulty))
+        levels = evaluation_view.levels_picker(population)
+        opts = dict(limit=int(limit), judge=judge, sample_seed=int(seed), difficulty=levels)
+        cfg = guarded("The evaluation settings", ExperimentConfig, run_cfg, dataset, **opts)
+        if population and cfg:  # the line the run itself will print (draw_examples on these rows)
+            st.caption(select_examples(population, cfg)[1] + ".")
     estimate = estimate_run(
         run_cfg,
         **resources.llm_identities(settings),
@@ -181,13 +183,11 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
             key="eval_run",
             disabled=views.job_running(state.EVAL_JOB),
         )
-        and dataset
+        and cfg
     ):
         try:
-            opts = dict(limit=int(limit), judge=judge, sample_seed=int(seed), difficulty=difficulty)
-            cfg = ExperimentConfig(run=run_cfg, dataset=dataset, **opts)
             # the levels name the folder only when some are left out: earlier work stays found
-            kept = (difficulty,) if difficulty else ()
+            kept = (cfg.difficulty,) if cfg.difficulty else ()
             out = resources.work_dir(
                 "eval", settings.key(dataset, run_cfg.perturber, judge, int(seed), *kept)
             )

@@ -116,7 +116,7 @@ def experiment_config_from_args(args: argparse.Namespace, **extra):
         data=args.data,
         limit=args.limit,
         sample_seed=args.sample_seed,
-        difficulty=getattr(args, "difficulty", None),
+        difficulty=args.difficulty,
         methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
         **extra,
     )

@@ -106,10 +106,7 @@ class ExperimentConfig:
             run = RunConfig.from_dict(data["run"])
         else:  # saved before RunConfig: perturber, n, r, B, temperature … sat at the top
             run = RunConfig.from_settings(data)
-        kept = {k: v for k, v in data.items() if k in own}
-        if kept.get("difficulty") is not None:  # JSON gives a list
-            kept["difficulty"] = tuple(kept["difficulty"])
-        return cls(run=run, **kept)
+        return cls(run=run, **{k: v for k, v in data.items() if k in own})
 
 
 def generation_key(config: RunConfig) -> dict[str, Any]:
@@ -133,27 +130,36 @@ def load_examples(cfg: ExperimentConfig, *, require_answers: bool = True):
 def draw_examples(cfg: ExperimentConfig, *, require_answers: bool = True) -> tuple[list, str]:
     """Return the config's examples and a line saying how they were drawn.
 
-    With ``cfg.limit``, ``cfg.sample_seed`` (default 0) draws a shuffled
-    sample (:func:`invent_core.evaluation.sample_size.draw_sample`, the same
-    questions ``load_dataset(limit=, seed=)`` gives); ``sample_seed=None``
-    takes the first ``limit`` in file order. Without a limit every question is
-    taken, in file order.
-
-    With ``cfg.difficulty`` only the rows of those levels are kept first (the
-    draw is then over them), and the description says so.
+    Loads the shipped sample or the user file the config names, then
+    :func:`select_examples`.
 
     Returns
     -------
     (examples, description): ``"15 of 300 questions, drawn with seed 0"``,
     ``"the first 15 of 300 questions (file order)"`` or ``"all 300 questions"``.
     """
-    from ..evaluation.sample_size import draw_sample
     from ..questions.datasets import load_dataset, load_examples_file
 
     if cfg.dataset:
         examples = load_dataset(cfg.dataset)
     else:
         examples = load_examples_file(cfg.data, require_answers=require_answers)
+    return select_examples(examples, cfg)
+
+
+def select_examples(examples: list, cfg: ExperimentConfig) -> tuple[list, str]:
+    """Draw the config's sample from loaded examples; the line says how (see :func:`draw_examples`).
+
+    With ``cfg.difficulty`` only the rows of those levels are kept first (the
+    draw is then over them), and the line ends with ``" (difficulty 4, 5)"``.
+    With ``cfg.limit``, ``cfg.sample_seed`` (default 0) draws a shuffled
+    sample (:func:`invent_core.evaluation.sample_size.draw_sample`, the same
+    questions ``load_dataset(limit=, seed=)`` gives); ``sample_seed=None``
+    takes the first ``limit`` in file order. Without a limit every question is
+    taken, in file order.
+    """
+    from ..evaluation.sample_size import draw_sample
+
     if not examples:
         raise InventError("no examples to evaluate")
     levels = ""
@@ -164,11 +170,15 @@ def draw_examples(cfg: ExperimentConfig, *, require_answers: bool = True) -> tup
     if cfg.limit is None or cfg.limit >= total:
         return examples, f"all {total} questions{levels}"
     if cfg.sample_seed is None:
-        return examples[
-            : cfg.limit
-        ], f"the first {cfg.limit} of {total} questions{levels} (file order)"
+        first = f"the first {cfg.limit} of {total} questions{levels} (file order)"
+        return examples[: cfg.limit], first
     sample = draw_sample(examples, cfg.limit, cfg.sample_seed)
     return sample.items, sample.describe() + levels
+
+
+def difficulty_levels(examples: list) -> list[int]:
+    """The difficulty levels the examples carry (``extra["difficulty"]``), sorted; [] for none."""
+    return sorted({ex.extra["difficulty"] for ex in examples if "difficulty" in ex.extra})
 
 
 def keep_difficulty(examples: list, levels: tuple[int, ...], *, source: str) -> list:
@@ -177,12 +187,12 @@ def keep_difficulty(examples: list, levels: tuple[int, ...], *, source: str) -> 
     Only the arithmetic testbed's rows carry a difficulty; naming levels for a
     source without one, or levels no row has, is refused (naming --difficulty).
     """
-    have = {ex.extra.get("difficulty") for ex in examples if ex.extra.get("difficulty") is not None}
+    have = difficulty_levels(examples)
     if not have:
         raise InventError(f"--difficulty: the questions of {source} carry no difficulty level")
     kept = [ex for ex in examples if ex.extra.get("difficulty") in levels]
     if not kept:
-        known, asked = (", ".join(map(str, sorted(x))) for x in (have, levels))
+        known, asked = (", ".join(map(str, x)) for x in (have, levels))
         raise InventError(
             f"--difficulty: no question of {source} has level {asked}; levels: {known}"
         )
