@@ -83,7 +83,7 @@ def main() -> None:
     )
 
     from invent_core.embedders import get_embedder
-    from invent_core.paper.scoring import score_responses
+    from invent_core.engine.scoring import score_responses
 
     t0 = time.perf_counter()
     emb = get_embedder("minilm")

@@ -11,9 +11,6 @@ library. Public names are resolved lazily on first access.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
-import sys
 from typing import Any
 
 from . import _env  # noqa: F401  (sets HF_HUB_OFFLINE before any HF import)
@@ -23,7 +20,7 @@ __version__ = "0.1.0"
 #: public name -> module that defines it
 _LAZY: dict[str, str] = {
     "measures_from_similarity": "invent_core.paper.scoring",
-    "score_responses": "invent_core.paper.scoring",
+    "score_responses": "invent_core.engine.scoring",
     "ScoreResult": "invent_core.paper.scoring",
     "ScoreConfig": "invent_core.config",
     "RunConfig": "invent_core.config",
@@ -41,56 +38,6 @@ _LAZY: dict[str, str] = {
     "get_perturber": "invent_core.perturb",
     "batch_score": "invent_core.batch",
 }
-
-
-#: modules moved by issue 19, old name -> new name under invent_core: an old
-#: import, pickle or mock target reaches the same module object (tests/test_layout.py).
-_MOVED: dict[str, str] = {
-    "random_walk": "paper.random_walk",
-    "measures": "paper.measures",
-    "scoring": "paper.scoring",
-    "answers": "responses.answers",
-    "cleaning": "responses.cleaning",
-    "canonical": "responses.canonical",
-    "pipeline": "engine.pipeline",
-    "adaptive": "engine.adaptive",
-    "inflight": "engine.inflight",
-    "artifact": "engine.artifact",
-    "datasets": "questions.datasets",
-    "question_schema": "questions.schema",
-    "testbed": "questions.testbed",
-    "experiment": "experiments.reproduce",
-    "registry": "methods.registry",
-    "context": "methods.context",
-    "entailment": "methods.entailment",
-    "reference": "evaluation.reference",
-    "advice": "evaluation.advice",
-    "spread": "evaluation.spread",
-    "history": "workbench.history",
-    "estimate": "workbench.estimate",
-    "progress": "workbench.progress",
-    "reask": "workbench.reask",
-}
-
-
-class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Resolve a moved module's old name to its new module (the same object, not a copy)."""
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        head, _, tail = fullname.partition(".")
-        if head != __name__ or tail not in _MOVED:
-            return None
-        return importlib.util.spec_from_loader(fullname, self)
-
-    def create_module(self, spec: Any) -> None:
-        return None  # a placeholder; exec_module swaps in the real module
-
-    def exec_module(self, module: Any) -> None:
-        tail = module.__name__.partition(".")[2]
-        sys.modules[module.__name__] = importlib.import_module(f"{__name__}.{_MOVED[tail]}")
-
-
-sys.meta_path.append(_MovedFinder())
 
 
 def __getattr__(name: str) -> Any:

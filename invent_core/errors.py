@@ -34,7 +34,7 @@ class CacheWarning(InventWarning):
 class Cancelled(InventError):
     """The user pressed Cancel: no new requests were sent after it.
 
-    Raised by :meth:`invent_core.workbench.progress.CancelToken.raise_if_cancelled`.
+    Raised by :meth:`invent_core.progress.CancelToken.raise_if_cancelled`.
     Work finished before it is kept (LLM answers are in the cache), so callers
     catch it, keep what they have and say so; the next identical run re-uses it.
     """

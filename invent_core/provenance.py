@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import platform
 
+from . import __version__
+
 __all__ = ["PACKAGES", "package_versions"]
 
 #: Packages whose versions are recorded (numerics, models, LLM clients, file formats).
@@ -28,8 +30,6 @@ PACKAGES: tuple[str, ...] = (
 def package_versions() -> dict[str, str | None]:
     """``{"invent_core": …, "python": …, package: version or None}`` for :data:`PACKAGES`."""
     import importlib.metadata as md
-
-    from . import __version__
 
     out: dict[str, str | None] = {"invent_core": __version__, "python": platform.python_version()}
     for name in PACKAGES:

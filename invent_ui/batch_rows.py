@@ -96,7 +96,7 @@ def score_file(
 ) -> Any:
     """``batch_score(input, output, config, llm=…, methods=…, progress=…)``: the page's one call.
 
-    ``progress`` receives :class:`~invent_core.workbench.progress.Progress` events (stage ``"rows"``),
+    ``progress`` receives :class:`~invent_core.progress.Progress` events (stage ``"rows"``),
     the shape a :class:`~invent_ui.jobs.Job`'s ``progress`` takes as it is.
     """
     from invent_core.batch import batch_score

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from invent_core.workbench.reask import match_states
+from invent_core.engine.reask import match_states
 
 from . import method_jobs, plots, resources, results_view, state, tables, views
 from .downloads import download_buttons

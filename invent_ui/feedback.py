@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from invent_core.workbench.progress import format_range, format_seconds
+from invent_core.progress import format_range, format_seconds
 
 from .jobs import Job, JobRegistry, JobView, job_of
 

@@ -2,10 +2,10 @@
 
 A page wraps its action (a run, a GAAP evolution, an evaluation, a sweep, a
 batch) in a :class:`Job` and keeps the job in session state. The job's
-thread feeds a :class:`~invent_core.workbench.progress.ProgressTracker`; a fragment
+thread feeds a :class:`~invent_core.progress.ProgressTracker`; a fragment
 re-rendered every second shows the tracker's snapshot (done/total per
 stage, elapsed, time left) and a Cancel button that sets the job's
-:class:`~invent_core.workbench.progress.CancelToken`. When the thread ends the page
+:class:`~invent_core.progress.CancelToken`. When the thread ends the page
 reads :attr:`Job.result` (or the error) once, through :meth:`Job.take`.
 
 Cancel reaches the producer three ways, whichever comes first:
@@ -32,7 +32,7 @@ from typing import Any
 
 from invent_core.errors import Cancelled
 from invent_core.llm._http import sending_for
-from invent_core.workbench.progress import CancelToken, Progress, ProgressTracker
+from invent_core.progress import CancelToken, Progress, ProgressTracker
 
 __all__ = ["Job", "JobView", "JobRegistry", "CancellableLLM", "cancel_kwargs", "start_job"]
 
@@ -59,7 +59,7 @@ class Job:
     Parameters
     ----------
     fn : ``fn(progress, cancel) -> result``; ``progress`` takes
-        :class:`~invent_core.workbench.progress.Progress` events (any object with
+        :class:`~invent_core.progress.Progress` events (any object with
         ``stage``, ``done``, ``total``) and raises
         :class:`~invent_core.errors.Cancelled` once Cancel was pressed.
     label : what the page calls it ("Running the question").

@@ -2,7 +2,7 @@
 
 Run and Re-ask work in a background job (live progress, Cancel); every finished
 run is kept in the history. The perturbations are an editable table: Re-ask
-asks only the changed or added rows (invent_core.workbench.reask) and scores again.
+asks only the changed or added rows (invent_core.engine.reask) and scores again.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import streamlit as st
 from invent_core.engine.pipeline import run_question
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run, record_artifact
-from invent_core.workbench.reask import reask
+from invent_core.engine.reask import reask
 from invent_ui import archive, explore_view, resources, spread_view, state, views
 from invent_ui.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.jobs import CancellableLLM, start_job

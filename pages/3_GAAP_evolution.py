@@ -7,7 +7,7 @@ import time
 import streamlit as st
 
 from invent_core.perturb.gaap import GaapResult, gaap, member_flags
-from invent_core.workbench.progress import ProgressReporter
+from invent_core.progress import ProgressReporter
 from invent_ui import archive, assets, plots, resources, state, tables, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, reattach, show_error

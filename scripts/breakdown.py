@@ -97,7 +97,7 @@ def _safe_metric(func, c: np.ndarray, u: np.ndarray) -> float:
 def rescore(runs: list[dict[str, Any]], *, r: int | None = None, **score_opts: Any) -> np.ndarray:
     """Inv-Entropy of every saved run re-scored from its saved answers (no LLM)."""
     from invent_core.config import ScoreConfig
-    from invent_core.paper.scoring import score_responses
+    from invent_core.engine.scoring import score_responses
 
     values = []
     for run in runs:

@@ -30,7 +30,8 @@ FIXTURE = ROOT / "tests" / "data" / "gate_labelled.json"
 
 def verdicts(rows, similarity, gate):
     """One GateVerdict per labelled row, each judged alone against its original."""
-    from invent_core.perturb.gate import check_candidate, gate_affinities, strip_wrappers
+    from invent_core.perturb.gate import check_candidate, gate_affinities
+    from invent_core.perturb.text import strip_wrappers
 
     out = []
     for row in rows:

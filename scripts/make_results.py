@@ -185,7 +185,7 @@ def pm(mean: float | None, std: float | None = None, digits: int = 3) -> str:
 
 
 def _seconds(s: float) -> str:
-    from invent_core.workbench.progress import format_seconds
+    from invent_core.progress import format_seconds
 
     return format_seconds(s)
 

@@ -31,7 +31,7 @@ def canonical_values(runs: list[dict]) -> np.ndarray:
     """Inv-Entropy of each run with its replies replaced by their canonical forms."""
     from invent_core.config import ScoreConfig
     from invent_core.evaluation import normalize_answer
-    from invent_core.paper.scoring import score_responses
+    from invent_core.engine.scoring import score_responses
 
     out = []
     for run in runs:

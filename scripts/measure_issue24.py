@@ -26,15 +26,15 @@ sys.path.insert(0, str(ROOT))
 
 def run_figures(run: dict) -> dict:
     """Counts of one saved run: meaning flips, distinct states before/after, non-answers."""
-    from invent_core.perturb.gate import _dup_key
+    from invent_core.perturb.text import duplicate_key
     from invent_core.perturb.meaning import changed_meaning
     from invent_core.responses.cleaning import non_answer
 
     q, perts = run["question"], run["perturbations"]
     flips = [p for p in perts if changed_meaning(p, q) is not None]
-    keys = {_dup_key(p) for p in perts}
+    keys = {duplicate_key(p) for p in perts}
     near = {
-        _dup_key(c["text"])
+        duplicate_key(c["text"])
         for c in run.get("candidates") or []
         if c.get("reason") == "near_duplicate" and c.get("text")
     } - keys

@@ -65,7 +65,7 @@ def _answers(run: dict[str, Any]) -> list[list[Any]]:
 
 def _flipped(run: dict[str, Any]) -> set[int]:
     """Indices (1-based states) of perturbations the meaning check rejects today."""
-    from invent_core.perturb.gate import split_mmlu_stem
+    from invent_core.questions.mmlu import split_mmlu_stem
     from invent_core.perturb.meaning import changed_meaning
 
     original = split_mmlu_stem(run["question"])[0]
@@ -78,7 +78,7 @@ def _flipped(run: dict[str, Any]) -> set[int]:
 
 def _score(run: dict[str, Any], questions: list[str], responses: list[list[str]]) -> float:
     from invent_core.config import ScoreConfig
-    from invent_core.paper.scoring import score_responses
+    from invent_core.engine.scoring import score_responses
 
     cfg = ScoreConfig(**(run.get("score", {}).get("config") or {}))
     return float(score_responses(questions, responses, dataclasses.replace(cfg)).measures[DEFAULT])

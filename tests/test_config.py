@@ -229,7 +229,7 @@ def test_old_artifact_loads_with_its_settings():
 
 @pytest.mark.slow
 def test_rescore_keeps_every_scoring_option(minilm):
-    from invent_core.paper.scoring import score_responses
+    from invent_core.engine.scoring import score_responses
 
     cfg = _off_default()
     run = _artifact(cfg)
@@ -347,7 +347,7 @@ def _no_llm():
 @pytest.mark.slow
 def test_saved_run_is_rescored_with_new_scoring_options_and_regenerated_otherwise(minilm, tmp_path):
     from invent_core.experiments.reproduce import _run_path, get_run
-    from invent_core.paper.scoring import score_responses
+    from invent_core.engine.scoring import score_responses
     from invent_core.questions.datasets import Example
 
     cfg = ExperimentConfig(run=_off_default(), dataset="triviaqa")

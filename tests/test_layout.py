@@ -1,21 +1,191 @@
-"""The package layout of issue 19: a folder per concern, old module paths still import.
+"""The floors of the house: every import runs down a declared order of folders.
 
-Written by the issue-19 codemod (restructure.py) together with ``_MOVED`` in
-``invent_core/__init__.py``.
+``LAYERS`` lists the folders of ``invent_core`` bottom to top, then ``invent_ui``
+and ``pages``. A module may import its own folder or a folder below it, never one
+above; the module graph has no circle; and an in-project import sits at the top of
+its file (so a file's header tells what it depends on) except in the CLI's commands
+and the lazy ``__getattr__`` of a package face. Heavy third-party libraries may
+still be imported inside functions: the rule is about our own modules only.
+
+Also: at most twelve modules loose at the top of ``invent_core``, none over 600
+lines, and no issue numbers in file names or code.
 """
 
 from __future__ import annotations
 
-import importlib
+import ast
 import re
 from pathlib import Path
 
 import pytest
 
-import invent_core
-
 ROOT = Path(__file__).resolve().parents[1]
-MOVED = sorted(invent_core._MOVED.items())
+
+#: Bottom to top. Folders on one line share a floor (the circle test keeps them apart).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    (
+        "invent_core",  # the package face: __version__ and the lazy public names
+        "invent_core._env",
+        "invent_core.errors",
+        "invent_core.progress",
+        "invent_core.csv_safe",
+        "invent_core.serialize",
+        "invent_core.provenance",
+        "invent_core.packaged",
+        "invent_core.config",
+        "invent_core.prompts",
+    ),
+    ("invent_core.paper",),
+    ("invent_core.embedders",),
+    ("invent_core.llm",),
+    ("invent_core.responses", "invent_core.questions"),
+    ("invent_core.perturb",),
+    ("invent_core.evaluation",),
+    ("invent_core.engine",),
+    ("invent_core.methods",),
+    ("invent_core.workbench",),
+    ("invent_core.batch",),
+    ("invent_core.experiments",),
+    ("invent_core.commands", "invent_core.cli", "invent_core.__main__"),
+    ("invent_ui",),
+    ("pages", "app"),
+)
+RANK = {unit: i for i, floor in enumerate(LAYERS) for unit in floor}
+
+#: Where an in-project import may sit inside a function: the CLI's commands import
+#: only what the chosen command needs, so ``invent --help`` stays fast.
+LAZY_ALLOWED = ("invent_core/commands/", "invent_core/cli.py")
+
+
+def _sources() -> list[Path]:
+    files = [*(ROOT / "invent_core").rglob("*.py"), *(ROOT / "invent_ui").rglob("*.py")]
+    return sorted([*files, *(ROOT / "pages").glob("*.py"), ROOT / "app.py"])
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _unit(module: str) -> str:
+    """The floor entry a module belongs to: its folder, or itself for a top-level module."""
+    parts = module.split(".")
+    if parts[0] in ("pages", "app"):
+        return parts[0]
+    if parts[0] == "invent_ui":
+        return "invent_ui"
+    return ".".join(parts[:2]) if len(parts) > 1 else parts[0]
+
+
+def _target(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _in_project(name: str) -> bool:
+    return name.split(".")[0] in ("invent_core", "invent_ui")
+
+
+def _imports(path: Path):
+    """Yield (target module, line, enclosing function name or None) of each in-project import."""
+    module = _module(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _target(node, module, path.name == "__init__.py")
+            # ``from pkg import sub`` imports the submodule pkg.sub when there is one
+            targets = [
+                f"{base}.{a.name}" if _is_module(f"{base}.{a.name}") else base for a in node.names
+            ]
+        elif isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        else:
+            continue
+        function, up = None, node
+        while up in parents:
+            up = parents[up]
+            if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef):
+                function = up.name
+                break
+        for target in dict.fromkeys(targets):
+            if _in_project(target):
+                yield target, node.lineno, function
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+SOURCES = _sources()
+EDGES = [(_module(p), p, t, line, fn) for p in SOURCES for t, line, fn in _imports(p)]
+
+
+def test_every_folder_has_a_floor():
+    units = {_unit(_module(p)) for p in SOURCES}
+    assert units <= set(RANK), sorted(units - set(RANK))
+
+
+def test_no_import_runs_up_or_across_a_floor():
+    bad = []
+    for source, path, target, line, _ in EDGES:
+        a, b = _unit(source), _unit(target)
+        if RANK[b] > RANK[a]:
+            bad.append(f"{path.relative_to(ROOT)}:{line}: {source} -> {target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_in_project_import_inside_a_function():
+    bad = [
+        f"{path.relative_to(ROOT)}:{line}: {target} inside {fn}()"
+        for _, path, target, line, fn in EDGES
+        if fn is not None
+        and not str(path.relative_to(ROOT)).startswith(LAZY_ALLOWED)
+        and not (path.name == "__init__.py" and fn == "__getattr__")
+    ]
+    assert not bad, f"{len(bad)} in-function imports:\n" + "\n".join(bad)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        state[node] = 2
+        stack.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_circle_among_modules():
+    graph: dict[str, set[str]] = {}
+    for source, _, target, _, _ in EDGES:
+        if source != target and not target.startswith(source + "."):  # a face importing its own
+            graph.setdefault(source, set()).add(target)
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_the_rules_see_a_violation():
+    assert _cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
+    assert RANK["invent_core.paper"] < RANK["invent_core.embedders"]  # paper imports no adapter
+    assert _unit("invent_core.engine.pipeline") == "invent_core.engine"
 
 
 def test_at_most_twelve_modules_at_the_top():
@@ -23,20 +193,29 @@ def test_at_most_twelve_modules_at_the_top():
     assert len(top) <= 12, top
 
 
-@pytest.mark.parametrize(("old", "new"), MOVED, ids=[o for o, _ in MOVED])
-def test_an_old_module_path_is_the_new_module(old, new):
-    moved = importlib.import_module(f"invent_core.{new}")
-    assert importlib.import_module(f"invent_core.{old}") is moved
-    assert not (ROOT / "invent_core" / f"{old}.py").exists()
+@pytest.mark.parametrize(
+    "path",
+    [p for p in SOURCES if p.parts[len(ROOT.parts)] in ("invent_core", "invent_ui")],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_no_module_over_600_lines(path):
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    assert n <= 600, f"{path.relative_to(ROOT)}: {n} lines"
 
 
-def test_the_repo_uses_only_new_module_paths():
-    olds = "|".join(re.escape(o) for o, _ in MOVED)
-    pattern = re.compile(rf"(?<![\w.])invent_core[./](?:{olds})(?![\w/])")
+ISSUE = re.compile(r"\bissues?[\s_-]*#?\d", re.IGNORECASE)
+NAMED = ("invent_core", "invent_ui", "pages", "scripts", "benchmarks")
+
+
+def test_no_issue_numbers_in_file_names_or_code():
     hits = []
-    for folder in ("invent_core", "invent_ui", "pages", "tests", "scripts", "benchmarks"):
+    for folder in (*NAMED, "tests"):
+        for path in (ROOT / folder).rglob("*"):
+            if re.search(r"issue[\s_-]*\d", path.name, re.IGNORECASE):
+                hits.append(str(path.relative_to(ROOT)))
+    for folder in NAMED:
         for path in (ROOT / folder).rglob("*.py"):
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if pattern.search(line):
+                if ISSUE.search(line):
                     hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
-    assert not hits, "\n".join(hits[:20])
+    assert not hits, f"{len(hits)}:\n" + "\n".join(hits[:40])

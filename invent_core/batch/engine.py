@@ -93,7 +93,7 @@ from ..config import RunConfig, ScoreConfig, flat_values
 from ..engine.inflight import units_in_flight
 from ..provenance import package_versions
 from ..questions import schema as qs
-from ..workbench.progress import Progress, ProgressCallback
+from ..progress import Progress, ProgressCallback
 from .input import BatchInputError, InputInfo, inspect_input
 from .output import (
     Checkpoint,
@@ -124,7 +124,7 @@ __all__ = [
 ]
 
 #: ``progress(Progress("rows", done, total, eta_seconds))``, the one progress shape that
-#: run and evaluate report too (:class:`invent_core.workbench.progress.Progress`): rows of this
+#: run and evaluate report too (:class:`invent_core.progress.Progress`): rows of this
 #: shard passed so far, the estimated total (from the line count), and the estimated
 #: seconds left (None until a row has been scored).
 ProgressFn = ProgressCallback
@@ -783,7 +783,7 @@ def batch_score(
         ``"inv"`` (none), ``"all"``, ``"baselines"`` or names
         (see :func:`invent_core.methods.registry.resolve_methods`).
     shard : ``"i/N"``: score only the rows whose id hashes to part i (1 … N).
-    progress : called with a :class:`~invent_core.workbench.progress.Progress` (stage ``"rows"``,
+    progress : called with a :class:`~invent_core.progress.Progress` (stage ``"rows"``,
         ``done``, ``total``, ``eta_seconds``) after each row.
     resume : skip the rows already in ``output`` (default); False starts over.
     dataset : matching rule for correctness (``judge_correct``'s ``dataset``);

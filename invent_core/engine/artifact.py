@@ -20,7 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ..config import RunConfig, ScoreConfig, flat_values, iter_options
+from ..csv_safe import atomic_file
+from ..paper.scoring import ScoreResult
 from .adaptive import AdaptiveRecord
+from .scoring import score_responses
 
 __all__ = ["RunArtifact"]
 
@@ -133,8 +136,6 @@ class RunArtifact:
 
     def save(self, path: str | Path) -> Path:
         """Write ``to_json()`` to ``path`` (folders created; written atomically)."""
-        from ..csv_safe import atomic_file
-
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_file(path) as f:  # a full disk leaves the old file and no temporary one
@@ -144,8 +145,6 @@ class RunArtifact:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunArtifact:
         """Inverse of :meth:`to_dict`; runs saved with a flat ``settings`` dict load too."""
-        from ..paper.scoring import ScoreResult
-
         fmt = data.get("format")
         if fmt not in cls._READS:
             raise ValueError(f"unsupported run format {fmt!r} (expected {cls.FORMAT!r})")
@@ -212,8 +211,6 @@ class RunArtifact:
         ValueError
             For a name that is not a scoring option, or an invalid value.
         """
-        from ..paper.scoring import score_responses
-
         known = {opt.name for opt in iter_options(ScoreConfig)}
         unknown = sorted(set(changes) - known)
         if unknown:

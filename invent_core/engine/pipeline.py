@@ -34,10 +34,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import RunConfig
 from ..errors import Cancelled
+from ..llm import Request, get_llm, user
+from ..llm.base import derive_seed
+from ..llm.paraphraser import split_llm
+from ..llm.pool import RequestPool, gather
+from ..perturb.base import get_perturber
+from ..perturb.gate import GateVerdict, summarize
+from ..perturb.paraphrase import distinct_states
+from ..progress import CancelToken, Progress, ProgressCallback, ProgressReporter
 from ..prompts import TASKS, answer_prompt
-from ..workbench.progress import CancelToken, Progress, ProgressCallback, ProgressReporter
+from ..responses.answers import postprocess
 from .adaptive import AdaptiveRecord, normalized_width, prefix_schedule, stop_reason
 from .artifact import RunArtifact
+from .scoring import score_responses
 
 if TYPE_CHECKING:
     from ..llm import Request
@@ -116,10 +125,6 @@ def run_question(
     >>> run = run_question("What is the capital of France?",
     ...                    RunConfig(n_perturbations=2, n_replications=2))  # doctest: +SKIP
     """
-    from ..llm import get_llm
-    from ..llm.paraphraser import split_llm
-    from ..perturb.base import get_perturber
-
     config = config or RunConfig()
     question, choices_list = _checked_question(question, task, choices)
     perturber = get_perturber(config.perturber)
@@ -162,8 +167,6 @@ def _identities(model: Any, para: Any, perturber: Any) -> dict[str, str]:
 @contextmanager
 def _pools(model: Any, para: Any, cancel: CancelToken | None, group: bool) -> Iterator[tuple]:
     """(the answers' request pool, a separate paraphrasing model's own or None), closed after."""
-    from ..llm.pool import RequestPool
-
     with (
         RequestPool(model, cancel=cancel, group=group) as pool,
         nullcontext(None) if para is None else RequestPool(para, cancel=cancel, group=group) as own,
@@ -197,8 +200,6 @@ def answer_requests(
     (:data:`ANSWER_STOP`) and may use ``config.answer_tokens(task)`` tokens.
     The same state and text always make the same requests (and cache keys).
     """
-    from ..llm import Request, user
-
     prompts = answer_prompts([text for _, text in states], task, choices)
     return [
         Request(
@@ -223,8 +224,6 @@ def postprocess_responses(
     choices: Sequence[str] | None = None,
 ) -> tuple[list[list[str]], list[list[str]], list[list[bool]]]:
     """Clean and canonicalise raw answers: (cleaned, canonical, unmapped), each m × r."""
-    from ..responses.answers import postprocess
-
     done = [
         [postprocess(t, q, task=task, choices=choices) for t in reps]
         for q, reps in zip(questions, raw, strict=True)
@@ -344,8 +343,6 @@ class _Answers:
 
     def collect(self, texts: Sequence[str]) -> list[list[Any]]:
         """Wait for the (m, r) completions of ``texts`` (asked now where they were not yet)."""
-        from ..llm.pool import gather
-
         for i, text in enumerate(texts):
             self.ask(i, text)
         self.flush()
@@ -434,8 +431,6 @@ class _QuestionRun:
         """
         config = self.config.replace(n_perturbations=n)
         if step > 0:  # the extra perturbations of an adaptive step: a seed of their own
-            from ..llm.base import derive_seed
-
             config = config.replace(seed=derive_seed("perturb-step", self.config.seed, step))
         self.report("perturb", have, have + n)
         result = self.perturber.perturb(
@@ -461,7 +456,6 @@ class _QuestionRun:
         self.report("perturb", have + index + 1, target)
 
     def _score(self, step: int, steps: int) -> None:
-        from ..paper.scoring import score_responses
 
         raw = [[c.text for c in reps] for reps in self.completions]
         self.cleaned, canonical, self.unmapped = postprocess_responses(
@@ -556,8 +550,6 @@ def _acceptance(
     """
     if not candidates:
         return None
-    from ..perturb.gate import GateVerdict, summarize
-    from ..perturb.paraphrase import distinct_states
 
     fields = ("text", "accepted", "reason", "detail")
     summary = summarize([GateVerdict(**{k: c[k] for k in fields if k in c}) for c in candidates])

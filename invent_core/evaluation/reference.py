@@ -674,7 +674,7 @@ def question_task(question: str) -> str:
     >>> question_task("Which golfer won the 1997 Masters at Augusta?")
     'qa'
     """
-    from ..perturb.gate import split_mmlu_stem
+    from ..questions.mmlu import split_mmlu_stem
 
     return "mmlu" if split_mmlu_stem(question)[1] else "qa"
 

@@ -39,7 +39,7 @@ from ..batch.output import output_folder
 from ..config import RunConfig, ScoreConfig, check_temperatures, flat_values, iter_options
 from ..errors import Cancelled, InventError, LLMError
 from ..evaluation.metrics import N_BOOTSTRAP
-from ..workbench.progress import CancelToken, ProgressCallback, ProgressReporter
+from ..progress import CancelToken, ProgressCallback, ProgressReporter
 
 #: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
 JUDGES: tuple[str, ...] = ("match", "llm")
@@ -681,10 +681,10 @@ def evaluate(
     cfg : the experiment.
     out : folder for ``runs/``, ``scores.csv``, ``results.{csv,md,tex,json}``, ``config.json``.
     llm_factory : builds the LLM backend; called only if something must be generated.
-    progress : called with :class:`~invent_core.workbench.progress.Progress` events: stage
+    progress : called with :class:`~invent_core.progress.Progress` events: stage
         ``"questions"`` (the question as note) after each question, and the
         pipeline's ``"perturb"`` / ``"generate"`` / ``"score"`` within one.
-    cancel : a :class:`~invent_core.workbench.progress.CancelToken`; once cancelled no new
+    cancel : a :class:`~invent_core.progress.CancelToken`; once cancelled no new
         question starts and :class:`~invent_core.errors.Cancelled` says how many
         finished (they are kept in ``scores.csv``; the same call resumes).
 
@@ -841,7 +841,7 @@ def tsu(
     ----------
     cfg : the experiment; ``cfg.run.temperature`` is replaced by each temperature.
     temperatures : at least two, strictly increasing, each in [0, 2].
-    progress : a :class:`~invent_core.workbench.progress.Progress` event (stage ``"runs"``)
+    progress : a :class:`~invent_core.progress.Progress` event (stage ``"runs"``)
         after each (question, temperature).
     cancel : stop before the next run; finished runs are kept (see :func:`evaluate`).
     """

@@ -30,7 +30,7 @@ _sending = threading.local()  # .token: the CancelToken of the run this thread s
 def sending_for(token: Any) -> Iterator[None]:
     """Within the block, this thread's requests belong to the run cancelled by ``token``.
 
-    ``token`` is a :class:`~invent_core.workbench.progress.CancelToken` or None (the
+    ``token`` is a :class:`~invent_core.progress.CancelToken` or None (the
     block then changes nothing). Blocks nest; the outer token comes back after.
     """
     before = getattr(_sending, "token", None)

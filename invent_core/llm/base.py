@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..workbench.progress import CancelToken
+    from ..progress import CancelToken
 
 Message = dict[str, str]
 

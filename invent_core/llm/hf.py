@@ -40,7 +40,7 @@ from .cache import LLMCache
 from .hf_decode import BatchStats, Row, decode_batch
 
 if TYPE_CHECKING:
-    from ..workbench.progress import CancelToken
+    from ..progress import CancelToken
 
 #: dtype names accepted by ``--llm-dtype`` / :class:`HFConfig`.
 DTYPES = ("auto", "bf16", "fp16", "fp32")

@@ -34,7 +34,7 @@ from .base import Completion, Message, ProgressFn, Request
 from .cache import LLMCache
 
 if TYPE_CHECKING:
-    from ..workbench.progress import CancelToken
+    from ..progress import CancelToken
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ keeps the backend busy with them, whoever submitted them:
 - **priority**: a free slot goes to the most urgent job that fits
   (:data:`PERTURB` before :data:`ANSWER`: answers wait on perturbations, never
   the other way round), in submission order within a priority;
-- **cancel**: once the :class:`~invent_core.workbench.progress.CancelToken` is
+- **cancel**: once the :class:`~invent_core.progress.CancelToken` is
   cancelled, no further job is sent; jobs that have not started fail with
   :class:`~invent_core.errors.Cancelled`, and those in flight are cut (their
   connection is shut, :func:`invent_core.llm._http.sending_for`), so
@@ -43,7 +43,7 @@ from ._http import sending_for
 from .base import Completion, Request, StreamingLLM
 
 if TYPE_CHECKING:
-    from ..workbench.progress import CancelToken
+    from ..progress import CancelToken
 
 #: Job priorities (lower runs first).
 PERTURB = 0

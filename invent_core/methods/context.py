@@ -20,8 +20,11 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..config import RunConfig, ScoreConfig
+from ..embedders import get_embedder
+from ..engine.scoring import score_responses, validate_responses
 from ..errors import MethodUnavailable
 from ..paper.random_walk import KERNEL_TAU
+from .entailment import entailment_weights, get_judge
 
 T = TypeVar("T")
 
@@ -66,7 +69,6 @@ class ScoringContext:
         temperature: float = _RUN_DEFAULTS.temperature,
         embedder: Any = None,
     ) -> None:
-        from ..paper.scoring import validate_responses
 
         self.questions, self.responses = validate_responses(questions, responses)
         self.config = config if config is not None else ScoreConfig()
@@ -140,8 +142,6 @@ class ScoringContext:
     @cached_property
     def similarity(self) -> Any:
         """The Similarity object (embedder or NLI) used for every affinity."""
-        from ..embedders import get_embedder
-
         return get_embedder(self.embedder)
 
     @cached_property
@@ -149,7 +149,6 @@ class ScoringContext:
         """The Inv measures' :class:`~invent_core.paper.scoring.ScoreResult` (the given one, or computed once)."""
         if self._given_score is not None:
             return self._given_score
-        from ..paper.scoring import score_responses
 
         return score_responses(
             self.questions, self.responses, self.config, embedder=self.similarity
@@ -176,8 +175,6 @@ class ScoringContext:
     @cached_property
     def judge(self) -> Any:
         """The entailment judge of :attr:`entailment` (see :func:`invent_core.methods.entailment.get_judge`)."""
-        from .entailment import get_judge
-
         spec = self.entailment
         embedding = spec is None or (isinstance(spec, str) and spec == "embedding")
         return get_judge(
@@ -195,8 +192,6 @@ class ScoringContext:
         (:func:`invent_core.methods.entailment.entailment_weights`), source
         ``"entailment:<judge>"``.
         """
-        from .entailment import entailment_weights
-
         judge = self.judge
         if getattr(judge, "gives_probabilities", False):
             w = entailment_weights(judge, self.original_responses, question=self.original_question)

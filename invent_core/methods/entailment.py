@@ -33,8 +33,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..embedders import get_embedder
 from ..errors import MethodUnavailable
+from ..llm.base import user
 from ..paper.random_walk import KERNEL_TAU, symmetrize
+from ..prompts import directed_entailment_prompt, entailment_prompt
 
 #: Shifted-cosine affinity (1 + cos) / 2 at or above which two answers count as
 #: equivalent for the embedding judge: cos ≥ 0.7. Chosen on MiniLM pairs
@@ -129,8 +132,6 @@ class EmbeddingJudge:
     def similarity(self) -> Any:
         """The Similarity object, loaded on first use (default: the packaged MiniLM)."""
         if self._similarity is None or isinstance(self._similarity, str):
-            from ..embedders import get_embedder
-
             self._similarity = get_embedder(self._similarity or "minilm")
         return self._similarity
 
@@ -170,8 +171,6 @@ class NLIJudge:
 
     def __init__(self, model: Any, *, threshold: float = DEFAULT_PROBABILITY_THRESHOLD) -> None:
         if isinstance(model, (str, Path)):
-            from ..embedders import get_embedder
-
             model = get_embedder(str(model))
         if not hasattr(model, "entailment"):
             raise TypeError(
@@ -261,8 +260,6 @@ class LLMJudge:
 
     def _ask(self, kind: str, prompt: str, key: tuple[str, str, str, str]) -> float:
         if key not in self._memo:
-            from ..llm.base import user
-
             completion = self.llm.complete(
                 user(prompt),
                 temperature=0.0,
@@ -276,8 +273,6 @@ class LLMJudge:
 
     def probability(self, premise: str, hypothesis: str, *, question: str | None = None) -> float:
         """P(Yes) to the directed entailment prompt; 1 for identical texts."""
-        from ..prompts import directed_entailment_prompt
-
         if premise == hypothesis:
             return 1.0
         q = question or ""
@@ -293,8 +288,6 @@ class LLMJudge:
 
     def equivalent(self, a: str, b: str, *, question: str | None = None) -> bool:
         """Both directions in one question, once per unordered pair."""
-        from ..prompts import entailment_prompt
-
         if a == b:
             return True
         q = question or ""

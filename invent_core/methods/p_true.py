@@ -11,6 +11,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..llm.base import replication_seed, user
+from ..prompts import format_choices, p_true_prompt
 from .registry import Method, ScoringContext, register
 
 #: P(True) when no sampled reply says A/True or B/False.
@@ -70,8 +72,6 @@ def p_true_from_logprobs(completion, *, min_mass: float = 0.05) -> float | None:
 
 def p_true_question(ctx: ScoringContext) -> str:
     """Return the question P(True) shows: with its options on MMLU (``A. …`` lines)."""
-    from ..prompts import format_choices
-
     if ctx.task == "mmlu" and ctx.choices:
         return f"{ctx.original_question.strip()}\n{format_choices(ctx.choices)}"
     return ctx.original_question
@@ -89,9 +89,6 @@ def p_true_answer(ctx: ScoringContext, answer: str) -> str:
 
 def _p_true_one(ctx: ScoringContext, answer: str, config: PTrueConfig) -> dict:
     """Ask whether ``answer`` is true: logprob form first, else ``n_samples`` sampled votes."""
-    from ..llm.base import replication_seed, user
-    from ..prompts import p_true_prompt
-
     llm = ctx.require_llm("P(True)")
     messages = user(p_true_prompt(p_true_question(ctx), p_true_answer(ctx, answer)))
     first = llm.complete(

@@ -21,6 +21,8 @@ from typing import Literal
 import numpy as np
 
 from ..errors import Cancelled, MethodUnavailable
+from ..progress import Progress
+from . import load_all
 from .context import ScoringContext
 
 Family = Literal["inv", "baseline"]
@@ -82,9 +84,7 @@ def is_registered(name: str) -> bool:
 
 
 def _load() -> None:
-    from .. import methods
-
-    methods.load_all()
+    load_all()
 
 
 def list_methods(family: Family | None = None) -> list[Method]:
@@ -154,13 +154,11 @@ def compute_methods(
     ----------
     names : see :func:`resolve_methods`.
     strict : re-raise instead of recording the error.
-    progress : called with a :class:`~invent_core.workbench.progress.Progress` ("methods",
+    progress : called with a :class:`~invent_core.progress.Progress` ("methods",
         done, total, note = the method about to run) before each method and at
         the end; a :class:`~invent_core.errors.Cancelled` it or a method raises
         ends the call (it is never recorded as the method's error).
     """
-    from ..workbench.progress import Progress
-
     out: dict[str, MethodResult] = {}
     methods = resolve_methods(names)
     for i, method in enumerate(methods):

@@ -15,6 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..llm.base import user
+from ..prompts import VERBALIZED_CONFIDENCE_SUFFIX, answer_prompt, verbalized_confidence_prompt
 from .registry import Method, ScoringContext, register
 
 #: Used when a reply states no confidence we can read.
@@ -144,9 +146,6 @@ EXTRAS_KEY = "verbalized_uncertainty"
 
 def _ask(ctx: ScoringContext, answer: str | None, config: VUConfig) -> dict[str, Any]:
     """Ask for the confidence in ``answer`` (None: the one-prompt mode); ``{"confidence", "reply"}``."""
-    from ..llm.base import user
-    from ..prompts import VERBALIZED_CONFIDENCE_SUFFIX, answer_prompt, verbalized_confidence_prompt
-
     llm = ctx.require_llm("Verbalized Uncertainty")
     if answer is None:
         messages = user(verbalized_confidence_prompt(ctx.original_question, ctx.task, ctx.choices))

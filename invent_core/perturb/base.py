@@ -16,9 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from ..embedders import get_embedder
+from ..progress import ProgressReporter
+from ..questions.mmlu import attach_choices, split_mmlu_stem
+from .gaap import gaap
+from .paraphrase import gated_paraphrase
+
 if TYPE_CHECKING:
     from ..config import RunConfig
-    from ..workbench.progress import ProgressCallback
+    from ..progress import ProgressCallback
 
 
 @dataclass
@@ -147,10 +153,6 @@ class ParaphrasePerturber:
         is final (in index order; padded duplicates last); ``progress`` counts
         accepted perturbations (stage ``"perturb"``).
         """
-        from ..workbench.progress import ProgressReporter
-        from .gate import attach_choices, split_mmlu_stem
-        from .paraphrase import gated_paraphrase
-
         opts = config.paraphrase
         n = config.n_perturbations
         stem, choices = split_mmlu_stem(question)
@@ -189,7 +191,6 @@ def _gate_similarity(gate: Any, embedder: Any, config: RunConfig) -> Any:
     """Return the run's embedder (loaded, or by name) for the gate; None when the gate is off."""
     if not gate.enabled:
         return None
-    from ..embedders import get_embedder
 
     return get_embedder(embedder if embedder is not None else config.embedder)
 
@@ -219,8 +220,6 @@ class GaapPerturber:
         """
             ""
         )
-        from ..workbench.progress import ProgressReporter
-        from .gaap import gaap
 
         result = gaap(
             question,

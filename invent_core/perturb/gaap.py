@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from ..config import GaapConfig
+from ..embedders import get_embedder
 from ..paper.random_walk import KERNEL_TAU, affinity_from_cosine
 from .gaap_trace import (
     GaapResult,
@@ -74,8 +75,10 @@ from .gaap_trace import (
     PerturbationPick,
     SubEntry,
 )
-from .keywords import Template, key_tokens, stop_words
-from .wordnet import Substitution, SubstitutionSet
+from .gate import lost_entities
+from .keywords import Template, _keybert_for, key_tokens, stop_words
+from .meaning import changed_meaning
+from .wordnet import Substitution, SubstitutionSet, load_wordnet, substitution_set
 
 #: ``progress(generation, max_generations)`` after each generation is built.
 ProgressFn = Callable[[int, int], None]
@@ -189,7 +192,6 @@ class _Run:
     """State of one GAAP run: the question's template and key tokens, the SUB cache, the fitness."""
 
     def __init__(self, question: str, cfg: GaapConfig, emb: Any):
-        from ..embedders import get_embedder
 
         self.template = Template.parse(question)
         self.words = self.template.words
@@ -209,8 +211,6 @@ class _Run:
         key = (position, token)
         got = self.subs.get(key)
         if got is None:
-            from .wordnet import substitution_set
-
             context = replace(self.words, position, token)
             lex = substitution_set(
                 context,
@@ -447,7 +447,6 @@ def gaap(
     )
     if not isinstance(question, str) or not question.strip():
         raise ValueError("GAAP needs a non-empty question")
-    from ..embedders import get_embedder
 
     emb = get_embedder(embedder)
     load_seconds = _load_resources(emb)
@@ -474,10 +473,6 @@ def _load_resources(emb: Any) -> float:
     Their first load in a process takes seconds and is no part of GAAP's own
     time: counted in it, the first run's time made every later estimate too long.
     """
-    from ..embedders import get_embedder
-    from .keywords import _keybert_for
-    from .wordnet import load_wordnet
-
     t0 = time.perf_counter()
     load_wordnet()
     if hasattr(emb, "load"):
@@ -607,13 +602,10 @@ def member_flags(text: str, question: str, fitness: float | None, delta: float) 
     instead of a thing") when the member visibly asks something else. Empty
     when nothing is flagged.
     """
-    from .gate import _lost_entities
-    from .meaning import changed_meaning
-
     flags = []
     if fitness is not None and fitness < delta:
         flags.append(f"fitness {fitness:.2f} < δ {delta:g}")
-    lost = _lost_entities(text, question, 1.0)
+    lost = lost_entities(text, question, 1.0)
     if lost:
         flags.append(lost)
     meaning = changed_meaning(text, question)

@@ -42,7 +42,6 @@ options off a question, :func:`attach_choices` puts them back unchanged.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -52,17 +51,22 @@ import numpy as np
 
 from ..config import GateConfig
 from ..paper.random_walk import KERNEL_TAU
-from ..prompts import format_choices
+from ..questions.mmlu import scenarios
+from .meaning import changed_meaning
+from .text import (
+    candidate_vocabulary,
+    content_words,
+    duplicate_key,
+    entity_kept,
+    is_question,
+    key_entities,
+    other_language,
+    strip_wrappers,
+)
 
 __all__ = [
     "REASONS",
     "GateVerdict",
-    "strip_wrappers",
-    "is_question",
-    "key_entities",
-    "scenarios",
-    "split_mmlu_stem",
-    "attach_choices",
     "check_candidate",
     "gate_affinities",
     "gate_candidates",
@@ -106,272 +110,15 @@ class GateVerdict:
         return asdict(self)
 
 
-# --- wrappers ---------------------------------------------------------------------
-
-_WS = re.compile(r"\s+")
-_PREAMBLE = re.compile(
-    r"^(?:(?:sure|certainly|of course|okay|ok|absolutely)[,.!:]+\s*)?"
-    r"(?:here(?:'s|’s|\s+is|\s+are)\b[^:?\n]*:\s*)?",
-    re.IGNORECASE,
-)
-_LABEL = re.compile(
-    r"^(?:(?:the\s+|a\s+)?(?:paraphrased?|rephrased|reworded|rewritten|revised|new|alternative)"
-    r"(?:\s+(?:question|sentence|version|text|query))?|paraphrase\s*\#?\d*|question|q)"
-    r"\s*\#?\d*\s*[:\-–—]\s+",
-    re.IGNORECASE,
-)
-_NUMBERING = re.compile(r"^(?:\(?\d{1,2}\s*[.)\]:]|[-*•·–—])\s+")
-_QUOTE_PAIRS = (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"), ("«", "»"), ("`", "`"))
-_TRAILING_NOTE = re.compile(r"(?<=[?.!])\s*\([^()]*\)\s*$")
-
-
-def _is_preamble_line(line: str) -> bool:
-    """Tell whether a line only introduces the answer: "Sure, here is a paraphrase:", "Paraphrase:"."""
-    bare = line.strip().strip("*_ ")
-    return bare.endswith(":") and "?" not in bare
-
-
-def _unquote(text: str) -> str:
-    for left, right in _QUOTE_PAIRS:
-        for tail in ("", ".", ","):
-            end = right + tail
-            inner = text[len(left) : len(text) - len(end)]
-            if (
-                len(text) > len(left) + len(end)
-                and text.startswith(left)
-                and text.endswith(end)
-                and left not in inner
-                and right not in inner
-            ):
-                return inner.strip()
-    return text
-
-
-def strip_wrappers(text: str) -> str:
-    r"""Remove what a model wraps around one paraphrase.
-
-    Drops preamble lines and phrases ("Sure, here is a paraphrase:"), labels
-    ("Paraphrase:", "Rewritten question:", "Q:"), list numbering and bullets,
-    Markdown bold, surrounding quotes and a trailing parenthetical note; keeps
-    the first line that is left; collapses whitespace.
-
-    Examples
-    --------
-    >>> strip_wrappers('Paraphrase: "Who picks up his kid from school himself?"')
-    'Who picks up his kid from school himself?'
-    >>> strip_wrappers("Sure, here is a reworded version:\n\n1. **What is Australia's capital?**")
-    "What is Australia's capital?"
-    """
-    lines = [ln.strip() for ln in str(text or "").splitlines() if ln.strip()]
-    body = next((ln for ln in lines if not _is_preamble_line(ln)), "")
-    for _ in range(4):
-        before = body
-        body = _PREAMBLE.sub("", body, count=1).strip()
-        body = _LABEL.sub("", body, count=1).strip()
-        body = _NUMBERING.sub("", body, count=1).strip()
-        body = re.sub(r"^(\*\*|__)(.+)\1$", r"\2", body).strip()
-        body = _unquote(body)
-        body = _TRAILING_NOTE.sub("", body).strip()
-        if body == before:
-            break
-    return _WS.sub(" ", body).strip()
-
-
-# --- what kind of text is it --------------------------------------------------------
-
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_WH = frozenset("what which who whom whose where when why how".split())
-_QUESTION_START = _WH | frozenset(
-    "is are was were do does did can could would should will shall has have had may might "
-    "must am name identify calculate compute determine find give state list tell explain "
-    "describe estimate select choose complete".split()
-)  # wh-words, auxiliaries and imperatives
-_PREPOSITIONS = frozenset("in on at for from by to of with during after before".split())
-
-
-def is_question(text: str) -> bool:
-    """Tell whether ``text`` asks something: ends with "?" or starts like a question.
-
-    A question starts with a wh-word, an auxiliary, an imperative ("Name …") or a
-    preposition followed by a wh-word ("In which city …", "For which of these two
-    scenarios …"). NQ-open questions carry no "?" ("who won last year's ncaa
-    women's basketball"). "A Flemish Giant is a large breed of cattle." does not ask.
-    """
-    s = text.strip()
-    if s.endswith(("?", "？")):
-        return True
-    words = _WORD.findall(s.lower())
-    if not words:
-        return False
-    if words[0] in _QUESTION_START:
-        return True
-    return words[0] in _PREPOSITIONS and any(w in _WH for w in words[1:3])
-
-
-_ENGLISH = frozenset(
-    "the is are was were of what which who whom whose where when why how in on at to for "
-    "from by with and or did does do has have had be been this that it its an many much "
-    "name".split()
-)
-_FOREIGN = {
-    "french": frozenset(
-        "le la les des du est sont quel quelle quels quelles qui que dans pour avec une un et "
-        "été sur par au aux ce cette il elle ont où comment".split()
-    ),
-    "spanish": frozenset(
-        "el los las del es qué cuál cuáles quién quiénes una en por con para se y de como "
-        "cómo dónde cuándo fue lo".split()
-    ),
-    "german": frozenset(
-        "der die das den dem des ist sind und welche welcher welches wer wie wo ein eine "
-        "einer mit für von nicht auf zu bei hat wurde".split()
-    ),
-}
-
-
-def _non_latin_letters(text: str) -> int:
-    """How many letters are outside the Latin script (CJK, Cyrillic, Greek …)."""
-    return sum(
-        1
-        for ch in text
-        if ch.isalpha() and not ch.isascii() and "LATIN" not in unicodedata.name(ch, "")
-    )
-
-
-def _language_votes(text: str) -> tuple[int, int]:
-    """(English function words, the most of any one other language's) in ``text``."""
-    words = Counter(_WORD.findall(text.lower()))
-    english = sum(c for w, c in words.items() if w in _ENGLISH)
-    foreign = max(sum(c for w, c in words.items() if w in fw) for fw in _FOREIGN.values())
-    return english, foreign
-
-
-def _other_language(candidate: str, original: str) -> str | None:
-    """Return a note when the candidate is not in the original's language.
-
-    An English original with a foreign or non-Latin candidate, and the other
-    way round: small models often "paraphrase" a French or Chinese question by
-    translating it into English, which changes the question they are asked.
-    """
-    if _non_latin_letters(original) == 0 and _non_latin_letters(candidate) > 0:
-        return "non-Latin script"
-    if _non_latin_letters(original) > 0:
-        latin = _non_latin_letters(candidate) == 0 and any(ch.isalpha() for ch in candidate)
-        return "Latin script for a question in another script" if latin else None
-    en_o, fo_o = _language_votes(original)
-    en_c, fo_c = _language_votes(candidate)
-    if fo_o > en_o:  # the original is French, Spanish or German
-        if en_c >= 2 and en_c > fo_c:
-            return (
-                f"English ({en_c} English vs {fo_c} foreign function words) for a foreign question"
-            )
-        return None
-    if fo_c >= 2 and fo_c > en_c:
-        return f"{fo_c} foreign vs {en_c} English function words"
-    return None
-
-
-# --- entities and scenarios -----------------------------------------------------------
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_QUOTED = re.compile(r'"([^"]{2,80})"|“([^”]{2,80})”')
-_SENTENCE = re.compile(r"(?<=[.!?|])\s+")
-_TOKEN = re.compile(r"[A-Za-z][\w'’.\-]*")
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-}
-_NUMBER_WORDS.update({"twice": "2", "double": "2", "thrice": "3", "triple": "3"})
-_NUMBER_WORDS.update(
-    {
-        w: str(i)
-        for i, w in enumerate(
-            "zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split()
-        )
-    }
-)
-
-
-def _plain_number(token: str) -> str:
-    return token.replace(",", "")
-
-
-def _norm_token(token: str) -> str:
-    """Casefold, drop dots ("U.S." → "us") and a possessive ("Janet's" → "janet")."""
-    t = token.casefold().replace(".", "").replace("’", "'")
-    return t[:-2] if t.endswith("'s") else t.rstrip("'")
-
-
-def _stem(word: str) -> str:
-    """Crude inflection stripping, enough for "championships" ~ "championship"."""
-    for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)] + repl
-    return word
-
-
-def key_entities(text: str) -> list[str]:
-    """List the original's tokens a paraphrase must keep.
-
-    Numbers; capitalised tokens after the first word of each sentence (not "I"),
-    e.g. "British", "US", "Open"; quoted spans ("sou-wester"). Order of first
-    appearance, no repeats.
-
-    Examples
-    --------
-    >>> key_entities('Which golfer won the British and US Open in 1982?')
-    ['1982', 'British', 'US', 'Open']
-    """
-    found = [_plain_number(m) for m in _NUMBER.findall(text)]
-    for sentence in _SENTENCE.split(text):
-        tokens = _TOKEN.findall(sentence)
-        found += [t.rstrip(".") for t in tokens[1:] if t[0].isupper() and t != "I"]
-    found += [a or b for a, b in _QUOTED.findall(text)]
-    return list(dict.fromkeys(f for f in found if f))
-
-
-def _candidate_vocabulary(candidate: str) -> tuple[set[str], set[str], str]:
-    """(numbers incl. number words, stemmed normalised tokens, casefolded text)."""
-    numbers = {_plain_number(m) for m in _NUMBER.findall(candidate)}
-    tokens = [_norm_token(t) for t in _TOKEN.findall(candidate)]
-    numbers |= {_NUMBER_WORDS[t] for t in tokens if t in _NUMBER_WORDS}
-    return numbers, {_stem(t) for t in tokens}, _WS.sub(" ", candidate.casefold())
-
-
-def _kept(entity: str, vocab: tuple[set[str], set[str], str]) -> bool:
-    numbers, stems, folded = vocab
-    if _NUMBER.fullmatch(entity):
-        return entity in numbers
-    if " " in entity.strip() or not _TOKEN.fullmatch(entity):  # quoted span
-        return _WS.sub(" ", entity.casefold()).strip() in folded
-    return _stem(_norm_token(entity)) in stems
-
-
-def _lost_entities(candidate: str, original: str, min_recall: float) -> str | None:
+def lost_entities(candidate: str, original: str, min_recall: float) -> str | None:
     entities = key_entities(original)
     if not entities:
         return None
-    vocab = _candidate_vocabulary(candidate)
-    lost = [e for e in entities if not _kept(e, vocab)]
+    vocab = candidate_vocabulary(candidate)
+    lost = [e for e in entities if not entity_kept(e, vocab)]
     if lost and (len(entities) - len(lost)) / len(entities) < min_recall:
         return "lost " + ", ".join(repr(e) for e in lost)
     return None
-
-
-_SCENARIO = re.compile(r"Scenario\s*(\d+)\s*\|\s*(.*?)(?=\s*Scenario\s*\d+\s*\||$)", re.S)
-_STOP = _ENGLISH | frozenset("me my her his him she he they them their i you your".split())
-
-
-def scenarios(text: str) -> list[tuple[str, str]]:
-    """Return the "Scenario k | …" parts of an MMLU moral-scenarios stem: [(k, text), …]."""
-    return [(k, body.strip()) for k, body in _SCENARIO.findall(text)]
-
-
-def _content_words(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
 
 
 def _lost_scenario(candidate: str, original: str) -> str | None:
@@ -379,82 +126,17 @@ def _lost_scenario(candidate: str, original: str) -> str | None:
     parts = scenarios(original)
     if not parts:
         return None
-    words = _content_words(candidate)
+    words = content_words(candidate)
     for k, body in parts:
         if not re.search(rf"scenario\s*{k}\b", candidate, re.IGNORECASE):
             return f"Scenario {k} missing"
-        content = _content_words(body)
+        content = content_words(body)
         if content and len(content & words) < 0.5 * len(content):
             return f"Scenario {k} lost {len(content - words)} of {len(content)} words"
     return None
 
 
-# --- multiple choice ---------------------------------------------------------------------
-
-_OPTION_LINE = re.compile(r"^\s*\(?([A-J])[.)]\s+(.+?)\s*$")
-_INLINE_OPTION = re.compile(r"(?:^|\s)\(?([A-J])[.)]\s+")
-
-
-def split_mmlu_stem(question_with_options: str) -> tuple[str, list[str]]:
-    """Split a multiple-choice question into its stem and its options.
-
-    Options are lines ``A. …`` / ``(B) …`` / ``C) …`` in letter order from A
-    (what :func:`invent_core.prompts.format_choices` writes), or the same
-    markers inline after the stem ("… ? A. x B. y C. z"). Text after the last
-    option line (the answer prompt's suffix) is dropped. The stem keeps any
-    embedded "Scenario 1 | … Scenario 2 | …" parts.
-
-    Returns
-    -------
-    (stem, choices); ``choices`` is empty when no options were found.
-    """
-    lines = question_with_options.strip().splitlines()
-    for start, line in enumerate(lines):
-        m = _OPTION_LINE.match(line)
-        if m and m.group(1) == "A":
-            choices = []
-            for follow in lines[start:]:
-                mm = _OPTION_LINE.match(follow)
-                if not mm or mm.group(1) != chr(ord("A") + len(choices)):
-                    break
-                choices.append(mm.group(2))
-            if len(choices) >= 2:
-                return "\n".join(lines[:start]).strip(), choices
-    return _split_inline(question_with_options.strip())
-
-
-def _split_inline(text: str) -> tuple[str, list[str]]:
-    marks = list(_INLINE_OPTION.finditer(text))
-    letters = [m.group(1) for m in marks]
-    for i in range(len(marks)):
-        run = letters[i:]
-        n = 0
-        while n < len(run) and run[n] == chr(ord("A") + n):
-            n += 1
-        if letters[i] == "A" and n >= 2:
-            cut = marks[i : i + n]
-            ends = [m.start() for m in cut[1:]] + [len(text)]
-            choices = [text[m.end() : e].strip() for m, e in zip(cut, ends)]
-            return text[: cut[0].start()].strip(), choices
-    return text, []
-
-
-def attach_choices(stem: str, choices: Sequence[str]) -> str:
-    r"""Put the options back under a (perturbed) stem, unchanged: ``stem\\nA. …\\nB. …``."""
-    return f"{stem.strip()}\n{format_choices(choices)}" if choices else stem.strip()
-
-
 # --- the gate -----------------------------------------------------------------------------
-
-_CONTRACTIONS = {"what's": "what is", "who's": "who is", "where's": "where is", "it's": "it is"}
-
-
-def _dup_key(text: str) -> str:
-    """Comparison key: casefold, contractions expanded, punctuation dropped."""
-    s = text.casefold().replace("’", "'")
-    for short, full in _CONTRACTIONS.items():
-        s = s.replace(short, full)
-    return " ".join(re.findall(r"\w+", s))
 
 
 def _cut_after_question(candidate: str, original: str) -> str:
@@ -507,10 +189,10 @@ def check_candidate(
     checks: list[tuple[str, Callable[[], str | None]]] = [
         ("empty", lambda: "nothing left after removing wrappers" if not text else None),
         ("duplicate", lambda: _duplicate(text, original, accepted)),
-        ("other_language", lambda: _other_language(text, original)),
+        ("other_language", lambda: other_language(text, original)),
         ("not_a_question", lambda: _not_a_question(text, original)),
         ("lost_scenario", lambda: _lost_scenario(text, original)),
-        ("lost_entity", lambda: _lost_entities(text, original, cfg.min_entity_recall)),
+        ("lost_entity", lambda: lost_entities(text, original, cfg.min_entity_recall)),
         ("changed_meaning", lambda: _changed_meaning(text, original, cfg)),
         ("length_ratio", lambda: _length_ratio(text, original, cfg)),
         ("low_affinity", lambda: _low_affinity(affinity, cfg.delta)),
@@ -524,17 +206,15 @@ def check_candidate(
 
 
 def _duplicate(text: str, original: str, accepted: Sequence[str]) -> str | None:
-    key = _dup_key(text)
-    if key == _dup_key(original):
+    key = duplicate_key(text)
+    if key == duplicate_key(original):
         return "same as the original"
-    if any(key == _dup_key(a) for a in accepted):
+    if any(key == duplicate_key(a) for a in accepted):
         return "same as an accepted paraphrase"
     return None
 
 
 def _changed_meaning(text: str, original: str, cfg: GateConfig) -> str | None:
-    from .meaning import changed_meaning
-
     return changed_meaning(text, original) if cfg.meaning_check else None
 
 

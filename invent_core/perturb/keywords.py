@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..embedders import get_embedder
 from ..serialize import JsonDataclass
 
 #: A word token: letters/digits, optionally joined by inner apostrophes or hyphens.
@@ -150,8 +151,6 @@ def key_tokens(text: str, ratio: float, *, embedder: Any = None) -> tuple[KeyTok
         raise ValueError(f"no word tokens in {text!r}")
     q = n_key_tokens(len(words), ratio)
     if embedder is None:
-        from ..embedders import get_embedder
-
         embedder = get_embedder("minilm")
     from sklearn.feature_extraction.text import CountVectorizer
 

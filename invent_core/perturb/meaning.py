@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from .text import candidate_vocabulary, entity_kept, key_entities
+
 __all__ = ["changed_meaning", "wh_class", "operations", "qualifiers"]
 
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*|[+\-×*/÷]")
@@ -257,10 +259,8 @@ def _entity_added(candidate: str, original: str) -> str | None:
     span of the candidate must be in the original (case-insensitive, simple
     inflections and number words allowed).
     """
-    from .gate import _candidate_vocabulary, _kept, key_entities
-
-    vocab = _candidate_vocabulary(original)
-    added = [e for e in key_entities(candidate) if not _kept(e, vocab)]
+    vocab = candidate_vocabulary(original)
+    added = [e for e in key_entities(candidate) if not entity_kept(e, vocab)]
     return "added " + ", ".join(repr(e) for e in added) if added else None
 
 

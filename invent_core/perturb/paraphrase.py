@@ -35,7 +35,16 @@ import numpy as np
 
 from ..config import GateConfig, ParaphraseConfig, RunConfig
 from ..errors import LLMError
-from ..prompts import PARAPHRASE_SYSTEM, PARAPHRASE_TEMPERATURE, paraphrase_prompt
+from ..llm import Request, get_llm, user
+from ..llm.base import StreamingLLM, prefers_single_paraphrase
+from ..prompts import (
+    PARAPHRASE_SYSTEM,
+    PARAPHRASE_TEMPERATURE,
+    paraphrase_one_messages,
+    paraphrase_prompt,
+)
+from .gate import GateVerdict, gate_candidates, summarize
+from .text import duplicate_key
 
 _ITEM = re.compile(
     r"""^\s*(?:
@@ -413,9 +422,6 @@ class _Asker:
     @classmethod
     def build(cls, question: str, llm: Any, *, n: int, style: str, **opts: Any) -> _Asker:
         """Check the arguments, resolve ``style="auto"`` and build the request template."""
-        from ..llm import get_llm
-        from ..llm.base import prefers_single_paraphrase
-
         if not question or not question.strip():
             raise ValueError("question is empty: nothing to paraphrase")
         if n < 1:
@@ -438,8 +444,6 @@ class _Asker:
         """Request ``index``: the template with its replication (and construction) set."""
         from dataclasses import replace
 
-        from ..prompts import paraphrase_one_messages
-
         if not self.constructions:
             return replace(self.template, replication=index)
         messages = paraphrase_one_messages(self.question, construction=index)
@@ -447,8 +451,6 @@ class _Asker:
 
     def ask(self, missing: int, limit: int) -> list[tuple[list[str], str]]:
         """One round: (parsed paraphrases, raw reply) per reply, at most ``limit`` requests."""
-        from ..llm.base import StreamingLLM
-
         count = 1 if self.style == "list" else max(1, min(missing + 1, limit))
         reqs = [self._request(self.requests + k) for k in range(count)]
         self.requests += count
@@ -478,8 +480,6 @@ def _list_request(
     system: str | None,
 ) -> Any:
     """Build the paper's list request (replication 0); re-asks change only ``replication``."""
-    from ..llm import Request, user
-
     messages = ([{"role": "system", "content": system}] if system else []) + user(
         paraphrase_prompt(question, n)
     )
@@ -496,9 +496,6 @@ def _single_request(
     question: str, *, n: int, temperature: float | None, seed: int, **_: Any
 ) -> Any:
     """One-rewording request (replication 0); its reply is about as long as the question."""
-    from ..llm import Request
-    from ..prompts import paraphrase_one_messages
-
     return Request(
         messages=paraphrase_one_messages(question),
         temperature=SINGLE_TEMPERATURE if temperature is None else temperature,
@@ -574,8 +571,6 @@ def _gated(
     on_accept: OnAccept | None,
 ) -> ParaphraseResult:
     """Pass rounds of candidates through the gate until ``n`` are accepted or the budget is spent."""
-    from .gate import GateVerdict, gate_candidates, summarize
-
     budget = asker.first_round + gate.max_extra_requests
     accepted: list[str] = []
     verdicts: list[GateVerdict] = []
@@ -635,14 +630,12 @@ def _near_duplicate_stand_ins(
     state holding it adds a wording an exact copy would not. Returns indices
     into ``records``, at most ``n - len(accepted)``, in the order they came.
     """
-    from .gate import _dup_key
-
-    seen = {_dup_key(a) for a in accepted}
+    seen = {duplicate_key(a) for a in accepted}
     out: list[int] = []
     for i, rec in enumerate(records):
         if len(accepted) + len(out) >= n:
             break
-        key = _dup_key(rec.get("text") or "")
+        key = duplicate_key(rec.get("text") or "")
         if rec.get("reason") == "near_duplicate" and rec.get("index") is None and key not in seen:
             seen.add(key)
             out.append(i)
@@ -651,9 +644,7 @@ def _near_duplicate_stand_ins(
 
 def distinct_states(perturbations: list[str]) -> int:
     """How many of the perturbed questions differ in wording (casefold, punctuation dropped)."""
-    from .gate import _dup_key
-
-    return len({_dup_key(p) for p in perturbations})
+    return len({duplicate_key(p) for p in perturbations})
 
 
 def _round_candidates(replies: list[tuple[list[str], str]], style: str) -> list[str]:

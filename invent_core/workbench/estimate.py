@@ -24,8 +24,8 @@ from typing import Any, Literal, Protocol
 from .._env import cache_dir
 from ..config import RunConfig
 from ..llm.names import describe_llm, local_model
+from ..progress import format_range, format_seconds
 from .history import atomic_write
-from .progress import format_range, format_seconds
 
 __all__ = [
     "PRIOR_SECONDS",

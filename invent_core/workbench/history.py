@@ -33,7 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from .._env import cache_dir
+from ..csv_safe import atomic_file
 from ..errors import InventError
+from ..llm.names import describe_llm
 
 try:  # POSIX: a lock shared with other processes; elsewhere threads only
     import fcntl
@@ -120,8 +122,6 @@ def atomic_write(path: Path, data: bytes) -> None:
     The one writer of every output (:func:`invent_core.csv_safe.atomic_file`):
     a temporary file beside it, fsynced, moved over ``path``; removed on failure.
     """
-    from ..csv_safe import atomic_file
-
     with atomic_file(path, "wb") as fh:
         fh.write(data)
 
@@ -186,8 +186,6 @@ def summarize_settings(payload: Mapping[str, Any]) -> str:
     para = found.get("paraphrase_llm") or identities.get("paraphrase_llm")
     para = para or payload.get("paraphrase_llm")
     if isinstance(llm, str) and llm:
-        from ..llm.names import describe_llm
-
         parts.append(describe_llm(llm))
         if isinstance(para, str) and para and para != llm:  # --paraphrase-llm
             parts.append(f"paraphrases: {describe_llm(para)}")

@@ -742,7 +742,7 @@ def test_side_by_side_shares_the_colour_scale_and_shows_differences(
 def test_a_reload_reattaches_to_the_running_run_then_shows_its_result(monkeypatch, demo_run):
     """Issue 22: a reload (a new session) shows the running job, its settings, then its result."""
     from invent_core.engine import pipeline
-    from invent_core.workbench.progress import Progress
+    from invent_core.progress import Progress
 
     release, calls = threading.Event(), []
 

@@ -144,7 +144,7 @@ def wide_csv(tmp_path):
 
 def test_wide_csv_matches_score_responses(minilm, wide_csv, tmp_path):
     from invent_core.config import ScoreConfig
-    from invent_core.paper.scoring import score_responses
+    from invent_core.engine.scoring import score_responses
 
     out = tmp_path / "out.csv"
     s = batch_score(wide_csv, out, config=cfg(B), llm=FailingLLM())
@@ -261,7 +261,7 @@ def test_progress_reports_done_total_eta(minilm, wide_csv, tmp_path):
 
 def test_run_config_reaches_scoring_and_the_sidecar(minilm, wide_csv, tmp_path):
     """Every RunConfig field reaches batch (affinity included); resuming compares configs."""
-    from invent_core.paper.scoring import score_responses
+    from invent_core.engine.scoring import score_responses
 
     out = tmp_path / "abs.csv"
     config = cfg(affinity="abs_cosine")

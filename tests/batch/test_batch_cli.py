@@ -226,7 +226,7 @@ def test_shards_and_merge_cli(minilm, tmp_path):
 def test_the_cli_progress_line_reads_the_one_progress_event(capsys):
     """batch reports progress as run and evaluate do: one Progress event per row."""
     from invent_core.commands.batch import _Printer
-    from invent_core.workbench.progress import Progress
+    from invent_core.progress import Progress
 
     printer = _Printer()
     printer(Progress("rows", 3, 10, 65.0))

@@ -23,7 +23,7 @@ from invent_core.llm.base import state_seed
 from invent_core.paper.random_walk import affinity_from_cosine
 from invent_core.perturb import base as perturb_base
 from invent_core.perturb.base import PerturbResult
-from invent_core.workbench.progress import CancelToken
+from invent_core.progress import CancelToken
 
 Q = "What is the capital of France?"
 

@@ -17,7 +17,7 @@ from invent_core.config import GateConfig, ParaphraseConfig, RunConfig
 from invent_core.errors import Cancelled, LLMTimeout
 from invent_core.experiments.reproduce import ExperimentConfig, draw_examples, evaluate, tsu
 from invent_core.llm import Completion
-from invent_core.workbench.progress import CancelToken, Progress
+from invent_core.progress import CancelToken, Progress
 
 QUESTIONS = [
     ("q1", "What is the capital of France?", "Paris"),

@@ -9,7 +9,7 @@ import pytest
 from invent_core.errors import Cancelled
 from invent_core.llm import Completion, Request, user
 from invent_core.llm.base import LLM, StreamingLLM
-from invent_core.workbench.progress import CancelToken, Progress
+from invent_core.progress import CancelToken, Progress
 from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs, start_job
 
 

@@ -18,7 +18,7 @@ from invent_core.errors import Cancelled
 from invent_core.llm import LLMCache, Request, get_llm, user
 from invent_core.llm import engine as engine_mod
 from invent_core.llm.hf import HFLLM, HFConfig, check_source, file_sha256
-from invent_core.workbench.progress import CancelToken
+from invent_core.progress import CancelToken
 
 ROOT = Path(__file__).resolve().parents[2]
 

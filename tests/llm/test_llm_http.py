@@ -667,7 +667,7 @@ def test_reply_that_starts_with_the_stop_string_is_asked_again_without_it(fake):
 
 def test_cancelled_complete_many_sends_nothing_more(fake, tmp_path):
     from invent_core.errors import Cancelled
-    from invent_core.workbench.progress import CancelToken
+    from invent_core.progress import CancelToken
 
     token = CancelToken()
     cache = LLMCache(tmp_path / "c.sqlite")
@@ -764,7 +764,7 @@ def test_cancel_cuts_the_requests_in_flight_within_a_second(fake, grouped):
     """A slow server: Cancel shuts the connections of the requests waiting for it, none retried."""
     from invent_core.errors import Cancelled
     from invent_core.llm import OpenAICompatLLM
-    from invent_core.workbench.progress import CancelToken
+    from invent_core.progress import CancelToken
 
     class Grouping(OpenAICompatLLM):
         max_choices = 4 if grouped else 1
@@ -790,7 +790,7 @@ def test_cancel_of_a_run_returns_quickly_on_a_slow_server(fake, tmp_path):
     from invent_core.config import RunConfig
     from invent_core.engine.pipeline import run_question
     from invent_core.errors import Cancelled
-    from invent_core.workbench.progress import CancelToken
+    from invent_core.progress import CancelToken
 
     fake.default = "hang"
     token = CancelToken()

@@ -12,7 +12,7 @@ from invent_core.llm import LLM, Completion, Request, user
 from invent_core.llm.base import StreamingLLM, derive_seed, state_seed
 from invent_core.llm.cache import cache_key
 from invent_core.llm.pool import ANSWER, PERTURB, RequestPool
-from invent_core.workbench.progress import CancelToken
+from invent_core.progress import CancelToken
 
 
 class Recorder:

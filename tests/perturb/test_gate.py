@@ -13,18 +13,14 @@ from invent_core.paper.random_walk import KERNEL_TAU
 from invent_core.perturb.gate import (
     REASONS,
     GateVerdict,
-    attach_choices,
     check_candidate,
     gate_affinities,
     gate_candidates,
-    is_question,
-    key_entities,
-    scenarios,
-    split_mmlu_stem,
-    strip_wrappers,
     summarize,
 )
+from invent_core.perturb.text import is_question, key_entities, strip_wrappers
 from invent_core.prompts import answer_prompt, format_choices
+from invent_core.questions.mmlu import attach_choices, scenarios, split_mmlu_stem
 
 ROOT = Path(__file__).resolve().parents[2]
 

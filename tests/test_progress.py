@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pytest
 
 from invent_core.errors import Cancelled, InventError
-from invent_core.workbench.progress import CancelToken, ProgressTracker, format_seconds
-from invent_core.workbench.progress import Progress as Event
+from invent_core.progress import CancelToken, ProgressTracker, format_seconds
+from invent_core.progress import Progress as Event
 
 
 class FakeClock:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..errors import Cancelled
+from .errors import Cancelled
 
 __all__ = [
     "ProgressEvent",

@@ -21,7 +21,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .progress import CancelToken, ProgressCallback, ProgressReporter
+from ..llm import get_llm
+from ..llm.names import describe_llm
+from ..progress import CancelToken, ProgressCallback, ProgressReporter
+from .pipeline import answer_prompts, answer_requests, postprocess_responses
+from .scoring import score_responses
 
 __all__ = ["match_states", "edited_flags", "reask"]
 
@@ -73,8 +77,6 @@ def _check_same_llm(run: Any, model: Any) -> None:
     """Refuse to mix two LLMs' answers in one run (it would measure neither)."""
     made_by = (run.identities or {}).get("llm")
     if made_by and made_by != model.identity:
-        from ..llm.names import describe_llm
-
         raise ValueError(
             f"this run's answers came from {describe_llm(made_by)}; choose that LLM to re-ask "
             f"(now {describe_llm(model.identity)}): one run must not mix two models' answers"
@@ -88,8 +90,6 @@ def _ask(model: Any, run: Any, questions: list[str], asked: list[int], report, c
     state j's replication k is seeded by ``state_seed(seed, j, k)``, so an edited
     state gets fresh, independent answers and an unchanged one would get its old ones.
     """
-    from ..engine.pipeline import answer_requests
-
     if not asked:
         return [], {"prompt_tokens": 0, "completion_tokens": 0, "requests": 0, "cached": 0}
     r = run.config.n_replications
@@ -109,8 +109,6 @@ def _ask(model: Any, run: Any, questions: list[str], asked: list[int], report, c
 
 def _merged_answers(run: Any, questions: list[str], sources, asked, new_raw) -> tuple:
     """Raw, cleaned, canonical and unmapped m × r lists: kept states' old ones, asked states' new."""
-    from ..engine.pipeline import postprocess_responses
-
     fresh = {j: k for k, j in enumerate(asked)}
     raw = [
         run.raw_responses[s] if s is not None else new_raw[fresh[j]] for j, s in enumerate(sources)
@@ -138,7 +136,7 @@ def reask(
     new_perturbations : the whole new list of perturbations, in order (the
         original question is kept as state 0).
     llm : the LLM (object or spec); it must be the one that made the run.
-    progress : :class:`~invent_core.workbench.progress.Progress` events ("generate", "score").
+    progress : :class:`~invent_core.progress.Progress` events ("generate", "score").
     cancel : stops further requests; a cancelled re-ask raises
         :class:`~invent_core.errors.Cancelled` (answers already received are
         in the LLM cache).
@@ -157,9 +155,6 @@ def reask(
     ValueError
         An empty perturbation, none at all, or an LLM other than the run's.
     """
-    from ..llm import get_llm
-    from ..paper.scoring import score_responses
-
     questions = [run.question, *_checked_perturbations(new_perturbations)]
     sources = match_states(run.questions, questions)
     asked = [j for j, src in enumerate(sources) if src is None]
@@ -193,8 +188,6 @@ def reask(
 
 def _reasked_run(run, model, questions, answers, score, timings, usage, sources, asked) -> Any:
     """The new RunArtifact of :func:`reask` (texts, answers, config, identities, edit flags)."""
-    from ..engine.pipeline import answer_prompts
-
     raw, cleaned, canonical, unmapped = answers
     config = run.config.replace(n_perturbations=len(questions) - 1)
     return dataclasses.replace(
