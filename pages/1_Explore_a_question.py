@@ -10,9 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from invent_core.engine.pipeline import run_question
+from invent_core.engine.reask import reask
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run, record_artifact
-from invent_core.engine.reask import reask
 from invent_ui import archive, explore_view, resources, spread_view, state, views
 from invent_ui.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.jobs import CancellableLLM, start_job

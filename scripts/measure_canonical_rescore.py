@@ -30,8 +30,8 @@ from invent_core import _env  # noqa: E402,F401  offline before any model import
 def canonical_values(runs: list[dict]) -> np.ndarray:
     """Inv-Entropy of each run with its replies replaced by their canonical forms."""
     from invent_core.config import ScoreConfig
-    from invent_core.evaluation import normalize_answer
     from invent_core.engine.scoring import score_responses
+    from invent_core.evaluation import normalize_answer
 
     out = []
     for run in runs:

@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 def run_figures(run: dict) -> dict:
     """Counts of one saved run: meaning flips, distinct states before/after, non-answers."""
-    from invent_core.perturb.text import duplicate_key
     from invent_core.perturb.meaning import changed_meaning
+    from invent_core.perturb.text import duplicate_key
     from invent_core.responses.cleaning import non_answer
 
     q, perts = run["question"], run["perturbations"]

@@ -65,8 +65,8 @@ def _answers(run: dict[str, Any]) -> list[list[Any]]:
 
 def _flipped(run: dict[str, Any]) -> set[int]:
     """Indices (1-based states) of perturbations the meaning check rejects today."""
-    from invent_core.questions.mmlu import split_mmlu_stem
     from invent_core.perturb.meaning import changed_meaning
+    from invent_core.questions.mmlu import split_mmlu_stem
 
     original = split_mmlu_stem(run["question"])[0]
     return {

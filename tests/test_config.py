@@ -346,8 +346,8 @@ def _no_llm():
 
 @pytest.mark.slow
 def test_saved_run_is_rescored_with_new_scoring_options_and_regenerated_otherwise(minilm, tmp_path):
-    from invent_core.experiments.reproduce import _run_path, get_run
     from invent_core.engine.scoring import score_responses
+    from invent_core.experiments.reproduce import _run_path, get_run
     from invent_core.questions.datasets import Example
 
     cfg = ExperimentConfig(run=_off_default(), dataset="triviaqa")

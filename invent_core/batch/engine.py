@@ -91,9 +91,9 @@ from typing import IO, Any
 
 from ..config import RunConfig, ScoreConfig, flat_values
 from ..engine.inflight import units_in_flight
+from ..progress import Progress, ProgressCallback
 from ..provenance import package_versions
 from ..questions import schema as qs
-from ..progress import Progress, ProgressCallback
 from .input import BatchInputError, InputInfo, inspect_input
 from .output import (
     Checkpoint,

@@ -101,8 +101,8 @@ def _reference(res, config: ScoreConfig, made_by: str | None, question: str):
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..llm.names import local_model
     from ..engine.scoring import score_responses
+    from ..llm.names import local_model
 
     config = config_from_args(args, ScoreConfig)
     if args.made_by is not None and local_model(args.made_by) is None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from invent_core.engine.pipeline import RunArtifact
+from invent_core.engine.reask import edited_flags, match_states, reask
 from invent_core.errors import Cancelled
 from invent_core.llm import Completion
 from invent_core.progress import CancelToken
-from invent_core.engine.reask import edited_flags, match_states, reask
 from invent_ui import assets
 
 

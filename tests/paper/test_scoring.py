@@ -11,10 +11,16 @@ import numpy as np
 import pytest
 
 from invent_core.config import ScoreConfig
+from invent_core.engine.scoring import score_responses, validate_responses
 from invent_core.paper.measures import inv_entropy, max_py_x, ni_entropy, wd_px_py
 from invent_core.paper.random_walk import KERNEL_TAU, affinity_from_embeddings, transition_matrix
-from invent_core.paper.scoring import MEASURE_NAMES, ScoreResult, bootstrap_measures, replication_indices, score_from_similarity
-from invent_core.engine.scoring import score_responses, validate_responses
+from invent_core.paper.scoring import (
+    MEASURE_NAMES,
+    ScoreResult,
+    bootstrap_measures,
+    replication_indices,
+    score_from_similarity,
+)
 
 
 def synthetic(m: int, r: int, seed: int = 0):
