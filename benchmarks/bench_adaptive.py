@@ -16,7 +16,7 @@ saves the paraphrase requests it does not make (``RunArtifact.usage``).
     python benchmarks/bench_adaptive.py runs/evaluate-arithmetic [more folders]
         [--tolerances 0.01,0.02,0.05,0.1] [--start 3] [--step 2] [--n-boot 200]
 
-Target (issue #11): ≥ 40 % fewer LLM calls with AUROC within the bootstrap
+Target: ≥ 40 % fewer LLM calls with AUROC within the bootstrap
 noise of the fixed budget; otherwise the option stays off by default.
 """
 

@@ -1,4 +1,4 @@
-"""A fully cached re-run of ``run``: with and without the embedding store (issue 22, item 8).
+"""A fully cached re-run of ``run``: with and without the embedding store.
 
 Every LLM answer of the question comes from the LLM cache in both cases:
 - "embedder loaded": ``embeddings.sqlite`` removed before the run, so the run

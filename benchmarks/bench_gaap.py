@@ -1,4 +1,4 @@
-"""GAAP speed (issue 4): time per question at default settings with MiniLM.
+"""GAAP speed: time per question at default settings with MiniLM.
 
 Prints
 - one-time loading, each part separately: MiniLM weights, WordNet (copy +

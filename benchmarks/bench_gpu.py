@@ -28,7 +28,7 @@ and forces the recorded reply lengths (end-of-sequence off, ``max_tokens`` =
 the recorded length). No model file has to travel to the GPU machine: carry
 the tokenizer folder (about 11 MB).
 
-Targets (issue 20) on one H100: ≤ 1.5 s per question at the 0.5B shape, ≤ 4 s
+Targets on one H100: ≤ 1.5 s per question at the 0.5B shape, ≤ 4 s
 at 7B; 300 questions at 7B ≤ 15 min. Not yet measured: no GPU was lent to the
 session that wrote this (only ``--device cpu --quick`` ran, in the tests).
 

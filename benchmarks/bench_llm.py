@@ -10,10 +10,12 @@ with other work make every figure a snapshot, not a constant):
    slots kept full (llama.cpp's own counters, ``ServerConfig(metrics=True)``);
 2. **per-question wall**, n = 9, r = 5, on questions from the shipped samples
    (2 TriviaQA, NQ-Open, MMLU, arithmetic), each configuration with its own
-   cold cache file: *today* (the engine before issue #11: 2 slots,
-   perturbations first, then every answer request as it comes) against *new*
-   (``run_question``'s default: the default slots, stages overlapped, the
-   replications of a prompt as one request with n choices). The
+   cold cache file: *2 slots* against *default* (``run_question`` with the
+   default slots; stages overlapped, the replications of a prompt as one
+   request with n choices). The engine before the pipelining (2 slots,
+   perturbations first, then every answer request as it comes), the "today"
+   column below, was removed from the product; its last figures stay frozen
+   here and in ``docs/bench_llm_2026-11-23.txt``. The
    configurations alternate question by question, each on its own server
    (one at a time), so a change of load falls on all alike. Beside each
    wall: the tokens the server evaluated for the question (prompt and
@@ -23,7 +25,7 @@ with other work make every figure a snapshot, not a constant):
    between the two (llama.cpp's batched sampling is not bit-reproducible,
    and grouped replications are seeded by the server);
 3. the new engine with the optional 1.5B model (``get_llm("qwen1.5b")``) when
-   installed, on the first question (``--full``: on all, and its today's engine too);
+   installed, on the first question (``--full``: on all, and at 2 slots too);
 4. (``--full``) per-question wall of the new engine for every slot count.
 
     python benchmarks/bench_llm.py            # --quick: 1, 1b, 2 and 3 (about 7 min quiet)
@@ -164,7 +166,6 @@ class Config:
     name: str
     spec: str
     slots: int
-    overlap: bool
     llm: object = None
 
 
@@ -204,7 +205,6 @@ def _one_question(out: Outcome, c: Config, ex, config, emb) -> None:
         task=ex.task,
         choices=list(ex.choices) if ex.choices else None,
         embedder=emb,
-        _overlap=c.overlap,
     )
     wall = time.perf_counter() - t0
     busy, after = cpu_busy(cpu0, cpu_times()), c.llm.server.counters()
@@ -332,7 +332,7 @@ def same_answers(a: Outcome, b: Outcome) -> float:
 
 
 def summary(outcomes: list[Outcome], base: Outcome) -> None:
-    """The per-question table: mean wall, speed-up against today's engine."""
+    """The per-question table: mean wall, speed-up against the first configuration."""
     print("\nper-question wall (cold cache), n = {}, r = {}".format(*_nr(outcomes)))
     print(
         f"  {'configuration':<22} {'mean s':>7} {'min':>6} {'max':>6} {'speed-up':>9} "
@@ -393,23 +393,23 @@ def main(argv: list[str] | None = None) -> None:
 
     print(f"\n2. {len(exs)} questions, n = {args.n}, r = {args.r}, cache cold per configuration")
     configs = [
-        Config("today (2 slots, seq.)", "local", 2, False),
-        Config(f"new ({default_slots} slots)", "local", default_slots, True),
+        Config("2 slots", "local", 2),
+        Config(f"default ({default_slots} slots)", "local", default_slots),
     ]
     if args.full:
         configs += [
-            Config(f"new ({s} slots)", "local", s, True) for s in slot_counts if s != default_slots
+            Config(f"{s} slots", "local", s) for s in slot_counts if s not in (2, default_slots)
         ]
     outcomes = run_configs(configs, exs, args, emb, workdir)
-    today, new = outcomes[0], outcomes[1]
+    two, new = outcomes[0], outcomes[1]
     if not args.no_strong and "qwen1.5b" in installed_local_models():
         print("\n3. the optional 1.5B model")
-        strong = [Config(f"1.5B new ({default_slots} slots)", "qwen1.5b", default_slots, True)]
+        strong = [Config(f"1.5B default ({default_slots} slots)", "qwen1.5b", default_slots)]
         if args.full:
-            strong.insert(0, Config("1.5B today (2 slots)", "qwen1.5b", 2, False))
+            strong.insert(0, Config("1.5B 2 slots", "qwen1.5b", 2))
         outcomes += run_configs(strong, exs if args.full else exs[:1], args, emb, workdir)
-    summary(outcomes, today)
-    print(f"\nidentical raw answers, today vs new: {same_answers(today, new):.0%} ({load()})")
+    summary(outcomes, two)
+    print(f"\nidentical raw answers, 2 slots vs default: {same_answers(two, new):.0%} ({load()})")
 
 
 if __name__ == "__main__":

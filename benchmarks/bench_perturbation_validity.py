@@ -1,4 +1,4 @@
-"""Perturbation validity (issue #12 §1): how many paraphrases pass the gate, before and after it.
+"""Perturbation validity: how many paraphrases pass the gate, before and after it.
 
 For the first N questions of each shipped sample, the paraphraser runs twice
 with the run's defaults (n = 9, MiniLM, LLM cache on, so the second pass and
@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-EXAMPLES_PER_REASON = 20  # issue #12 §1
+EXAMPLES_PER_REASON = 20  # the validity gate
 
 
 def final_verdicts(question, perturbations, similarity, gate):

@@ -13,7 +13,7 @@ server.
     python benchmarks/bench_scaleout.py [--questions 24] [--delay 0.5] \
         [--concurrency 1 8 32 64] [--engine batch evaluate]
 
-Target (issue #11): ≥ 70 % of the ideal request rate at --concurrency 64.
+Target: ≥ 70 % of the ideal request rate at --concurrency 64.
 
 Measured (2 cores, shared; 2026-11-23; 24 TriviaQA questions, delay 0.5 s):
 
@@ -25,7 +25,7 @@ Measured (2 cores, shared; 2026-11-23; 24 TriviaQA questions, delay 0.5 s):
     evaluate          32      1440     27.1    53.2    64.0    83%            32  0.45
     evaluate          64      1440     13.8   104.2   128.0    81%            64  0.43
 
-Before issue #11 (one row at a time): 1.7, 6.4 and 13.5 requests/s at 1, 8
+Before the pipelining (one row at a time): 1.7, 6.4 and 13.5 requests/s at 1, 8
 and 32. With four requests per row in flight and the server in the client's
 process, the same machine gave 60-62 % at 64; two per row and a server process
 of its own give 81 %. What is left at 64 is the start (every question's first

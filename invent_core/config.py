@@ -162,7 +162,7 @@ class GaapConfig:
     )  # ours
     inflect_plurals: bool = _opt(True, "pluralise replacements of plural nouns")  # ours
     affinity: AffinityKind = _opt("shifted_cosine", "fitness a(x_0, ·) from cosine")  # paper §3
-    # ours (issue #24 §5), off by default on evidence: on 100 arithmetic questions GAAP
+    # ours, off by default on evidence: on 100 arithmetic questions GAAP
     # flags 7.6 of 9 members and every member of 60 questions; keeping only unflagged
     # ones moved Inv-Entropy 0.464 -> 0.480 (+0.016 ± 0.092; docs/results/breakdown.md)
     meaning_check: bool = _opt(
@@ -208,7 +208,7 @@ class GaapConfig:
 
 @dataclass(frozen=True)
 class GateConfig:
-    """The validity gate every paraphrase passes before it is answered (issue #12 §1).
+    """The validity gate every paraphrase passes before it is answered.
 
     Affinities are on the paper's (1 + cos)/2 scale, whatever kernel the run
     scores with, so δ keeps the meaning it has for GAAP. See
@@ -236,7 +236,7 @@ class GateConfig:
     )  # ours: every one
     meaning_check: bool = _opt(
         True, "reject rewordings that change the wh-word, operation, operands or a qualifier"
-    )  # ours, issue #24 §2
+    )  # ours: the meaning check
     max_extra_requests: int = _opt(
         9, "re-asks for rejected paraphrases before padding by duplication"
     )  # ours: at most n more; the paper pads at once
@@ -280,11 +280,11 @@ class ParaphraseConfig:
     )  # ours: stops small models repeating a line
     constructions: bool = _opt(
         True, "single style: each request asks for another construction (Do you know …, passive …)"
-    )  # ours, issue #24 §1: the 0.5B echoes the question when asked the same thing ten times
+    )  # ours: the 0.5B echoes the question when asked the same thing ten times
     premises_kept: bool = _opt(
         True, "single style: reword only the last sentence of a multi-sentence question"
-    )  # ours, issue #24 §1: the 0.5B rewords a word problem by dropping its numbers
-    gate: GateConfig = field(default_factory=GateConfig)  # issue #12 §1
+    )  # ours: the 0.5B rewords a word problem by dropping its numbers
+    gate: GateConfig = field(default_factory=GateConfig)  # the validity gate
 
     def __post_init__(self) -> None:
         o = "ParaphraseConfig"
@@ -346,7 +346,7 @@ Perturber = str
 #: Answers stop at the first newline (the cleaner keeps the first line), so the cap
 #: only bounds a long first line: a name fits in 32; an MMLU reply such as "The
 #: answer is B. Wrong, Not wrong" or the option's text, and a GSM8K result line,
-#: need more (32 cut MMLU answers before the letter, issue #12).
+#: need more (32 cut MMLU answers before the letter).
 ANSWER_MAX_TOKENS: dict[str, int] = {"qa": 32, "mmlu": 64, "gsm8k": 64}
 
 

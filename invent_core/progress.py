@@ -36,7 +36,7 @@ __all__ = [
     "format_range",
 ]
 
-#: Least seconds between two CLI progress lines within a stage (issue 14:
+#: Least seconds between two CLI progress lines within a stage (a user asked for
 #: "updated at least every 2 s"; more often floods a log file).
 RENDER_INTERVAL = 2.0
 
@@ -70,6 +70,10 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
+
+#: A count within one stage, ``(done, total)``: what a backend or GAAP reports and
+#: :meth:`ProgressReporter.counter` turns into :class:`Progress` events.
+CountCallback = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -258,7 +262,7 @@ def _time_left(st: _Stage, now: float) -> float | None:
     The rate is measured from the stage's first event up to the last time its
     count went up, never up to *now*: a stage that blocks (the paraphrase
     requests, a slow answer) does not make time left grow by extrapolating
-    from a stalled counter (issue 22: "≈ 7 min 47 s left" on a 70 s run). While
+    from a stalled counter ("≈ 7 min 47 s left" on a 70 s run). While
     it stalls, time left counts down; once the stall outlasts it, it is
     ``None`` (unknown: the page shows the elapsed time and the estimate's range).
     """
@@ -381,6 +385,6 @@ class ProgressReporter:
         st.count(done, total, now)
         self.callback(Progress(stage, done, total, _time_left(st, now), note))
 
-    def counter(self, stage: str) -> Callable[[int, int], None]:
+    def counter(self, stage: str) -> CountCallback:
         """Return a ``progress(done, total)`` callable that reports ``stage`` through this reporter."""
         return lambda done, total: self(stage, done, total)

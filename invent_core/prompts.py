@@ -44,7 +44,7 @@ PARAPHRASE_ONE_EXAMPLES: tuple[tuple[str, str], ...] = (
 )
 
 
-#: Constructions the one-rewording requests rotate through (not in the paper; issue #24 §1).
+#: Constructions the one-rewording requests rotate through (not in the paper).
 #: Asked the same thing ten times, Qwen2.5-0.5B mostly echoes the question (97 of 152
 #: arithmetic candidates were the question itself; scripts/measure_rewordings.py): the
 #: variety GPT-3.5 put into one list of nine has to be asked for. Request k gets

@@ -346,7 +346,7 @@ def print_estimate(
     return None if est.low is None else (est.low, est.high)
 
 
-#: How each progress stage is named on the command line (issue 14: "perturbations
+#: How each progress stage is named on the command line ("perturbations
 #: accepted, answers received, questions evaluated").
 STAGE_LABELS: dict[str, str] = {
     "perturb": "perturbations accepted",

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--n-bootstrap-metrics",
-        "--n-boot",  # its name before issue 19; still accepted
+        "--n-boot",  # its older name; still accepted
         dest="n_bootstrap_metrics",
         type=int,
         default=None,
@@ -69,7 +69,7 @@ def dataset_names() -> str:
 
 
 def add_sample_args(p: argparse.ArgumentParser) -> None:
-    """--limit and --sample-seed (a seeded shuffled draw by default; issue 14)."""
+    """--limit and --sample-seed (a seeded shuffled draw by default)."""
     p.add_argument(
         "--limit", type=int, default=None, help="N questions, drawn at random with --sample-seed"
     )

@@ -94,7 +94,7 @@ def _main(args: argparse.Namespace) -> int:
     from ..workbench.estimate import record_artifact
 
     record_artifact(art)
-    art.reference = reference_record(art)  # issue #24 §6: a saved run keeps its placement
+    art.reference = reference_record(art)  # a saved run keeps its placement
     if args.save:
         from ..batch.output import OutputLock, lock_path
 
@@ -153,7 +153,7 @@ def _print_run(art) -> None:
         label = "x0" if i == 0 else f"x{i}"
         print(f"  {label:>3}: " + " | ".join(reps) + ("" if i else f"   ← {q[:60]}"))
     flagged = sum(map(sum, getattr(art, "unmapped", None) or []))
-    if flagged:  # issue #24 §4: echoes, operations named, no option/number found
+    if flagged:  # echoes, operations named, no option/number found
         total = sum(map(len, art.responses))
         print(f"non-answers (echo, operation named, or unparsed): {flagged} of {total} replies")
     print(

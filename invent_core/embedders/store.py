@@ -1,4 +1,4 @@
-"""Embeddings kept on disk, keyed by embedder identity and text (issue 22).
+"""Embeddings kept on disk, keyed by embedder identity and text.
 
 A fully cached re-run of ``run`` (every answer from the LLM cache) spent most
 of its time loading sentence-transformers and torch (21.6 s of 28 s at load

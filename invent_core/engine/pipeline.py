@@ -9,7 +9,7 @@ bootstrap resamples. Every option comes in one
 everything needed to show, reload and re-score a run without calling the LLM again,
 its config included.
 
-The stages overlap (issue #11): every request of the question goes through
+The stages overlap: every request of the question goes through
 one :class:`~invent_core.llm.pool.RequestPool` that keeps the backend's slots
 busy. The original's r answers are asked at once, beside the perturber's
 requests; a perturbation's r answers are queued as soon as the perturber
@@ -79,7 +79,6 @@ def run_question(
     embedder: Any = None,
     cancel: CancelToken | None = None,
     paraphrase_llm: Any = None,
-    _overlap: bool = True,
 ) -> RunArtifact:
     """Perturb, answer, clean, canonicalise and score one question.
 
@@ -106,9 +105,6 @@ def run_question(
         and, like every finished answer, stay in the LLM cache.
     paraphrase_llm
         The model that rewords (spec or LLM), in a pool of its own; default: ``llm``'s own.
-    _overlap
-        False: the engine before issue #11 (stages in sequence, one request
-        per replication), kept for ``benchmarks/bench_llm.py``.
 
     Returns
     -------
@@ -130,7 +126,7 @@ def run_question(
     perturber = get_perturber(config.perturber)
     model, para = split_llm(get_llm("local") if llm is None else get_llm(llm), paraphrase_llm)
     t_start = time.perf_counter()
-    with _pools(model, para, cancel, _overlap) as pools:
+    with _pools(model, para, cancel) as pools:
         job = _run_in(
             pools,
             question,
@@ -140,7 +136,6 @@ def run_question(
             perturber=perturber,
             embedder=embedder,
             report=_SafeReporter(progress),
-            overlap=_overlap,
         )
     counts = {k: v for p in pools if p is not None for k, v in p.counts.items()}
     return job.artifact(_identities(model, para, perturber), counts, time.perf_counter() - t_start)
@@ -165,11 +160,11 @@ def _identities(model: Any, para: Any, perturber: Any) -> dict[str, str]:
 
 
 @contextmanager
-def _pools(model: Any, para: Any, cancel: CancelToken | None, group: bool) -> Iterator[tuple]:
+def _pools(model: Any, para: Any, cancel: CancelToken | None) -> Iterator[tuple]:
     """(the answers' request pool, a separate paraphrasing model's own or None), closed after."""
     with (
-        RequestPool(model, cancel=cancel, group=group) as pool,
-        nullcontext(None) if para is None else RequestPool(para, cancel=cancel, group=group) as own,
+        RequestPool(model, cancel=cancel) as pool,
+        nullcontext(None) if para is None else RequestPool(para, cancel=cancel) as own,
     ):
         yield pool, own
 
@@ -367,13 +362,12 @@ class _QuestionRun:
         perturber,
         embedder,
         report,
-        overlap,
         perturb_pool=None,
     ):
         self.question, self.config, self.task, self.choices = question, config, task, choices
         self.pool, self.perturber, self.embedder = pool, perturber, embedder
         self.perturb_pool = perturb_pool or pool  # a separate paraphrasing model's own
-        self.report, self.overlap = report, overlap
+        self.report = report
         self.answers = _Answers(pool, config, task, choices, report)
         self.states: list[str] = [question]
         self.traces: list[dict[str, Any] | None] = []
@@ -390,8 +384,7 @@ class _QuestionRun:
         schedule = prefix_schedule(n_max, self.config.adaptive) if self.record else [n_max]
         self.answers.total = (schedule[0] + 1) * self.config.n_replications
         self.report("perturb", 0, schedule[0])  # the first event, whatever finishes first
-        if self.overlap:
-            self.answers.ask(0, self.question)  # needs no perturbation: start at once
+        self.answers.ask(0, self.question)  # needs no perturbation: start at once
         for step, k in enumerate(schedule):
             self._perturb_up_to(k, step)
             self.answers.total = (k + 1) * self.config.n_replications
@@ -415,11 +408,10 @@ class _QuestionRun:
                 self._all = self._call_perturber(self.config.n_perturbations, 0, have, ask=False)
             new = self._all[have:k]
         else:
-            new = self._call_perturber(k - have, step, have, ask=self.overlap)
-        if self.overlap:
-            for j, text in enumerate(new):  # those on_accept announced are not asked twice
-                self.answers.ask(have + 1 + j, text)
-            self.answers.flush()
+            new = self._call_perturber(k - have, step, have, ask=True)
+        for j, text in enumerate(new):  # those on_accept announced are not asked twice
+            self.answers.ask(have + 1 + j, text)
+        self.answers.flush()
         self.states.extend(new)
         self.timings["perturb"] += time.perf_counter() - t0
         self.report("perturb", k, k)
@@ -546,7 +538,7 @@ def _acceptance(
     Over every perturber call of the run (the adaptive budget calls it again),
     so the count of states filled by duplication is ``n`` minus the accepted ones
     and the near-duplicates standing in for copies; ``distinct`` counts the
-    perturbations' different wordings (the effective number of states, issue #24 §3).
+    perturbations' different wordings (the effective number of states).
     """
     if not candidates:
         return None

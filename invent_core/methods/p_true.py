@@ -2,7 +2,7 @@
 
 On multiple choice the model is shown the options, as in Kadavath et al.'s
 multiple-choice evaluations, and the proposed answer is the option letter with
-its text ("B. Jupiter"): without them a bare "B" cannot be judged (issue #12).
+its text ("B. Jupiter"): without them a bare "B" cannot be judged.
 """
 
 from __future__ import annotations

@@ -66,6 +66,7 @@ import numpy as np
 from ..config import GaapConfig
 from ..embedders import get_embedder
 from ..paper.random_walk import KERNEL_TAU, affinity_from_cosine
+from ..progress import CountCallback
 from .gaap_trace import (
     GaapResult,
     GaapTrace,
@@ -79,9 +80,6 @@ from .gate import lost_entities
 from .keywords import Template, _keybert_for, key_tokens, stop_words
 from .meaning import changed_meaning
 from .wordnet import Substitution, SubstitutionSet, load_wordnet, substitution_set
-
-#: ``progress(generation, max_generations)`` after each generation is built.
-ProgressFn = Callable[[int, int], None]
 
 DELETION = Substitution("", "deletion")
 
@@ -375,7 +373,7 @@ def _stop_reason(pop: Generation, cfg: GaapConfig) -> str | None:
 
 
 def evolve(
-    run: _Run, rng: np.random.Generator, progress: ProgressFn | None = None
+    run: _Run, rng: np.random.Generator, progress: CountCallback | None = None
 ) -> tuple[list[Generation], list[set[int]], str]:
     """Pop_0, Pop_1, … until T generations or max fitness < δ.
 
@@ -407,7 +405,7 @@ def gaap(
     embedder: Any = "minilm",
     seed: int | None = 0,
     config: GaapConfig | None = None,
-    progress: ProgressFn | None = None,
+    progress: CountCallback | None = None,
 ) -> GaapResult:
     """Per(S_x0) by GAAP, with a full trace.
 
@@ -594,7 +592,7 @@ def breaks_question(text: str, question: str) -> bool:
 
 
 def member_flags(text: str, question: str, fitness: float | None, delta: float) -> list[str]:
-    """What a GAAP member may have broken (issue #24 §5): shown beside Per(S_x0).
+    """What a GAAP member may have broken: shown beside Per(S_x0).
 
     ``"fitness 0.62 < δ 0.7"`` for a member below δ; ``"lost 'Mona'"`` when a
     number or named entity of the question is gone (the gate's ``lost_entity``

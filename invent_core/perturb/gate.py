@@ -5,7 +5,7 @@ Small paraphrasers often return something else: a label and quotes kept
 large breed of cattle."), a question whose key entity or one of its MMLU
 scenarios is gone ("A connoisseur of what?"), another language, or the
 original again. Every such candidate would cost r answers and then be scored
-as if it were a perturbation of the question (issue #12 §1).
+as if it were a perturbation of the question.
 
 :func:`check_candidate` applies these checks, in this order, and reports the
 first that fails (the ``reason``):
@@ -22,8 +22,8 @@ first that fails (the ``reason``):
                     simple inflections and number words allowed)
 ``changed_meaning`` the rewording asks for something else: another kind of answer
                     (which → where), another operation or a new operand, a dropped
-                    ordinal/superlative/negation, or a role swap (issue #24 §2;
-                    :mod:`invent_core.perturb.meaning`)
+                    ordinal/superlative/negation, or a role swap
+                    (:mod:`invent_core.perturb.meaning`)
 ``length_ratio``    word count out of ``[min_length_ratio, max_length_ratio]`` × the
                     original's (both counts + ``length_slack``)
 ``low_affinity``    (1 + cos)/2 affinity to the original below δ (paper's GAAP δ)
@@ -355,7 +355,7 @@ def acceptance_line(acceptance: dict | None) -> str | None:
     return line + (f" — {warning}" if warning else "")
 
 
-#: fewer distinct wordings than this share of n is flagged (issue #24 §3: 8 of 12
+#: fewer distinct wordings than this share of n is flagged (8 of 12
 #: short questions ended with at most 4 of 9)
 LOW_DISTINCT_SHARE = 0.5
 

@@ -2,7 +2,7 @@
 
 The embedder cannot tell "What is the capital of France?" from "Which
 country's capital is France?" (affinity ≈ 0.9), nor "What is 48 times 7?"
-from "How many times 7 is 48?" (issue #24 §2). These pure text rules catch
+from "How many times 7 is 48?". These pure text rules catch
 the meaning flips a small paraphraser makes most often:
 
 * **question word** — the kind of thing asked for changes: "Which river flows

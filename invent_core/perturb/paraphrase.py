@@ -9,7 +9,7 @@ we randomly duplicate existing perturbations; when more than nine are
 produced, we randomly sample nine" (paper, "Perturbation Configuration").
 
 With a :class:`~invent_core.config.GateConfig` (what the ``paraphrase``
-perturber passes, issue #12 §1), every candidate goes through the validity
+perturber passes), every candidate goes through the validity
 gate (:mod:`invent_core.perturb.gate`) under the run's embedder before it is
 kept: rejected ones are re-asked, each re-ask with a new replication index (so
 a new seed and cache key), within ``max_extra_requests``; then the accepted
@@ -624,7 +624,7 @@ def _gated(
 def _near_duplicate_stand_ins(
     accepted: list[str], records: list[dict[str, Any]], n: int
 ) -> list[int]:
-    """Records of distinct near-duplicates to fill states before any exact copy (issue #24 §3).
+    """Records of distinct near-duplicates to fill states before any exact copy.
 
     A candidate rejected only as a near-duplicate passed every meaning check; a
     state holding it adds a wording an exact copy would not. Returns indices

@@ -2,7 +2,7 @@
 
 On knowledge benchmarks the packaged Qwen2.5-0.5B is right about as often as
 chance allows, so no uncertainty method can predict its correctness there
-(issue #12 §5). Here the difficulty is under our control: the model multiplies
+(the judgeability study in docs/RESULTS.md). Here the difficulty is under our control: the model multiplies
 single digits reliably and two-digit numbers almost never, so a mix of
 arithmetic, digit counting, unit conversions and lookups from a fixed table
 gives a dataset where accuracy is mixed and falls with a known

@@ -1,4 +1,4 @@
-"""One raw LLM reply → the forms every later step reads (issue #12 §2).
+"""One raw LLM reply → the forms every later step reads.
 
 A reply passes through two pure steps, in order:
 
@@ -37,7 +37,7 @@ class Answer:
         or the reply is a non-answer.
     non_answer : why the reply is not an answer (``"echo"``: it only restates the
         question; ``"operation"``: it names the operation, not a result), else None
-        (issue #24 §4, :func:`invent_core.responses.cleaning.non_answer`).
+        (:func:`invent_core.responses.cleaning.non_answer`).
     """
 
     raw: str

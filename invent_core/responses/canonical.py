@@ -1,4 +1,4 @@
-"""Canonical answers: one form per task before anything is embedded or judged (issue #12 §2).
+"""Canonical answers: one form per task before anything is embedded or judged.
 
 A cleaned response (:func:`invent_core.responses.cleaning.clean_response`) still comes in
 many forms for one meaning: ``A``, ``A.``, ``(A)``, ``The answer is A``,

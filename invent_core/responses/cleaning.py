@@ -162,7 +162,7 @@ def clean_response(text: str | None, question: str | None = None) -> str:
     return strip_answer_decorations(out)
 
 
-# --- non-answers (issue #24 §4) -------------------------------------------------------
+# --- non-answers -------------------------------------------------------
 
 _CONTENT = re.compile(r"[^\W\d_]+")
 _NUM = re.compile(r"\d+(?:[.,]\d+)*")

@@ -61,7 +61,7 @@ RECENT = 20
 #: Measurements a range rests on before it is their spread.
 MIN_SPREAD_SAMPLES = 3
 #: Range of a rate with fewer measurements, or a prior, as factors of it (ours: the
-#: issue-22 afternoon, one setting, 18.5-69.9 s against a 21 s prior: 0.9x-3.3x).
+#: one afternoon, one setting, 18.5-69.9 s against a 21 s prior: 0.9x-3.3x).
 FEW_SAMPLES_SPAN = (0.5, 3.5)
 #: A range this narrow (high / low) is said as one figure, "≈ 21 s".
 POINT_RATIO = 1.3
@@ -77,7 +77,7 @@ def llm_key(identity: str) -> str:
 
 
 def stage_key(stage: str, identity: str | None = None, perturber: str | None = None) -> str:
-    """Return the throughput key of one stage of a run (issue 22: rates per stage).
+    """Return the throughput key of one stage of a run (rates per stage).
 
     ``"perturb"``: seconds of the perturbation stage per paraphrase request the
     LLM served; ``"answers"``: seconds the answers took beyond the perturbation
@@ -115,7 +115,7 @@ class Rate:
         The least and most of the recent measurements (and the average); with
         fewer than :data:`MIN_SPREAD_SAMPLES` of them, or a prior, the average
         times :data:`FEW_SAMPLES_SPAN` — the range a single figure is known to
-        miss by on a shared machine (issue 22: 20-70 s for one setting).
+        miss by on a shared machine (20-70 s for one setting).
         """
         if len(self.recent) >= MIN_SPREAD_SAMPLES:
             values = (*self.recent, self.seconds)
@@ -237,7 +237,7 @@ def record_run(
 def record_artifact(run: Any, log: ThroughputLog | None = None) -> None:
     """Record a finished :class:`~invent_core.engine.pipeline.RunArtifact`'s throughput (best effort).
 
-    With the overlapped engine (issue #11) the paraphrase and answer requests
+    With the overlapped engine the paraphrase and answer requests
     share the same wall time, so a paraphrase run's rate is its wall time
     (``timings["total"]`` less scoring) over every request the LLM served
     (``usage["llm_calls"]`` less the cached ones): the unit

@@ -127,15 +127,6 @@ def test_original_answers_are_issued_before_the_last_paraphrase_returns():
     assert art.timings["perturb"] > 0 and art.timings["generate"] > 0
 
 
-def test_sequential_engine_waits_for_the_perturbations():
-    llm = FakeLLM(paraphrase_delay=0.02)
-    run(llm, _overlap=False)
-    ev = llm.events
-    first_answer = min(i for i, e in enumerate(ev) if e[:2] == ("start", "answer"))
-    last_paraphrase_end = max(i for i, e in enumerate(ev) if e[:2] == ("end", "paraphrase"))
-    assert first_answer > last_paraphrase_end
-
-
 def test_each_state_and_replication_has_its_own_seed_and_duplicates_differ():
     # the model knows one rewording only: the paper pads by duplication
     llm = FakeLLM(
