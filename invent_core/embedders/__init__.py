@@ -20,6 +20,9 @@ from .store import VectorStore
 #: name -> spec of the packaged sentence embedders.
 EMBEDDERS: dict[str, SbertSpec] = {"minilm": MINILM, "mpnet": MPNET}
 DEFAULT_EMBEDDER = ScoreConfig().embedder  # the default is written once, in invent_core.config
+#: GAAP's key tokens (KeyBERT) and the embedding judge always use the packaged MiniLM,
+#: whatever ψ the run measures with (paper, Appendix "GAAP Implementation Details").
+KEYWORD_EMBEDDER = "minilm"
 
 _instances: dict[tuple[str, str | None], Similarity] = {}
 _lock = threading.Lock()
@@ -28,6 +31,15 @@ _lock = threading.Lock()
 def available_embedders() -> list[str]:
     """Names of the packaged embedders whose weights are installed."""
     return [name for name, spec in EMBEDDERS.items() if is_installed(spec)]
+
+
+def resolve_embedder(embedder: str | Similarity | None, config: ScoreConfig) -> Similarity:
+    """The one rule for "a name or an object": the object given, else the named or the config's ψ.
+
+    Entry points (``run_question``, ``score_responses``, ``batch_score``, a perturber
+    called on its own) resolve once and pass the loaded object down.
+    """
+    return get_embedder(embedder if embedder is not None else config.embedder)
 
 
 def get_embedder(
@@ -74,6 +86,7 @@ __all__ = [
     "CachedEmbedder",
     "DEFAULT_EMBEDDER",
     "EMBEDDERS",
+    "KEYWORD_EMBEDDER",
     "EncodeStats",
     "Embedder",
     "NLISimilarity",
@@ -82,4 +95,5 @@ __all__ = [
     "VectorStore",
     "available_embedders",
     "get_embedder",
+    "resolve_embedder",
 ]

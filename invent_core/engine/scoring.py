@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..config import ScoreConfig
-from ..embedders import get_embedder
+from ..embedders import resolve_embedder
 from ..paper.scoring import ScoreResult, score_from_similarity
 
 
@@ -165,7 +165,7 @@ def score_responses(
     config = config or ScoreConfig()
     questions, responses = validate_responses(questions, responses)
     m = len(questions)
-    sim = get_embedder(embedder if embedder is not None else config.embedder)
+    sim = resolve_embedder(embedder, config)
     if embedder is not None:
         config = dataclasses.replace(config, embedder=embedder_name(sim))
     # One call embeds every distinct input and response once.

@@ -33,7 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..embedders import get_embedder
+from ..embedders import KEYWORD_EMBEDDER, get_embedder
 from ..errors import MethodUnavailable
 from ..llm.base import user
 from ..paper.random_walk import KERNEL_TAU, symmetrize
@@ -132,7 +132,7 @@ class EmbeddingJudge:
     def similarity(self) -> Any:
         """The Similarity object, loaded on first use (default: the packaged MiniLM)."""
         if self._similarity is None or isinstance(self._similarity, str):
-            self._similarity = get_embedder(self._similarity or "minilm")
+            self._similarity = get_embedder(self._similarity or KEYWORD_EMBEDDER)
         return self._similarity
 
     def matrix(self, texts: Sequence[str], *, question: str | None = None) -> np.ndarray:

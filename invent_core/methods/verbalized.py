@@ -150,13 +150,11 @@ def _ask(ctx: ScoringContext, answer: str | None, config: VUConfig) -> dict[str,
     if answer is None:
         messages = user(verbalized_confidence_prompt(ctx.original_question, ctx.task, ctx.choices))
     else:
+        # the run's own answer message (the pipeline's prompt), its answer, then the question
         messages = [
-            {
-                "role": "user",
-                "content": answer_prompt(ctx.original_question, ctx.task, ctx.choices),
-            },
+            *user(answer_prompt(ctx.original_question, ctx.task, ctx.choices)),
             {"role": "assistant", "content": answer},
-            {"role": "user", "content": VERBALIZED_CONFIDENCE_SUFFIX},
+            *user(VERBALIZED_CONFIDENCE_SUFFIX),
         ]
     reply = llm.complete(
         messages, temperature=config.temperature, seed=ctx.seed, max_tokens=config.max_tokens

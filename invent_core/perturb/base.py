@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ..embedders import get_embedder
+from ..embedders import resolve_embedder
 from ..progress import ProgressReporter
 from ..questions.mmlu import attach_choices, split_mmlu_stem
 from .gaap import gaap
@@ -192,7 +192,7 @@ def _gate_similarity(gate: Any, embedder: Any, config: RunConfig) -> Any:
     if not gate.enabled:
         return None
 
-    return get_embedder(embedder if embedder is not None else config.embedder)
+    return resolve_embedder(embedder, config)
 
 
 @dataclass(frozen=True)

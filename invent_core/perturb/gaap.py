@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 
 from ..config import GaapConfig
-from ..embedders import get_embedder
+from ..embedders import DEFAULT_EMBEDDER, KEYWORD_EMBEDDER, get_embedder
 from ..paper.random_walk import KERNEL_TAU, affinity_from_cosine
 from ..progress import CountCallback
 from .gaap_trace import (
@@ -201,7 +201,7 @@ class _Run:
         self.subs: dict[tuple[int, str], SubstitutionSet] = {}
         self.stops = stop_words()
         # key tokens always come from KeyBERT on the packaged MiniLM, whatever the fitness embedder
-        self.keys = key_tokens(question, cfg.ratio, embedder=get_embedder("minilm"))
+        self.keys = key_tokens(question, cfg.ratio, embedder=get_embedder(KEYWORD_EMBEDDER))
         self.key_pos = {k.position for k in self.keys}
 
     def sub(self, position: int, token: str) -> tuple[Substitution, ...]:
@@ -402,7 +402,7 @@ def gaap(
     ratio: float | None = None,
     max_generations: int | None = None,
     tau: int | None = None,
-    embedder: Any = "minilm",
+    embedder: Any = DEFAULT_EMBEDDER,
     seed: int | None = 0,
     config: GaapConfig | None = None,
     progress: CountCallback | None = None,
@@ -475,7 +475,7 @@ def _load_resources(emb: Any) -> float:
     load_wordnet()
     if hasattr(emb, "load"):
         emb.load()
-    _keybert_for(get_embedder("minilm").model)  # loads MiniLM: key tokens always come from it
+    _keybert_for(get_embedder(KEYWORD_EMBEDDER).model)  # key tokens always come from it
     return time.perf_counter() - t0
 
 

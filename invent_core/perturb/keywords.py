@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..embedders import get_embedder
+from ..embedders import KEYWORD_EMBEDDER, get_embedder
 from ..serialize import JsonDataclass
 
 #: A word token: letters/digits, optionally joined by inner apostrophes or hyphens.
@@ -151,7 +151,7 @@ def key_tokens(text: str, ratio: float, *, embedder: Any = None) -> tuple[KeyTok
         raise ValueError(f"no word tokens in {text!r}")
     q = n_key_tokens(len(words), ratio)
     if embedder is None:
-        embedder = get_embedder("minilm")
+        embedder = get_embedder(KEYWORD_EMBEDDER)
     from sklearn.feature_extraction.text import CountVectorizer
 
     kb = _keybert_for(embedder.model)
