@@ -98,7 +98,7 @@ def analysis_sections(root: Path, folders: list[Folder]) -> list[str]:
 def cleaning_gate_section(root: Path) -> list[str]:
     """How the cleaning and the meaning check moved Inv-Entropy (``cleaning_gate.json``).
 
-    Written by ``scripts/measure_issue24_auroc.py``: the saved runs re-scored
+    Written by ``scripts/measure_cleaning_gate_auroc.py``: the saved runs re-scored
     without an LLM call, and two evaluations of the same questions made before
     and after.
     """
