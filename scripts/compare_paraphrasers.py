@@ -1,6 +1,6 @@
 """What a different paraphrasing model changes in the perturbations (no LLM call).
 
-Issue #21 §2: the breakdown's row "1.5B paraphrasing, 0.5B answering" says
+The breakdown's row "1.5B paraphrasing, 0.5B answering" says
 whether Inv-Entropy's AUROC moved; this says *why*, from the saved runs of the
 two evaluations of the same questions (the default, and one made with
 ``--paraphrase-llm``):

@@ -1,8 +1,8 @@
-"""The paraphrase gate's precision and recall on the hand-labelled rewordings (issue #24 §2).
+"""The paraphrase gate's precision and recall on the hand-labelled rewordings.
 
 Reads ``tests/data/gate_labelled.json`` (candidate rewordings of the shipped
-samples' questions by the packaged paraphraser, plus the issue's meaning
-flips, each labelled same / changed meaning) and judges every candidate alone
+samples' questions by the packaged paraphraser, plus the meaning
+flips that prompted the meaning check, each labelled same / changed meaning) and judges every candidate alone
 against its original with the run's default embedder (MiniLM), twice: the gate
 as it was (``meaning_check=False``) and with the meaning check.
 

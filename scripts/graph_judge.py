@@ -1,4 +1,4 @@
-"""The answer-graph baselines re-scored with the LLM entailment judge (issue #21 §3).
+"""The answer-graph baselines re-scored with the LLM entailment judge.
 
 Under the default embedding judge, Kernel Entropy, DegMat and LUQ rank the
 questions of every shipped evaluation the same way (they are all monotone in

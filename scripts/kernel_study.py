@@ -1,4 +1,4 @@
-"""Which affinity kernel? Re-score saved runs under each kernel, no LLM call (issue #12 §3).
+"""Which affinity kernel? Re-score saved runs under each kernel, no LLM call.
 
     python scripts/kernel_study.py runs/evaluate-mmlu runs/evaluate-arithmetic
     python scripts/kernel_study.py runs/evaluate-arithmetic --canonical \\

@@ -13,7 +13,7 @@ perturber, n, r, temperature, embedder, kernel, measure and packaged LLM, see
 Each reference question's text, its dataset and its embedding by the run's
 embedder (float16, base64; the embedder's identity in ``question_embedder``) are
 stored too, so that :func:`invent_core.evaluation.reference.place` can place a new question
-among the reference questions like it (issue #24 §6). Questions that failed or a
+among the reference questions like it. Questions that failed or a
 method could not score are left out. No LLM call; the embedder is the packaged one.
 """
 

@@ -1,4 +1,4 @@
-"""How often does a local model answer the shipped samples right? (issue #12 §5)
+"""How often does a local model answer the shipped samples right?
 
 For each dataset, draws the same seeded sample of ``--limit`` questions,
 asks the model each original question once (the answer prompt, temperature

@@ -1,6 +1,6 @@
 """Would the gate's meaning check help GAAP? Saved GAAP runs re-scored with it (no LLM).
 
-Issue #24 §5: GAAP's WordNet mutations break arithmetic questions ("What is 2
+GAAP's WordNet mutations break arithmetic questions ("What is 2
 asset six?", "How many centimetres are in 5 Mississippi?"), and Inv-Entropy on
 GAAP runs falls to chance on the arithmetic testbed. This re-scores the saved
 runs of a ``--perturber gaap`` evaluation as if the final set had kept only

@@ -1,4 +1,4 @@
-"""Distinct accepted rewordings per question on the six shipped samples (issue #24 §1).
+"""Distinct accepted rewordings per question on the six shipped samples.
 
 Runs only the perturbation stage (the ``paraphrase`` perturber with the gate,
 as ``run`` does) on ``--per`` seeded questions of each shipped sample and

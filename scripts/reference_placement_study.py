@@ -1,4 +1,4 @@
-"""The evidence behind ``reference.K_NEAREST`` and ``reference.SIMILARITY_FLOOR`` (issue #24 §6).
+"""The evidence behind ``reference.K_NEAREST`` and ``reference.SIMILARITY_FLOOR``.
 
     python scripts/reference_placement_study.py > docs/reference_placement_figures.md
 
@@ -14,10 +14,11 @@ itself (answer-format rule included), no LLM call:
 2. **Shipped references, leave one out.** Each question of the shipped references
    for the default settings is placed among the others: how many are placed, the
    neighbours' own-dataset share, and the Brier score of P(correct) placed vs
-   pooled (as before issue #24) on the questions both give a number for.
+   pooled (as before questions were placed among those like them) on the questions
+   both give a number for.
 3. **Kinds absent from the references.** Every question of the other samples is
-   placed among the shipped references for the defaults (the issue's case: a
-   TriviaQA question against arithmetic and MMLU references).
+   placed among the shipped references for the defaults (the case that motivated
+   placing: a TriviaQA question against arithmetic and MMLU references).
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def study_shipped(emb) -> None:
 
 
 def study_absent_kinds(emb) -> None:
-    """The issue's case: questions of the other samples against the shipped 0.5B references."""
+    """The case that motivated placing: questions of the other samples against the shipped 0.5B references."""
     from invent_core.config import RunConfig
     from invent_core.evaluation.reference import for_settings, place
 
@@ -167,7 +168,10 @@ def study_absent_kinds(emb) -> None:
     print(
         f"## 3. The other samples' questions against the shipped references ({', '.join(kinds)})\n"
     )
-    print("Before issue #24 §6 every one of them got a number from the pooled reference.\n")
+    print(
+        "Before questions were placed among those like them, every one of them got a number "
+        "from the pooled reference.\n"
+    )
     print("| dataset | questions | given a number | placed among |")
     print("|---|---|---|---|")
     for name, rows in _samples().items():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+from ..llm.local import QWEN_15B
 from ..llm.names import local_model
 
 __all__ = ["ACCURACY_FLOOR", "MIN_ANSWERS", "STRONG_LABEL", "SERVER_LABEL", "model_advice"]
@@ -27,8 +28,6 @@ SERVER_LABEL = "OpenAI-compatible server"
 
 
 def _strong_installed() -> bool:
-    from ..llm.local import QWEN_15B
-
     return QWEN_15B.installed()
 
 

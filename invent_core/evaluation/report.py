@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..csv_safe import csv_line
 from .metrics import METRICS, Evaluation
 
 __all__ = ["Column", "ResultsTable", "results_table", "tsu_results_table", "format_mean_std"]
@@ -158,8 +159,6 @@ class ResultsTable:
 
         Cells go through :func:`invent_core.csv_safe.csv_line` like every CSV invent writes.
         """
-        from ..csv_safe import csv_line
-
         header = ["method"]
         for c in self.columns:
             header += [f"{c.key}_mean", f"{c.key}_std", f"{c.key}_mark"]

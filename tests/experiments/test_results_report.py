@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
+import importlib
 import json
 import re
 import subprocess
@@ -24,14 +24,12 @@ QWEN = (
 )
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location(
-        "make_results", ROOT / "scripts" / "make_results.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
+def _results(name: str):
+    """A module of ``scripts/results_report`` (what make_results.py runs), scripts/ on sys.path."""
+    scripts = str(ROOT / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)  # the package imports its sibling script breakdown.py
+    return importlib.import_module(f"results_report.{name}")
 
 
 def _evaluate_folder(root: Path, dataset: str, ids: list[str], correct, table: dict) -> Path:
@@ -189,7 +187,7 @@ def test_plots_are_pngs(report):
 @pytest.mark.skipif(not PAPER_TEX.is_file(), reason="the paper's source is not on this machine")
 def test_the_papers_numbers_are_copied_right():
     tex = PAPER_TEX.read_text(encoding="utf-8")
-    mod = _script()
+    mod = _results("paper")
     body = tex.split(r"\label{tab:accuracy_based}")[1].split(r"\end{tabular}")[0]
     labels = {"Semantic Entropy": "semantic_entropy", "Kernel Entropy": "kernel_entropy",
               "VU": "verbalized", "P(True)": "p_true", "LexSim": "lexsim", "DegMat": "degmat",
@@ -227,7 +225,7 @@ def test_the_shipped_report_is_what_its_saved_runs_give(tmp_path):
 
 def test_graph_judge_section_reads_both_judges(tmp_path):
     """Issue #21 §3: each graph baseline's AUROC and their ρ under both judges, as written."""
-    mod = _script()
+    mod = _results("studies")
     names = ["kernel_entropy", "degmat", "luq"]
     rho = {a: {b: 1.0 if a == b or "kernel_entropy" not in (a, b) else 0.4 for b in names}
            for a in names}  # fmt: skip
@@ -247,7 +245,7 @@ def test_graph_judge_section_reads_both_judges(tmp_path):
 
 def test_cleaning_gate_section_gives_the_same_questions_and_each_rescoring(tmp_path):
     """Issue #24 §4: RESULTS says how the meaning check and the cleaning moved the scores."""
-    mod = _script()
+    mod = _results("studies")
     row = {"mean": 0.9, "std": 0.05, "delta": 0.05, "delta_std": 0.02, "p_better": 0.9}
     data = {
         "saved_runs": [{
@@ -274,7 +272,7 @@ def test_best_baseline_names_every_baseline_of_a_tie():
     res = {"results": {"kernel_entropy": cell, "degmat": cell, "luq": {"auroc": {"mean": 0.6958, "std": 0.05}},
                        "lexsim": {"auroc": {"mean": 0.691, "std": 0.05}}, "inv_entropy": {"auroc": {"mean": 0.9, "std": 0.1}}},
            "labels": {"kernel_entropy": "Kernel Entropy", "degmat": "DegMat", "luq": "LUQ"}}  # fmt: skip
-    assert _script().best_baseline(res) == (0.696, "Kernel Entropy = DegMat = LUQ")
+    assert _results("text").best_baseline(res) == (0.696, "Kernel Entropy = DegMat = LUQ")
     res["results"]["lexsim"]["auroc"]["mean"] = 0.71
-    assert _script().best_baseline(res) == (0.71, "lexsim")
-    assert _script().best_baseline({"results": {}}) == (None, "")
+    assert _results("text").best_baseline(res) == (0.71, "lexsim")
+    assert _results("text").best_baseline({"results": {}}) == (None, "")

@@ -1,7 +1,7 @@
-"""How issue #24's cleaning and meaning check move Inv-Entropy's AUROC on saved runs — no LLM call.
+"""How the cleaning and the meaning check move Inv-Entropy's AUROC on saved runs — no LLM call.
 
 For every saved ``evaluate`` folder under ``docs/results_before_issue24`` (the
-runs made before issue #24, moved out of RESULTS' folder when it was rebuilt) this re-scores the
+runs made before the meaning check and the cleaning, moved out of RESULTS' folder when it was rebuilt) this re-scores the
 saved raw replies two ways and compares each with the score saved when the
 run was made (paired bootstrap Δ, the same resamples for all; as
 ``scripts/breakdown.py`` does):
@@ -23,7 +23,7 @@ flag itself moves nothing; their count is printed.
 The correctness labels are the saved ones (the original question's answers
 are not changed by any of this except through cleaning, which the judge saw).
 
-    python scripts/measure_issue24_auroc.py --json docs/results/cleaning_gate.json --same \
+    python scripts/measure_cleaning_gate_auroc.py --json docs/results/cleaning_gate.json --same \
         docs/results_before_issue24/evaluate-arithmetic \
         docs/issue21/evaluate-arithmetic-100 docs/results/evaluate-arithmetic-100
 
@@ -178,7 +178,7 @@ def same_questions(old: Path, new: Path, n_boot: int = 200) -> dict[str, Any] | 
 
 
 def _made_after(folder: Path) -> bool:
-    """Whether an evaluate folder's runs were made with issue #24's meaning check."""
+    """Whether an evaluate folder's runs were made with the gate's meaning check."""
     import json
 
     path = folder / "config.json"

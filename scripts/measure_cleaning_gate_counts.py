@@ -9,7 +9,7 @@ perturbation needs a new rewording and new answers (LLM calls), and a flagged
 non-answer keeps its canonical text, so the saved scores are what the new code
 gives for the same answers.
 
-Run: python scripts/measure_issue24.py > docs/issue24_saved_runs.txt
+Run: python scripts/measure_cleaning_gate_counts.py > docs/issue24_saved_runs.txt
 """
 
 from __future__ import annotations

@@ -1,0 +1,54 @@
+"""P(correct) at a value from a reference's labels: bagged isotonic fits and their interval.
+
+:func:`_bagged_fits` fits :data:`N_CALIBRATION_BOOTSTRAP` isotonic maps of
+confidence (−uncertainty) to the 0/1 labels of the k reference questions (fit 0
+on the reference itself, the paper's Brier-score mapping; the rest on
+resamples) and evaluates them at the asked values: a (B, len(values)) array.
+:func:`_jeffreys` widens a bootstrap interval that has no width.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics import confidence_from_uncertainty
+
+#: P(correct) is clipped to this range: a reference of a few dozen answers cannot
+#: justify certainty either way (ours).
+P_CORRECT_CLIP: tuple[float, float] = (0.01, 0.99)
+
+#: bootstrap resamples of the reference for P(correct)'s interval (ours)
+N_CALIBRATION_BOOTSTRAP = 200
+#: no P(correct) from fewer reference questions than this near the value (ours)
+MIN_NEAR = 10
+
+
+def _bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Fit :data:`N_CALIBRATION_BOOTSTRAP` isotonic maps on resamples (fixed seed) and evaluate them."""
+    from sklearn.isotonic import IsotonicRegression
+
+    lo, hi = P_CORRECT_CLIP
+    key = (ref.tobytes(), correct.tobytes())
+    fits = _FITS.get(key)
+    if fits is None:
+        rng = np.random.default_rng(0)
+        fits = []
+        conf, y = confidence_from_uncertainty(ref), correct.astype(np.float64)
+        for b in range(N_CALIBRATION_BOOTSTRAP):
+            idx = np.arange(ref.size) if b == 0 else rng.integers(0, ref.size, ref.size)
+            iso = IsotonicRegression(increasing=True, y_min=lo, y_max=hi, out_of_bounds="clip")
+            fits.append(iso.fit(conf[idx], y[idx]))
+        _FITS.clear()  # one reference at a time is enough for a run, a batch or a page
+        _FITS[key] = fits
+    conf_v = confidence_from_uncertainty(values)
+    return np.stack([f.predict(conf_v) for f in fits])
+
+
+_FITS: dict[tuple[bytes, bytes], list] = {}
+
+
+def _jeffreys(k: int, n: int) -> tuple[float, float]:
+    """90 % Jeffreys interval of a share k / n (Beta(k + ½, n − k + ½) quantiles)."""
+    from scipy.stats import beta
+
+    return float(beta.ppf(0.05, k + 0.5, n - k + 0.5)), float(beta.ppf(0.95, k + 0.5, n - k + 0.5))

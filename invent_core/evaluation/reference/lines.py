@@ -1,0 +1,162 @@
+"""What the shells show and keep of a value among reference questions.
+
+:func:`reference_line` is the sentence the CLI prints next to a measure's value;
+:func:`columns` the batch output's cells (percentile, P(correct), placed among);
+:func:`placement_record` the dict a run artefact keeps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from .calibration import MIN_NEAR
+from .reference_set import ReferenceSet
+
+
+def _describe_settings(settings: Mapping[str, Any]) -> str:
+    """``"paraphrase, n = 9, r = 5, T = 0.7, minilm, shifted_cosine, qwen0.5b; triviaqa, mmlu"``."""
+    parts = [
+        str(settings.get("perturber", "?")),
+        f"n = {settings.get('n_perturbations', '?')}",
+        f"r = {settings.get('n_replications', '?')}",
+        f"T = {settings.get('temperature', '?')}",
+        str(settings.get("embedder", "?")),
+        str(settings.get("affinity", "?")),
+        str(settings.get("llm", "?")),
+    ]
+    datasets = settings.get("datasets") or [settings.get("dataset")]
+    return ", ".join(parts) + "; " + ", ".join(str(d) for d in datasets if d)
+
+
+def reference_line(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entropy") -> str:
+    """Return the line shown next to a measure's value.
+
+    Placed (:func:`place`): ``"inv_entropy: P(correct) ≈ 0.02 [0.01, 0.08] among 30
+    TriviaQA-like reference questions (k = 30, similarity ≥ 0.21); percentile 83
+    among them; …"``; none like it: ``"inv_entropy: no reference questions like
+    this one — … — so no percentile or P(correct)"``. A set not placed (or
+    pooled: old files) reads ``"percentile 83 among 120 reference questions
+    (settings: …); P(correct) ≈ 0.31 …"``; without a matching reference, a line
+    says so.
+    """
+    if ref is None:
+        return f"{measure}: no shipped reference for these settings (scripts/make_reference.py)"
+    if not math.isfinite(value):
+        return f"{measure}: no value, so no percentile"
+    placement = ref.placement
+    if placement is not None and placement.mode == "none_like":
+        return (
+            f"{measure}: no reference questions like this one — {placement.reason} — "
+            "so no percentile or P(correct)"
+        )
+    d = ref.describe(value)
+    if placement is not None and placement.mode == "nearest":
+        return _placed_line(d, ref, measure)
+    line = f"{measure}: percentile {d['percentile']:.0f} among {reference_source(ref)}"
+    if d["p_correct"] is not None:
+        lo, hi = d["p_interval"]
+        line += (
+            f"; P(correct) ≈ {d['p_correct']:.2f} [90 %: {lo:.2f}–{hi:.2f}], "
+            f"{d['n_near']} reference questions near this value ({calibration_note(d)})"
+        )
+    elif d["n_near"] is not None:
+        line += (
+            f"; P(correct): not enough reference questions near this value "
+            f"({d['n_near']} < {MIN_NEAR})"
+        )
+    if placement is not None:  # pooled: old reference files
+        line += f" [not placed among questions like this one: {placement.reason}]"
+    return line
+
+
+def _placed_line(d: Mapping[str, Any], ref: ReferenceSet, measure: str) -> str:
+    """The line of a question placed among its nearest reference questions."""
+    where = placed_source(ref)
+    if d["p_correct"] is not None:
+        lo, hi = d["p_interval"]
+        head = f"{measure}: P(correct) ≈ {d['p_correct']:.2f} [{lo:.2f}, {hi:.2f}] among {where}"
+        tail = (
+            f"; percentile {d['percentile']:.0f} among them; {d['n_near']} near this value; "
+            f"{100 * d['base_rate']:.0f} % of the {ref.size} answered right"
+        )
+    else:
+        head = f"{measure}: percentile {d['percentile']:.0f} among {where}"
+        tail = (
+            "; P(correct): no labels"
+            if d["n_near"] is None
+            else f"; P(correct): not enough of them near this value ({d['n_near']} < {MIN_NEAR})"
+        )
+    return head + tail + f" (settings: {_describe_settings(ref.settings)})"
+
+
+def placed_source(ref: ReferenceSet) -> str:
+    """``"30 TriviaQA-like reference questions (k = 30, similarity ≥ 0.21)"``."""
+    p = ref.placement
+    return f"{ref.size} {p.like} (k = {p.k}, similarity ≥ {p.similarity_min:.2f})"
+
+
+def reference_source(ref: ReferenceSet) -> str:
+    """``"110 reference questions (settings: paraphrase, n = 9, …; arithmetic, mmlu)"``."""
+    if ref.placement is not None and ref.placement.mode == "nearest":
+        return f"{placed_source(ref)} (settings: {_describe_settings(ref.settings)})"
+    return f"{ref.size} reference questions (settings: {_describe_settings(ref.settings)})"
+
+
+def calibration_note(described: Mapping[str, Any]) -> str:
+    """``"calibrated on arithmetic, mmlu: right on 48 % of them"`` for :meth:`ReferenceSet.describe`'s dict."""
+    where = ", ".join(described["datasets"]) or "the reference questions"
+    return f"calibrated on {where}: right on {100 * described['base_rate']:.0f} % of them"
+
+
+def columns(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entropy") -> dict:
+    """Return the batch-output columns of one value: percentile, P(correct), placed among.
+
+    ``{"<measure>_percentile": 0–100 or None, "<measure>_p_correct": 0–1 or None,
+    "<measure>_placed_among": "30 TriviaQA-like (k = 30, similarity ≥ 0.21)" or a
+    note or None}``. Percentile and P(correct) are None (an empty cell) without a
+    matching reference, a finite value, labels, or reference questions like the
+    row's (a :func:`place`-d set of mode ``"none_like"``). A placed set gives the
+    value among the neighbours only.
+    """
+    ok = ref is not None and value is not None and math.isfinite(value)
+    if ok and ref.placement is not None and ref.placement.mode == "none_like":
+        ok = False
+    pct = float(ref.percentile(value)) if ok else None
+    p = ref.calibration(value)["p_correct"] if ok and ref.has_labels else None
+    return {
+        f"{measure}_percentile": pct,
+        f"{measure}_p_correct": p,
+        f"{measure}_placed_among": placed_among(ref),
+    }
+
+
+def placed_among(ref: ReferenceSet | None) -> str | None:
+    """A short cell: which reference questions a value was placed among (None: no reference)."""
+    if ref is None:
+        return None
+    p = ref.placement
+    if p is None:
+        return f"{ref.size} reference questions"
+    if p.mode == "nearest":
+        like = p.like.removesuffix(" reference questions")
+        return f"{ref.size} {like} (k = {p.k}, similarity ≥ {p.similarity_min:.2f})"
+    if p.mode == "none_like":
+        return f"none like this one ({p.reason})"
+    return f"{ref.size} reference questions, pooled (no question embeddings)"
+
+
+def placement_record(value: float | None, ref: ReferenceSet | None, measure: str) -> dict | None:
+    """What a run artefact keeps of its placement; None without a reference.
+
+    ``{"measure", "value", "percentile", "p_correct", "p_interval", "n_near",
+    "base_rate", "n_reference", "datasets", "files", "placement"}``:
+    :meth:`ReferenceSet.describe` without the settings (the run has them), plus
+    the reference files' names.
+    """
+    if ref is None or value is None or not math.isfinite(value):
+        return None
+    d = ref.describe(float(value))
+    d.pop("settings", None)
+    return {"measure": measure, **d, "files": list(ref.settings.get("files") or [])}

@@ -1,0 +1,157 @@
+"""Sections of RESULTS.md made from other saved studies beside the runs.
+
+Accuracy of each local model (``accuracy_*.json``), the methods that coincide and
+where the uncertainty comes from (``scripts/breakdown.py`` on the saved scores),
+the answer-graph baselines under the LLM judge (``graph_llm_judge.json``), how
+the cleaning and the meaning check moved the scores (``cleaning_gate.json``) and
+the kernel study (``kernel_study.json``). A section whose file is missing is left out.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import breakdown
+
+from invent_core.llm.names import describe_llm
+
+from .loading import Folder
+from .text import f3, folder_title, md_table, notes, pm
+
+
+def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
+    """Accuracy of each local model per sample (``accuracy_*.json`` beside the runs folder)."""
+    found = sorted(docs.glob("accuracy_*.json"))
+    if not found:
+        return []
+    acc: dict[str, dict[str, str]] = {}
+    models: list[str] = []
+    for path in found:
+        for res in json.loads(path.read_text(encoding="utf-8")):
+            model = describe_llm(res["llm"])
+            models += [model] if model not in models else []
+            acc.setdefault(res["dataset"], {})[model] = f"{res['accuracy']:.0%} of {res['n']}"
+    rows = [[ds, *(acc[ds].get(m, "–") for m in models), "yes" if ds in evaluated else "no"]
+            for ds in sorted(acc)]  # fmt: skip
+    band = [f"{ds} ({m}: {acc[ds][m].split(' ')[0]})" for ds in sorted(acc) if ds not in evaluated
+            for m in models if m in acc[ds] and 25 <= int(acc[ds][m].split("%")[0]) <= 75]  # fmt: skip
+    lines = ["## Which samples can test anything", "",
+             "Accuracy of the local models on the first answer to each question (the same seeded "
+             "samples of 50, `scripts/measure_accuracy.py`). An uncertainty method can only be "
+             "judged where a model is right on a fair share of the questions (25–75 %); the "
+             "knowledge samples are far below that for the packaged 0.5B, so they were not "
+             "evaluated with it: with 0–3 right answers in 50, no AUROC means anything. One sampled "
+             "answer per question at T = 0.7 is itself noisy: compare these with the accuracy of "
+             "each evaluation below (larger draws of the same samples, answered with other "
+             "seeds).", ""]  # fmt: skip
+    lines += md_table(["dataset", *models, "evaluated here"], rows)
+    if band:
+        lines += ["", "In the 25–75 % band for another model, not evaluated here: "
+                  + ", ".join(band) + "."]  # fmt: skip
+    return lines + [""]
+
+
+def graph_judge_section(folder: Path, title: str, labels: dict[str, str]) -> list[str]:
+    """The answer-graph baselines under both judges (``graph_llm_judge.json``, scripts/graph_judge.py)."""
+    path = folder / "graph_llm_judge.json"
+    if not path.is_file():
+        return []
+    g = json.loads(path.read_text(encoding="utf-8"))
+    names = list(g["auroc"])
+    emb, llm = g["spearman_embedding"], g["spearman_llm"]
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    body = [[labels.get(m, m), f3(g["auroc"][m]["embedding"]), f3(g["auroc"][m]["llm"])]
+            for m in names]  # fmt: skip
+    rho = [[f"{labels.get(a, a)} / {labels.get(b, b)}", f3(emb[a][b]), f3(llm[a][b])]
+           for a, b in pairs]  # fmt: skip
+    return [f"#### {title}: the answer-graph baselines with the LLM entailment judge", "",
+            f"{g['n_questions']} questions ({g['n_correct']} right); the same saved answers judged "
+            f"by the embedding threshold (default) and by the run's LLM asked whether two answers "
+            f"mean the same ({g['seconds']:.0f} s at load {g['load']:.1f}).", "",
+            *md_table(["Method", "AUROC, embedding judge", "AUROC, LLM judge"], body), "",
+            *md_table(["Spearman ρ", "embedding judge", "LLM judge"], rho), ""]  # fmt: skip
+
+
+def analysis_sections(root: Path, folders: list[Folder]) -> list[str]:
+    """Rank agreement between methods, where the uncertainty comes from, and the breakdown."""
+    evals = [f for f in folders if f.kind == "evaluate" and f.scores]
+    if not evals:
+        return []
+    lines = ["## Methods that coincide", "", *notes(root, "coincide.md")]
+    for f in evals:
+        lines += breakdown.agreement_section(f.path, folder_title(f), f.results.get("labels", {}))
+    for f in evals:
+        lines += graph_judge_section(f.path, folder_title(f), f.results.get("labels", {}))
+    lines += ["## Where the uncertainty comes from (beyond the paper)", "",
+              *notes(root, "spread.md")]  # fmt: skip
+    rows = [breakdown.spread_line(folder_title(f), breakdown.spread_rows(f.path)) for f in evals]
+    lines += [*md_table(breakdown.SPREAD_HEADER, rows), ""]
+    sections = [breakdown.breakdown_section(f.path, folder_title(f)) for f in evals]
+    if any(sections):
+        lines += ["## Performance breakdown (the paper's ablations, re-scored)", "",
+                  *notes(root, "breakdown.md")]  # fmt: skip
+        lines += [line for s in sections for line in s]
+    return lines
+
+
+def cleaning_gate_section(root: Path) -> list[str]:
+    """How the cleaning and the meaning check moved Inv-Entropy (``cleaning_gate.json``).
+
+    Written by ``scripts/measure_cleaning_gate_auroc.py``: the saved runs re-scored
+    without an LLM call, and two evaluations of the same questions made before
+    and after.
+    """
+    path = root / "cleaning_gate.json"
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lines = ["## How the meaning check and the cleaning moved the scores", "",
+             *notes(root, "cleaning_gate.md")]  # fmt: skip
+    same = data.get("same_questions") or []
+    for rec in [same] if isinstance(same, dict) else same:
+        b, a = rec["before"], rec["after"]
+        lines += [f"- **The same {rec['n_questions']} questions, run again** "
+                  f"(`{rec['old']}` → `{rec['new']}`, {rec['n_correct']} right in both, "
+                  f"{rec['n_boot']} paired resamples): Inv-Entropy AUROC {pm(b['mean'], b['std'])} "
+                  f"→ {pm(a['mean'], a['std'])}, Δ {a['delta']:+.3f} ± {a['delta_std']:.3f}."]  # fmt: skip
+    lines += [""] if same else []
+    body = []
+    for rec in data.get("saved_runs", []):
+        s = rec["saved"]
+        cells = [f"{pm(r['mean'], r['std'])} ({r['delta']:+.3f} ± {r['delta_std']:.3f})"
+                 for r in rec["rows"].values()]  # fmt: skip
+        body.append([f"{rec['folder']} ({rec['n_questions']} q)", pm(s["mean"], s["std"]), *cells,
+                     f"{rec['flipped_states']} in {rec['questions_with_flips']} q",
+                     f"{rec['canonical_changed']} of {rec['replies']}"])  # fmt: skip
+    if body:
+        first = data["saved_runs"][0]["rows"].values()
+        head = ["Saved runs", "AUROC as saved", *[r["label"] for r in first],
+                "states rejected", "answers changed"]  # fmt: skip
+        lines += [*md_table(head, body), ""]
+    return lines
+
+
+def kernel_section(path: Path | None) -> list[str]:
+    """The kernel study (``scripts/kernel_study.py --out``): AUROC and spread per kernel."""
+    if path is None or not path.is_file():
+        return [
+            "## Kernel study",
+            "",
+            "No kernel study file (run `scripts/kernel_study.py --out`).",
+            "",
+        ]
+    lines = ["## Kernel study", "", "Inv-Entropy re-scored from the saved runs under each "
+             "affinity kernel (no LLM call); paired bootstrap; Δ is against the paper's (1+cos)/2.", ""]  # fmt: skip
+    for folder, block in json.loads(path.read_text(encoding="utf-8")).items():
+        rows = [
+            [r["kernel"], pm(r.get("auroc"), r.get("auroc_std")),
+             pm(r.get("vs_paper"), r.get("vs_paper_std")), pm(r.get("std"), digits=4),
+             pm(r.get("iqr"), digits=4)]
+            for r in block.get("rows", [])
+        ]  # fmt: skip
+        acc = block.get("accuracy")
+        lines += [f"{Path(folder).name}: {block.get('n')} questions, accuracy {pm(acc)}", ""]
+        lines += md_table(["kernel", "AUROC", "Δ vs paper", "std across questions", "IQR"], rows)
+        lines.append("")
+    return lines

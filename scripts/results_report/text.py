@@ -1,0 +1,179 @@
+"""Cells, tables and sentences every section of RESULTS.md uses.
+
+Numbers are formatted here only (``pm``: ``"0.812 ± 0.020"``, never ``nan``);
+``metric_cell`` reads one (mean, std) out of a ``results.json`` dict
+(``{"results": {method: {metric: {"mean", "std", …}}}, "labels", "skipped", …}``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from invent_core.methods.registry import get_method
+from invent_core.progress import format_seconds
+
+from .loading import Folder
+
+METRICS = ("auroc", "prr", "brier", "ece")
+LABELS = {"auroc": "AUROC (↑)", "prr": "PRR (↑)", "brier": "Brier (↓)", "ece": "ECE (↓)"}
+
+
+def pm(mean: float | None, std: float | None = None, digits: int = 3) -> str:
+    """``"0.812 ± 0.020"``; ``"–"`` for a missing value (never ``nan``)."""
+    if mean is None or not math.isfinite(mean):
+        return "–"
+    if std is None or not math.isfinite(std):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {std:.{digits}f}"
+
+
+def _seconds(s: float) -> str:
+    return format_seconds(s)
+
+
+def settings_line(f: Folder) -> str:
+    """What the numbers rest on: model, n, r, T, perturber, embedder, kernel, B, seed, sample, time."""
+    run = f.meta.get("config", {}).get("run", {})
+    score = run.get("score", {})
+    parts = [
+        f"model {f.llm}",
+        f"n = {run.get('n_perturbations')}",
+        f"r = {run.get('n_replications')}",
+        f"T = {run.get('temperature')}",
+        f"perturber {run.get('perturber')}",
+        f"embedder {score.get('embedder')}",
+        f"kernel {score.get('affinity')}",
+        f"B = {score.get('n_bootstrap')}",
+        f"seed {score.get('seed')}",
+    ]
+    para = _paraphraser(run)
+    parts += [para] if para else []
+    sample = f.meta.get("sample") or f.results.get("sample") or ""
+    wall = f.meta.get("wall_seconds")
+    timing = f"{_seconds(f.run_seconds)} generating and scoring ({f.n_runs} saved runs)"
+    if wall is not None:
+        timing += f"; the last call took {_seconds(float(wall))}"
+    return "; ".join([", ".join(parts), sample, timing] if sample else [", ".join(parts), timing])
+
+
+def _paraphraser(run: dict[str, Any]) -> str | None:
+    """Which paraphraser made the perturbations, so that runs saved before the meaning check say so."""
+    if run.get("perturber") != "paraphrase":
+        return None
+    p = run.get("paraphrase") or {}
+    gate = p.get("gate") or {}
+    if not gate.get("enabled", True):
+        return "paraphrase gate off"
+    check = "meaning check" if gate.get("meaning_check") else "gate without the meaning check"
+    asks = "eight constructions" if p.get("constructions") else "one prompt per request"
+    kept = ", premises kept" if p.get("premises_kept") else ""
+    return f"paraphraser: {asks}{kept}, {check}"
+
+
+def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A Markdown table (``|`` in cells escaped)."""
+
+    def cells(row: Sequence[str]) -> str:
+        return "| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |"
+
+    return [cells(header), "|" + "---|" * len(header), *map(cells, rows)]
+
+
+def metric_cell(
+    results: dict[str, Any], method: str, metric: str
+) -> tuple[float | None, float | None]:
+    cell = results.get("results", {}).get(method, {}).get(metric)
+    return (cell["mean"], cell["std"]) if cell else (None, None)
+
+
+def method_label(method: str) -> str:
+    """The registry's label of a method ("Inv-Entropy"), or the name itself."""
+    try:
+        return get_method(method).label
+    except (KeyError, ValueError):
+        return method
+
+
+def reported_methods(results: dict[str, Any]) -> list[str]:
+    return list(results.get("results", {})) + list(results.get("skipped", {}))
+
+
+def accuracy_text(results: dict[str, Any]) -> str:
+    """``"accuracy 0.420 (21 of 50)"`` or ``"no judged question"``."""
+    n, k = results.get("n_questions", 0), results.get("n_correct", 0)
+    return f"accuracy {k / n:.3f} ({k} of {n})" if n else "no judged question"
+
+
+# --- verdicts ------------------------------------------------------------------------------
+
+#: Accuracy outside [ACC_LOW, 1 − ACC_LOW]: too few answers of one kind to compare methods (ours).
+ACC_LOW = 0.10
+
+
+def verdict(results: dict[str, Any]) -> str:
+    """A plain statement of what this dataset's numbers can show with this model."""
+    judgement = results.get("judgement") or {}
+    n, k = results.get("n_questions", 0), results.get("n_correct", 0)
+    if judgement and not judgement.get("ok", True):
+        return (
+            f"**Not judgeable: {judgement.get('reason')}.** The values are shown for "
+            "completeness; they cannot rank the methods."
+        )
+    acc = k / n if n else 0.0
+    if acc < ACC_LOW or acc > 1 - ACC_LOW:
+        few = "right" if acc < ACC_LOW else "wrong"
+        return (
+            f"**The local model is too weak (or too strong) here:** {acc:.0%} of its answers are "
+            f"right, so there are too few {few} answers for any method to show what it is worth."
+        )
+    aurocs = [metric_cell(results, m, "auroc") for m in results.get("results", {})]
+    if all(mean is None or mean - 2 * (std or 0.0) <= 0.5 for mean, std in aurocs):
+        return (
+            "**No method beats chance beyond its bootstrap spread** (every AUROC's mean − 2σ ≤ "
+            "0.5): the model's correctness here is close to a coin toss for every method, so "
+            "this comparison with the paper's GPT-3.5-Turbo numbers says little."
+        )
+    return "At least one method separates right from wrong answers beyond its bootstrap spread."
+
+
+def best_baseline(res: dict[str, Any]) -> tuple[float | None, str]:
+    """The best baseline AUROC and every baseline that reaches it, ``"Kernel Entropy = DegMat = LUQ"``.
+
+    Ties are common (the three graph baselines coincide under the embedding judge), so naming
+    only one of them — whichever sorts last — would credit it with what all three share."""
+    base = {m: round(metric_cell(res, m, "auroc")[0], 3) for m in res.get("results", {})
+            if get_method(m).family == "baseline" and metric_cell(res, m, "auroc")[0] is not None}  # fmt: skip
+    if not base:
+        return None, ""
+    best = max(base.values())
+    labels = res.get("labels", {})
+    return best, " = ".join(labels.get(m, m) for m, v in base.items() if v == best)
+
+
+def folder_stem(f: Folder) -> str:
+    """The folder's name without ``evaluate-`` / ``tsu-`` (a dataset may have several folders)."""
+    return f.path.name.split("-", 1)[1] if "-" in f.path.name else f.path.name
+
+
+def folder_title(f: Folder) -> str:
+    """``arithmetic`` or ``arithmetic (heldout)`` for ``evaluate-arithmetic-heldout``."""
+    extra = folder_stem(f)[len(f.dataset) :].strip("-_ ")
+    return f"{f.dataset} ({extra})" if extra else f.dataset
+
+
+def notes(root: Path, name: str) -> list[str]:
+    """A hand-written part of the report (``<runs>/<name>``, beside the runs it reads), as it is.
+
+    The reasoning behind a choice is written by a person; every number it
+    quotes is in the generated tables above it. A folder without it (your own
+    runs) gets none.
+    """
+    path = root / name
+    return [path.read_text(encoding="utf-8").rstrip(), ""] if path.is_file() else []
+
+
+def f3(value: float | None) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:.3f}"
