@@ -1,6 +1,6 @@
 """How the cleaning and the meaning check move Inv-Entropy's AUROC on saved runs — no LLM call.
 
-For every saved ``evaluate`` folder under ``docs/results_before_issue24`` (the
+For every saved ``evaluate`` folder under ``docs/results_before_meaning_check`` (the
 runs made before the meaning check and the cleaning, moved out of RESULTS' folder when it was rebuilt) this re-scores the
 saved raw replies two ways and compares each with the score saved when the
 run was made (paired bootstrap Δ, the same resamples for all; as
@@ -24,8 +24,8 @@ The correctness labels are the saved ones (the original question's answers
 are not changed by any of this except through cleaning, which the judge saw).
 
     python scripts/measure_cleaning_gate_auroc.py --json docs/results/cleaning_gate.json --same \
-        docs/results_before_issue24/evaluate-arithmetic \
-        docs/issue21/evaluate-arithmetic-100 docs/results/evaluate-arithmetic-100
+        docs/results_before_meaning_check/evaluate-arithmetic \
+        docs/results_first_paraphraser/evaluate-arithmetic-100 docs/results/evaluate-arithmetic-100
 
 ``--same`` adds the direct comparison: the saved Inv-Entropy of evaluations of
 the same questions made at different times (new rewordings and answers: LLM
@@ -215,7 +215,7 @@ def main() -> None:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--root", type=Path, nargs="+",
-                   default=[ROOT / "docs" / "results_before_issue24", ROOT / "docs" / "results"])  # fmt: skip
+                   default=[ROOT / "docs" / "results_before_meaning_check", ROOT / "docs" / "results"])  # fmt: skip
     p.add_argument("--same", nargs="+", type=Path, metavar="FOLDER", default=[],
                    help="evaluate folders with the same questions, oldest first: each "
                         "consecutive pair and the first against the last are compared")  # fmt: skip

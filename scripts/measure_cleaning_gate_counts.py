@@ -1,6 +1,6 @@
 """What the meaning check, the near-duplicate stand-ins and the non-answer flag find in saved runs.
 
-No LLM call: reads every saved run under ``docs/results_before_issue24/evaluate-*/runs`` (and ``docs/results``) and
+No LLM call: reads every saved run under ``docs/results_before_meaning_check/evaluate-*/runs`` (and ``docs/results``) and
 reports, per folder, (i) final perturbations the meaning check would now
 reject, (ii) distinct states per question as saved and with rejected
 near-duplicates standing in for copies, (iii) replies now flagged as
@@ -9,7 +9,7 @@ perturbation needs a new rewording and new answers (LLM calls), and a flagged
 non-answer keeps its canonical text, so the saved scores are what the new code
 gives for the same answers.
 
-Run: python scripts/measure_cleaning_gate_counts.py > docs/issue24_saved_runs.txt
+Run: python scripts/measure_cleaning_gate_counts.py > docs/cleaning_gate_counts.txt
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def folder_report(folder: Path) -> list[str]:
 
 def main() -> None:
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    roots = (ROOT / "docs" / "results_before_issue24", ROOT / "docs" / "results")
+    roots = (ROOT / "docs" / "results_before_meaning_check", ROOT / "docs" / "results")
     for folder in sorted(f for root in roots for f in root.glob("evaluate-*")):
         for line in folder_report(folder):
             print(line)

@@ -1,7 +1,7 @@
 """Model advice: say when the packaged 0.5B model is too weak, and what to do instead.
 
 With the packaged Qwen2.5-0.5B, accuracy on TriviaQA was 0/3 and 0/12 in
-issue 14's trial; uncertainty metrics then have no correct answers to rank
+an early trial; uncertainty metrics then have no correct answers to rank
 and the page or the command ends silently. :func:`model_advice` returns the
 message that names the two ways to a stronger model, with the exact steps
 for where the user is (the dashboard names its controls, the CLI its flags).
@@ -17,7 +17,7 @@ from ..llm.names import local_model
 
 __all__ = ["ACCURACY_FLOOR", "MIN_ANSWERS", "STRONG_LABEL", "SERVER_LABEL", "model_advice"]
 
-#: Below this accuracy the packaged model is called too weak (ours, issue 14).
+#: Below this accuracy the packaged model is called too weak (ours).
 ACCURACY_FLOOR = 0.10
 #: Fewest judged answers before saying so (ours: 0/1 or 0/2 is chance).
 MIN_ANSWERS = 3

@@ -31,10 +31,10 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: Fewest questions a metric is judged on (ours, issue 14: with fewer, one
+#: Fewest questions a metric is judged on (ours: with fewer, one
 #: question moves AUROC by 0.05 or more).
 MIN_QUESTIONS = 20
-#: Fewest correct and fewest wrong answers (ours, issue 14: AUROC over fewer
+#: Fewest correct and fewest wrong answers (ours: AUROC over fewer
 #: than 5 × 5 pairs takes a handful of values).
 MIN_PER_CLASS = 5
 

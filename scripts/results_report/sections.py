@@ -163,9 +163,9 @@ def target_line(res: dict[str, Any]) -> str:
     inv = metric_cell(res, "inv_entropy", "auroc")[0]
     best, names = best_baseline(res)
     if inv is None or best is None:
-        return "Target (issue #12): not measurable here (no Inv-Entropy or baseline AUROC)."
+        return "Target: not measurable here (no Inv-Entropy or baseline AUROC)."
     met = inv >= 0.75 and inv >= best - 0.02
     return (
-        f"Target (issue #12): Inv-Entropy AUROC ≥ 0.75 and within 0.02 of the best baseline — "
+        f"Target: Inv-Entropy AUROC ≥ 0.75 and within 0.02 of the best baseline — "
         f"{'met' if met else 'not met'}: Inv-Entropy {inv:.3f}, best baseline {names} {best:.3f}."
     )

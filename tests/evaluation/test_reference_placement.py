@@ -189,7 +189,7 @@ def test_a_saved_run_keeps_its_placement_and_old_runs_still_load(tmp_path):
     from invent_core.commands.run import reference_record
     from invent_core.engine.pipeline import RunArtifact
 
-    folder = ROOT / "docs" / "results_before_issue24" / "evaluate-arithmetic" / "runs"
+    folder = ROOT / "docs" / "results_before_meaning_check" / "evaluate-arithmetic" / "runs"
     art = RunArtifact.load(sorted(folder.glob("*.json"))[0])  # saved before the placement
     assert art.reference is None
     art.reference = reference_record(art)  # among the shipped references

@@ -162,7 +162,7 @@ def test_testbed_by_difficulty_and_target(report):
         d = int(row[0])
         assert int(row[1]) == counts[d]
         assert row[2] == ("1.00" if d <= 2 else "0.00")
-    assert re.search(r"Target \(issue #12\): .* — (met|not met): Inv-Entropy 1\.000", part)
+    assert re.search(r"Target: .* — (met|not met): Inv-Entropy 1\.000", part)
 
 
 def test_tsu_beside_the_papers_and_kernel_study(report):

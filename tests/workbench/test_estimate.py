@@ -283,8 +283,8 @@ def _fresh_units(run) -> list[tuple[str, int]]:
 @pytest.mark.parametrize(
     ("folder", "least"),
     [
-        ("results_before_issue24/evaluate-arithmetic-heldout", 0.85),
-        ("results_before_issue24/evaluate-sciq-1.5b", 0.85),
+        ("results_before_meaning_check/evaluate-arithmetic-heldout", 0.85),
+        ("results_before_meaning_check/evaluate-sciq-1.5b", 0.85),
     ],
 )
 def test_the_range_covers_recorded_runs_measured_on_this_machine(tmp_path, folder, least):
