@@ -44,7 +44,7 @@ class Question:
 
 def load_questions(folders: list[Path]) -> list[Question]:
     """The judged questions of every folder (runs matched to ``scores.csv`` by question text)."""
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
 
     out: list[Question] = []
     for folder in folders:

@@ -129,7 +129,7 @@ def reopen(history: HistoryStore, entry_id: str) -> Reopen:
     payload = history.load(entry_id)
     page, key = _OPENS_IN[entry.kind]
     if entry.kind == "run":
-        from invent_core.engine.pipeline import RunArtifact
+        from invent_core.engine.artifact import RunArtifact
 
         value: Any = RunArtifact.from_dict(payload)
     elif entry.kind == "gaap":

@@ -76,7 +76,7 @@ def eval_payload(
 
 def _answers_by_question(runs_dir: Path) -> dict[str, list[str]]:
     """Question → the r answers to it, from the runs an evaluation saved (the core's reader)."""
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
 
     out: dict[str, list[str]] = {}
     for path in sorted(runs_dir.glob("*.json")) if runs_dir.is_dir() else []:

@@ -1,6 +1,6 @@
 """The Explore page's tabs: random walks, the perturbation editor, the bootstrap, the baselines.
 
-Each renders one :class:`~invent_core.engine.pipeline.RunArtifact` (and its
+Each renders one :class:`~invent_core.engine.artifact.RunArtifact` (and its
 :class:`~invent_core.paper.scoring.ScoreResult`) as the core computed it; the
 perturbation editor hands the edited list to the page's Re-ask job, and the
 baselines that ask the LLM (``Method.needs_llm``) wait for a button.

@@ -104,7 +104,7 @@ def embedder(name: str) -> Any:
 
 @st.cache_data(show_spinner=False, max_entries=2)
 def _load_run(path: str, mtime: float) -> Any:
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
 
     return RunArtifact.load(path)
 
@@ -121,7 +121,7 @@ def _load_json(path: str, mtime: float) -> Any:
 
 def demo_pair() -> list[dict[str, Any]]:
     """The home page's pair (``assets/demo_pair.json``): each entry's ``run`` is a RunArtifact."""
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
 
     payload = demo_json(assets.DEMO_PAIR)
     pair = [{**item, "run": RunArtifact.from_dict(item["run"])} for item in payload["pair"]]
@@ -138,7 +138,7 @@ def load_run_bytes(data: bytes, name: str = "the run file") -> Any:
 
     ``name`` is the uploaded file's name, for the messages.
     """
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
 
     try:
         text = data.decode("utf-8")

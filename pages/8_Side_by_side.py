@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from invent_core.engine.pipeline import RunArtifact, run_question
+from invent_core.engine.artifact import RunArtifact
+from invent_core.engine.pipeline import run_question
 from invent_ui import archive, plots, resources, results_view, state, views
 from invent_ui.downloads import download_buttons
 from invent_ui.feedback import guarded, job_panel, show_error

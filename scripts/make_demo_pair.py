@@ -29,7 +29,7 @@ FORMAT = "invent.demo-pair/1"
 def judged_runs(folder: Path) -> list[tuple[dict, object]]:
     """(scores.csv row, RunArtifact re-scored with the default ScoreConfig) of every judged question."""
     from invent_core.config import ScoreConfig
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
 
     by_question = {}
     for path in sorted((folder / "runs").glob("*.json")):

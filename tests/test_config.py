@@ -19,7 +19,7 @@ from invent_core.config import (
     flat_values,
     iter_options,
 )
-from invent_core.engine.pipeline import RunArtifact
+from invent_core.engine.artifact import RunArtifact
 from invent_core.experiments.reproduce import ExperimentConfig, generation_key
 from invent_core.perturb import available_perturbers, get_perturber
 from invent_core.perturb.base import Perturber, PerturbResult, register_perturber

@@ -94,7 +94,6 @@ def _main(args: argparse.Namespace) -> int:
     from ..workbench.estimate import record_artifact
 
     record_artifact(art)
-    art.reference = reference_record(art)  # a saved run keeps its placement
     if args.save:
         from ..batch.output import OutputLock, lock_path
 
@@ -122,16 +121,6 @@ def reference_lines(art) -> list[str]:
     if value is None:
         return []
     return [reference_line(value, for_run(art, measure="inv_entropy"), measure="inv_entropy")]
-
-
-def reference_record(art) -> dict | None:
-    """The placement the artefact keeps (``reference.placement_record``), or None."""
-    from ..evaluation.reference import for_run, placement_record
-
-    value = _inv_entropy(art)
-    if value is None:
-        return None
-    return placement_record(value, for_run(art, measure="inv_entropy"), "inv_entropy")
 
 
 def _print_run(art) -> None:

@@ -7,8 +7,7 @@ prompts sent, the raw, cleaned and canonical answers, the run's
 identities and the :class:`~invent_core.paper.scoring.ScoreResult`. Its JSON format
 is ``invent.run/2``; runs saved in format ``/1`` (a flat ``settings`` dict) and
 before the format had a name load too. :func:`invent_core.engine.pipeline.run_question`
-makes one; :mod:`invent_core.engine.pipeline` re-exports the class, where it was
-imported from before it had a module of its own.
+makes one.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from ..config import RunConfig, ScoreConfig, flat_values, iter_options
 from ..csv_safe import atomic_file
 from ..paper.scoring import ScoreResult
 from .adaptive import AdaptiveRecord
+from .placement import placement
 from .scoring import score_responses
 
 __all__ = ["RunArtifact"]
@@ -222,13 +222,15 @@ class RunArtifact:
         score_config = replace(config or self.config.score, **changes)
         t0 = time.perf_counter()
         score = score_responses(self.questions, self.responses, score_config, embedder=embedder)
-        return replace(
+        out = replace(
             self,
             config=replace(self.config, score=score.config),
             identities={**self.identities, "embedder": score.embedder},
             score=score,
             timings={**self.timings, "score": time.perf_counter() - t0},
         )
+        out.reference = placement(out)  # the placement belongs to the new score
+        return out
 
 
 def _config_of(data: dict[str, Any]) -> tuple[RunConfig, dict[str, str | None]]:

@@ -5,7 +5,7 @@ n perturbations form m = n + 1 inputs; the LLM f answers each r times; the
 responses are embedded by ψ and scored by the random-walk measures with B
 bootstrap resamples. Every option comes in one
 :class:`~invent_core.config.RunConfig` (paper defaults). A
-:class:`~invent_core.engine.artifact.RunArtifact` (its own module, re-exported here) keeps
+:class:`~invent_core.engine.artifact.RunArtifact` keeps
 everything needed to show, reload and re-score a run without calling the LLM again,
 its config included.
 
@@ -46,6 +46,7 @@ from ..prompts import TASKS, answer_prompt
 from ..responses.answers import postprocess
 from .adaptive import AdaptiveRecord, normalized_width, prefix_schedule, stop_reason
 from .artifact import RunArtifact
+from .placement import placement
 from .scoring import score_responses
 
 if TYPE_CHECKING:
@@ -54,9 +55,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANSWER_STOP",
-    "Progress",
-    "ProgressCallback",
-    "RunArtifact",
     "answer_prompts",
     "answer_requests",
     "postprocess_responses",
@@ -138,7 +136,9 @@ def run_question(
             report=_SafeReporter(progress),
         )
     counts = {k: v for p in pools if p is not None for k, v in p.counts.items()}
-    return job.artifact(_identities(model, para, perturber), counts, time.perf_counter() - t_start)
+    art = job.artifact(_identities(model, para, perturber), counts, time.perf_counter() - t_start)
+    art.reference = placement(art)  # stored with the run, whoever saves it
+    return art
 
 
 def _run_in(pools: tuple[Any, Any], question: str, config: RunConfig, **kw: Any) -> _QuestionRun:

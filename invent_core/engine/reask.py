@@ -132,7 +132,7 @@ def reask(
 
     Parameters
     ----------
-    run : a scored :class:`~invent_core.engine.pipeline.RunArtifact`.
+    run : a scored :class:`~invent_core.engine.artifact.RunArtifact`.
     new_perturbations : the whole new list of perturbations, in order (the
         original question is kept as state 0).
     llm : the LLM (object or spec); it must be the one that made the run.

@@ -238,7 +238,7 @@ def get_run(
 
 def _saved_run(example, cfg: ExperimentConfig, runs_dir: Path, temperature: float):
     """The saved run of ``example`` at ``temperature`` made with the same generation options, or None."""
-    from ..engine.pipeline import RunArtifact
+    from ..engine.artifact import RunArtifact
 
     path = _run_path(runs_dir, example, temperature)
     if not path.is_file():

@@ -83,7 +83,7 @@ class ScoringContext:
 
     @classmethod
     def from_run(cls, run: Any, **overrides: Any) -> ScoringContext:
-        """Context over a :class:`invent_core.engine.pipeline.RunArtifact` (no LLM call unless a method needs one).
+        """Context over a :class:`invent_core.engine.artifact.RunArtifact` (no LLM call unless a method needs one).
 
         Reads ``run.config`` (a :class:`~invent_core.config.RunConfig`) when
         the artefact has one, else its older flat ``run.settings`` dict.

@@ -235,7 +235,7 @@ def record_run(
 
 
 def record_artifact(run: Any, log: ThroughputLog | None = None) -> None:
-    """Record a finished :class:`~invent_core.engine.pipeline.RunArtifact`'s throughput (best effort).
+    """Record a finished :class:`~invent_core.engine.artifact.RunArtifact`'s throughput (best effort).
 
     With the overlapped engine the paraphrase and answer requests
     share the same wall time, so a paraphrase run's rate is its wall time

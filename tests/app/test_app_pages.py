@@ -74,7 +74,7 @@ def assert_clean(at: AppTest) -> None:
 
 @pytest.fixture(scope="module")
 def demo_run():
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
 
     assert assets.DEMO_RUN.exists(), (
         "assets/demo_run.json is missing: python scripts/make_demo_run.py"
@@ -109,7 +109,7 @@ def test_demo_assets_are_real_runs(demo_run):
 
 
 def test_home_shows_one_right_and_one_wrong_answer_side_by_side():
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
 
     pair = json.loads(assets.DEMO_PAIR.read_text())
     assert [p["label"] for p in pair["pair"]] == ["right", "wrong"]

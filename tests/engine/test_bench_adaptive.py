@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks import bench_adaptive
 from invent_core.config import RunConfig
-from invent_core.engine.pipeline import RunArtifact
+from invent_core.engine.artifact import RunArtifact
 from invent_core.paper.random_walk import KERNEL_TAU, affinity_from_embeddings
 from invent_core.paper.scoring import score_from_similarity
 

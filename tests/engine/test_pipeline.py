@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from invent_core.config import RunConfig
-from invent_core.engine.pipeline import Progress, RunArtifact, run_question
+from invent_core.engine.artifact import RunArtifact
+from invent_core.engine.pipeline import run_question
+from invent_core.progress import Progress
 
+ROOT = Path(__file__).resolve().parents[2]
 Q = "What is the capital of France?"
 
 
@@ -195,3 +199,23 @@ def test_the_run_artefact_format_has_its_own_module_and_old_imports_work():
 
     assert pipeline.RunArtifact is artifact.RunArtifact is invent_core.RunArtifact
     assert artifact.RunArtifact.__module__ == "invent_core.engine.artifact"
+
+
+def test_the_pipeline_stores_the_placement_and_a_rescore_places_the_new_score():
+    """Whoever saves a run keeps its placement: the pipeline computes it, re-scoring redoes it."""
+    import dataclasses
+
+    from invent_core.engine.artifact import RunArtifact as Artifact
+    from invent_core.engine.placement import placement
+
+    runs = ROOT / "docs" / "results" / "evaluate-arithmetic-100" / "runs"
+    art = Artifact.load(sorted(runs.glob("*.json"))[0])  # the shipped references' settings
+    placed = placement(art)
+    assert placed is not None and placed["measure"] == "inv_entropy"
+    assert placed["value"] == pytest.approx(art.score.measures["inv_entropy"])
+    other = art.rescore(affinity="abs_cosine")  # no shipped reference has this kernel
+    assert other.reference is None
+    same = art.rescore()
+    assert same.reference["value"] == pytest.approx(same.score.measures["inv_entropy"])
+    blank = dataclasses.replace(art, score=None)
+    assert placement(blank) is None

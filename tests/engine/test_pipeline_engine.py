@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from invent_core.config import AdaptiveConfig, RunConfig
-from invent_core.engine.pipeline import ANSWER_STOP, RunArtifact, answer_requests, run_question
+from invent_core.engine.artifact import RunArtifact
+from invent_core.engine.pipeline import ANSWER_STOP, answer_requests, run_question
 from invent_core.errors import Cancelled
 from invent_core.llm import Completion
 from invent_core.llm.base import state_seed
@@ -406,3 +407,18 @@ def test_counters_move_with_every_reply_before_the_paraphrase_stage_ends():
     assert moving and max(moving) < first_accept  # it moved while the round was still out
     generate = [e.done for _, e in events if e.stage == "generate"]
     assert generate == sorted(generate) and set(range(1, 9)) <= set(generate)  # every answer
+
+
+def test_run_question_stores_the_placement_it_computes(monkeypatch):
+    """The pipeline, not a shell, places the run: the artefact carries what placement() gave."""
+    from invent_core.engine import pipeline
+
+    seen = []
+    monkeypatch.setattr(pipeline, "placement", lambda art: seen.append(art) or {"value": 0.5})
+    art = run(FakeLLM())
+    assert seen == [art] and art.reference == {"value": 0.5}
+    assert RunArtifact.from_json(art.to_json()).reference == {"value": 0.5}
+
+
+def test_a_fake_model_matches_no_shipped_reference_so_nothing_is_placed():
+    assert run(FakeLLM()).reference is None  # "fake-llm" made no shipped reference

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from invent_core.engine.pipeline import RunArtifact
+from invent_core.engine.artifact import RunArtifact
 from invent_core.engine.reask import edited_flags, match_states, reask
 from invent_core.errors import Cancelled
 from invent_core.llm import Completion

@@ -186,13 +186,13 @@ def test_the_shipped_references_carry_question_embeddings():
 
 
 def test_a_saved_run_keeps_its_placement_and_old_runs_still_load(tmp_path):
-    from invent_core.commands.run import reference_record
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
+    from invent_core.engine.placement import placement
 
     folder = ROOT / "docs" / "results_before_meaning_check" / "evaluate-arithmetic" / "runs"
     art = RunArtifact.load(sorted(folder.glob("*.json"))[0])  # saved before the placement
     assert art.reference is None
-    art.reference = reference_record(art)  # among the shipped references
+    art.reference = placement(art)  # among the shipped references, as the pipeline places a run
     rec = art.reference
     assert rec["placement"]["mode"] == "nearest" and rec["placement"]["k"] == K_NEAREST
     assert rec["placement"]["like"] == "arithmetic-like reference questions"

@@ -325,7 +325,7 @@ def test_cli_run_prints_gate_acceptance_and_the_reference_percentile(
     argv = ["run", "What is the capital of France?", "-n", "2", "-r", "2", "-B", "5"]
     rc, out, err = _cli(monkeypatch, "run", ScriptLLM(), argv, capsys)
     assert rc == 0, err
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
 
     if "acceptance" in RunArtifact.__dataclass_fields__:  # h7 adds the field to the artefact
         assert "paraphrase gate: " in out and "candidates accepted" in out

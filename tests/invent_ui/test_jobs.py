@@ -159,7 +159,7 @@ def test_llm_baselines_job_counts_methods_and_cancel_cuts_the_slow_request():
 
     from test_llm_http import FAST, FakeOpenAI
 
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
     from invent_core.llm import get_llm
     from invent_ui import assets
     from invent_ui.method_jobs import methods_work

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from invent_core.engine.pipeline import RunArtifact
+from invent_core.engine.artifact import RunArtifact
 from invent_core.perturb.gaap import GaapResult
 from invent_core.workbench.history import HistoryStore
 from invent_ui import archive, assets, experiments, state, tables

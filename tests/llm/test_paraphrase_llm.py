@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from invent_core.config import RunConfig
-from invent_core.engine.pipeline import RunArtifact, run_question
+from invent_core.engine.artifact import RunArtifact
+from invent_core.engine.pipeline import run_question
 from invent_core.llm import get_llm
 from invent_core.llm.paraphraser import WithParaphraser
 from invent_core.workbench.estimate import ThroughputLog, count_llm_calls, estimate_run

@@ -296,7 +296,7 @@ def test_the_range_covers_recorded_runs_measured_on_this_machine(tmp_path, folde
     10), then recorded. Measured when written: 25/28 and 19/20 covered, a range of
     about 3x (high / low); the single figure was within 10 % for 7/28 and 5/20.
     """
-    from invent_core.engine.pipeline import RunArtifact
+    from invent_core.engine.artifact import RunArtifact
     from invent_core.workbench.estimate import estimate_stages, record_artifact
 
     runs = [RunArtifact.load(p) for p in sorted((ROOT / "docs" / folder / "runs").glob("*.json"))]

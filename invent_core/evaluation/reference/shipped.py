@@ -65,6 +65,20 @@ def reference_settings(config: Any, llm_identity: str | None, measure: str) -> d
     return out
 
 
+#: Loaded reference files by (path, mtime, size): every run now places its question
+#: (the pipeline does, whoever saves the run), so each file is parsed once per change.
+_LOADED: dict[tuple[str, int, int], ReferenceSet] = {}
+
+
+def _load(path: Path) -> ReferenceSet:
+    """:meth:`ReferenceSet.load`, once per version of the file (read-only use)."""
+    st = path.stat()
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _LOADED:
+        _LOADED[key] = ReferenceSet.load(path)
+    return _LOADED[key]
+
+
 def _matches(settings: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
     return all(settings.get(k) == v for k, v in wanted.items())
 
@@ -101,7 +115,7 @@ def for_settings(
     found = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
         try:
-            ref = ReferenceSet.load(path)
+            ref = _load(path)
         except (OSError, ValueError):
             continue  # a damaged file is no reference; the others still count
         if _matches(ref.settings, wanted):
@@ -117,7 +131,7 @@ def for_settings(
 
 
 def for_run(run: Any, *, measure: str = "inv_entropy", embedder: Any = None) -> ReferenceSet | None:
-    """The reference questions like a :class:`~invent_core.engine.pipeline.RunArtifact`'s question.
+    """The reference questions like a :class:`~invent_core.engine.artifact.RunArtifact`'s question.
 
     Same settings (its config and LLM) and answer format (its task), narrowed to
     the question's nearest by :func:`place`.
