@@ -14,12 +14,15 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from invent_core.methods.registry import list_methods
 from invent_core.workbench.reask import match_states
+from invent_ui import plots
+from invent_ui.jobs.feedback import guarded, show_error
+from invent_ui.session import resources, state
+from invent_ui.session.settings import run_fingerprint
 
-from . import method_jobs, plots, resources, results_view, state, tables, views
+from . import method_jobs, results_view, tables, views
 from .downloads import download_buttons
-from .feedback import guarded, show_error
-from .settings import run_fingerprint
 
 
 def walk_tab(run: Any, score: Any) -> None:
@@ -163,8 +166,6 @@ def bootstrap_tab(score: Any) -> None:
 
 def baselines_tab(run: Any, settings: Any) -> None:
     """Every method on the run's answers; the LLM-asking ones (``needs_llm``) behind a button."""
-    from invent_core.methods.registry import list_methods
-
     methods = list_methods()
     fp = run_fingerprint(run)
     offline = tuple(m.name for m in methods if not m.needs_llm)
