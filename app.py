@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from invent_ui import plots, views
-from invent_ui.navigation import PAGES
-from invent_ui.resources import demo_pair
-from invent_ui.sidebar import page_setup
+from invent_ui import plots
+from invent_ui.render import views
+from invent_ui.session.navigation import PAGES
+from invent_ui.session.resources import demo_pair
+from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Home", icon="🎲")
 

@@ -1,28 +1,24 @@
-"""invent_ui — the Streamlit dashboard's shared helpers (the app is a thin shell).
+"""invent_ui — the Streamlit dashboard's helpers; ``app.py`` and ``pages/`` are thin shells over them.
 
-Pure modules, usable without a Streamlit runtime (and tested that way):
+Four floors, each importing only from the ones below it (and from ``invent_core``)::
 
-- :mod:`invent_ui.plots` — plotly figure builders (heatmaps, walk graphs,
-  bootstrap histograms, GAAP, TSU and evaluation charts).
-- :mod:`invent_ui.tables` — pandas tables built from run artefacts.
-- :mod:`invent_ui.settings` — the sidebar's :class:`~invent_ui.settings.Settings`
-  (the LLM choice and one :class:`invent_core.config.RunConfig`).
-- :mod:`invent_ui.state` — every session-state key the pages share.
-- :mod:`invent_ui.experiments` — evaluation / TSU results as JSON payloads.
+    pages/, app.py     one script per page: widgets in, render/ blocks out
+    render/            Streamlit blocks per page, and the tables and downloads they show
+    session/           what every page shares: settings, sidebar, session keys, cached models, history
+    jobs/  data/       background jobs and their panel; payloads, uploads, failed batch rows
+    plots/  assets     figure builders by domain; where the shipped demo artefacts live
+
 - :mod:`invent_ui.assets` — where the shipped demo artefacts live.
-- :mod:`invent_ui.jobs` — long actions in a background thread: progress, Cancel, result.
-- :mod:`invent_ui.archive` — what the run history keeps and where an entry reopens.
-- :mod:`invent_ui.navigation` — the page list (the sidebar's, where app.py is "Home").
-- :mod:`invent_ui.batch_rows` — batch scoring's failed rows, and their retry.
-- :mod:`invent_ui.downloads` — CSV / JSON / LaTeX / HTML / PNG bytes and their buttons.
+- :mod:`invent_ui.plots` — plotly figure builders, a package by domain (pure).
+- :mod:`invent_ui.data` — evaluation / TSU payloads, stored uploads, batch scoring's failed rows (pure).
+- :mod:`invent_ui.jobs` — long actions in a background thread (progress, Cancel, result), and
+  what the user sees of them: readable errors and the live job panel.
+- :mod:`invent_ui.session` — the settings and the sidebar that edits them, every session-state
+  key, the page list, cached models and demo artefacts, the run history and its reopen action.
+- :mod:`invent_ui.render` — the pages' Streamlit blocks (Explore's tabs, the Evaluation,
+  Batch and spread views, shared blocks), the pandas tables and the download buttons.
 
-Streamlit-side modules (import ``streamlit``):
-
-- :mod:`invent_ui.sidebar` — the settings sidebar every page calls.
-- :mod:`invent_ui.resources` — cached models, demo artefacts and runs.
-- :mod:`invent_ui.feedback` — readable errors, the progress bar, the live job panel.
-- :mod:`invent_ui.history_view` — the sidebar's recent history and the reopen action.
-- :mod:`invent_ui.views` — blocks shared by pages (measure tiles, heatmap rows).
+Modules that say "Pure: no Streamlit" run without a Streamlit runtime and are tested that way.
 """
 
 from __future__ import annotations

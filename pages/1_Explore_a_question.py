@@ -13,11 +13,12 @@ from invent_core.engine.pipeline import run_question
 from invent_core.engine.reask import reask
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run, record_artifact
-from invent_ui import archive, explore_view, resources, spread_view, state, views
-from invent_ui.feedback import guarded, job_panel, reattach, show_error
-from invent_ui.jobs import CancellableLLM, start_job
-from invent_ui.settings import run_fingerprint
-from invent_ui.sidebar import page_setup
+from invent_ui.jobs.background import CancellableLLM, start_job
+from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
+from invent_ui.render import explore_view, spread_view, views
+from invent_ui.session import archive, resources, state
+from invent_ui.session.settings import run_fingerprint
+from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Explore a question", icon="🔎")
 st.title("Explore a question")

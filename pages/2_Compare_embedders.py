@@ -7,11 +7,13 @@ import dataclasses
 import streamlit as st
 
 from invent_core.embedders import available_embedders
-from invent_ui import plots, resources, results_view, state, tables, views
-from invent_ui.downloads import download_buttons
-from invent_ui.feedback import guarded
-from invent_ui.settings import EMBEDDER_LABELS, run_fingerprint
-from invent_ui.sidebar import page_setup
+from invent_ui import plots
+from invent_ui.jobs.feedback import guarded
+from invent_ui.render import results_view, tables, views
+from invent_ui.render.downloads import download_buttons
+from invent_ui.session import resources, state
+from invent_ui.session.settings import EMBEDDER_LABELS, run_fingerprint
+from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Compare embedders", icon="🧭")
 st.title("Compare embedders")

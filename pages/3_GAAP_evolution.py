@@ -8,11 +8,13 @@ import streamlit as st
 
 from invent_core.perturb.gaap import GaapResult, gaap, member_flags
 from invent_core.progress import ProgressReporter
-from invent_ui import archive, assets, plots, resources, state, tables, views
-from invent_ui.downloads import download_buttons
-from invent_ui.feedback import guarded, job_panel, reattach, show_error
-from invent_ui.jobs import start_job
-from invent_ui.sidebar import page_setup
+from invent_ui import assets, plots
+from invent_ui.jobs.background import start_job
+from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
+from invent_ui.render import tables, views
+from invent_ui.render.downloads import download_buttons
+from invent_ui.session import archive, resources, state
+from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("GAAP evolution", icon="🧬")
 st.title("GAAP evolution")

@@ -10,9 +10,8 @@ from invent_core.evaluation.sample_size import judgeable
 from invent_core.experiments.reproduce import ExperimentConfig, tsu
 from invent_core.questions.datasets import available_datasets
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
-from invent_ui import archive, assets, plots, resources, results_view, state, views
-from invent_ui.downloads import download_buttons
-from invent_ui.experiments import (
+from invent_ui import assets, plots
+from invent_ui.data.experiments import (
     parse_temperatures,
     payload_config,
     per_run_table,
@@ -20,9 +19,12 @@ from invent_ui.experiments import (
     tsu_arrays,
     tsu_payload,
 )
-from invent_ui.feedback import guarded, job_panel, reattach, show_error
-from invent_ui.jobs import CancellableLLM, start_job
-from invent_ui.sidebar import page_setup
+from invent_ui.jobs.background import CancellableLLM, start_job
+from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
+from invent_ui.render import results_view, views
+from invent_ui.render.downloads import download_buttons
+from invent_ui.session import archive, resources, state
+from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("TSU", icon="🌡️")
 st.title("Temperature Sensitivity of Uncertainty (TSU)")

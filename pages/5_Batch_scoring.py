@@ -8,10 +8,12 @@ import streamlit as st
 from invent_core.batch import inspect_input, iter_records
 from invent_core.methods.registry import list_methods
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
-from invent_ui import batch_rows, batch_view, resources, state, uploads, views
-from invent_ui.feedback import job_panel, show_error
-from invent_ui.jobs import CancellableLLM, start_job
-from invent_ui.sidebar import page_setup
+from invent_ui.data import batch_rows, uploads
+from invent_ui.jobs.background import CancellableLLM, start_job
+from invent_ui.jobs.feedback import job_panel, show_error
+from invent_ui.render import batch_view, views
+from invent_ui.session import resources, state
+from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Batch scoring", icon="📦")
 st.title("Batch scoring")

@@ -13,16 +13,12 @@ import streamlit as st
 
 from invent_core.errors import Cancelled
 from invent_core.evaluation.metrics import undefined_reason
-from invent_core.evaluation.sample_size import (
-    MIN_PER_CLASS,
-    MIN_QUESTIONS,
-    judgeable,
-)
+from invent_core.evaluation.sample_size import MIN_PER_CLASS, MIN_QUESTIONS, judgeable
 from invent_core.experiments.reproduce import JUDGES, ExperimentConfig, evaluate, select_examples
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
-from invent_ui import archive, assets, evaluation_view, resources, spread_view, state, views
-from invent_ui.experiments import (
+from invent_ui import assets
+from invent_ui.data.experiments import (
     eval_arrays,
     eval_payload,
     folder_payload,
@@ -30,9 +26,11 @@ from invent_ui.experiments import (
     payload_evaluation,
     per_question_table,
 )
-from invent_ui.feedback import error_text, guarded, job_panel, reattach, show_error
-from invent_ui.jobs import CancellableLLM, start_job
-from invent_ui.sidebar import page_setup
+from invent_ui.jobs.background import CancellableLLM, start_job
+from invent_ui.jobs.feedback import error_text, guarded, job_panel, reattach, show_error
+from invent_ui.render import evaluation_view, spread_view, views
+from invent_ui.session import archive, resources, state
+from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Evaluation", icon="🏁")
 st.title("Evaluation")

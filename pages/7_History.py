@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from invent_core.workbench.history import MAX_BYTES, MAX_ENTRIES
-from invent_ui import archive
-from invent_ui.downloads import download_buttons
-from invent_ui.feedback import guarded
-from invent_ui.history_view import entry_label, open_entry
-from invent_ui.sidebar import page_setup
+from invent_ui.jobs.feedback import guarded
+from invent_ui.render.downloads import download_buttons
+from invent_ui.session import archive
+from invent_ui.session.history_view import entry_label, open_entry
+from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("History", icon="🗂️")
 st.title("History")

@@ -7,11 +7,13 @@ import streamlit as st
 
 from invent_core.engine.artifact import RunArtifact
 from invent_core.engine.pipeline import run_question
-from invent_ui import archive, plots, resources, results_view, state, views
-from invent_ui.downloads import download_buttons
-from invent_ui.feedback import guarded, job_panel, show_error
-from invent_ui.jobs import CancellableLLM, start_job
-from invent_ui.sidebar import page_setup
+from invent_ui import plots
+from invent_ui.jobs.background import CancellableLLM, start_job
+from invent_ui.jobs.feedback import guarded, job_panel, show_error
+from invent_ui.render import results_view, views
+from invent_ui.render.downloads import download_buttons
+from invent_ui.session import archive, resources, state
+from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Side by side", icon="⚖️")
 st.title("Side by side")

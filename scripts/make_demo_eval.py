@@ -7,7 +7,7 @@
 Runs ``invent_core.experiments.reproduce.evaluate`` (every registered method on the same
 runs, correctness by the dataset's matching rule) with the local default LLM
 and the default run settings (paraphrase, n = 9, r = 5), then writes the
-per-question payload the page reads (:func:`invent_ui.experiments.eval_payload`).
+per-question payload the page reads (:func:`invent_ui.data.experiments.eval_payload`).
 The default is the arithmetic testbed, the shipped sample where the packaged
 0.5B is right about as often as wrong (62 % of 50; MMLU 30 %, the knowledge
 sets 2–6 %: ``docs/accuracy_qwen0.5b.json``). Pointing ``--work`` at a saved
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     from invent_core.config import RunConfig
     from invent_core.experiments.reproduce import ExperimentConfig, evaluate
     from invent_core.llm import get_llm
-    from invent_ui.experiments import eval_payload
+    from invent_ui.data.experiments import eval_payload
 
     run = RunConfig(
         perturber=args.perturber,

@@ -6,7 +6,7 @@ Runs ``invent_core.experiments.reproduce.tsu`` (every registered method on runs 
 temperature; paper temperatures 0.3, 0.7, 1.0, 1.4) with the local default
 LLM and the default run settings on 20 questions of the arithmetic testbed
 (the sample where the packaged model is right about as often as wrong), then
-writes the payload the page reads (:func:`invent_ui.experiments.tsu_payload`).
+writes the payload the page reads (:func:`invent_ui.data.experiments.tsu_payload`).
 Pointing ``--work`` at the saved sweep the results report is made from makes
 no LLM call; otherwise the runs are made and kept there (default under
 ``.cache/demo_tsu/``), so a second call resumes.
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     from invent_core.config import TSU_TEMPERATURES, RunConfig
     from invent_core.experiments.reproduce import ExperimentConfig, tsu
     from invent_core.llm import get_llm
-    from invent_ui.experiments import parse_temperatures, tsu_payload
+    from invent_ui.data.experiments import parse_temperatures, tsu_payload
 
     temps = parse_temperatures(args.temperatures or ",".join(map(str, TSU_TEMPERATURES)))
     run = RunConfig(

@@ -224,7 +224,7 @@ def test_the_estimate_range_counts_down_and_never_grows():
 
 
 def test_a_job_shows_the_estimated_range_beside_elapsed():
-    from invent_ui.feedback import expected_text
+    from invent_ui.jobs.feedback import expected_text
 
     assert expected_text((14.0, 61.0), 5) == " · expected 14 s – 1 min 01 s"
     assert expected_text((20.0, 22.0), 5) == " · expected ≈ 22 s"

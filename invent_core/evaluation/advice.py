@@ -21,7 +21,7 @@ __all__ = ["ACCURACY_FLOOR", "MIN_ANSWERS", "STRONG_LABEL", "SERVER_LABEL", "mod
 ACCURACY_FLOOR = 0.10
 #: Fewest judged answers before saying so (ours: 0/1 or 0/2 is chance).
 MIN_ANSWERS = 3
-#: The sidebar's names of the two choices (invent_ui.settings.LLM_LABELS begins with these;
+#: The sidebar's names of the two choices (invent_ui.session.settings.LLM_LABELS begins with these;
 #: tests/evaluation/test_advice.py checks they stay in step).
 STRONG_LABEL = "Local · Qwen2.5-1.5B"
 SERVER_LABEL = "OpenAI-compatible server"

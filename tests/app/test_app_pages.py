@@ -33,8 +33,8 @@ pytestmark = pytest.mark.slow  # loads the packaged embedders
 def own_history(monkeypatch, tmp_path):
     """Each test starts with an empty run history of its own (the pages' ``archive.store``)."""
     from invent_core.workbench.history import HistoryStore
-    from invent_ui import archive
-    from invent_ui.feedback import job_registry
+    from invent_ui.jobs.feedback import job_registry
+    from invent_ui.session import archive
 
     root = tmp_path / "history"
     monkeypatch.setattr(archive, "store", lambda: HistoryStore(root))
@@ -140,7 +140,7 @@ def test_home_shows_one_right_and_one_wrong_answer_side_by_side():
 def test_the_reference_lookup_is_cached_across_reruns(monkeypatch):
     """The reference files are read once per run settings, not on every rerun of a page."""
     import invent_core.evaluation.reference as reference
-    from invent_ui import resources
+    from invent_ui.session import resources
 
     calls = []
     real = reference.for_settings
@@ -268,7 +268,7 @@ def test_sidebar_settings_survive_a_page_switch():
 
 def test_sidebar_has_a_widget_for_every_run_option():
     from invent_core.config import RunConfig, iter_options
-    from invent_ui.sidebar import PAGE_OPTIONS
+    from invent_ui.session.sidebar import PAGE_OPTIONS
 
     at = open_page("app.py")
     kinds = ("selectbox", "number_input", "slider", "checkbox", "text_input")
@@ -484,7 +484,7 @@ class FakeLLM:
 @pytest.fixture
 def fake_llm(monkeypatch, tmp_path, demo_run):
     """Every page gets this LLM; history and throughput go to a fresh cache dir."""
-    import invent_ui.resources as resources
+    import invent_ui.session.resources as resources
 
     monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
     llm = FakeLLM(demo_run.identities["llm"])
@@ -499,7 +499,7 @@ def _small_run_settings(at: AppTest, n: int = 2, r: int = 3) -> None:
 
 
 def test_cancel_mid_run_keeps_finished_work_and_the_page_stays_usable(fake_llm, demo_run):
-    from invent_ui import archive
+    from invent_ui.session import archive
 
     # r = 3 replications of a state are one job (one n-choice request on the packaged
     # server): the original's 3 answers arrive, the first perturbation's job waits
@@ -544,7 +544,7 @@ def test_history_survives_a_new_session_and_reopens(fake_llm):
     assert_clean(at)
     # a server restart (no job in memory) and a reload: Explore shows the last run made
     # here, not the demo (issue 22)
-    from invent_ui.feedback import job_registry
+    from invent_ui.jobs.feedback import job_registry
 
     job_registry.clear()
     again = open_page("1_Explore_a_question.py")
@@ -613,7 +613,7 @@ def _html_of(frame) -> bytes:
 def _first_questions_of_the_demo_evaluation(k: int) -> dict:
     """The demo evaluation cut to its first k questions, its metrics computed again by the core."""
     from invent_core.experiments.reproduce import _evaluation
-    from invent_ui.experiments import payload_config
+    from invent_ui.data.experiments import payload_config
 
     payload = json.loads(assets.DEMO_EVAL.read_text())
     rows = payload["rows"][:k]
@@ -625,7 +625,7 @@ def _first_questions_of_the_demo_sweep(k: int) -> dict:
     """The demo TSU sweep cut to its first k questions, its TSU table computed again by the core."""
     from invent_core.evaluation.metrics import tsu_table
     from invent_core.experiments.reproduce import default_tsu_columns
-    from invent_ui.experiments import tsu_arrays
+    from invent_ui.data.experiments import tsu_arrays
 
     payload = json.loads(assets.DEMO_TSU.read_text())
     keep = list(dict.fromkeys(r["id"] for r in payload["rows"]))[:k]
@@ -637,7 +637,7 @@ def _first_questions_of_the_demo_sweep(k: int) -> dict:
 
 
 def test_small_samples_are_greyed_and_never_bold():
-    from invent_ui import state
+    from invent_ui.session import state
 
     small = _first_questions_of_the_demo_evaluation(10)
     assert 0 < sum(r["correct"] for r in small["rows"]) < 10  # both classes: metrics exist
@@ -720,7 +720,7 @@ def test_failed_batch_rows_are_retried_with_the_other_perturber(fake_llm, monkey
 def test_side_by_side_shares_the_colour_scale_and_shows_differences(
     monkeypatch, tmp_path, demo_run
 ):
-    from invent_ui import archive
+    from invent_ui.session import archive
 
     monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
     other = demo_run.rescore(affinity="abs_cosine", n_bootstrap=5)
@@ -786,7 +786,7 @@ def test_evaluation_reattaches_after_a_reload_with_its_settings_then_shows_the_r
 ):
     """Issue 22: reload at 30 s showed the demo, the form reset (8 → 10) and no running job."""
     from invent_core.experiments import reproduce as experiment
-    from invent_ui import experiments
+    from invent_ui.data import experiments
 
     release, calls = threading.Event(), []
     payload = json.loads(assets.DEMO_EVAL.read_text())
@@ -852,7 +852,7 @@ def test_gaap_page_reattaches_after_a_reload(monkeypatch):
 def test_evaluation_keeps_the_testbed_levels_chosen_and_passes_them_to_the_run(monkeypatch):
     """A stronger model needs the testbed's hard levels: the page offers them, draws over them."""
     from invent_core.experiments import reproduce as experiment
-    from invent_ui import experiments
+    from invent_ui.data import experiments
 
     seen = []
     payload = json.loads(assets.DEMO_EVAL.read_text())

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from test_paraphrase_llm import REWORDINGS, RecordingServer, _reword  # noqa: E402
 
 from invent_core.llm.local import QWEN_05B  # noqa: E402
-from invent_ui.own_model import check_model_path  # noqa: E402
+from invent_ui.session.own_model import check_model_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 180
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow  # the Explore run loads the packaged embedder
 @pytest.fixture(autouse=True)
 def own_history(monkeypatch, tmp_path):
     from invent_core.workbench.history import HistoryStore
-    from invent_ui import archive
+    from invent_ui.session import archive
 
     monkeypatch.setattr(archive, "store", lambda: HistoryStore(tmp_path / "history"))
 

@@ -75,7 +75,7 @@ def test_cli_advice_names_real_options():
 
 
 def test_sidebar_labels_named_by_the_advice_exist():
-    from invent_ui.settings import LLM_LABELS
+    from invent_ui.session.settings import LLM_LABELS
 
     assert LLM_LABELS["qwen1.5b"].startswith(STRONG_LABEL)
     assert LLM_LABELS["openai"].startswith(SERVER_LABEL)

@@ -209,7 +209,8 @@ def _panel_page():  # run by AppTest in its own script: imports inside
 
     import streamlit as st
 
-    from invent_ui import resources, views
+    from invent_ui.render import views
+    from invent_ui.session import resources
 
     run = resources.demo_pair()[0]["run"]  # the home page's: the shipped references' settings
     question = st.session_state.get("question", run.question)

@@ -14,8 +14,8 @@ import pytest
 
 from invent_core.csv_safe import restore_cell
 from invent_core.evaluation.report import Column, ResultsTable
-from invent_ui import downloads
-from invent_ui.downloads import (
+from invent_ui.render import downloads
+from invent_ui.render.downloads import (
     PNG_MISSING,
     ExportUnavailable,
     download_buttons,
@@ -178,7 +178,7 @@ def _page() -> None:
     import pandas as pd
     import streamlit as st
 
-    from invent_ui.downloads import download_buttons
+    from invent_ui.render.downloads import download_buttons
 
     df = pd.DataFrame({"question": ["=1+1", "b"], "score": [0.1, 0.2]})
     st.session_state["shown"] = download_buttons(st, "scores", table=df)

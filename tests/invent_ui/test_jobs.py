@@ -10,7 +10,7 @@ from invent_core.errors import Cancelled
 from invent_core.llm import Completion, Request, user
 from invent_core.llm.base import LLM, StreamingLLM
 from invent_core.progress import CancelToken, Progress
-from invent_ui.jobs import CancellableLLM, Job, cancel_kwargs, start_job
+from invent_ui.jobs.background import CancellableLLM, Job, cancel_kwargs, start_job
 
 
 class SlowLLM:
@@ -162,7 +162,7 @@ def test_llm_baselines_job_counts_methods_and_cancel_cuts_the_slow_request():
     from invent_core.engine.artifact import RunArtifact
     from invent_core.llm import get_llm
     from invent_ui import assets
-    from invent_ui.method_jobs import methods_work
+    from invent_ui.render.method_jobs import methods_work
 
     run = RunArtifact.load(assets.DEMO_RUN)
     server = FakeOpenAI()
@@ -192,7 +192,7 @@ def test_llm_baselines_job_counts_methods_and_cancel_cuts_the_slow_request():
 def test_registry_keeps_the_newest_job_and_views_take_the_result_once_each():
     """A reload's session sees the job through a view: the result once per session;
     a cancelled job's leftovers once in all (the page keeps them in the history)."""
-    from invent_ui.jobs import JobRegistry, JobView
+    from invent_ui.jobs.background import JobRegistry, JobView
 
     reg = JobRegistry()
     old = Job(lambda progress, cancel: "old", label="a").start()

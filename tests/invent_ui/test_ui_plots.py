@@ -9,8 +9,10 @@ import pytest
 from plotly_spec import array_from_spec as decode
 
 from invent_core.paper.random_walk import random_walk, transition_matrix
-from invent_ui import experiments, plots, tables
-from invent_ui.settings import Settings, run_fingerprint, secret_fingerprint
+from invent_ui import plots
+from invent_ui.data import experiments
+from invent_ui.render import tables
+from invent_ui.session.settings import Settings, run_fingerprint, secret_fingerprint
 
 
 def spec(fig):

@@ -12,10 +12,13 @@ import pytest
 from invent_core.engine.artifact import RunArtifact
 from invent_core.perturb.gaap import GaapResult
 from invent_core.workbench.history import HistoryStore
-from invent_ui import archive, assets, experiments, state, tables
-from invent_ui.batch_rows import failed_rows, public_message, retry_input
-from invent_ui.feedback import public_text
-from invent_ui.navigation import HOME, PAGES
+from invent_ui import assets
+from invent_ui.data import experiments
+from invent_ui.data.batch_rows import failed_rows, public_message, retry_input
+from invent_ui.jobs.feedback import public_text
+from invent_ui.render import tables
+from invent_ui.session import archive, state
+from invent_ui.session.navigation import HOME, PAGES
 
 
 @pytest.fixture(scope="module")

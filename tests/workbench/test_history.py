@@ -68,7 +68,7 @@ def test_an_evaluation_or_tsu_entry_names_both_models():
     from types import SimpleNamespace
 
     from invent_core.experiments.reproduce import ExperimentConfig
-    from invent_ui.experiments import eval_payload, tsu_payload
+    from invent_ui.data.experiments import eval_payload, tsu_payload
 
     cfg = ExperimentConfig(dataset="arithmetic", limit=3)
     result = SimpleNamespace(methods=[], rows=[], evaluation=None, tsu={})

@@ -12,6 +12,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from invent_core.llm import spec_problem
+from invent_core.llm.gguf_file import gguf_spec
+from invent_core.llm.local import llamacpp_device
+
 __all__ = ["PathCheck", "check_model_path", "model_spec"]
 
 
@@ -45,8 +49,6 @@ def check_model_path(path: str) -> PathCheck:
         return PathCheck("error", f"{typed}: no such file or folder on this machine.")
     if p.is_dir():
         return _check_folder(typed, p)
-    from invent_core.llm.gguf_file import gguf_spec
-    from invent_core.llm.local import llamacpp_device
 
     try:
         spec = gguf_spec(p)
@@ -65,7 +67,6 @@ def _check_folder(typed: str, folder: Path) -> PathCheck:
     """A Hugging Face model folder: ``config.json``, then whether an engine can run it."""
     if not (folder / "config.json").is_file():
         return PathCheck("error", f"{typed}: a folder without config.json, not a model folder.")
-    from invent_core.llm import spec_problem
 
     problem = spec_problem(f"hf:{typed}")
     if problem is None:

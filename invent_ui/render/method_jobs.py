@@ -1,9 +1,9 @@
 """The baselines that ask the LLM (VU, P(True)) in a background job: a counter and Cancel.
 
 Before issue 22 they ran under a blocking spinner for about 20 s with no way
-to stop them. Here they run like a run does (:class:`invent_ui.jobs.Job`):
+to stop them. Here they run like a run does (:class:`invent_ui.jobs.background.Job`):
 the panel counts the methods done, Cancel cuts the request in flight
-(:class:`~invent_ui.jobs.CancellableLLM`), and the results land in the
+(:class:`~invent_ui.jobs.background.CancellableLLM`), and the results land in the
 session under the key of the run and backend they belong to.
 """
 
@@ -14,9 +14,10 @@ from typing import Any
 
 import streamlit as st
 
-from . import resources, state
-from .feedback import guarded, job_panel
-from .jobs import CancellableLLM, start_job
+from invent_core.methods.registry import ScoringContext, compute_methods
+from invent_ui.jobs.background import CancellableLLM, start_job
+from invent_ui.jobs.feedback import guarded, job_panel
+from invent_ui.session import resources, state
 
 KEPT = "The replies received are in the LLM cache: asking again re-uses them."
 
@@ -25,8 +26,6 @@ def methods_work(run: Any, names: Sequence[str], llm: Any) -> Any:
     """The job's function: ``names`` on ``run`` with ``llm``, one progress event per method."""
 
     def work(progress: Any, cancel: Any) -> dict:
-        from invent_core.methods.registry import ScoringContext, compute_methods
-
         ctx = ScoringContext.from_run(run, llm=CancellableLLM(llm, cancel))
         return compute_methods(ctx, list(names), progress=progress)
 

@@ -17,7 +17,18 @@ from typing import Any
 
 import streamlit as st
 
-from . import assets
+import invent_core.evaluation.reference
+from invent_core._env import cache_dir
+from invent_core.config import RunConfig, ScoreConfig
+from invent_core.embedders import get_embedder
+from invent_core.engine.artifact import RunArtifact
+from invent_core.llm import get_llm
+from invent_core.llm._http import redact_url
+from invent_core.llm.paraphraser import WithParaphraser
+from invent_core.methods.registry import ScoringContext, compute_methods
+from invent_core.workbench.estimate import ThroughputLog, estimate_run
+from invent_ui import assets
+
 from .settings import Settings, secret_fingerprint
 from .sidebar import api_key
 
@@ -30,8 +41,6 @@ from .sidebar import api_key
 def _llm(
     spec: str, base_url: str, model: str, key_id: str, _api_key: str | None, engine: str = "auto"
 ) -> Any:
-    from invent_core.llm import get_llm
-
     if spec == "openai":
         return get_llm(spec, base_url=base_url or None, model=model or None, api_key=_api_key)
     return get_llm(spec, engine=engine)  # the transformers engine's model: loaded once, kept
@@ -50,7 +59,6 @@ def llm_for(settings: Settings) -> Any:
     spec = settings.paraphrase_spec
     if spec is None:
         return answerer
-    from invent_core.llm.paraphraser import WithParaphraser
 
     base_url = settings.paraphrase_base_url or settings.base_url
     para = _llm(spec, base_url, settings.paraphrase_model or settings.model, fp, key, engine)
@@ -60,8 +68,6 @@ def llm_for(settings: Settings) -> Any:
 @st.cache_data(show_spinner="Identifying the LLM (a model file is hashed once)…", max_entries=8)
 def _identity(spec: str, base_url: str, model: str, engine: str = "auto") -> str:
     if spec == "openai":  # the server is not asked: its identity is its URL and model
-        from invent_core.llm._http import redact_url
-
         url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         return f"{redact_url(url)}|model={model or os.environ.get('OPENAI_MODEL', '')}"
     try:
@@ -88,8 +94,6 @@ def llm_identities(settings: Settings) -> dict[str, str | None]:
 @st.cache_resource(show_spinner="Loading the embedder…", max_entries=4)
 def embedder(name: str) -> Any:
     """Return the shared embedder object (its text → vector cache lives with the process)."""
-    from invent_core.embedders import get_embedder
-
     emb = get_embedder(name)
     load = getattr(emb, "load", None)
     if callable(load):
@@ -104,8 +108,6 @@ def embedder(name: str) -> Any:
 
 @st.cache_data(show_spinner=False, max_entries=2)
 def _load_run(path: str, mtime: float) -> Any:
-    from invent_core.engine.artifact import RunArtifact
-
     return RunArtifact.load(path)
 
 
@@ -121,8 +123,6 @@ def _load_json(path: str, mtime: float) -> Any:
 
 def demo_pair() -> list[dict[str, Any]]:
     """The home page's pair (``assets/demo_pair.json``): each entry's ``run`` is a RunArtifact."""
-    from invent_core.engine.artifact import RunArtifact
-
     payload = demo_json(assets.DEMO_PAIR)
     pair = [{**item, "run": RunArtifact.from_dict(item["run"])} for item in payload["pair"]]
     return [{**item, "rule": payload["rule"], "source": payload["source"]} for item in pair]
@@ -138,8 +138,6 @@ def load_run_bytes(data: bytes, name: str = "the run file") -> Any:
 
     ``name`` is the uploaded file's name, for the messages.
     """
-    from invent_core.engine.artifact import RunArtifact
-
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -160,8 +158,6 @@ def load_run_bytes(data: bytes, name: str = "the run file") -> Any:
 @st.cache_data(show_spinner=False, max_entries=16)
 def rescored(fingerprint: str, config: dict[str, Any], _run: Any) -> Any:
     """Return the ScoreResult of ``_run`` rescored with ``config`` (a ScoreConfig dict; no LLM)."""
-    from invent_core.config import ScoreConfig
-
     score_config = ScoreConfig.from_dict(config)
     return _run.rescore(score_config, embedder=embedder(score_config.embedder)).score
 
@@ -171,8 +167,6 @@ def method_results(
     fingerprint: str, names: tuple[str, ...], llm_id: str, _run: Any, _llm: Any
 ) -> dict:
     """Return the registry's methods ``names`` on a run (errors recorded per method, not raised)."""
-    from invent_core.methods.registry import ScoringContext, compute_methods
-
     ctx = ScoringContext.from_run(_run, llm=_llm)
     return compute_methods(ctx, list(names))
 
@@ -184,25 +178,21 @@ def reference(config: dict[str, Any], llm_identity: str | None) -> Any:
     Cached: the home page and Explore show it on every rerun, and the lookup
     reads every file in ``assets/reference``.
     """
-    from invent_core.config import RunConfig
-    from invent_core.evaluation.reference import for_settings
-
-    return for_settings(RunConfig.from_dict(config), llm_identity=llm_identity)
+    # looked up through the module at each call: a test counts the lookups there
+    return invent_core.evaluation.reference.for_settings(
+        RunConfig.from_dict(config), llm_identity=llm_identity
+    )
 
 
 def work_dir(*parts: str) -> Path:
     """Return a folder under invent's cache dir for the dashboard's runs and uploads."""
-    from invent_core._env import cache_dir
-
     path = cache_dir().joinpath("dashboard", *parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def expected_range(settings: Any, run_config: Any, n_questions: int = 1) -> Any:
-    """The estimate's ``(low, high)`` seconds for a job (:class:`invent_ui.jobs.Job`), or None."""
-    from invent_core.workbench.estimate import ThroughputLog, estimate_run
-
+    """The estimate's ``(low, high)`` seconds for a job (:class:`invent_ui.jobs.background.Job`), or None."""
     try:
         est = estimate_run(
             run_config,

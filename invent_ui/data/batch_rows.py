@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from invent_core.batch import batch_score, read_errors
+
 __all__ = ["failed_rows", "retry_input", "score_file", "public_message"]
 
 
@@ -24,8 +26,6 @@ def failed_rows(output: Path) -> list[dict[str, Any]]:
 
     Read with the core's reader (:func:`invent_core.batch.read_errors`).
     """
-    from invent_core.batch import read_errors
-
     return read_errors(output)
 
 
@@ -97,8 +97,6 @@ def score_file(
     """``batch_score(input, output, config, llm=…, methods=…, progress=…)``: the page's one call.
 
     ``progress`` receives :class:`~invent_core.progress.Progress` events (stage ``"rows"``),
-    the shape a :class:`~invent_ui.jobs.Job`'s ``progress`` takes as it is.
+    the shape a :class:`~invent_ui.jobs.background.Job`'s ``progress`` takes as it is.
     """
-    from invent_core.batch import batch_score
-
     return batch_score(input, output, config, llm=llm, methods=methods, progress=progress)

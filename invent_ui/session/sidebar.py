@@ -21,8 +21,13 @@ from typing import Any
 import streamlit as st
 
 from invent_core.config import MAX_TEMPERATURE, OptionSpec, RunConfig, iter_options
+from invent_core.embedders import available_embedders
+from invent_core.llm import ENGINES, available_llms
 
 from . import state
+from .history_view import quiet_page_link, recent_in_sidebar
+from .navigation import HOME, PAGES
+from .own_model import check_model_path
 from .settings import EMBEDDER_LABELS, LLM_LABELS, OWN_MODEL, Settings
 
 #: Options chosen on each page that runs something, not in the sidebar.
@@ -48,8 +53,6 @@ def advanced_options() -> list[OptionSpec]:
 
 def page_setup(title: str, icon: str = "🎲") -> Settings:
     """Call ``st.set_page_config``, draw the navigation, recent history and settings; return them."""
-    from .history_view import recent_in_sidebar
-
     st.set_page_config(page_title=f"{title} · invent", page_icon=icon, layout="wide")
     navigation()
     recent_in_sidebar(st.sidebar)
@@ -57,10 +60,7 @@ def page_setup(title: str, icon: str = "🎲") -> Settings:
 
 
 def navigation() -> None:
-    """The page list in the sidebar, the home page named "Home" (:mod:`invent_ui.navigation`)."""
-    from .history_view import quiet_page_link
-    from .navigation import HOME, PAGES
-
+    """The page list in the sidebar, the home page named "Home" (:mod:`invent_ui.session.navigation`)."""
     with st.sidebar:
         for page in (HOME, *PAGES):
             quiet_page_link(page.path, page.label, page.icon)
@@ -118,8 +118,6 @@ def sidebar_settings() -> Settings:
 
 def _llm_choices() -> list[str]:
     """Installed local models, ``"openai"``, then "your model" (a file or folder you name)."""
-    from invent_core.llm import available_llms
-
     return [*available_llms(), OWN_MODEL]
 
 
@@ -187,13 +185,11 @@ def _model_fields(sb: Any, canon: dict[str, Any], prefix: str) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _check_path(path: str, stamp: tuple[int, int] | None) -> Any:
-    from .own_model import check_model_path
-
     return check_model_path(path)
 
 
 def _checked(path: str) -> Any:
-    """:func:`invent_ui.own_model.check_model_path`, again only when the path or its file changed."""
+    """:func:`invent_ui.session.own_model.check_model_path`, again only when the path or its file changed."""
     try:
         st_ = os.stat(os.path.expanduser(path)) if path else None
         stamp = (st_.st_mtime_ns, st_.st_size) if st_ else None
@@ -228,8 +224,6 @@ def _api_key_field(sb: Any) -> None:
 
 def _engine_widget(sb: Any, canon: dict[str, Any]) -> None:
     """Pick what runs a local model: auto, llama.cpp or transformers (``--llm-engine``)."""
-    from invent_core.llm import ENGINES
-
     labels = {"auto": "auto (the GPU when there is one)", "llamacpp": "llama.cpp (CPU)"}
     engine = canon.get("llm_engine") if canon.get("llm_engine") in ENGINES else "auto"
     canon["llm_engine"] = sb.selectbox(
@@ -244,8 +238,6 @@ def _engine_widget(sb: Any, canon: dict[str, Any]) -> None:
 
 def _main_widgets(sb: Any, canon: dict[str, Any]) -> None:
     """ψ, n, r, B, seed and temperature (the paper's symbols are their labels)."""
-    from invent_core.embedders import available_embedders
-
     helps = {opt.name: opt.help for opt in iter_options(RunConfig)}
     embedders = available_embedders()
     picked = canon["embedder"] if canon["embedder"] in embedders else embedders[0]
@@ -308,8 +300,6 @@ def _option_widget(opt: OptionSpec, value: Any) -> Any:
 
 def _nli_folder(canon: dict[str, Any]) -> None:
     """Offer a local NLI model folder that replaces the embedder (entailment similarity, paper §3)."""
-    from invent_core.embedders import available_embedders
-
     typed = "" if canon["embedder"] in available_embedders() else canon["embedder"]
     folder = st.text_input(
         "Local NLI model folder (optional)",

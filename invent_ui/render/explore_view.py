@@ -1,6 +1,6 @@
 """The Explore page's tabs: random walks, the perturbation editor, the bootstrap, the baselines.
 
-Each renders one :class:`~invent_core.engine.artifact.RunArtifact` (and its
+Each renders one :class:`~invent_core.engine.pipeline.RunArtifact` (and its
 :class:`~invent_core.paper.scoring.ScoreResult`) as the core computed it; the
 perturbation editor hands the edited list to the page's Re-ask job, and the
 baselines that ask the LLM (``Method.needs_llm``) wait for a button.
@@ -15,11 +15,14 @@ import pandas as pd
 import streamlit as st
 
 from invent_core.engine.reask import match_states
+from invent_core.methods.registry import list_methods
+from invent_ui import plots
+from invent_ui.jobs.feedback import guarded, show_error
+from invent_ui.session import resources, state
+from invent_ui.session.settings import run_fingerprint
 
-from . import method_jobs, plots, resources, results_view, state, tables, views
+from . import method_jobs, results_view, tables, views
 from .downloads import download_buttons
-from .feedback import guarded, show_error
-from .settings import run_fingerprint
 
 
 def walk_tab(run: Any, score: Any) -> None:
@@ -163,8 +166,6 @@ def bootstrap_tab(score: Any) -> None:
 
 def baselines_tab(run: Any, settings: Any) -> None:
     """Every method on the run's answers; the LLM-asking ones (``needs_llm``) behind a button."""
-    from invent_core.methods.registry import list_methods
-
     methods = list_methods()
     fp = run_fingerprint(run)
     offline = tuple(m.name for m in methods if not m.needs_llm)

@@ -5,8 +5,8 @@ method results; a :class:`~invent_core.evaluation.report.ResultsTable` with its
 best/second marks; a GAAP trace). Nothing here is paper math: the only arithmetic
 is display arithmetic (the spread max − min across embedders, how far a cell is
 from the first embedder's value, for colouring). The Stylers bold, underline,
-grey or shade cells; the Streamlit rendering is in :mod:`invent_ui.views` and
-:mod:`invent_ui.results_view`.
+grey or shade cells; the Streamlit rendering is in :mod:`invent_ui.render.views` and
+:mod:`invent_ui.render.results_view`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from invent_core.evaluation.report import format_mean_std
 
 
 def perturbations_table(
@@ -162,8 +164,6 @@ def results_frame(table: Any) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def _cell_text(table: Any, i: int, j: int) -> str:
-    from invent_core.evaluation.report import format_mean_std
-
     scale = table.scale
     return format_mean_std(table.mean[i, j] * scale, table.std[i, j] * scale, digits=table.digits)
 

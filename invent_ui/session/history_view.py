@@ -6,8 +6,9 @@ from typing import Any
 
 import streamlit as st
 
+from invent_ui.jobs.feedback import show_error
+
 from . import archive, state
-from .feedback import show_error
 
 
 def open_entry(entry_id: str) -> None:

@@ -5,7 +5,7 @@ made in the dashboard becomes one :class:`invent_core.workbench.history.HistoryS
 entry (on disk under the cache dir, so it survives a browser refresh and a
 server restart). The payloads are the artefacts' own JSON forms: a run's
 ``to_json``, a :class:`~invent_core.perturb.gaap.GaapResult`'s ``to_dict``,
-the evaluation and TSU payloads of :mod:`invent_ui.experiments`.
+the evaluation and TSU payloads of :mod:`invent_ui.data.experiments`.
 
 Pure: no Streamlit.
 """
@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from invent_core.workbench.history import HistoryStore
+from invent_core.engine.artifact import RunArtifact
+from invent_core.perturb.gaap import GaapResult
+from invent_core.workbench.history import HistoryStore, summarize_settings
 
 from . import state
 
@@ -107,8 +109,6 @@ def keep_payload(history: HistoryStore, kind: str, payload: Mapping[str, Any], t
 
 
 def _summary(settings: Mapping[str, Any]) -> str:
-    from invent_core.workbench.history import summarize_settings
-
     return summarize_settings(
         {"settings": dict(settings)} if "config" not in settings else settings
     )
@@ -129,12 +129,8 @@ def reopen(history: HistoryStore, entry_id: str) -> Reopen:
     payload = history.load(entry_id)
     page, key = _OPENS_IN[entry.kind]
     if entry.kind == "run":
-        from invent_core.engine.artifact import RunArtifact
-
         value: Any = RunArtifact.from_dict(payload)
     elif entry.kind == "gaap":
-        from invent_core.perturb.gaap import GaapResult
-
         value = GaapResult.from_dict(payload)
     else:
         value = payload

@@ -2,7 +2,7 @@
 
 - :func:`error_text` / :func:`show_error`: a readable one-liner, never a traceback.
 - :func:`guarded`: call a library function; on failure show the error and return None.
-- :func:`job_panel`: a background :class:`invent_ui.jobs.Job`, live every
+- :func:`job_panel`: a background :class:`invent_ui.jobs.background.Job`, live every
   second (done/total per stage, elapsed, time left, Cancel), then its outcome.
 
 Messages name the dashboard's controls, not CLI flags, and never a path in
@@ -17,9 +17,11 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from invent_core._env import cache_dir
+from invent_core.errors import InventError
 from invent_core.progress import format_range, format_seconds
 
-from .jobs import Job, JobRegistry, JobView, job_of
+from .background import Job, JobRegistry, JobView, job_of
 
 T = TypeVar("T")
 
@@ -52,8 +54,6 @@ def public_text(text: str, names: Mapping[str, str] | None = None) -> str:
     text : a library message.
     names : extra replacements, e.g. a stored upload's path → the uploaded file's name.
     """
-    from invent_core._env import cache_dir
-
     for old, new in (names or {}).items():
         text = text.replace(str(old), new)
     root = re.escape(str(cache_dir()))
@@ -73,8 +73,6 @@ def error_text(err: BaseException, names: Mapping[str, str] | None = None) -> st
 
     ``names`` replaces stored paths by what the user knows (see :func:`public_text`).
     """
-    from invent_core.errors import InventError
-
     msg = public_text(str(err).strip() or type(err).__name__, names)
     if isinstance(err, InventError | ValueError | FileNotFoundError):
         return msg
@@ -173,7 +171,7 @@ def _job_view(job: Any, key: str) -> None:
 
 @st.cache_resource(show_spinner=False)
 def job_registry() -> JobRegistry:
-    """The server process's :class:`~invent_ui.jobs.JobRegistry` (shared by every session)."""
+    """The server process's :class:`~invent_ui.jobs.background.JobRegistry` (shared by every session)."""
     return JobRegistry()
 
 
@@ -222,7 +220,7 @@ def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = Non
 
     Parameters
     ----------
-    key : session key of the :class:`invent_ui.jobs.Job`.
+    key : session key of the :class:`invent_ui.jobs.background.Job`.
     kept : after a Cancel, where the finished work is and how to re-use it.
     names : stored paths → what the user knows (an upload's name), for messages.
 

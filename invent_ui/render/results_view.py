@@ -22,8 +22,12 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from . import plots, tables
+from invent_core.evaluation import metrics
+from invent_ui import plots
+
+from . import tables
 from .downloads import download_buttons
+from .views import COLORSCALES
 
 
 def chart(container: Any, figure: Any, *, name: str, key: str) -> None:
@@ -103,8 +107,6 @@ MATRICES = {"p_x": "P_x (inputs)", "p_y": "P_y (outputs)", "p_x_given_y": "P(X |
 
 def matrix_picker(key: str) -> tuple[str, str]:
     """(which matrix, colour scale), picked side by side; widget keys ``{key}_matrix``/``_colorscale``."""
-    from .views import COLORSCALES
-
     c1, c2 = st.columns([1, 2])
     which = c1.radio(
         "Matrix", list(MATRICES), format_func=MATRICES.get, horizontal=True, key=f"{key}_matrix"
@@ -144,6 +146,4 @@ def heatmaps_on_one_scale(
 
 
 def _metrics() -> Any:
-    from invent_core.evaluation import metrics
-
     return metrics

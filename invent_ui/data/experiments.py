@@ -17,6 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from invent_core.config import check_temperatures
+from invent_core.csv_safe import read_csv
+from invent_core.engine.artifact import RunArtifact
+from invent_core.evaluation.metrics import Evaluation
+from invent_core.experiments.reproduce import ExperimentConfig
+from invent_core.methods.registry import get_method, list_methods
+
 # /2: the config nests its RunConfig, and the core's evaluation / TSU table travels along
 EVAL_FORMAT = "invent.dashboard-eval/2"
 TSU_FORMAT = "invent.dashboard-tsu/2"
@@ -31,8 +38,6 @@ def _num(value: Any) -> float:
 
 
 def _labels(methods: Sequence[str]) -> dict[str, str]:
-    from invent_core.methods.registry import get_method
-
     return {m: get_method(m).label for m in methods}
 
 
@@ -76,8 +81,6 @@ def eval_payload(
 
 def _answers_by_question(runs_dir: Path) -> dict[str, list[str]]:
     """Question → the r answers to it, from the runs an evaluation saved (the core's reader)."""
-    from invent_core.engine.artifact import RunArtifact
-
     out: dict[str, list[str]] = {}
     for path in sorted(runs_dir.glob("*.json")) if runs_dir.is_dir() else []:
         try:
@@ -116,9 +119,6 @@ def folder_payload(
     apostrophe that protects a cell starting with ``=``) and the saved runs; ``reason`` says why there is no summary (every answer wrong, cancelled
     …). ``None`` when no question finished.
     """
-    from invent_core.csv_safe import read_csv
-    from invent_core.methods.registry import list_methods
-
     path = Path(out) / "scores.csv"
     if not path.is_file():
         return None
@@ -162,15 +162,11 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
 
 def payload_config(payload: Mapping[str, Any]) -> Any:
     """The :class:`~invent_core.experiments.reproduce.ExperimentConfig` a payload was made with."""
-    from invent_core.experiments.reproduce import ExperimentConfig
-
     return ExperimentConfig.from_dict(payload["config"])
 
 
 def payload_evaluation(payload: Mapping[str, Any]) -> Any:
     """The :class:`~invent_core.evaluation.metrics.Evaluation` that ``evaluate`` returned."""
-    from invent_core.evaluation.metrics import Evaluation
-
     _check_format(payload, EVAL_FORMAT, "evaluation")
     return Evaluation.from_dict(payload["evaluation"])
 
@@ -262,8 +258,6 @@ def tsu_arrays(payload: Mapping[str, Any]) -> tuple[list[float], list[str], dict
 
 def parse_temperatures(text: str) -> list[float]:
     """``"0.3, 0.7, 1.0, 1.4"`` → [0.3, 0.7, 1.0, 1.4], checked by invent_core.config."""
-    from invent_core.config import check_temperatures
-
     try:
         temps = [float(t) for t in text.replace(";", ",").split(",") if t.strip()]
     except ValueError as err:

@@ -19,7 +19,7 @@ Cancel reaches the producer three ways, whichever comes first:
 
 Pages start a job with :func:`start_job`, which keeps it under its session-state
 key. No Streamlit import at module level (the renderer is
-:func:`invent_ui.feedback.job_panel`), so the class is used in pytest as it is.
+:func:`invent_ui.jobs.feedback.job_panel`), so the class is used in pytest as it is.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def start_job(
 ) -> Job:
     """Start ``fn`` as a :class:`Job` and keep it under ``key`` in the page's session state.
 
-    The one way a page starts a background job; :func:`invent_ui.feedback.job_panel`
+    The one way a page starts a background job; :func:`invent_ui.jobs.feedback.job_panel`
     with the same ``key`` shows its progress and Cancel. ``store`` is the mapping the
     job is kept in (default ``st.session_state``); ``expected`` is the estimate's
     (low, high) seconds, shown beside the time elapsed.

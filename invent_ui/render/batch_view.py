@@ -2,7 +2,7 @@
 
 They render what :mod:`invent_core.batch` wrote (the output file and its
 sidecars, read with the core's readers) and what ``evaluate_output`` judged;
-the curves are :func:`invent_ui.results_view.class_curves`, the Evaluation
+the curves are :func:`invent_ui.render.results_view.class_curves`, the Evaluation
 page's, with :func:`~invent_core.evaluation.metrics.undefined_reason` saying
 why there are none.
 """
@@ -16,9 +16,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from . import batch_rows, results_view, tables
+from invent_core.batch import evaluate_output, export_results, iter_records
+from invent_core.evaluation.sample_size import judgeable
+from invent_ui.data import batch_rows
+from invent_ui.jobs.feedback import guarded
+
+from . import results_view, tables
 from .downloads import download_buttons
-from .feedback import guarded
 
 #: Columns too long for the results table (still in the downloads).
 LONG_COLUMNS = ("perturbations", "responses")
@@ -26,8 +30,6 @@ LONG_COLUMNS = ("perturbations", "responses")
 
 def scored_rows(out: Path, stem: str) -> pd.DataFrame:
     """The scored rows as a table, with CSV and JSON downloads; returns the rows."""
-    from invent_core.batch import export_results, iter_records
-
     records = list(iter_records(out))
     st.subheader(f"Results: {len(records)} row(s)")
     df = pd.DataFrame(records)
@@ -77,8 +79,6 @@ def failed_table(failed: list[Mapping[str, Any]], names: Mapping[str, str]) -> N
 
 def retried_rows(retry_out: Path, other: str, df: pd.DataFrame, stem: str) -> None:
     """The rows retried with the ``other`` perturber, and the scores with them joined."""
-    from invent_core.batch import iter_records
-
     retried = pd.DataFrame(list(iter_records(retry_out)))
     st.markdown(f"**Retried with {other}: {len(retried)} row(s) scored**")
     st.dataframe(retried.drop(columns=[c for c in LONG_COLUMNS if c in retried]), width="stretch")
@@ -88,9 +88,6 @@ def retried_rows(retry_out: Path, other: str, df: pd.DataFrame, stem: str) -> No
 
 def metrics(out: Path, df: pd.DataFrame, labels: Mapping[str, str]) -> None:
     """AUROC/PRR of each method against the file's answers, greyed on a small sample; curves."""
-    from invent_core.batch import evaluate_output
-    from invent_core.evaluation.sample_size import judgeable
-
     ev = guarded("Evaluating", evaluate_output, out)
     if not ev or not ev["methods"]:
         return

@@ -7,7 +7,20 @@ from typing import Any
 
 import streamlit as st
 
-from . import plots, tables
+from invent_core.evaluation.advice import model_advice
+from invent_core.evaluation.correctness import judge_correct
+from invent_core.evaluation.reference import MIN_NEAR, calibration_note, place, reference_source
+from invent_core.llm.names import describe_llm
+from invent_core.methods.registry import list_methods
+from invent_core.perturb import available_perturbers, get_perturber
+from invent_core.perturb.gaap import GaapResult
+from invent_core.perturb.gate import acceptance_line, distinct_warning
+from invent_ui import plots
+from invent_ui.jobs.feedback import guarded
+from invent_ui.session import archive, resources, state
+
+from . import tables
+from .downloads import download_buttons
 
 #: Colour scales offered for heatmaps (display-only).
 COLORSCALES: tuple[str, ...] = ("Blues", "Viridis", "Cividis", "Magma", "Greens")
@@ -16,8 +29,6 @@ COLORSCALES: tuple[str, ...] = ("Blues", "Viridis", "Cividis", "Magma", "Greens"
 @lru_cache(maxsize=1)
 def method_labels() -> dict[str, str]:
     """Registry name → label as printed in the paper (e.g. ``inv_entropy`` → ``Inv-Entropy``)."""
-    from invent_core.methods.registry import list_methods
-
     return {m.name: m.label for m in list_methods()}
 
 
@@ -47,7 +58,6 @@ def heatmap_row(
     figs = plots.walk_heatmaps(
         score.walk, score.questions, first_answers(score.responses), colorscale=colorscale
     )
-    from .downloads import download_buttons
 
     cols = st.columns(len(which))
     for col, name in zip(cols, which):
@@ -68,8 +78,6 @@ SIGN_NOTES = (
 
 def run_caption(run: Any) -> str:
     """Return one line naming what made a run: perturber, LLM, ψ, n, r, B, T, seed (and time)."""
-    from invent_core.llm.names import describe_llm
-
     c = run.config
     edited = sum(bool(f) for f in run.extras.get("edited") or [])
     parts = [
@@ -90,8 +98,6 @@ def run_caption(run: Any) -> str:
 
 def _paraphraser_part(run: Any) -> list[str]:
     """``["paraphrases by **M**"]`` when another model than the answering one reworded."""
-    from invent_core.llm.names import describe_llm
-
     para = getattr(run, "paraphrase_identity", None)
     if not para or para == run.identities.get("llm"):
         return []
@@ -100,8 +106,6 @@ def _paraphraser_part(run: Any) -> list[str]:
 
 def perturber_picker(key: str, container: Any = st) -> str:
     """Draw a radio over the registered perturbers (invent_core.perturb), labelled by the registry."""
-    from invent_core.perturb import available_perturbers, get_perturber
-
     return container.radio(
         "Perturber",
         list(available_perturbers()),
@@ -116,8 +120,6 @@ def default_methods(available: Any, k: int = 5) -> list[str]:
 
     Read from the registry's order; ``available`` limits it to the methods a result has.
     """
-    from invent_core.methods.registry import list_methods
-
     inv = [m.name for m in list_methods("inv")][:2]
     offline = [m.name for m in list_methods("baseline") if not m.needs_llm]
     return [name for name in [*inv, *offline] if name in available][:k]
@@ -137,13 +139,10 @@ def latest_kept(kind: str, what: str) -> Any:
     the last result made here (issue 22: Evaluation and Explore went back to
     the demo), not the shipped demo, as GAAP evolution does.
     """
-    from .archive import reopen, store
-    from .feedback import guarded
-
-    latest = guarded("Reading the history", lambda: store().latest(kind))
+    latest = guarded("Reading the history", lambda: archive.store().latest(kind))
     if latest is None:
         return None
-    opened = guarded(f"Opening the latest {what}", reopen, store(), latest.id)
+    opened = guarded(f"Opening the latest {what}", archive.reopen, archive.store(), latest.id)
     if opened is None:
         return None
     st.info(
@@ -161,8 +160,6 @@ def result_or_demo(
 
     The history and the demo each come with a note saying what is shown.
     """
-    from . import resources
-
     payload = st.session_state.get(key)
     if payload is not None:
         return payload
@@ -181,21 +178,15 @@ def job_running(key: str) -> bool:
 
 def show_run(run: Any) -> None:
     """Show ``run`` on Explore; a GAAP run's trace also becomes GAAP evolution's."""
-    from . import archive, state
-
     st.session_state[state.EXPLORE_RUN] = run
     trace = archive.gaap_payload_of_run(run)
     if trace is not None:
-        from invent_core.perturb.gaap import GaapResult
-
         st.session_state[state.GAAP_RESULT] = GaapResult.from_dict(trace)
         st.session_state[state.GAAP_GENERATION] = 0
 
 
 def gate_summary(run: Any) -> None:
     """The paraphrase gate's acceptance line, and the rejected candidates in an expander."""
-    from invent_core.perturb.gate import acceptance_line, distinct_warning
-
     line = acceptance_line(getattr(run, "acceptance", None))
     if line is None:
         return
@@ -227,10 +218,6 @@ def reference_panel(run: Any, *, key: str) -> None:
     close enough, or no reference matches the settings, the panel says so and
     gives no number.
     """
-    from invent_core.evaluation.reference import place
-
-    from . import resources
-
     value = run.score.measures.get("inv_entropy") if run.score is not None else None
     if value is None:
         return
@@ -282,8 +269,6 @@ def _neighbour_table(rows: Any) -> None:
 
 def _reference_numbers(ref: Any, value: float, *, key: str) -> None:
     """Percentile and P(right) metrics beside the reference distribution with this value marked."""
-    from invent_core.evaluation.reference import MIN_NEAR, calibration_note, reference_source
-
     d = ref.describe(value)
     c1, c2 = st.columns([1, 2])
     c1.metric(
@@ -320,9 +305,6 @@ def reference_check(run: Any, example: Any) -> None:
 
     Below 10 % correct with the packaged 0.5B model, say so and how to get a stronger model.
     """
-    from invent_core.evaluation.advice import model_advice
-    from invent_core.evaluation.correctness import judge_correct
-
     if example is None or not getattr(example, "answers", None):
         return
     if example.question.strip() != run.question.strip():

@@ -16,6 +16,8 @@ from typing import Any
 
 from invent_core.config import RunConfig, config_from_flat, flat_values
 
+from .own_model import model_spec
+
 #: Sidebar labels of the LLM specs of :func:`invent_core.llm.available_llms`.
 LLM_LABELS: dict[str, str] = {
     "qwen0.5b": "Local · Qwen2.5-0.5B (default)",
@@ -108,7 +110,6 @@ def _spec(choice: str, path: str) -> str:
     """A sidebar choice as a ``get_llm`` spec: "own" becomes ``gguf:FILE`` or ``hf:FOLDER``."""
     if choice != OWN_MODEL:
         return choice
-    from .own_model import model_spec
 
     return model_spec(path)
 

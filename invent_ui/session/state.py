@@ -26,11 +26,11 @@ GAAP_RESULT = "gaap_result"
 GAAP_GENERATION = "gaap_generation"
 GAAP_PLAYING = "gaap_playing"
 
-#: The TSU and Evaluation pages' own results (JSON payloads of invent_ui.experiments).
+#: The TSU and Evaluation pages' own results (JSON payloads of invent_ui.data.experiments).
 TSU_PAYLOAD = "tsu_payload"
 EVAL_PAYLOAD = "eval_payload"
 
-#: Background jobs (invent_ui.jobs.Job), one per page that runs something.
+#: Background jobs (invent_ui.jobs.background.Job), one per page that runs something.
 EXPLORE_JOB = "explore_job"
 EXPLORE_METHODS_JOB = "explore_methods_job"  # VU, P(True): the baselines that ask the LLM
 GAAP_JOB = "gaap_job"

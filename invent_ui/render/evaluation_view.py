@@ -1,6 +1,6 @@
 """The Evaluation page's blocks: summary tiles, the leaderboard with its caption, the curves.
 
-They render an evaluation payload (:mod:`invent_ui.experiments`) as the core
+They render an evaluation payload (:mod:`invent_ui.data.experiments`) as the core
 judged it: the leaderboard is greyed and unmarked below the minimum sample
 (:func:`invent_core.evaluation.sample_size.judgeable`), and no curve is drawn
 when :func:`invent_core.evaluation.metrics.undefined_reason` says why not.
@@ -13,14 +13,16 @@ from typing import Any
 
 import streamlit as st
 
+from invent_core.evaluation.advice import model_advice
+from invent_core.evaluation.report import results_table
+from invent_core.experiments.reproduce import difficulty_levels
+
 from . import results_view, views
 from .downloads import download_buttons
 
 
 def summary_tiles(payload: Mapping[str, Any], cfg: Any, n_pos: int) -> None:
     """Dataset, questions, accuracy and perturber · n · r tiles; the model advice under them."""
-    from invent_core.evaluation.advice import model_advice
-
     rows = payload["rows"]
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("dataset", str(cfg.dataset or "uploaded file"))
@@ -51,8 +53,6 @@ def leaderboard(
 
     ``n_rows`` questions, ``n_pos`` of them answered right, are what the figures rest on.
     """
-    from invent_core.evaluation.report import results_table
-
     st.subheader("Leaderboard")
     results_view.leaderboard(
         results_table(ev, labels=labels),
@@ -122,8 +122,6 @@ def levels_picker(population: list) -> tuple[int, ...] | None:
     A stronger model is right on most of the easy levels (the optional 1.5B on 80 % of the
     whole testbed, 57 % of levels 4-5), so a fair share of wrong answers needs the hard ones.
     """
-    from invent_core.experiments.reproduce import difficulty_levels
-
     have = difficulty_levels(population)
     if not have:
         return None
