@@ -221,7 +221,7 @@ per_rows = [
     }
     for p in trace.perturbations
 ]
-for row in per_rows:  # issue #24 §5: what a member may have broken
+for row in per_rows:  # what a member may have broken
     row["flags"] = "; ".join(
         member_flags(row["perturbation"], trace.question, row["fitness"], trace.config.delta)
     )

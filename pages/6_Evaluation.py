@@ -131,7 +131,7 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
         "Dataset",
         names,
         # the packaged 0.5B answers 62 % of the arithmetic testbed right (MMLU 30 %, the
-        # knowledge sets 2-6 %): the one sample where both classes are common (issue #12 §5)
+        # knowledge sets 2-6 %): the one sample where both classes are common
         index=names.index(DEFAULT_DATASET) if DEFAULT_DATASET in names else 0,
         key="eval_dataset",
         help="arithmetic: a generated testbed of graded difficulty where the packaged model "

@@ -132,7 +132,7 @@ def expected_text(expected: tuple[float, float] | None, elapsed: float) -> str:
     return f" · expected {said}{late}"
 
 
-#: Seconds between two redraws of a running job (issue 14: at least every 2 s).
+#: Seconds between two redraws of a running job (at least every 2 s).
 REDRAW_SECONDS = 1
 
 

@@ -1,6 +1,6 @@
 """The baselines that ask the LLM (VU, P(True)) in a background job: a counter and Cancel.
 
-Before issue 22 they ran under a blocking spinner for about 20 s with no way
+Before, they ran under a blocking spinner for about 20 s with no way
 to stop them. Here they run like a run does (:class:`invent_ui.jobs.background.Job`):
 the panel counts the methods done, Cancel cuts the request in flight
 (:class:`~invent_ui.jobs.background.CancellableLLM`), and the results land in the

@@ -136,8 +136,8 @@ def latest_kept(kind: str, what: str) -> Any:
     """The newest history entry of ``kind`` as its page shows it (with a note), or None.
 
     A reload or a server restart starts an empty session: the page then shows
-    the last result made here (issue 22: Evaluation and Explore went back to
-    the demo), not the shipped demo, as GAAP evolution does.
+    the last result made here, not the shipped demo, as GAAP evolution does
+    (Evaluation and Explore once went back to the demo).
     """
     latest = guarded("Reading the history", lambda: archive.store().latest(kind))
     if latest is None:
@@ -192,7 +192,7 @@ def gate_summary(run: Any) -> None:
         return
     st.caption(line[0].upper() + line[1:])
     warning = distinct_warning(getattr(run, "acceptance", None))
-    if warning:  # issue #24 §3: few distinct states
+    if warning:  # few distinct states
         st.warning(warning[0].upper() + warning[1:])
     rejected = [c for c in getattr(run, "candidates", None) or [] if not c.get("accepted")]
     if rejected:
@@ -211,8 +211,8 @@ def reference_panel(run: Any, *, key: str) -> None:
     """Inv-Entropy among the shipped reference questions like this one: percentile, P(right), chart.
 
     A bare 2.3101 says nothing; its place among reference questions scored with
-    the same settings does (issue #12 §3), and only among questions like it: the
-    0.5B model is right on most arithmetic and almost no TriviaQA (issue #24 §6).
+    the same settings does, and only among questions like it: the
+    0.5B model is right on most arithmetic and almost no TriviaQA.
     The question is placed among its nearest reference questions
     (:func:`invent_core.evaluation.reference.place`), shown in a small table; when none is
     close enough, or no reference matches the settings, the panel says so and
