@@ -60,7 +60,7 @@ def llm_for(settings: Settings) -> Any:
 @st.cache_data(show_spinner="Identifying the LLM (a model file is hashed once)…", max_entries=8)
 def _identity(spec: str, base_url: str, model: str, engine: str = "auto") -> str:
     if spec == "openai":  # the server is not asked: its identity is its URL and model
-        from invent_core.llm._http import redact_url
+        from invent_core.llm import redact_url
 
         url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         return f"{redact_url(url)}|model={model or os.environ.get('OPENAI_MODEL', '')}"

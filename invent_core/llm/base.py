@@ -8,6 +8,7 @@ server (default, no key, no network) or any OpenAI-compatible endpoint.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -182,8 +183,6 @@ class Completion:
         matches ``"yes"`` and ``" Yes"``. Needs ``logprobs``; returns 0.0 when
         none of the top tokens match.
         """
-        import math
-
         if self.logprobs is None:
             raise ValueError(
                 "this completion carries no logprobs: request logprobs=True, top_logprobs>0"

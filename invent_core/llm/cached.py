@@ -1,0 +1,197 @@
+"""What every backend of this package does around the model: the cache, the count, Cancel.
+
+:class:`CachedLLM` is the base of the OpenAI-protocol backend
+(:class:`~invent_core.llm.openai_compat.OpenAICompatLLM`, and through it the
+packaged llama.cpp model) and of the transformers engine
+(:class:`~invent_core.llm.hf.HFLLM`). It implements the LLM Protocol's
+``complete`` and ``complete_many``:
+
+1. the requests found in the persistent cache (keyed by the backend's
+   ``identity`` and the request) are answered from it;
+2. ``progress(done, total)`` is told the count, cache hits included;
+3. the rest go to the backend's :meth:`CachedLLM._answer`, which fills the
+   answers in, stores each one in the cache as soon as it has it (so a
+   cancelled run keeps what was finished) and counts them;
+4. Cancel takes one path (:mod:`.cancel`): ``cancel=`` makes the token this
+   thread's run token, and the backend checks that token
+   (:meth:`CachedLLM._check_cancel`) before it sends anything.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import Cancelled
+from .base import Completion, Message, ProgressFn, Request
+from .cache import LLMCache
+from .cancel import raise_if_cancelled, sending_for
+
+if TYPE_CHECKING:
+    from ..workbench.progress import CancelToken
+
+__all__ = ["CachedLLM", "Count"]
+
+
+class Count:
+    """Answers finished so far, told to ``progress(done, total)`` one thread at a time."""
+
+    def __init__(self, done: int, total: int, progress: ProgressFn | None) -> None:
+        self.done, self.total, self._progress = done, total, progress
+        self._lock = threading.Lock()
+
+    def add(self, k: int) -> None:
+        """Count ``k`` more (0: report the count as it is)."""
+        with self._lock:
+            self.done += k
+            if self._progress is not None:
+                self._progress(self.done, self.total)
+
+
+class CachedLLM:
+    """The LLM Protocol around a backend's own way of answering (see the module docstring).
+
+    A subclass sets ``cache`` (an :class:`LLMCache` or None), defines
+    ``identity`` (the cache key's backend part) and :meth:`_answer`.
+    """
+
+    cache: LLMCache | None = None
+
+    @property
+    def identity(self) -> str:
+        """Cache-key identity of the backend (the model, and what runs it)."""
+        raise NotImplementedError
+
+    # -- the cache ------------------------------------------------------------------
+    def _cache_identity(self) -> str | None:
+        """The identity to key the cache with, or None when there is no cache."""
+        return self.identity if self.cache is not None else None
+
+    def _cached(self, identity: str | None, request: Request) -> Completion | None:
+        """The stored completion of ``request``, or None (a miss, or no cache)."""
+        if self.cache is None or identity is None:
+            return None
+        return self.cache.get(identity, request)
+
+    def _store(self, identity: str | None, request: Request, completion: Completion) -> None:
+        """Keep ``completion`` as the answer to ``request`` (nothing without a cache)."""
+        if self.cache is not None and identity is not None:
+            self.cache.put(identity, request, completion)
+
+    # -- Cancel ---------------------------------------------------------------------
+    @staticmethod
+    def _check_cancel(count: Count | None = None) -> None:
+        """The one Cancel check: raise ``Cancelled`` if this thread's run was cancelled.
+
+        With ``count``, the message says how many answers were finished.
+        """
+        if count is None:
+            raise_if_cancelled()
+        else:
+            raise_if_cancelled(count.done, count.total)
+
+    # -- the Protocol ---------------------------------------------------------------
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float = 0.0,
+        seed: int = 0,
+        max_tokens: int = 32,
+        logprobs: bool = False,
+        top_logprobs: int = 0,
+        replication: int = 0,
+    ) -> Completion:
+        """One completion (read from the cache when present).
+
+        Parameters
+        ----------
+        messages
+            Chat messages, e.g. ``invent_core.llm.user("…")``.
+        temperature, seed, max_tokens
+            Sampling settings, sent as they are.
+        logprobs, top_logprobs
+            When ``logprobs``: ``Completion.logprobs`` holds the top
+            ``top_logprobs`` alternatives of the first token.
+        """
+        request = Request(
+            messages=messages,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            logprobs=logprobs,
+            top_logprobs=top_logprobs,
+            replication=replication,
+        )
+        return self.complete_many([request])[0]
+
+    def complete_many(
+        self,
+        requests: Sequence[Request],
+        progress: ProgressFn | None = None,
+        *,
+        concurrency: int | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[Completion]:
+        """All ``requests``, in order: cache hits first, then the backend answers the rest.
+
+        Parameters
+        ----------
+        requests
+            The requests.
+        progress
+            ``progress(done, total)`` after the cache look-up and as answers come.
+        concurrency
+            Requests in flight at once for this call (backends that send
+            requests one by one; default: the backend's own).
+        cancel
+            The run's token (else the one this thread sends for,
+            :func:`~invent_core.llm.cancel.sending_for`). Once cancelled no
+            further request is sent, the answers finished are cached and
+            :class:`~invent_core.errors.Cancelled` says how many there were.
+
+        Raises
+        ------
+        LLMError
+            The first request that failed for good.
+        Cancelled
+            When the run was cancelled before every request was answered.
+        """
+        requests = list(requests)
+        out: list[Completion | None] = [None] * len(requests)
+        identity = self._cache_identity()
+        todo = []
+        for i, request in enumerate(requests):
+            out[i] = self._cached(identity, request)
+            if out[i] is None:
+                todo.append(i)
+        count = Count(len(requests) - len(todo), len(requests), progress)
+        count.add(0)
+        with sending_for(cancel):
+            try:
+                if todo:
+                    self._answer(requests, todo, out, identity, count, concurrency)
+            except Cancelled:  # a request in flight was cut: say how far it got
+                self._check_cancel(count)
+                raise
+        return out  # type: ignore[return-value]
+
+    def _answer(
+        self,
+        requests: list[Request],
+        todo: list[int],
+        out: list[Completion | None],
+        identity: str | None,
+        count: Count,
+        concurrency: int | None,
+    ) -> None:
+        """Fill ``out[i]`` for each ``i`` in ``todo``, storing and counting each answer.
+
+        Called with this thread's run token set; check it with
+        :meth:`_check_cancel` before sending anything.
+        """
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the backend's resources (nothing by default)."""
