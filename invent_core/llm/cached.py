@@ -9,9 +9,10 @@ packaged llama.cpp model) and of the transformers engine
 1. the requests found in the persistent cache (keyed by the backend's
    ``identity`` and the request) are answered from it;
 2. ``progress(done, total)`` is told the count, cache hits included;
-3. the rest go to the backend's :meth:`CachedLLM._answer`, which fills the
-   answers in, stores each one in the cache as soon as it has it (so a
-   cancelled run keeps what was finished) and counts them;
+3. the rest go to the backend's :meth:`CachedLLM._answer` as one
+   :class:`Pending`; the backend records each answer as soon as it has it
+   (:meth:`Pending.answered`, which caches it, so a cancelled run keeps what
+   was finished) and counts it;
 4. Cancel takes one path (:mod:`.cancel`): ``cancel=`` makes the token this
    thread's run token, and the backend checks that token
    (:meth:`CachedLLM._check_cancel`) before it sends anything.
@@ -20,7 +21,8 @@ packaged llama.cpp model) and of the transformers engine
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import Cancelled
@@ -31,7 +33,7 @@ from .cancel import raise_if_cancelled, sending_for
 if TYPE_CHECKING:
     from ..workbench.progress import CancelToken
 
-__all__ = ["CachedLLM", "Count"]
+__all__ = ["CachedLLM", "Count", "Pending"]
 
 
 class Count:
@@ -47,6 +49,32 @@ class Count:
             self.done += k
             if self._progress is not None:
                 self._progress(self.done, self.total)
+
+
+@dataclass
+class Pending:
+    """The requests of one ``complete_many`` call that the cache did not answer.
+
+    ``out`` holds the answers by request index (the cache hits already in);
+    ``todo`` the indices still to answer; ``concurrency`` the caller's
+    requests in flight (None: the backend's own).
+    """
+
+    requests: list[Request]
+    todo: list[int]
+    out: list[Completion | None]
+    count: Count
+    concurrency: int | None
+    store: Callable[[Request, Completion], None]  # into the cache (or nowhere)
+
+    def answered(self, i: int, completion: Completion) -> None:
+        """Record ``completion`` as the answer to request ``i`` and cache it at once.
+
+        At once, so that a run cancelled later keeps it. Counting is the
+        caller's (a backend that streams choices counts them as they end).
+        """
+        self.out[i] = completion
+        self.store(self.requests[i], completion)
 
 
 class CachedLLM:
@@ -159,34 +187,23 @@ class CachedLLM:
             When the run was cancelled before every request was answered.
         """
         requests = list(requests)
-        out: list[Completion | None] = [None] * len(requests)
         identity = self._cache_identity()
-        todo = []
-        for i, request in enumerate(requests):
-            out[i] = self._cached(identity, request)
-            if out[i] is None:
-                todo.append(i)
+        out = [self._cached(identity, request) for request in requests]
+        todo = [i for i, hit in enumerate(out) if hit is None]
         count = Count(len(requests) - len(todo), len(requests), progress)
         count.add(0)
+        store = lambda request, completion: self._store(identity, request, completion)  # noqa: E731
         with sending_for(cancel):
             try:
                 if todo:
-                    self._answer(requests, todo, out, identity, count, concurrency)
+                    self._answer(Pending(requests, todo, out, count, concurrency, store))
             except Cancelled:  # a request in flight was cut: say how far it got
                 self._check_cancel(count)
                 raise
         return out  # type: ignore[return-value]
 
-    def _answer(
-        self,
-        requests: list[Request],
-        todo: list[int],
-        out: list[Completion | None],
-        identity: str | None,
-        count: Count,
-        concurrency: int | None,
-    ) -> None:
-        """Fill ``out[i]`` for each ``i`` in ``todo``, storing and counting each answer.
+    def _answer(self, pending: Pending) -> None:
+        """Answer every request of ``pending.todo`` with :meth:`Pending.answered`, counting them.
 
         Called with this thread's run token set; check it with
         :meth:`_check_cancel` before sending anything.

@@ -37,7 +37,7 @@ from ..errors import LLMError
 from ..packaged import file_sha256
 from .base import Completion, Request
 from .cache import LLMCache
-from .cached import CachedLLM, Count
+from .cached import CachedLLM, Pending
 from .cancel import current_cancel
 from .hf_batcher import Batcher, Ticket
 from .hf_decode import BatchStats, Row, decode_batch
@@ -301,32 +301,23 @@ class HFLLM(CachedLLM):
         """The model on its device (loaded on first use, once per process)."""
         return load_model(self.source, self.device, self.dtype)
 
-    def _answer(
-        self,
-        requests: list[Request],
-        todo: list[int],
-        out: list[Completion | None],
-        identity: str | None,
-        count: Count,
-        concurrency: int | None,
-    ) -> None:
+    def _answer(self, pending: Pending) -> None:
         """Decode the requests not cached in batches, checking Cancel before each.
 
         Requests with the same messages share one prompt evaluation. Each
         batch's completions are cached as soon as it ends, so a cancelled run
-        keeps them. ``concurrency`` is accepted for the Protocol and unused
-        (the batch cap and free memory decide).
+        keeps them. ``concurrency`` is unused: the batch cap and free memory decide.
         """
+        requests = pending.requests
         token = current_cancel()  # the batch may be decoded by another thread
-        for chunk in self._chunks(requests, todo):
-            self._check_cancel(count)
+        for chunk in self._chunks(requests, pending.todo):
+            self._check_cancel(pending.count)
             groups = [[requests[i] for i in g] for g in chunk]
             results = self._batcher.submit(Ticket(groups, token))
             for g, comps in zip(chunk, results, strict=True):
                 for i, c in zip(g, comps, strict=True):
-                    out[i] = c
-                    self._store(identity, requests[i], c)
-            count.add(sum(len(g) for g in chunk))
+                    pending.answered(i, c)
+            pending.count.add(sum(len(g) for g in chunk))
 
     def _chunks(self, requests: list[Request], todo: list[int]) -> list[list[list[int]]]:
         """Indices to ask, grouped by prompt, packed into chunks of at most one batch."""

@@ -23,7 +23,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any
@@ -32,7 +32,7 @@ from ..errors import LLMError, LLMTimeout
 from ._http import http_client, split_credentials
 from .base import Completion, Request
 from .cache import LLMCache
-from .cached import CachedLLM, Count
+from .cached import CachedLLM, Pending
 from .cancel import current_cancel, sending_for
 from .replies import (
     check_usable,
@@ -311,15 +311,7 @@ class OpenAICompatLLM(CachedLLM):
         return completion
 
     # -- many requests ----------------------------------------------------------------
-    def _answer(
-        self,
-        requests: list[Request],
-        todo: list[int],
-        out: list[Completion | None],
-        identity: str | None,
-        count: Count,
-        concurrency: int | None,
-    ) -> None:
+    def _answer(self, pending: Pending) -> None:
         """Send the requests not cached, ``concurrency`` at a time (default: this backend's).
 
         Independent requests are all kept in flight, ``concurrency`` (the
@@ -329,10 +321,10 @@ class OpenAICompatLLM(CachedLLM):
         server derives the others), each cached under its own key. The first
         request that fails for good cancels the others.
         """
-        jobs = self._jobs(requests, todo)
-        token = current_cancel()
+        jobs = self._jobs(pending.requests, pending.todo)
+        token, count = current_cancel(), pending.count
 
-        def run(job: list[int]) -> list[Completion]:
+        def run(job: list[int]) -> None:
             ticked = [0]
 
             def one() -> None:  # a choice finished before its request did (streamed)
@@ -342,16 +334,12 @@ class OpenAICompatLLM(CachedLLM):
 
             with sending_for(token):  # a worker thread sends for the caller's run
                 self._check_cancel(count)
-                result = self._run_job(requests, job, identity, one)
+                self._run_job(pending, job, one)
             if len(job) > ticked[0]:
                 count.add(len(job) - ticked[0])
-            return result
 
-        slots = concurrency or self.concurrency
-        workers = max(1, min(len(jobs), slots // max((len(j) for j in jobs), default=1)))
-        for job, result in _each_job(run, jobs, workers):
-            for i, completion in zip(job, result, strict=True):
-                out[i] = completion
+        slots = pending.concurrency or self.concurrency
+        _each_job(run, jobs, max(1, min(len(jobs), slots // max(len(j) for j in jobs))))
 
     def _jobs(self, requests: list[Request], todo: list[int]) -> list[list[int]]:
         """Split the indices to ask into jobs: one request each, or replications grouped.
@@ -372,19 +360,14 @@ class OpenAICompatLLM(CachedLLM):
         size = self.max_choices
         return [g[j : j + size] for g in groups.values() for j in range(0, len(g), size)]
 
-    def _run_job(
-        self,
-        requests: list[Request],
-        job: list[int],
-        identity: str | None,
-        on_choice: Callable[[], None] | None = None,
-    ) -> list[Completion]:
+    def _run_job(self, pending: Pending, job: list[int], on_choice: Callable[[], None]) -> None:
         """Send one job: a request alone, or a group as one request with ``n`` choices.
 
         ``on_choice()`` is called for each choice a backend that streams them
         (:class:`~invent_core.llm.local.LocalLLM`) received before the request ended.
-        Each answer is cached as soon as its request ends.
+        Each answer is recorded (and cached) as soon as its request ends.
         """
+        requests = pending.requests
         if len(job) == 1:
             out = [self._send(requests[job[0]])]
         else:
@@ -393,8 +376,7 @@ class OpenAICompatLLM(CachedLLM):
                 if not out[k].text.strip():  # empty before the stop string: asked on its own
                     out[k] = self._send(requests[i])
         for i, completion in zip(job, out, strict=True):
-            self._store(identity, requests[i], completion)
-        return out
+            pending.answered(i, completion)
 
     def close(self) -> None:
         """Close the HTTP client (a later call opens a new one)."""
@@ -406,17 +388,14 @@ class OpenAICompatLLM(CachedLLM):
                     self._client = None
 
 
-def _each_job(
-    run: Callable[[list[int]], list[Completion]], jobs: list[list[int]], workers: int
-) -> Iterator[tuple[list[int], list[Completion]]]:
-    """Yield ``(job, run(job))`` as jobs finish, ``workers`` at a time; the first failure ends all."""
+def _each_job(run: Callable[[list[int]], None], jobs: list[list[int]], workers: int) -> None:
+    """``run(job)`` for every job, ``workers`` at a time; the first failure ends all."""
     if workers == 1:  # one job at a time (or a single one): no thread pool
         for job in jobs:
-            yield job, run(job)
+            run(job)
         return
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="invent-llm") as pool:
-        futures = {pool.submit(run, job): job for job in jobs}
-        pending = set(futures)
+        pending = {pool.submit(run, job) for job in jobs}
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
             for fut in finished:
@@ -425,4 +404,3 @@ def _each_job(
                     for p in pending:
                         p.cancel()
                     raise err
-                yield futures[fut], fut.result()
