@@ -1,10 +1,10 @@
 """HTTP plumbing of the OpenAI-compatible backend: URL credentials, a total deadline, Cancel.
 
-Cancel reaches a request in flight: a thread that sends requests on behalf
-of a cancellable run says so with :func:`sending_for`; while such a request
-waits for its reply, the run's Cancel shuts the request's socket, so the
-waiting thread is freed at once (and a server such as llama.cpp, seeing the
-connection closed, stops generating for it).
+Cancel reaches a request in flight: while a request of a cancellable run
+(:func:`invent_core.llm.cancel.sending_for`) waits for its reply, the run's
+Cancel shuts the request's socket, so the waiting thread is freed at once
+(and a server such as llama.cpp, seeing the connection closed, stops
+generating for it).
 
 ``openai`` sits on an httpx-style library (``httpx`` for openai 1.x, ``httpx2``
 for openai 3.x); the one it uses is found from ``openai.DefaultHttpxClient``,
@@ -17,33 +17,11 @@ import contextlib
 import functools
 import importlib
 import socket
-import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
 from typing import Any
 
-_sending = threading.local()  # .token: the CancelToken of the run this thread sends for
-
-
-@contextlib.contextmanager
-def sending_for(token: Any) -> Iterator[None]:
-    """Within the block, this thread's requests belong to the run cancelled by ``token``.
-
-    ``token`` is a :class:`~invent_core.progress.CancelToken` or None (the
-    block then changes nothing). Blocks nest; the outer token comes back after.
-    """
-    before = getattr(_sending, "token", None)
-    _sending.token = token if token is not None else before
-    try:
-        yield
-    finally:
-        _sending.token = before
-
-
-def current_cancel() -> Any:
-    """The token of the run this thread sends for (:func:`sending_for`), or None."""
-    return getattr(_sending, "token", None)
+from .cancel import current_cancel
 
 
 def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:

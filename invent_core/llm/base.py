@@ -8,17 +8,15 @@ server (default, no key, no network) or any OpenAI-compatible endpoint.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..progress import CancelToken
+    from ..progress import CancelToken, CountCallback
 
 Message = dict[str, str]
-
-#: ``progress(done, total)`` after each finished request of ``complete_many``.
-ProgressFn = Callable[[int, int], None]
 
 
 def user(content: str) -> list[Message]:
@@ -182,8 +180,6 @@ class Completion:
         matches ``"yes"`` and ``" Yes"``. Needs ``logprobs``; returns 0.0 when
         none of the top tokens match.
         """
-        import math
-
         if self.logprobs is None:
             raise ValueError(
                 "this completion carries no logprobs: request logprobs=True, top_logprobs>0"
@@ -226,7 +222,7 @@ class LLM(Protocol):
     def complete_many(
         self,
         requests: Sequence[Request],
-        progress: ProgressFn | None = None,
+        progress: CountCallback | None = None,
         *,
         cancel: CancelToken | None = None,
     ) -> list[Completion]:

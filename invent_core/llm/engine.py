@@ -8,6 +8,11 @@ are functions of their own so that the rule is tested with them patched.
 
 from __future__ import annotations
 
+import os
+import sys
+
+from .local import llamacpp_device
+
 #: ``--llm-engine`` choices.
 ENGINES = ("auto", "llamacpp", "transformers")
 
@@ -18,9 +23,6 @@ _GPU_DEVICE_FILES = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/kfd", "/dev/
 
 def cuda_available() -> bool:
     """Whether torch sees a CUDA device (imports torch only where a GPU driver is present)."""
-    import os
-    import sys
-
     if sys.platform.startswith("linux") and not any(map(os.path.exists, _GPU_DEVICE_FILES)):
         return False  # a CPU machine: ``--llm local`` starts without importing torch
     import torch
@@ -30,9 +32,7 @@ def cuda_available() -> bool:
 
 def llamacpp_has_gpu() -> bool:
     """Whether the installed llama.cpp build lists a GPU device."""
-    from .local import _gpu_visible
-
-    return _gpu_visible()
+    return llamacpp_device() == "GPU"
 
 
 def check_engine(engine: str) -> str:

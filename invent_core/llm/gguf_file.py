@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from ..errors import LLMError
+from ..packaged import file_sha256
+
 __all__ = [
     "GGUF_MAGIC",
     "GGUFFileError",
@@ -165,8 +168,6 @@ class GGUFFileSpec:
 
     def path(self) -> Path:
         """The file, checked again (it may have been moved or replaced since)."""
-        from ..errors import LLMError
-
         try:
             with open(self.file, "rb") as fh:  # the magic only: this runs before every request
                 magic = fh.read(4)
@@ -178,8 +179,6 @@ class GGUFFileSpec:
 
     def verified_sha256(self) -> str:
         """The file's sha256 (hashed once; again when its size, inode or times changed)."""
-        from ..packaged import file_sha256
-
         return file_sha256(self.path())
 
 

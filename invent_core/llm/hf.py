@@ -8,7 +8,7 @@ the GPU has no bf16), fp32 on the CPU. The model is loaded once per process
 and kept (:func:`load_model`; the dashboard holds the backend as a cached
 resource).
 
-Requests from every thread of a run meet in one queue (:class:`_Batcher`):
+Requests from every thread of a run meet in one queue (:mod:`.hf_batcher`):
 whoever finds the engine free decodes everything waiting, up to the
 sequences that fit in free memory, so the r replications of n + 1 states
 decode side by side. The r replications of a prompt share one prompt
@@ -24,23 +24,24 @@ by the weights' sha256, the engine, the dtype and the device type.
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import _env  # noqa: F401 - offline before transformers is imported
-from ..errors import Cancelled, LLMError
-from .base import Completion, Message, ProgressFn, Request
+from ..errors import LLMError
+from ..packaged import file_sha256
+from .base import Completion, Request
 from .cache import LLMCache
+from .cached import CachedLLM, Pending
+from .cancel import current_cancel
+from .hf_batcher import Batcher, Ticket
 from .hf_decode import BatchStats, Row, decode_batch
-
-if TYPE_CHECKING:
-    from ..progress import CancelToken
+from .local import LOCAL_MODELS
 
 #: dtype names accepted by ``--llm-dtype`` / :class:`HFConfig`.
 DTYPES = ("auto", "bf16", "fp16", "fp32")
@@ -140,41 +141,12 @@ def _folder_name(folder: Path) -> str:
 # -- the weights' digest -------------------------------------------------------------
 
 
-def file_sha256(path: Path) -> str:
-    """sha256 of a file, hashed once and re-hashed when its size, inode, mtime or ctime change.
-
-    The digest is remembered in the cache folder (never beside the user's
-    weights, which may be read-only).
-    """
-    import hashlib
-
-    from .._env import cache_dir
-    from ..packaged import _fingerprint, sha256_file
-
-    path = path.resolve()
-    memo = cache_dir() / "digests" / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".json")
-    now = {"path": str(path), **_fingerprint(path)}
-    try:
-        saved = json.loads(memo.read_text())
-        if {k: saved.get(k) for k in now} == now:
-            return str(saved["sha256"])
-    except (OSError, ValueError, KeyError):
-        pass
-    digest = sha256_file(path)
-    try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        tmp = memo.with_name(f".{memo.name}.{os.getpid()}")
-        tmp.write_text(json.dumps({**now, "sha256": digest}))
-        os.replace(tmp, memo)
-    except OSError:  # best effort: hashed again next time
-        pass
-    return digest
-
-
 def weights_digest(source: HFSource) -> str:
-    """sha256 of the model: the GGUF file's, or of a folder's files (names and digests)."""
-    import hashlib
+    """sha256 of the model: the GGUF file's, or of a folder's files (names and digests).
 
+    Each file is hashed once and again only when it changed
+    (:func:`invent_core.packaged.file_sha256`).
+    """
     if source.sha256:
         return source.sha256
     if source.gguf_file:
@@ -257,83 +229,10 @@ def unload_all() -> None:
         _LOADED.clear()
 
 
-# -- batching across threads ----------------------------------------------------------
-
-
-class _Ticket:
-    """One caller's chunk of groups waiting for the engine."""
-
-    def __init__(self, groups: list[list[Request]], cancel: CancelToken | None) -> None:
-        self.groups, self.cancel = groups, cancel
-        self.result: list[list[Completion]] | None = None
-        self.error: BaseException | None = None
-
-    @property
-    def size(self) -> int:
-        return sum(len(g) for g in self.groups)
-
-
-class _Batcher:
-    """One engine, many threads: whoever finds it free decodes every waiting ticket that fits."""
-
-    def __init__(self, run: Any, capacity: Any) -> None:
-        self._run, self._capacity = run, capacity
-        self._cond = threading.Condition()
-        self._queue: list[_Ticket] = []
-        self._busy = False
-
-    def submit(self, ticket: _Ticket) -> list[list[Completion]]:
-        """Wait until ``ticket`` is decoded (maybe by this thread, with others' tickets)."""
-        with self._cond:
-            self._queue.append(ticket)
-            while ticket.result is None and ticket.error is None:
-                if self._busy:
-                    self._cond.wait()
-                    continue
-                self._busy, batch = True, self._take()
-                self._cond.release()
-                try:
-                    self._decode(batch)
-                finally:
-                    self._cond.acquire()
-                    self._busy = False
-                    self._cond.notify_all()
-        if ticket.error is not None:
-            raise ticket.error
-        return ticket.result  # type: ignore[return-value]
-
-    def _take(self) -> list[_Ticket]:
-        """Pop the waiting tickets that fit in one batch (the first always does). Lock held."""
-        room, out = self._capacity(), []
-        while self._queue and (not out or self._queue[0].size <= room):
-            t = self._queue.pop(0)
-            room -= t.size
-            out.append(t)
-        return out
-
-    def _decode(self, batch: list[_Ticket]) -> None:
-        live = []
-        for t in batch:
-            if t.cancel is not None and t.cancel.cancelled:
-                t.error = Cancelled("cancelled: no further LLM request was sent")
-            else:
-                live.append(t)
-        if not live:
-            return
-        try:
-            flat = self._run([g for t in live for g in t.groups])
-        except BaseException as err:  # noqa: BLE001 - handed to every waiting caller
-            for t in live:
-                t.error = err
-            return
-        for t in live:
-            t.result, flat = flat[: len(t.groups)], flat[len(t.groups) :]
-
-
 # -- the backend ---------------------------------------------------------------------
 
 
-class HFLLM:
+class HFLLM(CachedLLM):
     """The LLM Protocol on a transformers model in this process (see the module docstring).
 
     Parameters
@@ -365,7 +264,7 @@ class HFLLM:
         self.stats = BatchStats()  # every batch decoded by this backend, summed
         self.batch_sizes: list[int] = []  # sequences per batch, in order
         self._digest: str | None = None
-        self._batcher = _Batcher(self._run_groups, self._capacity)
+        self._batcher = Batcher(self._run_groups, self._capacity)
 
     def __repr__(self) -> str:
         """Show the model and where it runs."""
@@ -402,69 +301,23 @@ class HFLLM:
         """The model on its device (loaded on first use, once per process)."""
         return load_model(self.source, self.device, self.dtype)
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        temperature: float = 0.0,
-        seed: int = 0,
-        max_tokens: int = 32,
-        logprobs: bool = False,
-        top_logprobs: int = 0,
-        replication: int = 0,
-    ) -> Completion:
-        """One completion (read from the cache when present)."""
-        req = Request(
-            messages=messages,
-            temperature=temperature,
-            seed=seed,
-            max_tokens=max_tokens,
-            logprobs=logprobs,
-            top_logprobs=top_logprobs,
-            replication=replication,
-        )
-        return self.complete_many([req])[0]
-
-    def complete_many(
-        self,
-        requests: Sequence[Request],
-        progress: ProgressFn | None = None,
-        *,
-        concurrency: int | None = None,
-        cancel: CancelToken | None = None,
-    ) -> list[Completion]:
-        """All ``requests`` in order: cache hits, then batches of the rest (``cancel`` between them).
+    def _answer(self, pending: Pending) -> None:
+        """Decode the requests not cached in batches, checking Cancel before each.
 
         Requests with the same messages share one prompt evaluation. Each
         batch's completions are cached as soon as it ends, so a cancelled run
-        keeps them. ``concurrency`` is accepted for the Protocol and unused.
+        keeps them. ``concurrency`` is unused: the batch cap and free memory decide.
         """
-        requests = list(requests)
-        total, out = len(requests), [None] * len(requests)
-        identity = self.identity if self.cache is not None else None
-        todo = [i for i, r in enumerate(requests) if not self._hit(identity, r, out, i)]
-        done = total - len(todo)
-        if progress is not None:
-            progress(done, total)
-        for chunk in self._chunks(requests, todo):
-            if cancel is not None:
-                cancel.raise_if_cancelled(done, total)
+        requests = pending.requests
+        token = current_cancel()  # the batch may be decoded by another thread
+        for chunk in self._chunks(requests, pending.todo):
+            self._check_cancel(pending.count)
             groups = [[requests[i] for i in g] for g in chunk]
-            results = self._batcher.submit(_Ticket(groups, cancel))
+            results = self._batcher.submit(Ticket(groups, token))
             for g, comps in zip(chunk, results, strict=True):
                 for i, c in zip(g, comps, strict=True):
-                    out[i] = c
-                    if identity is not None:
-                        self.cache.put(identity, requests[i], c)
-                done += len(g)
-            if progress is not None:
-                progress(done, total)
-        return out  # type: ignore[return-value]
-
-    def _hit(self, identity: str | None, req: Request, out: list, i: int) -> bool:
-        hit = self.cache.get(identity, req) if identity is not None else None
-        out[i] = hit
-        return hit is not None
+                    pending.answered(i, c)
+            pending.count.add(sum(len(g) for g in chunk))
 
     def _chunks(self, requests: list[Request], todo: list[int]) -> list[list[list[int]]]:
         """Indices to ask, grouped by prompt, packed into chunks of at most one batch."""
@@ -577,8 +430,6 @@ def packaged_source(name: str) -> HFSource:
 
     Its identity digest is the sha256 verified on disk, as for llama.cpp.
     """
-    from .local import LOCAL_MODELS
-
     spec = LOCAL_MODELS[name]
     path = spec.path()
     label = spec.description.split(" ")[0].removesuffix("-Instruct")

@@ -10,17 +10,17 @@ mtime or ctime changed, and re-assembled when it no longer matches) before
 each server start and before the model's hash enters a cache key.
 ``xllamacpp.Server`` runs a real llama.cpp
 server on 127.0.0.1 on a free port, started lazily once per process and model
-and stopped at exit (or by ``close``); requests go through the same
-OpenAI-compatible client as any remote server.
+and stopped by ``close`` or with the process (it runs inside it); requests
+go through the same OpenAI-compatible client as any remote server.
 """
 
 from __future__ import annotations
 
-import atexit
-import os
+import json
 import socket
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,8 @@ from typing import Any
 from ..errors import LLMError, LLMTimeout
 from ..packaged import PackagedPart, assemble, model_cache, parts_installed, verify_file
 from .cache import LLMCache
-from .openai_compat import OpenAICompatLLM, RetryPolicy, _brief
+from .openai_compat import OpenAICompatLLM
+from .retry import RetryPolicy, brief
 
 
 @dataclass(frozen=True)
@@ -251,9 +252,6 @@ class LocalServer:
 
         GET without ``body``, else POST it as JSON. The server must be running.
         """
-        import json
-        import urllib.request
-
         data = None if body is None else json.dumps(body).encode("utf-8")
         req = urllib.request.Request(
             f"http://127.0.0.1:{self.port}{path}",
@@ -283,15 +281,6 @@ def local_server(spec: Any, config: ServerConfig | None = None) -> LocalServer:
         if key not in _SERVERS:
             _SERVERS[key] = LocalServer(spec, config)
         return _SERVERS[key]
-
-
-@atexit.register
-def stop_all_servers() -> None:
-    """Stop every embedded server of this process."""
-    with _SERVERS_LOCK:
-        servers = list(_SERVERS.values())
-    for s in servers:
-        s.stop()
 
 
 class LocalLLM(OpenAICompatLLM):
@@ -393,7 +382,7 @@ class LocalLLM(OpenAICompatLLM):
             )
         return LLMError(
             f"{where} (llama.cpp on 127.0.0.1:{self._client_port}) failed after {attempts} "
-            f"attempt(s): {type(last).__name__}: {_brief(last)}; the embedded server may have "
+            f"attempt(s): {type(last).__name__}: {brief(last)}; the embedded server may have "
             "stopped"
         )
 
@@ -425,8 +414,6 @@ class LocalLLM(OpenAICompatLLM):
 
     def _count_tokens(self, text: str) -> int:
         """Tokens of ``text`` by the running server's tokenizer (0 when it cannot say)."""
-        import json
-
         if not text or self.server.port is None:
             return 0
         try:
@@ -456,7 +443,3 @@ class LocalLLM(OpenAICompatLLM):
 def installed_local_models() -> list[str]:
     """Names of local models whose packages are installed."""
     return [name for name, spec in LOCAL_MODELS.items() if spec.installed()]
-
-
-def _cpu_count() -> int:  # pragma: no cover - trivial
-    return os.cpu_count() or 1

@@ -12,11 +12,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from .local import LOCAL_MODELS
+from .specs import LOCAL_ALIASES
 
 __all__ = ["local_model", "describe_llm"]
-
-#: ``get_llm`` specs that name a packaged model (kept equal to ``llm.LOCAL_ALIASES``).
-_ALIASES = {"local": "qwen0.5b", **{name: name for name in LOCAL_MODELS}}
 
 
 def _split(identity: str) -> tuple[str, str | None]:
@@ -39,8 +37,8 @@ def local_model(identity: str) -> str | None:
     ('qwen0.5b', None)
     """
     key = (identity or "").strip()
-    if key in _ALIASES:
-        return _ALIASES[key]
+    if key in LOCAL_ALIASES:
+        return LOCAL_ALIASES[key]
     base, _ = _split(key)
     for name, spec in LOCAL_MODELS.items():  # on llama.cpp, or on transformers (engine.py)
         if base == f"local:sha256={spec.sha256}" or base.startswith(

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .specs import get_llm
+
 __all__ = ["WithParaphraser", "split_llm"]
 
 
@@ -54,8 +56,6 @@ def split_llm(llm: Any, paraphrase_llm: Any = None) -> tuple[Any, Any]:
     or the dashboard's cancellable wrapper). ``llm`` itself stays the answering
     model, wrappers and all: a :class:`WithParaphraser` answers as its answerer.
     """
-    from . import get_llm
-
     if paraphrase_llm is not None:
         para = get_llm(paraphrase_llm)
     else:

@@ -19,7 +19,7 @@ keeps the backend busy with them, whoever submitted them:
 - **cancel**: once the :class:`~invent_core.progress.CancelToken` is
   cancelled, no further job is sent; jobs that have not started fail with
   :class:`~invent_core.errors.Cancelled`, and those in flight are cut (their
-  connection is shut, :func:`invent_core.llm._http.sending_for`), so
+  connection is shut, :func:`invent_core.llm.cancel.sending_for`), so
   :meth:`RequestPool.close` returns within moments; answers finished before
   are cached.
 
@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Cancelled
-from ._http import sending_for
 from .base import Completion, Request, StreamingLLM
+from .cancel import raise_if_cancelled, sending_for
 
 if TYPE_CHECKING:
     from ..progress import CancelToken
@@ -195,9 +195,8 @@ class RequestPool:
         if not job.future.set_running_or_notify_cancel():
             return
         try:
-            if self.cancel is not None and self.cancel.cancelled:
-                raise Cancelled("cancelled: no further LLM request was sent")
             with sending_for(self.cancel):  # Cancel cuts the job's request in flight
+                raise_if_cancelled()  # no job is sent once the run was cancelled
                 completions = job.fn()
         except BaseException as err:  # noqa: BLE001 - handed to the waiting thread
             job.future.set_exception(err)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from invent_core.errors import Cancelled
-from invent_core.llm._http import sending_for
+from invent_core.llm import sending_for
 from invent_core.progress import CancelToken, Progress, ProgressTracker
 
 __all__ = ["Job", "JobView", "JobRegistry", "CancellableLLM", "cancel_kwargs", "start_job"]

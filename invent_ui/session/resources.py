@@ -22,8 +22,7 @@ from invent_core._env import cache_dir
 from invent_core.config import RunConfig, ScoreConfig
 from invent_core.embedders import get_embedder
 from invent_core.engine.artifact import RunArtifact
-from invent_core.llm import get_llm
-from invent_core.llm._http import redact_url
+from invent_core.llm import get_llm, redact_url
 from invent_core.llm.paraphraser import WithParaphraser
 from invent_core.methods.registry import ScoringContext, compute_methods
 from invent_core.workbench.estimate import ThroughputLog, estimate_run

@@ -17,7 +17,8 @@ import pytest
 from invent_core.errors import Cancelled
 from invent_core.llm import LLMCache, Request, get_llm, user
 from invent_core.llm import engine as engine_mod
-from invent_core.llm.hf import HFLLM, HFConfig, check_source, file_sha256
+from invent_core.llm.hf import HFLLM, HFConfig, check_source
+from invent_core.packaged import file_sha256
 from invent_core.progress import CancelToken
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -288,7 +289,7 @@ def test_requests_from_several_threads_meet_in_one_batch():
     """While a batch decodes, what other threads submit waits and then goes as one batch."""
     import threading
 
-    from invent_core.llm.hf import _Batcher, _Ticket
+    from invent_core.llm.hf_batcher import Batcher, Ticket
 
     started, release, batches = threading.Event(), threading.Event(), []
 
@@ -299,11 +300,11 @@ def test_requests_from_several_threads_meet_in_one_batch():
             release.wait(30)
         return [[f"{len(batches)}:{r}" for r in g] for g in groups]
 
-    batcher = _Batcher(run, lambda: 16)
+    batcher = Batcher(run, lambda: 16)
     results: dict[str, list] = {}
 
     def submit(name: str, groups) -> None:
-        results[name] = batcher.submit(_Ticket(groups, None))
+        results[name] = batcher.submit(Ticket(groups, None))
 
     first = threading.Thread(target=submit, args=("a", [["a0"]]))
     first.start()
@@ -323,7 +324,7 @@ def test_requests_from_several_threads_meet_in_one_batch():
     cancelled = CancelToken()
     cancelled.cancel()
     with pytest.raises(Cancelled):
-        batcher.submit(_Ticket([["d0"]], cancelled))
+        batcher.submit(Ticket([["d0"]], cancelled))
     assert batches == [1, 10]  # a cancelled caller's work is never decoded
 
 

@@ -1,0 +1,217 @@
+"""From a spec string to an LLM backend: ``get_llm("local")``, ``"openai"``, ``"gguf:FILE"``, ``"hf:PATH"``.
+
+:func:`get_llm` is the one place a spec (what ``--llm`` and the dashboard's
+model choice say) becomes a backend object; :func:`spec_problem` says why a
+spec names nothing, from the spec and a file's header only, before anything
+loads; :func:`available_llms` lists the specs usable on this machine.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .base import LLM
+from .cache import LLMCache, resolve_cache
+from .engine import check_engine, choose_engine
+from .gguf_file import gguf_spec, read_gguf_header
+from .hf import HFLLM, HFConfig, check_source, packaged_source
+from .local import LOCAL_MODELS, LocalLLM, ServerConfig, installed_local_models
+from .openai_compat import OpenAICompatLLM
+from .retry import RetryPolicy
+
+__all__ = ["GGUF_PREFIX", "LOCAL_ALIASES", "available_llms", "get_llm", "spec_problem"]
+
+#: ``get_llm`` specs; "local" is the packaged default.
+LOCAL_ALIASES = {"local": "qwen0.5b", "qwen0.5b": "qwen0.5b", "qwen1.5b": "qwen1.5b"}
+#: ``get_llm("gguf:FILE")``: the embedded llama.cpp server on any GGUF file.
+GGUF_PREFIX = "gguf:"
+
+
+def available_llms() -> list[str]:
+    """Specs usable now: installed local models, then ``"openai"`` (needs a server).
+
+    ``"local"`` is an alias of ``"qwen0.5b"`` and is not listed separately.
+    """
+    return [*installed_local_models(), "openai"]
+
+
+def get_llm(
+    spec: str | LLM = "local",
+    *,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+    cache: bool | str | os.PathLike | LLMCache | None = True,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    retry: RetryPolicy | None = None,
+    server_config: ServerConfig | None = None,
+    engine: str = "auto",
+    dtype: str = "auto",
+) -> LLM:
+    """Return an LLM backend by name.
+
+    Parameters
+    ----------
+    spec
+        ``"local"`` (= ``"qwen0.5b"``, the packaged default, no key, no
+        network), ``"qwen1.5b"`` (when requirements-strong.txt is installed)
+        ``"openai"`` (any OpenAI-compatible server: OpenAI, vLLM, llama.cpp)
+        or ``"gguf:FILE"`` (any GGUF file, embedded as the packaged ones). An object that already is an LLM is returned as is.
+    base_url
+        For ``"openai"``: the server's ``…/v1`` URL; default ``$OPENAI_BASE_URL``
+        or ``https://api.openai.com/v1``. Credentials in it are sent as basic
+        auth, never shown, saved or hashed (``redact_url``).
+    model
+        For ``"openai"``: model name; default ``$OPENAI_MODEL`` or, when the
+        server serves exactly one, that one.
+    api_key
+        For ``"openai"``: default ``$OPENAI_API_KEY``. Never stored or logged.
+    cache
+        ``True``: the default SQLite file ``<cache_dir>/llm_cache.sqlite``; a
+        path: that file; ``None``/``False``: no persistent cache.
+    concurrency
+        Requests in flight at once (default: the server's slots, ``ServerConfig.n_parallel``,
+        for local models; 4 for servers).
+    timeout
+        Total deadline of one request attempt in seconds, from connecting to the
+        reply's last byte (default 120 local, 60 remote); ``LLMTimeout`` if missed.
+    retry
+        Retry policy (default ``RetryPolicy()``).
+    server_config, engine, dtype
+        llama.cpp settings; what runs a packaged model (:func:`choose_engine`); ``HFConfig.dtype``.
+
+    Raises
+    ------
+    ValueError or LLMError
+        An unknown spec; a local model whose packages are not installed.
+    """
+    if not isinstance(spec, str):
+        return _as_llm(spec)
+    name = spec.strip().lower()
+    opts = _backend_opts(concurrency, timeout, retry)
+    hf = _on_transformers(spec, engine, HFConfig(dtype=dtype, max_batch=concurrency), cache)
+    if hf is not None:
+        return hf
+    if name in LOCAL_ALIASES:
+        if base_url is not None:
+            raise ValueError(f"base_url is for spec 'openai', not {spec!r}")
+        return LocalLLM(
+            LOCAL_MODELS[LOCAL_ALIASES[name]],
+            cache=resolve_cache(cache),
+            server_config=server_config,
+            **opts,
+        )
+    if name.startswith(GGUF_PREFIX):
+        return _gguf_llm(spec.strip()[len(GGUF_PREFIX) :], base_url, cache, server_config, opts)
+    if name == "openai":
+        return OpenAICompatLLM(
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
+            model=model or os.environ.get("OPENAI_MODEL") or None,
+            api_key=api_key,
+            cache=resolve_cache(cache),
+            **opts,
+        )
+    raise _unknown(spec)
+
+
+def _backend_opts(concurrency: int | None, timeout: float | None, retry: Any) -> dict[str, Any]:
+    """The options given; None leaves the backend's own default. A concurrency below 1 is refused."""
+    if concurrency is not None and concurrency < 1:
+        raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+    given = {"concurrency": concurrency, "timeout": timeout, "retry": retry}
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _as_llm(spec: object) -> LLM:
+    """``spec`` when it already is an LLM; else the ValueError that says what is accepted."""
+    if isinstance(spec, LLM):
+        return spec
+    raise ValueError(f"llm must be a spec string or an LLM object, got {type(spec).__name__}")
+
+
+def _unknown(spec: str) -> ValueError:
+    """The error for a spec no backend takes, listing the ones that work here."""
+    return ValueError(
+        f"unknown LLM {spec!r}: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai', "
+        f"'gguf:FILE', 'hf:PATH' (installed now: {', '.join(available_llms())})"
+    )
+
+
+def _on_transformers(spec: str, engine: str, config: HFConfig, cache: Any) -> LLM | None:
+    """Return the transformers backend ``spec`` asks for, or None when another engine runs it.
+
+    ``hf:PATH`` always; a packaged model when :func:`choose_engine` picks transformers.
+    """
+    name = spec.strip().lower()
+    if name.startswith("hf:"):
+        return _hf_llm(spec.strip()[3:], config, cache, engine)
+    if name in LOCAL_ALIASES and choose_engine(engine) == "transformers":
+        return _packaged_on_transformers(LOCAL_ALIASES[name], config, cache)
+    return None
+
+
+def _hf_llm(path: str, config: HFConfig, cache: Any, engine: str) -> LLM:
+    """``hf:PATH``: a local Hugging Face folder or GGUF file on the transformers engine."""
+    if check_engine(engine) == "llamacpp":
+        raise ValueError(
+            f"--llm hf:{path} runs on the transformers engine, not --llm-engine llamacpp"
+        )
+    source = check_source(path)
+    return HFLLM(source, config=config, cache=resolve_cache(cache))
+
+
+def _packaged_on_transformers(name: str, config: HFConfig, cache: Any) -> LLM:
+    """A packaged GGUF on the transformers engine (de-quantised; the way onto a GPU)."""
+    config.resolve()  # CUDA asked where there is none fails before the file is assembled
+    return HFLLM(
+        packaged_source(name),
+        config=config,
+        cache=resolve_cache(cache),
+        prefers_single_paraphrase=True,
+    )
+
+
+def spec_problem(spec: str) -> str | None:
+    """Why ``spec`` names no LLM, from the spec and a file's header only (``None``: fine so far).
+
+    For messages naming the option: ``"gguf:/m.gguf: no such file"``. Loads
+    nothing and starts nothing, so a command can check its options before
+    it reads or writes a file.
+    """
+    name = str(spec).strip().lower()
+    if name in LOCAL_ALIASES or name == "openai":
+        return None
+    if name.startswith("hf:"):
+        try:
+            check_source(str(spec).strip()[3:], option="hf:")
+        except ValueError as err:
+            return str(err)
+        return None
+    if name.startswith(GGUF_PREFIX):
+        path = str(spec).strip()[len(GGUF_PREFIX) :]
+        if not path.strip():
+            return "gguf: needs a file, e.g. gguf:/models/llama-3.1-8b-instruct.Q4_K_M.gguf"
+        try:
+            read_gguf_header(path)
+        except ValueError as err:
+            return f"{GGUF_PREFIX}{path}: {getattr(err, 'reason', err)}"
+        return None
+    return (
+        f"{spec!r} is unknown: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai', "
+        "'gguf:FILE', 'hf:PATH'"
+    )
+
+
+def _gguf_llm(path: str, base_url, cache, server_config, opts) -> LLM:
+    """A user's GGUF file on the embedded llama.cpp server (as the packaged models).
+
+    Raises ``ValueError`` naming the path when it is missing or not GGUF.
+    """
+    if base_url is not None:
+        raise ValueError(f"base_url is for spec 'openai', not 'gguf:{path}'")
+    if not path.strip():
+        raise ValueError("gguf: needs a file, e.g. gguf:/models/llama-3.1-8b-instruct.Q4_K_M.gguf")
+    spec = gguf_spec(path)
+    return LocalLLM(spec, cache=resolve_cache(cache), server_config=server_config, **opts)
