@@ -6,7 +6,8 @@ import time
 
 import streamlit as st
 
-from invent_core.perturb.gaap import GaapResult, gaap, member_flags
+from invent_core.perturb.gaap import GaapResult, gaap
+from invent_core.perturb.gaap_sampling import member_flags
 from invent_core.progress import ProgressReporter
 from invent_ui import assets, plots
 from invent_ui.jobs.background import start_job

@@ -33,7 +33,7 @@ from invent_core import _env  # noqa: E402,F401  offline before any model import
 
 def checked(run: dict, rng: np.random.Generator) -> tuple[dict, int]:
     """``run`` with flagged perturbations replaced by copies of kept ones; and how many were."""
-    from invent_core.perturb.gaap import breaks_question
+    from invent_core.perturb.gaap_sampling import breaks_question
 
     question, states = run["questions"][0], run["questions"][1:]
     flagged = [breaks_question(s, question) for s in states]

@@ -16,7 +16,9 @@ From a question S_x0 = (t_1, …, t_p):
 Every step is recorded in a :class:`~invent_core.perturb.gaap_trace.GaapTrace`
 (JSON via ``to_dict`` / ``from_dict``) so a demo can replay it generation by
 generation. The search reads as :func:`initial_population` →
-:func:`next_generation` (repeated by :func:`evolve`) → :func:`sample_perturbations`.
+:func:`next_generation` (repeated by :func:`evolve`) →
+:func:`~.gaap_sampling.sample_perturbations`; the pure operators (substitution,
+crossover, roulette, mutation) are in :mod:`.gaap_operators`.
 
 Choices the paper leaves open (documented where they are made)
 ---------------------------------------------------------------
@@ -28,7 +30,7 @@ Choices the paper leaves open (documented where they are made)
   crossover formula (cut at h ∈ {1, …, p−1}, p the shorter length) never has to
   truncate: positions stay aligned, which is what makes the paper's example
   children ("… to win both the British and US Open in the same year …")
-  grammatical. The pure operator :func:`crossover` accepts unequal lengths and
+  grammatical. The pure operator :func:`~.gaap_operators.crossover` accepts unequal lengths and
   then keeps each child's tail from its second parent instead of truncating
   to p (truncation would drop the end of the question, e.g. "in 1982?").
 * **Mutation sites.** The paper mutates "a token" of each child; its example
@@ -45,20 +47,14 @@ Choices the paper leaves open (documented where they are made)
   the order Pa, Off, Mu wins) and, above ``max_population``, a uniform random
   subset is kept. Pop_0 is not capped (the paper defines it as all single
   substitutions).
-* **Sampling Per(S_x0).** n is split as evenly as possible over the sampled
-  generations 0, τ, 2τ, … (the remainder goes to randomly chosen ones);
-  within a generation members are drawn uniformly without replacement and
-  never twice across generations. Shortfalls are filled from the other
-  members of the sampled generations, then by duplicating random chosen ones
-  (paper, Appendix "Experimental setting": "When fewer than nine are
-  generated, we randomly duplicate existing perturbations").
+* **Sampling Per(S_x0)**: see :mod:`.gaap_sampling`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -67,6 +63,8 @@ from ..config import GaapConfig
 from ..embedders import DEFAULT_EMBEDDER, KEYWORD_EMBEDDER, get_embedder
 from ..paper.random_walk import KERNEL_TAU, affinity_from_cosine
 from ..progress import CountCallback
+from .gaap_operators import crossover, mutate, replace, roulette
+from .gaap_sampling import sample_perturbations
 from .gaap_trace import (
     GaapResult,
     GaapTrace,
@@ -76,111 +74,11 @@ from .gaap_trace import (
     PerturbationPick,
     SubEntry,
 )
-from .gate import lost_entities
 from .keywords import Template, _keybert_for, key_tokens, stop_words
-from .meaning import changed_meaning
 from .wordnet import Substitution, SubstitutionSet, load_wordnet, substitution_set
 
 DELETION = Substitution("", "deletion")
 
-
-# ------------------------------------------------------------ pure operators
-
-
-def replace(slots: Sequence[str], position: int, new: str) -> tuple[str, ...]:
-    """re(S, t_j, t'): ``slots`` with slot ``position`` set to ``new`` ("" deletes it).
-
-    References
-    ----------
-    Paper, Appendix "GAAP Implementation Details", Eq. (replacementdef).
-    """
-    if not 0 <= position < len(slots):
-        raise ValueError(f"position {position} outside a sequence of {len(slots)} tokens")
-    out = list(slots)
-    out[position] = new
-    return tuple(out)
-
-
-def crossover(
-    a: Sequence[str], b: Sequence[str], point: int
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """One-point crossover after ``point`` tokens.
-
-    ``A' = (a_1 … a_h, b_{h+1} …)`` and ``B' = (b_1 … b_h, a_{h+1} …)``, with
-    h ∈ {1, …, p − 1} and p the shorter length (paper's formula). For parents
-    of different lengths each child keeps the whole tail of its second parent
-    (so len(A') = len(b), len(B') = len(a)) rather than being truncated to p,
-    which would drop the end of the sentence. GAAP itself only crosses
-    equal-length slot sequences, where both readings coincide.
-
-    References
-    ----------
-    Paper, Appendix "GAAP Implementation Details", Crossover.
-    """
-    p = min(len(a), len(b))
-    if not 1 <= point <= p - 1:
-        raise ValueError(
-            f"crossover point must be in 1..{p - 1} for lengths {len(a)} and {len(b)}, got {point}"
-        )
-    return tuple(a[:point]) + tuple(b[point:]), tuple(b[:point]) + tuple(a[point:])
-
-
-def roulette(fitness: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Indices of ``k`` distinct members drawn with probability ∝ fitness (roulette wheel).
-
-    References
-    ----------
-    Paper, Appendix "GAAP Implementation Details", Selection:
-    P(S_xi) = a(x_0, x_i) / Σ_j a(x_0, x_j).
-    """
-    fitness = np.asarray(fitness, dtype=np.float64)
-    if fitness.ndim != 1 or len(fitness) == 0:
-        raise ValueError("fitness must be a non-empty 1-D array")
-    if np.any(fitness < 0) or not np.all(np.isfinite(fitness)):
-        raise ValueError("fitness values must be finite and non-negative")
-    k = min(k, len(fitness))
-    total = fitness.sum()
-    probs = fitness / total if total > 0 else np.full(len(fitness), 1.0 / len(fitness))
-    # without replacement, zero-fitness members can still be needed to reach k
-    probs = np.maximum(probs, 1e-12)
-    probs /= probs.sum()
-    return rng.choice(len(fitness), size=k, replace=False, p=probs)
-
-
-def mutate(
-    slots: Sequence[str],
-    positions: Sequence[int],
-    sub: Callable[[int, str], Sequence[Substitution]],
-    rng: np.random.Generator,
-) -> tuple[tuple[str, ...], int, Substitution] | None:
-    """Replace one uniformly random slot among ``positions`` by a uniform element of its SUB set.
-
-    Parameters
-    ----------
-    slots : the child.
-    positions : the slots that may mutate (non-empty ones).
-    sub : ``sub(position, token)`` → SUB(token) including deletion.
-    rng : random source.
-
-    Returns
-    -------
-    (mutated slots, position, substitution), or None if no slot may mutate.
-
-    References
-    ----------
-    Paper, Appendix "GAAP Implementation Details", Mutation.
-    """
-    if not positions:
-        return None
-    pos = int(positions[int(rng.integers(len(positions)))])
-    options = sub(pos, slots[pos])
-    if not options:
-        return None
-    choice = options[int(rng.integers(len(options)))]
-    return replace(slots, pos, choice.text), pos, choice
-
-
-# --------------------------------------------------------------- the search
 
 #: A candidate individual before de-duplication: its word slots and how it came about.
 Candidate = tuple[tuple[str, ...], Origin]
@@ -532,81 +430,3 @@ def _trace(
         embedding_requested=after[0] - before[0],
         embedding_encoded=after[1] - before[1],
     )
-
-
-def sample_perturbations(
-    generations: Sequence[Generation], cfg: GaapConfig, rng: np.random.Generator, question: str
-) -> list[PerturbationPick]:
-    """Per(S_x0) = ∪_q Uniform(Pop_{qτ}), exactly n picks (paper, Eq. perdef).
-
-    See the module docstring for how n is split and how shortfalls are filled.
-    """
-    sampled = [g for g in generations if g.index % cfg.tau == 0]
-    quota = np.full(len(sampled), cfg.n // len(sampled))
-    if cfg.n % len(sampled):
-        quota[rng.choice(len(sampled), size=cfg.n % len(sampled), replace=False)] += 1
-    picks: list[PerturbationPick] = []
-    taken: set[str] = set()
-    kept: dict[str, bool] = {}  # text -> passes the meaning check (GaapConfig.meaning_check)
-
-    def passes(text: str) -> bool:
-        if not cfg.meaning_check:
-            return True
-        if text not in kept:
-            kept[text] = not breaks_question(text, question)
-        return kept[text]
-
-    def fresh(g: Generation) -> list[int]:
-        return [i for i, m in enumerate(g.members) if m.text not in taken and passes(m.text)]
-
-    for g, q in zip(sampled, quota):
-        free = fresh(g)
-        for i in rng.permutation(free)[: int(q)]:
-            picks.append(PerturbationPick(g.members[int(i)].text, g.index, int(i)))
-            taken.add(g.members[int(i)].text)
-    if len(picks) < cfg.n:  # fill from the rest of the sampled generations
-        rest: dict[str, tuple[int, int]] = {}
-        for g in sampled:
-            for i in fresh(g):
-                rest.setdefault(g.members[i].text, (g.index, i))
-        spare = list(rest.values())
-        for j in rng.permutation(len(spare))[: cfg.n - len(picks)]:
-            gi, i = spare[int(j)]
-            picks.append(PerturbationPick(generations[gi].members[i].text, gi, i))
-    if not picks:  # nothing but the question itself exists
-        return [PerturbationPick(question, -1, -1, duplicate=True) for _ in range(cfg.n)]
-    originals = list(picks)
-    while len(picks) < cfg.n:  # paper: "we randomly duplicate existing perturbations"
-        src = originals[int(rng.integers(len(originals)))]
-        picks.append(dataclasses.replace(src, duplicate=True))
-    return picks
-
-
-def breaks_question(text: str, question: str) -> bool:
-    """Whether ``GaapConfig.meaning_check`` keeps this member out of Per(S_x0).
-
-    True when :func:`member_flags` flags a lost number or name or a changed
-    meaning; δ is GAAP's own rule, so fitness is not asked.
-    """
-    return bool(member_flags(text, question, None, 0.0))
-
-
-def member_flags(text: str, question: str, fitness: float | None, delta: float) -> list[str]:
-    """What a GAAP member may have broken: shown beside Per(S_x0).
-
-    ``"fitness 0.62 < δ 0.7"`` for a member below δ; ``"lost 'Mona'"`` when a
-    number or named entity of the question is gone (the gate's ``lost_entity``
-    rule); the gate's meaning check note ("dropped 'first'", "asks for a place
-    instead of a thing") when the member visibly asks something else. Empty
-    when nothing is flagged.
-    """
-    flags = []
-    if fitness is not None and fitness < delta:
-        flags.append(f"fitness {fitness:.2f} < δ {delta:g}")
-    lost = lost_entities(text, question, 1.0)
-    if lost:
-        flags.append(lost)
-    meaning = changed_meaning(text, question)
-    if meaning:
-        flags.append(meaning)
-    return flags

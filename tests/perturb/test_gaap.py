@@ -13,12 +13,9 @@ from invent_core.perturb.gaap import (
     GaapResult,
     GaapTrace,
     Origin,
-    crossover,
     gaap,
-    mutate,
-    replace,
-    roulette,
 )
+from invent_core.perturb.gaap_operators import crossover, mutate, replace, roulette
 from invent_core.perturb.keywords import Template, key_tokens, n_key_tokens
 from invent_core.perturb.wordnet import Substitution
 
@@ -395,7 +392,7 @@ def test_loading_the_models_is_kept_out_of_the_run_time(golf, minilm):
 
 def test_member_flags_mark_what_gaap_broke():
     """Issue #24 §5: below δ, a lost entity, a changed question are flagged; a fine member is not."""
-    from invent_core.perturb.gaap import member_flags
+    from invent_core.perturb.gaap_sampling import member_flags
 
     q = "Who painted the Mona Lisa?"
     assert member_flags("Who the?", q, 0.62, 0.7)[0] == "fitness 0.62 < δ 0.7"
@@ -411,7 +408,7 @@ def test_member_flags_mark_what_gaap_broke():
 def test_the_meaning_check_keeps_broken_members_out_of_the_final_set():
     """Issue #24 §5: with ``meaning_check`` Per(S_x0) skips members that lost a number or
     changed the question, padding with copies of the kept ones; off, it may draw them."""
-    from invent_core.perturb.gaap import sample_perturbations
+    from invent_core.perturb.gaap_sampling import sample_perturbations
     from invent_core.perturb.gaap_trace import Generation, Member
 
     q = "What is 2 plus 6?"

@@ -7,12 +7,8 @@ import pytest
 
 from invent_core.errors import LLMError
 from invent_core.llm import Completion
-from invent_core.perturb.paraphrase import (
-    enough_or_looping,
-    fit_to_n,
-    paraphrase,
-    parse_paraphrases,
-)
+from invent_core.perturb.paraphrase import paraphrase
+from invent_core.perturb.paraphrase_parse import enough_or_looping, fit_to_n, parse_paraphrases
 
 Q = "What is the capital of France?"
 

@@ -360,7 +360,7 @@ def test_premises_kept_off_rewords_the_whole_question():
     ],
 )
 def test_split_premises(question, premises):
-    from invent_core.perturb.paraphrase import split_premises
+    from invent_core.perturb.premises import split_premises
 
     got_premises, ask = split_premises(question)
     assert got_premises == premises

@@ -37,7 +37,7 @@ def test_the_same_questions_had_fewer_distinct_states_before():
 
 
 def test_every_accepted_rewording_keeps_the_word_problem_data():
-    from invent_core.perturb.paraphrase import split_premises
+    from invent_core.perturb.premises import split_premises
 
     rows = json.loads((DOCS / "after_seed12.json").read_text(encoding="utf-8"))["rows"]
     for row in rows:

@@ -1,0 +1,104 @@
+"""The LLM paraphraser's settings: :class:`ParaphraseConfig` and its :class:`GateConfig`.
+
+The paraphraser is the paper's LLM rewording (§4); every candidate passes the
+validity gate (:class:`GateConfig`, nested in :class:`ParaphraseConfig` as ``gate``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .checks import MAX_TEMPERATURE, _check_bool, _check_choice, _check_float, _check_int, _opt
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """The validity gate every paraphrase passes before it is answered.
+
+    Affinities are on the paper's (1 + cos)/2 scale, whatever kernel the run
+    scores with, so δ keeps the meaning it has for GAAP. See
+    :mod:`invent_core.perturb.gate` for the checks and their order.
+    """
+
+    enabled: bool = _opt(True, "check paraphrases (false: accept every reply, as the paper)")
+    delta: float = _opt(
+        0.7, "δ: least (1+cos)/2 affinity of a paraphrase to the original"
+    )  # paper §3: GAAP's δ = 0.7
+    min_length_ratio: float = _opt(
+        0.5, "shortest paraphrase, as a share of the original's words"
+    )  # ours
+    max_length_ratio: float = _opt(
+        2.5, "longest paraphrase, as a multiple of the original's words"
+    )  # ours: "Who wrote Hamlet?" may become "Which playwright was the author of Hamlet?"
+    length_slack: int = _opt(
+        3, "words added to both counts before the ratio (short questions)"
+    )  # ours
+    near_duplicate: float = _opt(
+        0.995, "(1+cos)/2 affinity at or above which two texts count as one"
+    )  # ours: cos ≥ 0.99; "What's the capital …" vs "What is the capital …" is 0.997 (MiniLM)
+    min_entity_recall: float = _opt(
+        1.0, "share of the original's numbers and named entities a paraphrase must keep"
+    )  # ours: every one
+    meaning_check: bool = _opt(
+        True, "reject rewordings that change the wh-word, operation, operands or a qualifier"
+    )  # ours: the meaning check
+    max_extra_requests: int = _opt(
+        9, "re-asks for rejected paraphrases before padding by duplication"
+    )  # ours: at most n more; the paper pads at once
+    if_none_pass: Literal["original", "fail"] = _opt(
+        "original",
+        "when every candidate is rejected: original (pad with the question itself, flagged) "
+        "or fail (the question fails)",
+    )  # ours: padding by duplication with the one valid wording; failing drops long questions
+
+    def __post_init__(self) -> None:
+        """Check every field; a message names the field and the bad value."""
+        o = "GateConfig"
+        _check_choice(o, "if_none_pass", self.if_none_pass, Literal["original", "fail"])
+        _check_bool(o, "enabled", self.enabled)
+        _check_float(o, "delta", self.delta, low=0.0, high=1.0)
+        _check_float(o, "min_length_ratio", self.min_length_ratio, low=0.0, high=1.0)
+        _check_float(o, "max_length_ratio", self.max_length_ratio, low=1.0, high=100.0)
+        _check_int(o, "length_slack", self.length_slack, low=0)
+        _check_float(o, "near_duplicate", self.near_duplicate, low=0.0, high=1.0)
+        _check_float(o, "min_entity_recall", self.min_entity_recall, low=0.0, high=1.0)
+        _check_int(o, "max_extra_requests", self.max_extra_requests, low=0)
+        _check_bool(o, "meaning_check", self.meaning_check)
+
+
+@dataclass(frozen=True)
+class ParaphraseConfig:
+    """Settings of the LLM paraphraser (paper §4, Appendix "Prompts")."""
+
+    style: Literal["auto", "list", "single"] = _opt(
+        "auto", "list: the paper's one-request list; single: one rewording per request"
+    )  # ours: auto = single for the packaged local models, list for servers
+    temperature: float | None = _opt(
+        None, "paraphrasing temperature (default: 0.7 for list, 1.0 for single)"
+    )  # paper: 0.7 (list); ours: 1.0 (single)
+    max_tokens: int = _opt(400, "token budget of one paraphrase reply")  # ours: a list of nine
+    max_requests: int = _opt(
+        3, "requests before padding by duplication (list style)"
+    )  # ours; paper pads at once
+    frequency_penalty: float = _opt(
+        0.5, "OpenAI frequency_penalty of the list request (0 = the paper's)"
+    )  # ours: stops small models repeating a line
+    constructions: bool = _opt(
+        True, "single style: each request asks for another construction (Do you know …, passive …)"
+    )  # ours: the 0.5B echoes the question when asked the same thing ten times
+    premises_kept: bool = _opt(
+        True, "single style: reword only the last sentence of a multi-sentence question"
+    )  # ours: the 0.5B rewords a word problem by dropping its numbers
+    gate: GateConfig = field(default_factory=GateConfig)  # the validity gate
+
+    def __post_init__(self) -> None:
+        o = "ParaphraseConfig"
+        for name in ("constructions", "premises_kept"):
+            _check_bool(o, name, getattr(self, name))
+        _check_choice(o, "style", self.style, Literal["auto", "list", "single"])
+        if self.temperature is not None:
+            _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
+        _check_int(o, "max_tokens", self.max_tokens, low=1)
+        _check_int(o, "max_requests", self.max_requests, low=1)
+        _check_float(o, "frequency_penalty", self.frequency_penalty, low=-2.0, high=2.0)
