@@ -55,7 +55,7 @@ def state_seed(seed: int, state: int, replication: int) -> int:
     Every (state, replication) pair gets its own seed, so replication k of two
     rewordings is not sampled with the same random stream: with one seed per
     replication, two rewordings agreed 63 % of the time against 17 % with
-    different seeds (issue #12, held-out MMLU runs), which correlates the
+    different seeds (held-out MMLU runs), which correlates the
     columns the bootstrap of Eq. (meanentropy) treats as independent. A
     duplicated perturbation is its own state, so it gets its own answers.
     """

@@ -71,10 +71,6 @@ class RequestPool:
         Requests in flight at once; default ``llm.concurrency`` (4 when it has none).
     cancel
         Checked before each job is sent.
-    group
-        Send a batch (:meth:`submit_many`, the perturber's ``complete_many``)
-        as one job; False sends each request as its own job (the engine
-        before issue #11, kept for the benchmark).
 
     Attributes
     ----------
@@ -88,14 +84,12 @@ class RequestPool:
         *,
         slots: int | None = None,
         cancel: CancelToken | None = None,
-        group: bool = True,
     ) -> None:
         self.llm = llm
         self.slots = int(slots or getattr(llm, "concurrency", 4) or 4)
         if self.slots < 1:
             raise ValueError(f"slots must be >= 1, got {self.slots}")
         self.cancel = cancel
-        self.group = group
         self.counts: dict[str, dict[str, int]] = {}
         self._cond = threading.Condition()
         self._pending: list[_Job] = []  # sorted by (priority, seq)
@@ -115,7 +109,7 @@ class RequestPool:
     ) -> list[Future]:
         """Queue ``requests``; one future per request, its :class:`Completion`.
 
-        With ``group`` they go as one job (one ``complete_many`` call), else one job each.
+        More than one request goes as one job (one ``complete_many`` call).
         ``progress(done, total)``: the grouped job's count as the backend reports it
         (a backend that streams choices counts each as it ends); see :meth:`groups`.
         """
@@ -135,7 +129,7 @@ class RequestPool:
 
     def groups(self, requests: Sequence[Request]) -> bool:
         """Whether :meth:`submit_many` sends ``requests`` as one job (which reports ``progress``)."""
-        return self.group and len(requests) > 1
+        return len(requests) > 1
 
     def call(
         self, fn: Callable[[], Completion], *, priority: int = PERTURB, kind: str = "perturb"

@@ -123,14 +123,6 @@ def test_a_state_is_one_job_and_jobs_share_the_slots():
     assert pool.counts["answer"]["requests"] == 6
 
 
-def test_without_grouping_each_request_is_a_job():
-    llm = Recorder(delay=0.05)
-    with RequestPool(llm, slots=4, group=False) as pool:
-        futures = pool.submit_many([Request(user("q"), replication=k) for k in range(4)])
-        [f.result() for f in futures]
-    assert llm.most_in_flight == {"q": 4}
-
-
 def test_a_job_larger_than_the_slots_still_runs():
     llm = Recorder(delay=0.01)
     with RequestPool(llm, slots=2) as pool:
