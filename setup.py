@@ -2,7 +2,7 @@
 
 ``assets/`` (dataset samples, reference runs, demo artefacts) stays at the
 repository root, where the dashboard and the scripts read it, and is installed
-as ``invent_core/assets`` (``invent_core._env.assets_dir`` finds either place).
+as ``invent_core/assets`` (``invent_core.env.assets_dir`` finds either place).
 """
 
 from setuptools import find_packages, setup

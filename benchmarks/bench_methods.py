@@ -4,7 +4,7 @@ The paper's appendix "Computational cost comparison" (Table tab:efficiency,
 "Time A": computation after the responses are collected, per question, on an
 A100, TriviaQA) is printed beside what this machine measures on the same kind
 of run: n = 9 perturbations, r = 5 replications, realistic short answers,
-MiniLM on whatever device ``invent_core._env.torch_device()`` picks.
+MiniLM on whatever device ``invent_core.env.torch_device()`` picks.
 
 Three figures per method (medians over questions × repeats):
 
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import invent_core  # noqa: E402,F401  (offline environment first)
-from invent_core import _env  # noqa: E402
+from invent_core import env  # noqa: E402  (offline before any model import)
 from invent_core.embedders import get_embedder  # noqa: E402
 from invent_core.methods.registry import ScoringContext, compute_methods, list_methods  # noqa: E402
 
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-llm", action="store_true", help="skip the methods that ask the local LLM")
     args = ap.parse_args(argv)
     print(
-        f"device for MiniLM: {_env.torch_device()}; n = {N_PERTURBATIONS}, r = 5, B = 30; "
+        f"device for MiniLM: {env.torch_device()}; n = {N_PERTURBATIONS}, r = 5, B = 30; "
         f"{len(RUNS)} questions × {args.repeats} repeats (medians, seconds per question)"
     )
     res = bench_offline(args.repeats)

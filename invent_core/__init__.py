@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import _env  # noqa: F401  (sets HF_HUB_OFFLINE before any HF import)
+from . import env  # noqa: F401  (sets HF_HUB_OFFLINE before any HF import)
 
 __version__ = "0.1.0"
 

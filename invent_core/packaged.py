@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._env import cache_dir
+from .env import cache_dir
 from .errors import InventWarning, ModelFileError
 
 

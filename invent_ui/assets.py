@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from invent_core._env import assets_dir
+from invent_core.env import assets_dir
 
 #: ``<repository>/assets`` (or ``invent_core/assets`` when installed from a wheel).
 ASSETS = assets_dir()

@@ -35,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from invent_core import _env  # noqa: E402,F401  offline before any model import
+from invent_core import env  # noqa: E402,F401  offline before any model import
 from invent_core.evaluation.metrics import auroc_score, bootstrap_indices, prr_score  # noqa: E402
 
 DEFAULT = "inv_entropy"

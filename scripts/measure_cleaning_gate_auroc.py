@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from invent_core import _env  # noqa: E402,F401  offline before any model import
+from invent_core import env  # noqa: E402,F401  offline before any model import
 
 DEFAULT = "inv_entropy"
 

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "invent_core",  # the package face: __version__ and the lazy public names
-        "invent_core._env",
+        "invent_core.env",
         "invent_core.errors",
         "invent_core.progress",
         "invent_core.csv_safe",

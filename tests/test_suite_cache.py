@@ -17,7 +17,7 @@ from conftest import ROOT, TEST_CACHE, USER_ENV
 
 
 def test_probe_writes_through_the_product():
-    from invent_core._env import cache_dir
+    from invent_core.env import cache_dir
     from invent_core.llm.cache import default_cache_path
     from invent_core.workbench.estimate import ThroughputLog
     from invent_core.workbench.history import HistoryStore

@@ -17,7 +17,7 @@ from typing import get_args
 
 import numpy as np
 
-from .. import _env
+from .. import env
 from ..errors import ModelFileError
 from ..paper.random_walk import AffinityKind, affinity_from_cosine, symmetrize
 
@@ -85,7 +85,7 @@ class NLISimilarity:
             if self._model is None:
                 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-                device = self._device or _env.torch_device()
+                device = self._device or env.torch_device()
                 try:
                     self._tokenizer = AutoTokenizer.from_pretrained(
                         self.folder, local_files_only=True

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _env
+from .. import env
 from ..errors import ModelFileError
 from ..packaged import PackagedPart, locate_part, model_cache, parts_installed, verify_file
 from .base import CachedEmbedder
@@ -176,7 +176,7 @@ class SbertEmbedder(CachedEmbedder):
     @property
     def device(self) -> str:
         """The torch device: "cuda" when a GPU is visible, else "cpu"."""
-        return self._device or _env.torch_device()
+        return self._device or env.torch_device()
 
     def load(self):
         """Load the model now (idempotent) and return it."""

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._env import cache_dir
+from ..env import cache_dir
 
 #: file name under ``cache_dir()``
 FILE_NAME = "embeddings.sqlite"

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from .._env import cache_dir
+from ..env import cache_dir
 from ..errors import CacheWarning
 from .base import Completion, Request
 

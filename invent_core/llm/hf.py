@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import _env  # noqa: F401 - offline before transformers is imported
+from .. import env  # noqa: F401 - offline before transformers is imported
 from ..errors import LLMError
 from ..packaged import file_sha256
 from .base import Completion, Request

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from .. import _env
+from .. import env
 from ..errors import ModelFileError
 from ..serialize import JsonDataclass
 
@@ -135,7 +135,7 @@ def source_folder() -> Path:
 
 def data_root() -> Path:
     """``<cache>/nltk_data``, the folder put on ``nltk.data.path``."""
-    return _env.cache_dir() / "nltk_data"
+    return env.cache_dir() / "nltk_data"
 
 
 def _copy_once() -> Path:

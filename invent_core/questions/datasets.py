@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from invent_core._env import assets_dir
+from invent_core.env import assets_dir
 from invent_core.errors import InventError
 from invent_core.questions.schema import (
     ANSWER_COLUMNS,

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from .._env import cache_dir
 from ..config import RunConfig
+from ..env import cache_dir
 from ..llm.names import describe_llm, local_model
 from ..progress import format_range, format_seconds
 from .history import atomic_write

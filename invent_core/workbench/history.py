@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._env import cache_dir
 from ..csv_safe import atomic_file
+from ..env import cache_dir
 from ..errors import InventError
 from ..llm.names import describe_llm
 

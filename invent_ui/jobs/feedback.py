@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from invent_core._env import cache_dir
+from invent_core.env import cache_dir
 from invent_core.errors import InventError
 from invent_core.progress import format_range, format_seconds
 

@@ -18,10 +18,10 @@ from typing import Any
 import streamlit as st
 
 import invent_core.evaluation.reference
-from invent_core._env import cache_dir
 from invent_core.config import RunConfig, ScoreConfig
 from invent_core.embedders import get_embedder
 from invent_core.engine.artifact import RunArtifact
+from invent_core.env import cache_dir
 from invent_core.llm import get_llm, redact_url
 from invent_core.llm.paraphraser import WithParaphraser
 from invent_core.methods.registry import ScoringContext, compute_methods

@@ -59,7 +59,7 @@ def test_every_page_is_in_the_navigation_and_home_is_called_home():
 
 
 def test_messages_name_controls_not_flags_or_cache_paths():
-    from invent_core._env import cache_dir
+    from invent_core.env import cache_dir
 
     raw = (
         f"all 3 answers were judged incorrect; the per-question scores are kept in "

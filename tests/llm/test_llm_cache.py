@@ -57,7 +57,7 @@ def test_roundtrip_and_key_fields(tmp_path):
 
 
 def test_default_location_under_cache_dir():
-    from invent_core._env import cache_dir
+    from invent_core.env import cache_dir
 
     assert default_cache_path() == cache_dir() / "llm_cache.sqlite"
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..._env import assets_dir
 from ...config import flat_values
 from ...embedders import get_embedder
+from ...env import assets_dir
 from ...llm.names import describe_llm, local_model
 from .neighbours import _sources, place
 from .reference_set import ReferenceSet
