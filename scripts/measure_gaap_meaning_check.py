@@ -4,7 +4,7 @@ GAAP's WordNet mutations break arithmetic questions ("What is 2
 asset six?", "How many centimetres are in 5 Mississippi?"), and Inv-Entropy on
 GAAP runs falls to chance on the arithmetic testbed. This re-scores the saved
 runs of a ``--perturber gaap`` evaluation as if the final set had kept only
-members that :func:`invent_core.perturb.gaap.breaks_question` does not flag for a
+members that :func:`invent_core.perturb.gaap_sampling.breaks_question` does not flag for a
 lost number or name or a changed meaning, padding the set back to n with copies
 of the kept members (the paper's duplication rule; the question itself when none
 is kept), and reports Inv-Entropy's AUROC both ways over the same paired resamples.

@@ -28,7 +28,7 @@ from .entailment import entailment_weights, get_judge
 
 T = TypeVar("T")
 
-_RUN_DEFAULTS = RunConfig()  # the answer temperature's default, written once in config.py
+_RUN_DEFAULTS = RunConfig()  # the answer temperature's default, written once in invent_core.config
 
 
 class ScoringContext:
