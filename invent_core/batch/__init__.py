@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ..csv_safe import neutralize_cell, restore_cell
 from ..provenance import package_versions  # re-exported: experiment.py imported it from here
+from ..questions.files import BatchInputError
 from ..questions.schema import FIELD_SIZE_LIMIT, MAX_QUESTION_CHARS
 from .engine import (
     ABORT_AFTER_LLM_ERRORS,
@@ -30,7 +31,7 @@ from .engine import (
     parse_shard,
     shard_of,
 )
-from .input import BatchInputError, InputInfo, inspect_input
+from .input import InputInfo, inspect_input
 from .merge import MergeSummary, merge_outputs
 from .output import (
     Checkpoint,

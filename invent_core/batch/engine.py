@@ -93,8 +93,9 @@ from ..config import RunConfig, ScoreConfig, flat_values
 from ..engine.inflight import units_in_flight
 from ..provenance import package_versions
 from ..questions import schema as qs
+from ..questions.files import BatchInputError
 from ..workbench.progress import Progress, ProgressCallback
-from .input import BatchInputError, InputInfo, inspect_input
+from .input import InputInfo, inspect_input
 from .output import (
     Checkpoint,
     OutputLock,

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..provenance import package_versions
+from ..questions.files import BatchInputError
 from .engine import config_diff, parse_shard
-from .input import BatchInputError
 from .output import (
     OutputLock,
     check_output_paths,

@@ -36,7 +36,7 @@ from typing import Any
 
 from ..csv_safe import atomic_file, csv_line, is_number, neutralize_cell, restore_cell
 from ..questions import schema as qs
-from .input import BatchInputError
+from ..questions.files import BatchInputError
 
 __all__ = [
     "INT_COLUMNS",

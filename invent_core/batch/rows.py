@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..questions import schema as qs
-from .input import BatchInputError, InputInfo, read_bounded_line, role_columns
+from ..questions.files import BatchInputError, read_bounded_line
+from .input import InputInfo, role_columns
 
 __all__ = ["InputRow", "RowReader"]
 
