@@ -107,7 +107,7 @@ def readme_commands() -> list[list[str]]:
 
 def check_options(argv: list[str]) -> None:
     """The real parser, then the option checks each command makes before touching a file."""
-    from invent_core.batch.engine import parse_shard
+    from invent_core.batch.shards import parse_shard
     from invent_core.cli import build_parser
     from invent_core.commands._common import config_from_args
 

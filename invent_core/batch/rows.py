@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..paper.scoring import ResponseShapeError, validate_responses
 from ..questions import schema as qs
 from ..questions.files import BatchInputError, read_bounded_line
 from .input import InputInfo, role_columns
@@ -73,11 +74,6 @@ def _wide_responses(
     question: str, perturbations: Any, responses: Any
 ) -> tuple[list[str], list[list[str]]]:
     """Shape-check the wide layout with the library's own check, worded for a file's cells."""
-    from ..paper.scoring import (  # numpy/scipy: on first row only
-        ResponseShapeError,
-        validate_responses,
-    )
-
     if not isinstance(perturbations, list) or not all(isinstance(p, str) for p in perturbations):
         raise _Problem(
             "expected a JSON list of strings (the n perturbed questions)", "perturbations"
@@ -300,8 +296,6 @@ class RowReader:
         row = self._base(index, line0, merged)
         cells = [self._long_cell(line, rec) for line, rec in group]
         row.perturbations, responses = _long_responses(cells, line0)
-        from ..paper.scoring import ResponseShapeError, validate_responses
-
         try:
             _, row.responses = validate_responses([row.question, *row.perturbations], responses)
         except ResponseShapeError as err:

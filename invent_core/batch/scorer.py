@@ -15,6 +15,12 @@ from functools import cached_property
 from typing import Any
 
 from ..config import RunConfig
+from ..engine.pipeline import run_question
+from ..evaluation.correctness import judge_correct
+from ..evaluation.reference import columns, for_settings, place
+from ..methods.context import ScoringContext
+from ..methods.registry import compute_methods
+from ..perturb.paraphrase import distinct_states
 from .rows import InputRow
 
 __all__ = ["REFERENCE_MEASURE", "RowScorer", "output_columns"]
@@ -74,8 +80,6 @@ class RowScorer:
         Pre-generated responses have no known LLM, so no reference applies to them. Two
         pipelined rows may both look it up the first time; both get the same answer.
         """
-        from ..evaluation.reference import for_settings
-
         if self.llm is None:
             return None
         return for_settings(self.config, llm_identity=getattr(self.llm, "identity", None))
@@ -95,8 +99,6 @@ class RowScorer:
 
     def _context(self, row: InputRow):
         """The ScoringContext of a pre-generated row (no LLM at all)."""
-        from ..methods.context import ScoringContext
-
         cfg = self.config
         return ScoringContext(
             [row.question, *(row.perturbations or [])],
@@ -110,9 +112,6 @@ class RowScorer:
 
     def _generate(self, row: InputRow):
         """Run the pipeline on a question-only row; its ScoringContext."""
-        from ..engine.pipeline import run_question
-        from ..methods.context import ScoringContext
-
         run = run_question(
             row.question,
             self.config,
@@ -125,9 +124,6 @@ class RowScorer:
 
     def score(self, row: InputRow) -> dict[str, Any]:
         """The output record of one row (raises when the Inv measures cannot be computed)."""
-        from ..methods.registry import compute_methods
-        from ..perturb.paraphrase import distinct_states
-
         t0 = time.perf_counter()
         record: dict[str, Any] = {"id": row.id, "row": row.index, "question": row.question}
         if row.responses is not None:
@@ -160,16 +156,12 @@ class RowScorer:
 
     def _reference_columns(self, row: InputRow, value: float | None) -> dict[str, Any]:
         """Percentile and P(correct) among the reference questions like the row's (issue #24 §6)."""
-        from ..evaluation.reference import columns, place
-
         ref = self.reference
         if ref is not None and value is not None:
             ref = place(ref, row.question, self.sim, task=row.task)
         return columns(value, ref)
 
     def _judge(self, row: InputRow, response: str) -> bool:
-        from ..evaluation.correctness import judge_correct
-
         return judge_correct(
             response,
             list(row.answers),
