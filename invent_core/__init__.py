@@ -59,7 +59,7 @@ _MOVED: dict[str, str] = {
     "datasets": "questions.datasets",
     "question_schema": "questions.schema",
     "testbed": "questions.testbed",
-    "experiment": "experiments.reproduce",
+    "experiment": "experiments",
     "registry": "methods.registry",
     "context": "methods.context",
     "entailment": "methods.entailment",

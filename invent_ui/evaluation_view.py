@@ -122,7 +122,7 @@ def levels_picker(population: list) -> tuple[int, ...] | None:
     A stronger model is right on most of the easy levels (the optional 1.5B on 80 % of the
     whole testbed, 57 % of levels 4-5), so a fair share of wrong answers needs the hard ones.
     """
-    from invent_core.experiments.reproduce import difficulty_levels
+    from invent_core.experiments import difficulty_levels
 
     have = difficulty_levels(population)
     if not have:

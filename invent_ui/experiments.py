@@ -1,7 +1,7 @@
 """Evaluation and TSU results as JSON payloads the dashboard shows (and ships as demos).
 
-A payload is what :func:`invent_core.experiments.reproduce.evaluate` or
-:func:`~invent_core.experiments.reproduce.tsu` returned, flattened to JSON: the config,
+A payload is what :func:`invent_core.experiments.evaluate` or
+:func:`~invent_core.experiments.tsu` returned, flattened to JSON: the config,
 the method names and labels, one row per question (per temperature for TSU)
 with every method's uncertainty, and the evaluation or TSU table the core
 computed. Pages show it as it is; nothing here computes a metric.
@@ -55,7 +55,7 @@ def eval_payload(
     out: Path | None = None,
     paraphrase_llm: str | None = None,
 ) -> dict[str, Any]:
-    """JSON payload of an ``invent_core.experiments.reproduce.evaluate`` result (its evaluation included).
+    """JSON payload of an ``invent_core.experiments.evaluate`` result (its evaluation included).
 
     ``llm`` is the identity of the LLM that answered (for the model advice and the history),
     ``paraphrase_llm`` that of the model that reworded when it is another one;
@@ -161,8 +161,8 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
 
 
 def payload_config(payload: Mapping[str, Any]) -> Any:
-    """The :class:`~invent_core.experiments.reproduce.ExperimentConfig` a payload was made with."""
-    from invent_core.experiments.reproduce import ExperimentConfig
+    """The :class:`~invent_core.experiments.ExperimentConfig` a payload was made with."""
+    from invent_core.experiments import ExperimentConfig
 
     return ExperimentConfig.from_dict(payload["config"])
 
@@ -209,7 +209,7 @@ def tsu_payload(
     llm: str | None = None,
     paraphrase_llm: str | None = None,
 ) -> dict[str, Any]:
-    """JSON payload of an ``invent_core.experiments.reproduce.tsu`` result (its TSU table included).
+    """JSON payload of an ``invent_core.experiments.tsu`` result (its TSU table included).
 
     ``llm`` / ``paraphrase_llm``: the answering and (when another) the rewording model.
     """

@@ -18,7 +18,7 @@ from invent_core.evaluation.sample_size import (
     MIN_QUESTIONS,
     judgeable,
 )
-from invent_core.experiments.reproduce import JUDGES, ExperimentConfig, evaluate, select_examples
+from invent_core.experiments import JUDGES, ExperimentConfig, evaluate, select_examples
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import archive, assets, evaluation_view, resources, spread_view, state, views

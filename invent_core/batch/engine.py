@@ -3,7 +3,8 @@
 ``batch_score("questions.csv", "scores.csv", config)`` scores every row of a
 CSV or JSON Lines file and appends one output row per question as soon as it
 is done. The dashboard's batch page and ``python -m invent_core batch`` both
-call it. The accepted input columns, layouts, encodings and limits are in
+call it. The accepted input formats, encodings and limits are in
+:mod:`invent_core.questions.files`, the layouts of pre-generated responses in
 :mod:`invent_core.batch.input`; the run settings (n, r, temperature, ψ, B,
 seed, affinity, perturber, GAAP and paraphrase options) are one
 :class:`~invent_core.config.RunConfig`.
@@ -95,7 +96,8 @@ from .session import BatchRun, BatchSummary, now, start_run
 __all__ = ["batch_score"]
 
 
-def finish_run(run: BatchRun) -> BatchSummary:
+def _finish(run: BatchRun) -> BatchSummary:
+    """Put the rows in order, write the final format, the evaluation and the sidecar's summary."""
     plan, summary, meta = run.plan, run.summary, run.meta
     run.checkpoint.put_in_order()
     if plan.paths["checkpoint"] != plan.output:
@@ -194,4 +196,4 @@ def batch_score(
             run.meta["status"] = f"stopped: {fatal}"
             write_json_atomic(plan.paths["meta"], run.meta)
             raise fatal
-        return finish_run(run)
+        return _finish(run)

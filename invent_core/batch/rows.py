@@ -8,7 +8,7 @@ worded with its file, row, line and column.
 
 A per-row problem becomes :attr:`InputRow.error` (the run records it and goes
 on); a problem that stops the file from being read further (an oversized
-cell or line) raises :class:`~invent_core.batch.input.BatchInputError`.
+cell or line) raises :class:`~invent_core.questions.files.BatchInputError`.
 """
 
 from __future__ import annotations
