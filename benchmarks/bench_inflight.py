@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def _evaluate(llm, dataset: str, questions: int, seed: int, folder: Path) -> tuple[float, int]:
-    from invent_core.experiments.reproduce import ExperimentConfig, evaluate
+    from invent_core.experiments import ExperimentConfig, evaluate
 
     cfg = ExperimentConfig(dataset=dataset, limit=questions, sample_seed=seed, methods=("inv",))
     t0 = time.perf_counter()

@@ -75,7 +75,7 @@ def _batch(inp: Path, folder: Path, llm) -> None:
 
 
 def _evaluate(inp: Path, folder: Path, llm) -> None:
-    from invent_core.experiments.reproduce import ExperimentConfig, evaluate
+    from invent_core.experiments import ExperimentConfig, evaluate
 
     cfg = ExperimentConfig(data=str(inp), methods=("inv",))
     result = evaluate(cfg, folder / f"eval_c{llm.concurrency}", llm_factory=lambda: llm)

@@ -7,7 +7,7 @@ import streamlit as st
 from invent_core.config import TSU_TEMPERATURES
 from invent_core.evaluation.report import tsu_results_table
 from invent_core.evaluation.sample_size import judgeable
-from invent_core.experiments.reproduce import ExperimentConfig, tsu
+from invent_core.experiments import ExperimentConfig, tsu
 from invent_core.questions.datasets import available_datasets
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import assets, plots
@@ -38,7 +38,7 @@ st.caption(
 
 
 def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
-    """Run ``invent_core.experiments.reproduce.tsu`` in a background job; keep its payload in the history."""
+    """Run ``invent_core.experiments.tsu`` in a background job; keep its payload in the history."""
     llm = resources.llm_for(settings)
     ids = resources.llm_identities(settings)
     history = archive.store()
@@ -157,7 +157,7 @@ curves_fig = plots.uq_temperature_figure(temps, curves, labels=labels, normalize
 results_view.chart(st, curves_fig, name="uncertainty vs temperature", key="tsu_curves")
 
 st.subheader("TSU per method")
-table = payload["tsu"]  # what invent_core.experiments.reproduce.tsu computed
+table = payload["tsu"]  # what invent_core.experiments.tsu computed
 results_view.leaderboard(
     tsu_results_table(table, labels=labels),
     judged=judged.ok,

@@ -13,8 +13,12 @@ import streamlit as st
 
 from invent_core.errors import Cancelled
 from invent_core.evaluation.metrics import undefined_reason
-from invent_core.evaluation.sample_size import MIN_PER_CLASS, MIN_QUESTIONS, judgeable
-from invent_core.experiments.reproduce import JUDGES, ExperimentConfig, evaluate, select_examples
+from invent_core.evaluation.sample_size import (
+    MIN_PER_CLASS,
+    MIN_QUESTIONS,
+    judgeable,
+)
+from invent_core.experiments import JUDGES, ExperimentConfig, evaluate, select_examples
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import assets

@@ -4,7 +4,7 @@
     python scripts/make_demo_eval.py --limit 100 --work /tmp/work
     python scripts/make_demo_eval.py --limit 20 --dataset mmlu --llm qwen1.5b
 
-Runs ``invent_core.experiments.reproduce.evaluate`` (every registered method on the same
+Runs ``invent_core.experiments.evaluate`` (every registered method on the same
 runs, correctness by the dataset's matching rule) with the local default LLM
 and the default run settings (paraphrase, n = 9, r = 5), then writes the
 per-question payload the page reads (:func:`invent_ui.data.experiments.eval_payload`).
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from invent_core.config import RunConfig
-    from invent_core.experiments.reproduce import ExperimentConfig, evaluate
+    from invent_core.experiments import ExperimentConfig, evaluate
     from invent_core.llm import get_llm
     from invent_ui.data.experiments import eval_payload
 

@@ -2,7 +2,7 @@
 
     python scripts/make_demo_tsu.py --work docs/results/tsu-arithmetic   # assets/demo_tsu.json
 
-Runs ``invent_core.experiments.reproduce.tsu`` (every registered method on runs at each
+Runs ``invent_core.experiments.tsu`` (every registered method on runs at each
 temperature; paper temperatures 0.3, 0.7, 1.0, 1.4) with the local default
 LLM and the default run settings on 20 questions of the arithmetic testbed
 (the sample where the packaged model is right about as often as wrong), then
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from invent_core.config import TSU_TEMPERATURES, RunConfig
-    from invent_core.experiments.reproduce import ExperimentConfig, tsu
+    from invent_core.experiments import ExperimentConfig, tsu
     from invent_core.llm import get_llm
     from invent_ui.data.experiments import parse_temperatures, tsu_payload
 

@@ -20,7 +20,7 @@ from invent_core.config import (
     iter_options,
 )
 from invent_core.engine.artifact import RunArtifact
-from invent_core.experiments.reproduce import ExperimentConfig, generation_key
+from invent_core.experiments import ExperimentConfig, generation_key
 from invent_core.perturb import available_perturbers, get_perturber
 from invent_core.perturb.base import Perturber, PerturbResult, register_perturber
 
@@ -67,7 +67,7 @@ def test_every_score_option_is_an_option_of_score():
 
 
 def test_judge_choices_are_the_experiments():
-    from invent_core.experiments.reproduce import JUDGES
+    from invent_core.experiments import JUDGES
 
     assert tuple(options_of(subparsers()["evaluate"])["--judge"].choices) == JUDGES
 
@@ -127,7 +127,7 @@ def test_config_needs_no_plug_in_and_checks_the_perturber_where_used(tmp_path):
 
     from invent_core.batch import batch_score
     from invent_core.engine.pipeline import run_question
-    from invent_core.experiments.reproduce import evaluate, tsu
+    from invent_core.experiments import evaluate, tsu
 
     code = "import sys, invent_core.config; print(sorted(m for m in sys.modules if 'perturb' in m))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -347,7 +347,7 @@ def _no_llm():
 @pytest.mark.slow
 def test_saved_run_is_rescored_with_new_scoring_options_and_regenerated_otherwise(minilm, tmp_path):
     from invent_core.engine.scoring import score_responses
-    from invent_core.experiments.reproduce import _run_path, get_run
+    from invent_core.experiments.runs import _run_path, get_run
     from invent_core.questions.datasets import Example
 
     cfg = ExperimentConfig(run=_off_default(), dataset="triviaqa")

@@ -121,7 +121,7 @@ def readme_commands(path: Path = README) -> list[list[str]]:
 
 def check_options(argv: list[str]) -> None:
     """The real parser, then the option checks each command makes before touching a file."""
-    from invent_core.batch.engine import parse_shard
+    from invent_core.batch.shards import parse_shard
     from invent_core.cli import build_parser
     from invent_core.commands._common import config_from_args
 

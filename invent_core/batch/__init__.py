@@ -4,33 +4,30 @@
 CSV or JSON Lines file; ``merge_outputs`` joins shards. The package is split
 by job:
 
-- :mod:`~invent_core.batch.input`: sniffing and inspecting a file
-  (:func:`inspect_input`, :class:`InputInfo`, :class:`BatchInputError`);
+- :mod:`~invent_core.batch.input`: inspecting a file and its layout of
+  pre-generated responses (:func:`inspect_input`, :class:`InputInfo`); the
+  file itself is read by :mod:`invent_core.questions.files`
+  (:class:`BatchInputError`);
 - :mod:`~invent_core.batch.rows`: streaming rows through the question
   schema and the library's response checks (:class:`RowReader`);
-- :mod:`~invent_core.batch.output`: the checkpoint, result files, sidecars,
-  the output lock, evaluation;
+- :mod:`~invent_core.batch.output`: output paths and sidecars, the output
+  lock, the checkpoint, result files, export and evaluation;
 - :mod:`~invent_core.batch.scorer`: one row with one run configuration;
-- :mod:`~invent_core.batch.engine`: :func:`batch_score` (plan → loop → finish);
+- :mod:`~invent_core.batch.engine`: :func:`batch_score`, from
+  :mod:`~invent_core.batch.plan` (options) through
+  :mod:`~invent_core.batch.session` (models, sidecar, checkpoint) and
+  :mod:`~invent_core.batch.loop` (the rows) to the finish;
+- :mod:`~invent_core.batch.shards`: ``--shard i/N``;
+  :mod:`~invent_core.batch.config_diff`: what a resume or a merge must share;
 - :mod:`~invent_core.batch.merge`: :func:`merge_outputs`.
 """
 
 from __future__ import annotations
 
-from ..csv_safe import neutralize_cell, restore_cell
-from ..provenance import package_versions  # re-exported: experiment.py imported it from here
-from ..questions.schema import FIELD_SIZE_LIMIT, MAX_QUESTION_CHARS
-from .engine import (
-    ABORT_AFTER_LLM_ERRORS,
-    EMBED_CACHE_LIMIT,
-    EMBED_WINDOW,
-    BatchSummary,
-    ProgressFn,
-    batch_score,
-    parse_shard,
-    shard_of,
-)
-from .input import BatchInputError, InputInfo, inspect_input
+from ..questions.files import BatchInputError
+from .engine import batch_score
+from .input import InputInfo, inspect_input
+from .loop import ABORT_AFTER_LLM_ERRORS, EMBED_WINDOW
 from .merge import MergeSummary, merge_outputs
 from .output import (
     Checkpoint,
@@ -46,13 +43,13 @@ from .output import (
     write_records,
 )
 from .rows import InputRow, RowReader
+from .session import EMBED_CACHE_LIMIT, BatchSummary
+from .shards import parse_shard, shard_of
 
 __all__ = [
     "ABORT_AFTER_LLM_ERRORS",
     "EMBED_CACHE_LIMIT",
     "EMBED_WINDOW",
-    "FIELD_SIZE_LIMIT",
-    "MAX_QUESTION_CHARS",
     "BatchInputError",
     "BatchSummary",
     "Checkpoint",
@@ -61,7 +58,6 @@ __all__ = [
     "MergeSummary",
     "OutputBusyError",
     "OutputLock",
-    "ProgressFn",
     "RowReader",
     "batch_score",
     "evaluate_output",
@@ -69,13 +65,10 @@ __all__ = [
     "inspect_input",
     "iter_records",
     "merge_outputs",
-    "neutralize_cell",
     "output_format",
-    "package_versions",
     "parse_shard",
     "read_columns",
     "read_errors",
-    "restore_cell",
     "shard_of",
     "sidecar_paths",
     "write_records",

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..provenance import package_versions
-from .engine import config_diff, parse_shard
-from .input import BatchInputError
+from ..questions.files import BatchInputError
+from .config_diff import config_diff
 from .output import (
     OutputLock,
     check_output_paths,
@@ -30,6 +30,7 @@ from .output import (
     write_json_atomic,
     write_records,
 )
+from .shards import parse_shard
 
 __all__ = ["MergeSummary", "merge_outputs"]
 

@@ -8,7 +8,7 @@ worded with its file, row, line and column.
 
 A per-row problem becomes :attr:`InputRow.error` (the run records it and goes
 on); a problem that stops the file from being read further (an oversized
-cell or line) raises :class:`~invent_core.batch.input.BatchInputError`.
+cell or line) raises :class:`~invent_core.questions.files.BatchInputError`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.scoring import ResponseShapeError, validate_responses
 from ..questions import schema as qs
-from .input import BatchInputError, InputInfo, read_bounded_line, role_columns
+from ..questions.files import BatchInputError, read_bounded_line
+from .input import InputInfo, role_columns
 
 __all__ = ["InputRow", "RowReader"]
 
@@ -72,8 +74,6 @@ def _wide_responses(
     question: str, perturbations: Any, responses: Any
 ) -> tuple[list[str], list[list[str]]]:
     """Shape-check the wide layout with the library's own check, worded for a file's cells."""
-    from ..engine.scoring import ResponseShapeError, validate_responses
-
     if not isinstance(perturbations, list) or not all(isinstance(p, str) for p in perturbations):
         raise _Problem(
             "expected a JSON list of strings (the n perturbed questions)", "perturbations"
@@ -296,8 +296,6 @@ class RowReader:
         row = self._base(index, line0, merged)
         cells = [self._long_cell(line, rec) for line, rec in group]
         row.perturbations, responses = _long_responses(cells, line0)
-        from ..engine.scoring import ResponseShapeError, validate_responses
-
         try:
             _, row.responses = validate_responses([row.question, *row.perturbations], responses)
         except ResponseShapeError as err:

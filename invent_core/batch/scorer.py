@@ -15,6 +15,12 @@ from functools import cached_property
 from typing import Any
 
 from ..config import RunConfig
+from ..engine.pipeline import run_question
+from ..evaluation.correctness import judge_correct
+from ..evaluation.reference import columns, for_settings, place
+from ..methods.context import ScoringContext
+from ..methods.registry import compute_methods
+from ..perturb.paraphrase import distinct_states
 from .rows import InputRow
 
 __all__ = ["REFERENCE_MEASURE", "RowScorer", "output_columns"]
@@ -29,7 +35,7 @@ def output_columns(method_names: Sequence[str], *, has_answers: bool, generated:
     if has_answers:
         cols.append("answer")
     cols += ["response", "n_perturbations", "distinct_states", "n_replications", *method_names]
-    if REFERENCE_MEASURE in method_names:  # issue #12 §3: the value against a shipped reference
+    if REFERENCE_MEASURE in method_names:  # the value against a shipped reference
         cols += [f"{REFERENCE_MEASURE}_{c}" for c in ("percentile", "p_correct", "placed_among")]
     if has_answers:
         cols.append("correct")
@@ -74,8 +80,6 @@ class RowScorer:
         Pre-generated responses have no known LLM, so no reference applies to them. Two
         pipelined rows may both look it up the first time; both get the same answer.
         """
-        from ..evaluation.reference import for_settings
-
         if self.llm is None:
             return None
         return for_settings(self.config, llm_identity=getattr(self.llm, "identity", None))
@@ -95,8 +99,6 @@ class RowScorer:
 
     def _context(self, row: InputRow):
         """The ScoringContext of a pre-generated row (no LLM at all)."""
-        from ..methods.context import ScoringContext
-
         cfg = self.config
         return ScoringContext(
             [row.question, *(row.perturbations or [])],
@@ -110,9 +112,6 @@ class RowScorer:
 
     def _generate(self, row: InputRow):
         """Run the pipeline on a question-only row; its ScoringContext."""
-        from ..engine.pipeline import run_question
-        from ..methods.context import ScoringContext
-
         run = run_question(
             row.question,
             self.config,
@@ -125,9 +124,6 @@ class RowScorer:
 
     def score(self, row: InputRow) -> dict[str, Any]:
         """The output record of one row (raises when the Inv measures cannot be computed)."""
-        from ..methods.registry import compute_methods
-        from ..perturb.paraphrase import distinct_states
-
         t0 = time.perf_counter()
         record: dict[str, Any] = {"id": row.id, "row": row.index, "question": row.question}
         if row.responses is not None:
@@ -143,7 +139,7 @@ class RowScorer:
         record.update(
             response=ctx.responses[0][0],
             n_perturbations=len(ctx.questions) - 1,
-            distinct_states=distinct_states(ctx.questions[1:]),  # issue #24 §3
+            distinct_states=distinct_states(ctx.questions[1:]),
             n_replications=len(ctx.responses[0]),
         )
         for name, res in results.items():
@@ -159,17 +155,13 @@ class RowScorer:
         return record
 
     def _reference_columns(self, row: InputRow, value: float | None) -> dict[str, Any]:
-        """Percentile and P(correct) among the reference questions like the row's (issue #24 §6)."""
-        from ..evaluation.reference import columns, place
-
+        """Percentile and P(correct) among the reference questions like the row's."""
         ref = self.reference
         if ref is not None and value is not None:
             ref = place(ref, row.question, self.sim, task=row.task)
         return columns(value, ref)
 
     def _judge(self, row: InputRow, response: str) -> bool:
-        from ..evaluation.correctness import judge_correct
-
         return judge_correct(
             response,
             list(row.answers),

@@ -107,8 +107,8 @@ def parse_levels(text: str) -> tuple[int, ...]:
 
 
 def experiment_config_from_args(args: argparse.Namespace, **extra):
-    """Build the :class:`~invent_core.experiments.reproduce.ExperimentConfig` of ``evaluate``/``tsu``'s options."""
-    from ..experiments.reproduce import ExperimentConfig
+    """Build the :class:`~invent_core.experiments.ExperimentConfig` of ``evaluate``/``tsu``'s options."""
+    from ..experiments import ExperimentConfig
 
     return ExperimentConfig(
         run=config_from_args(args),
@@ -132,7 +132,7 @@ def main(args: argparse.Namespace) -> int:
 def _main(args: argparse.Namespace) -> int:
     from ..batch.output import check_output_folder
     from ..errors import Cancelled
-    from ..experiments.reproduce import EVALUATE_FILES, draw_examples, evaluate
+    from ..experiments import EVALUATE_FILES, draw_examples, evaluate
 
     boot = (
         {}
@@ -165,7 +165,7 @@ def _main(args: argparse.Namespace) -> int:
 def print_evaluation(res: Any, identity: str) -> None:
     """Print the accuracy, the table (plain text), warnings, model advice and the files."""
     from ..evaluation.advice import model_advice
-    from ..experiments.reproduce import accuracy_line
+    from ..experiments import accuracy_line
 
     ev = res.evaluation
     print(

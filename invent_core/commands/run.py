@@ -47,7 +47,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _check_save(path: Path) -> None:
     """Refuse a ``--save`` path that cannot be written (a folder, a read-only one) before any work."""
-    from ..batch.output import BatchInputError, check_output_paths, probe_space
+    from ..batch.output import check_output_paths, probe_space
+    from ..questions.files import BatchInputError
     from ._exits import DISK_FULL_ERRNOS
 
     try:

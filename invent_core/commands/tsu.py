@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
 def _main(args: argparse.Namespace) -> int:
     from ..batch.output import check_output_folder
     from ..errors import Cancelled
-    from ..experiments.reproduce import TSU_FILES, draw_examples, tsu
+    from ..experiments import TSU_FILES, draw_examples, tsu
 
     cfg = experiment_config_from_args(args)
     out = args.out or f"runs/tsu-{args.dataset or 'data'}"

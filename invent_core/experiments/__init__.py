@@ -1,1 +1,47 @@
-"""Reproducing the paper's tables: ``evaluate`` (AUROC, PRR, Brier) and ``tsu`` over the same responses."""
+"""Reproducing the paper's tables: ``evaluate`` (AUROC, PRR, Brier) and ``tsu`` over the same responses.
+
+Both share one loop: a run per question (LLM calls through the persistent
+cache), saved under ``<out>/runs/``, every registered method scored on that
+same run, and, for ``evaluate``, the response the scores came from judged.
+
+- :mod:`~invent_core.experiments.config`: :class:`ExperimentConfig`, :func:`generation_key`;
+- :mod:`~invent_core.experiments.sample`: which questions (:func:`draw_examples`,
+  :func:`select_examples`, difficulty levels);
+- :mod:`~invent_core.experiments.runs`: the saved run of each question
+  (:func:`get_run`) and its scores (:func:`score_run`);
+- :mod:`~invent_core.experiments.result`: :class:`ExperimentResult` and the
+  files an experiment writes;
+- :mod:`~invent_core.experiments.evaluation`: :func:`evaluate` (Table 1);
+- :mod:`~invent_core.experiments.tsu_sweep`: :func:`tsu` (the TSU table).
+"""
+
+from __future__ import annotations
+
+from .config import JUDGES, ExperimentConfig, generation_key
+from .evaluation import MIN_CROSS_FIT, SCORE_COLUMNS, accuracy_line, evaluate, evaluation_table
+from .result import EVALUATE_FILES, TSU_FILES, ExperimentResult
+from .runs import get_run, score_run
+from .sample import difficulty_levels, draw_examples, keep_difficulty, select_examples
+from .tsu_sweep import default_tsu_columns, tsu
+
+__all__ = [
+    "EVALUATE_FILES",
+    "JUDGES",
+    "MIN_CROSS_FIT",
+    "SCORE_COLUMNS",
+    "TSU_FILES",
+    "ExperimentConfig",
+    "ExperimentResult",
+    "accuracy_line",
+    "default_tsu_columns",
+    "difficulty_levels",
+    "draw_examples",
+    "evaluate",
+    "evaluation_table",
+    "generation_key",
+    "get_run",
+    "keep_difficulty",
+    "score_run",
+    "select_examples",
+    "tsu",
+]

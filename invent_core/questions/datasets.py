@@ -21,6 +21,7 @@ import numpy as np
 
 from invent_core.env import assets_dir
 from invent_core.errors import InventError
+from invent_core.questions.files import BatchInputError, check_rows, inspect_file
 from invent_core.questions.schema import (
     ANSWER_COLUMNS,
     FIELD_SIZE_LIMIT,
@@ -56,7 +57,7 @@ DATASETS: dict[str, tuple[str, str]] = {
 _ALIASES = {"nq": "nq_open", "trivia_qa": "triviaqa"}
 
 # Accepted column names in user files: QUESTION_COLUMNS and ANSWER_COLUMNS of
-# invent_core.questions.schema (re-exported here), shared with the batch reader.
+# invent_core.questions.schema (re-exported here), shared with the file reader (invent_core.questions.files).
 
 
 class DatasetFileError(InventError, ValueError):
@@ -205,17 +206,16 @@ def _read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         yield lineno, row
 
 
-def _check_with_batch_reader(path: Path) -> None:
-    """Batch's checks of a CSV/TSV/JSON Lines file (binary, encoding, quotes, cell sizes), one line each.
+def _check_with_file_reader(path: Path) -> None:
+    """The reader's checks of a CSV/TSV/JSON Lines file (binary, encoding, quotes, cell sizes).
 
-    The one reader's limits: a file batch refuses is refused here with the same message.
+    The one reader's limits (:mod:`invent_core.questions.files`): a file batch
+    refuses is refused here with the same message.
     """
-    from ..batch.input import BatchInputError, inspect_input
-
     if not path.is_file():
         raise DatasetFileError(f"{path}: no such file")
     try:
-        inspect_input(path)
+        check_rows(inspect_file(path))
     except BatchInputError as err:
         raise DatasetFileError(str(err)) from None
     csv.field_size_limit(FIELD_SIZE_LIMIT)
@@ -224,7 +224,7 @@ def _check_with_batch_reader(path: Path) -> None:
 def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        _check_with_batch_reader(path)
+        _check_with_file_reader(path)
         yield from _read_jsonl(path)
     elif suffix == ".json":
         text = _read_text(path)
@@ -238,7 +238,7 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
             raise DatasetFileError(f"{path}: expected a JSON list of objects")
         yield from enumerate(data, start=1)
     elif suffix in (".csv", ".tsv"):
-        _check_with_batch_reader(path)
+        _check_with_file_reader(path)
         text = _read_text(path)
         reader = csv.DictReader(
             io.StringIO(text, newline=""), delimiter="\t" if suffix == ".tsv" else ","

@@ -1,7 +1,7 @@
 """Evaluation and TSU results as JSON payloads the dashboard shows (and ships as demos).
 
-A payload is what :func:`invent_core.experiments.reproduce.evaluate` or
-:func:`~invent_core.experiments.reproduce.tsu` returned, flattened to JSON: the config,
+A payload is what :func:`invent_core.experiments.evaluate` or
+:func:`~invent_core.experiments.tsu` returned, flattened to JSON: the config,
 the method names and labels, one row per question (per temperature for TSU)
 with every method's uncertainty, and the evaluation or TSU table the core
 computed. Pages show it as it is; nothing here computes a metric.
@@ -21,7 +21,7 @@ from invent_core.config import check_temperatures
 from invent_core.csv_safe import read_csv
 from invent_core.engine.artifact import RunArtifact
 from invent_core.evaluation.metrics import Evaluation
-from invent_core.experiments.reproduce import ExperimentConfig
+from invent_core.experiments import ExperimentConfig
 from invent_core.methods.registry import get_method, list_methods
 
 # /2: the config nests its RunConfig, and the core's evaluation / TSU table travels along
@@ -60,7 +60,7 @@ def eval_payload(
     out: Path | None = None,
     paraphrase_llm: str | None = None,
 ) -> dict[str, Any]:
-    """JSON payload of an ``invent_core.experiments.reproduce.evaluate`` result (its evaluation included).
+    """JSON payload of an ``invent_core.experiments.evaluate`` result (its evaluation included).
 
     ``llm`` is the identity of the LLM that answered (for the model advice and the history),
     ``paraphrase_llm`` that of the model that reworded when it is another one;
@@ -161,7 +161,7 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
 
 
 def payload_config(payload: Mapping[str, Any]) -> Any:
-    """The :class:`~invent_core.experiments.reproduce.ExperimentConfig` a payload was made with."""
+    """The :class:`~invent_core.experiments.ExperimentConfig` a payload was made with."""
     return ExperimentConfig.from_dict(payload["config"])
 
 
@@ -205,7 +205,7 @@ def tsu_payload(
     llm: str | None = None,
     paraphrase_llm: str | None = None,
 ) -> dict[str, Any]:
-    """JSON payload of an ``invent_core.experiments.reproduce.tsu`` result (its TSU table included).
+    """JSON payload of an ``invent_core.experiments.tsu`` result (its TSU table included).
 
     ``llm`` / ``paraphrase_llm``: the answering and (when another) the rewording model.
     """

@@ -15,7 +15,7 @@ import streamlit as st
 
 from invent_core.evaluation.advice import model_advice
 from invent_core.evaluation.report import results_table
-from invent_core.experiments.reproduce import difficulty_levels
+from invent_core.experiments import difficulty_levels
 
 from . import results_view, views
 from .downloads import download_buttons

@@ -612,7 +612,7 @@ def _html_of(frame) -> bytes:
 
 def _first_questions_of_the_demo_evaluation(k: int) -> dict:
     """The demo evaluation cut to its first k questions, its metrics computed again by the core."""
-    from invent_core.experiments.reproduce import _evaluation
+    from invent_core.experiments.evaluation import _evaluation
     from invent_ui.data.experiments import payload_config
 
     payload = json.loads(assets.DEMO_EVAL.read_text())
@@ -624,7 +624,7 @@ def _first_questions_of_the_demo_evaluation(k: int) -> dict:
 def _first_questions_of_the_demo_sweep(k: int) -> dict:
     """The demo TSU sweep cut to its first k questions, its TSU table computed again by the core."""
     from invent_core.evaluation.metrics import tsu_table
-    from invent_core.experiments.reproduce import default_tsu_columns
+    from invent_core.experiments import default_tsu_columns
     from invent_ui.data.experiments import tsu_arrays
 
     payload = json.loads(assets.DEMO_TSU.read_text())
@@ -785,7 +785,7 @@ def test_evaluation_reattaches_after_a_reload_with_its_settings_then_shows_the_r
     monkeypatch,
 ):
     """Issue 22: reload at 30 s showed the demo, the form reset (8 → 10) and no running job."""
-    from invent_core.experiments import reproduce as experiment
+    from invent_core import experiments as experiment
     from invent_ui.data import experiments
 
     release, calls = threading.Event(), []
@@ -851,7 +851,7 @@ def test_gaap_page_reattaches_after_a_reload(monkeypatch):
 
 def test_evaluation_keeps_the_testbed_levels_chosen_and_passes_them_to_the_run(monkeypatch):
     """A stronger model needs the testbed's hard levels: the page offers them, draws over them."""
-    from invent_core.experiments import reproduce as experiment
+    from invent_core import experiments as experiment
     from invent_ui.data import experiments
 
     seen = []

@@ -19,13 +19,12 @@ from invent_core.batch import (
     batch_score,
     iter_records,
     merge_outputs,
-    neutralize_cell,
     parse_shard,
-    restore_cell,
     shard_of,
     sidecar_paths,
 )
 from invent_core.config import RunConfig
+from invent_core.csv_safe import neutralize_cell, restore_cell
 
 pytestmark = pytest.mark.slow  # every test here embeds with the real MiniLM
 
@@ -227,7 +226,7 @@ def test_value_column_and_no_id(minilm, tmp_path):
 
 def test_small_embedding_cache_gives_the_same_scores(minilm, tmp_path, monkeypatch):
     """The batch bounds the embedder's cache; evictions in mid-run must not change a score."""
-    import invent_core.batch.engine as engine
+    import invent_core.batch.session as engine
 
     rows = make_rows(10)
     batch_score(write_csv(tmp_path / "a_in.csv", rows), tmp_path / "a.csv", config=cfg(B))

@@ -24,7 +24,7 @@ from test_batch_faults import SLOW_WORKER, cli, env, errors_of, wide_rows, write
 from test_experiment_honest import ScriptLLM
 
 from invent_core.batch import iter_records
-from invent_core.experiments.reproduce import ExperimentConfig, evaluate
+from invent_core.experiments import ExperimentConfig, evaluate
 from invent_core.workbench.history import HistoryStore
 
 #: An OpenAI-compatible URL where nothing listens: a command that reached the LLM would fail
@@ -165,7 +165,7 @@ def test_a_saved_row_under_the_same_id_but_another_question_is_scored_again(tmp_
 FOLDER_WORKER = """
 import sys, time
 from invent_core.batch.output import output_folder
-from invent_core.experiments.reproduce import EVALUATE_FILES
+from invent_core.experiments import EVALUATE_FILES
 with output_folder(sys.argv[1], EVALUATE_FILES):
     print("holding", flush=True)
     time.sleep(120)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from invent_core.config import RunConfig
-from invent_core.experiments.reproduce import ExperimentConfig, default_tsu_columns, evaluate, tsu
+from invent_core.experiments import ExperimentConfig, default_tsu_columns, evaluate, tsu
 
 QUESTIONS = [
     ("q1", "What is the capital of France?", "Paris"),

@@ -15,7 +15,7 @@ import pytest
 
 from invent_core.config import GateConfig, ParaphraseConfig, RunConfig
 from invent_core.errors import Cancelled, LLMTimeout
-from invent_core.experiments.reproduce import ExperimentConfig, draw_examples, evaluate, tsu
+from invent_core.experiments import ExperimentConfig, draw_examples, evaluate, tsu
 from invent_core.llm import Completion
 from invent_core.progress import CancelToken, Progress
 

@@ -86,7 +86,7 @@ def _data(tmp_path: Path) -> Path:
 
 
 def _cfg(data: Path):
-    from invent_core.experiments.reproduce import ExperimentConfig
+    from invent_core.experiments import ExperimentConfig
 
     run = RunConfig(n_perturbations=2, n_replications=2).replace(n_bootstrap=3)
     return ExperimentConfig(run=run, data=str(data), methods=("inv",), n_bootstrap_metrics=5)
@@ -94,7 +94,7 @@ def _cfg(data: Path):
 
 @pytest.mark.slow  # loads the packaged embedder
 def test_evaluate_overlaps_questions_within_one_budget_and_matches_a_sequential_run(tmp_path):
-    from invent_core.experiments.reproduce import evaluate
+    from invent_core.experiments import evaluate
     from invent_core.llm import get_llm
 
     cfg = _cfg(_data(tmp_path))
@@ -122,7 +122,7 @@ def test_evaluate_overlaps_questions_within_one_budget_and_matches_a_sequential_
 
 @pytest.mark.slow
 def test_tsu_overlaps_question_temperature_runs_in_order(tmp_path):
-    from invent_core.experiments.reproduce import tsu
+    from invent_core.experiments import tsu
     from invent_core.llm import get_llm
 
     cfg = _cfg(_data(tmp_path))
@@ -141,7 +141,7 @@ def test_a_folder_evaluated_again_with_another_kernel_is_rescored_not_reused(tmp
     """Saved runs are reused (no request), saved scores are not: they were made with the old kernel."""
     import dataclasses
 
-    from invent_core.experiments.reproduce import evaluate
+    from invent_core.experiments import evaluate
     from invent_core.llm import get_llm
 
     cfg = _cfg(_data(tmp_path))
@@ -160,7 +160,7 @@ def test_a_folder_evaluated_again_with_another_kernel_is_rescored_not_reused(tmp
 
 def test_the_adaptive_settings_do_not_change_the_generation_key_while_it_is_off():
     """A saved run stays valid when only the (unused) adaptive tolerance differs."""
-    from invent_core.experiments.reproduce import generation_key
+    from invent_core.experiments import generation_key
 
     base = RunConfig()
     assert generation_key(base) == generation_key(base.replace(adaptive_tolerance=0.1))

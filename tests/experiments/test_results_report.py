@@ -15,7 +15,7 @@ import pytest
 
 from invent_core.config import RunConfig
 from invent_core.evaluation.metrics import evaluate_scores
-from invent_core.experiments.reproduce import ExperimentConfig
+from invent_core.experiments import ExperimentConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPER_TEX = Path("/work/shared/paper/inv_entropy_paper.tex")

@@ -218,7 +218,7 @@ def test_parse_temperatures():
 
 
 def test_tsu_arrays_roundtrip():
-    from invent_core.experiments.reproduce import ExperimentConfig, ExperimentResult
+    from invent_core.experiments import ExperimentConfig, ExperimentResult
 
     rows = [
         {"id": q, "question": q, "temperature": t, "inv_entropy": v, "p_true": float("nan")}

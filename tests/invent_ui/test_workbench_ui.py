@@ -93,7 +93,7 @@ def test_a_sample_too_small_is_greyed_and_never_bold():
 
 
 def test_per_question_payload_of_an_evaluation_folder(tmp_path, demo_run):
-    from invent_core.experiments.reproduce import ExperimentConfig
+    from invent_core.experiments import ExperimentConfig
 
     out = tmp_path / "eval"
     (out / "runs").mkdir(parents=True)
@@ -132,7 +132,7 @@ def test_per_question_payload_of_an_evaluation_folder(tmp_path, demo_run):
 def test_evaluation_folder_question_starting_with_equals_shows_without_apostrophe(tmp_path):
     """scores.csv protects '=…' cells with an apostrophe; the page's reader takes it off."""
     from invent_core.csv_safe import write_csv
-    from invent_core.experiments.reproduce import ExperimentConfig
+    from invent_core.experiments import ExperimentConfig
 
     out = tmp_path / "eval"
     out.mkdir()

@@ -67,7 +67,7 @@ def test_an_evaluation_or_tsu_entry_names_both_models():
     """The Evaluation and TSU pages record the rewording model beside the answering one."""
     from types import SimpleNamespace
 
-    from invent_core.experiments.reproduce import ExperimentConfig
+    from invent_core.experiments import ExperimentConfig
     from invent_ui.data.experiments import eval_payload, tsu_payload
 
     cfg = ExperimentConfig(dataset="arithmetic", limit=3)

@@ -1,0 +1,95 @@
+"""One run at a time per output: an OS lock the kernel releases however the process ends.
+
+:class:`OutputLock` holds ``flock`` on ``OUTPUT.lock``, so ``kill -9`` leaves
+nothing to clean up; :func:`output_folder` does the same for a command's
+output folder (``evaluate``, ``tsu``, ``run --save``) after its checks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ...questions.files import BatchInputError
+from .paths import check_output_folder
+
+__all__ = ["OutputBusyError", "OutputLock", "output_folder"]
+
+
+class OutputBusyError(BatchInputError):
+    """Another run holds the output's lock."""
+
+
+class OutputLock:
+    """Exclusive lock of one output for one run: ``flock`` on ``OUTPUT.lock``.
+
+    The kernel drops an ``flock`` when its process ends (``kill -9``
+    included), so a stale lock cannot exist; the lock file is removed on a
+    clean exit. A second run is refused at once with :class:`OutputBusyError`.
+    """
+
+    def __init__(self, path: Path, output: Path) -> None:
+        self.path, self.output = Path(path), Path(output)
+        self._fd: int | None = None
+
+    def __enter__(self) -> OutputLock:
+        """Take the lock, or raise OutputBusyError naming the process that holds it."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no flock, no lock
+            return self
+        while self._fd is None:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 64).decode("ascii", "replace").strip()
+                os.close(fd)
+                raise OutputBusyError(
+                    f"another run (process {holder or '?'}) is writing this output; wait for it "
+                    "to finish, or stop it (its rows are kept and the next run resumes)",
+                    file=self.output,
+                ) from None
+            if _still_named(fd, self.path):  # not unlinked by the previous holder meanwhile
+                self._fd = fd
+            else:
+                os.close(fd)
+        os.ftruncate(self._fd, 0)
+        os.write(self._fd, f"{os.getpid()}\n".encode())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Remove the lock file and release the lock."""
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink()  # while still holding it: a waiter re-checks the name
+            os.close(self._fd)
+            self._fd = None
+
+
+def _still_named(fd: int, path: Path) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
+
+
+@contextlib.contextmanager
+def output_folder(
+    folder: str | os.PathLike, names: Iterable[str], inputs: Iterable[str | os.PathLike] = ()
+) -> Iterator[Path]:
+    """Check, create and lock a command's output folder (``evaluate``, ``tsu``, ``run --save``).
+
+    Before any work: a path that is a file, a folder that cannot be created or
+    written, or an input that one of ``names`` inside it would overwrite (the
+    path, a hard or a symbolic link) is refused with :class:`BatchInputError`
+    (exit 2). Then one run at a time holds ``FOLDER/.invent.lock`` (resolved
+    path, as :class:`OutputLock`); a second is refused with
+    :class:`OutputBusyError` (exit 4).
+    """
+    check_output_folder(folder, names, inputs)
+    real = Path(os.path.realpath(folder))
+    with OutputLock(real / ".invent.lock", Path(folder)):
+        yield Path(folder)

@@ -1,0 +1,88 @@
+"""Plan a batch run: every option checked and the input inspected, no file touched.
+
+A bad ``-r``, ``--dataset``, perturber or output path is refused here, before
+the output's lock is taken, so a mistyped option never wipes an old output.
+:func:`plan_batch` returns the :class:`Plan` the run follows.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import RunConfig
+from ..evaluation.correctness import MATCHERS
+from ..methods.registry import list_methods, resolve_methods
+from ..perturb.base import get_perturber
+from .input import InputInfo, inspect_input
+from .output import check_output_paths, output_format, sidecar_paths
+from .shards import parse_shard
+
+__all__ = ["Plan", "plan_batch"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run does: the paths, the inspected input, the settings, the methods, the shard."""
+
+    input: Path
+    output: Path
+    paths: dict[str, Path]
+    info: InputInfo
+    config: RunConfig
+    method_names: list[str]
+    shard: tuple[int, int] | None
+    dataset: str | None
+    max_question_chars: int
+
+    @property
+    def generated(self) -> bool:
+        """Whether the LLM generates perturbations and responses (a question-only file)."""
+        return self.info.layout == "questions"
+
+
+def _check_options(config: Any, dataset: str | None, max_question_chars: Any) -> RunConfig:
+    config = RunConfig() if config is None else config
+    if not isinstance(config, RunConfig):
+        raise TypeError(f"config must be a RunConfig, got {type(config).__name__}")
+    get_perturber(config.perturber)  # "unknown perturber 'x': choose one of …"
+    if dataset is not None and dataset not in MATCHERS:
+        raise ValueError(
+            f"dataset {dataset!r} is not a correctness rule; known: {', '.join(MATCHERS)}"
+        )
+    if isinstance(max_question_chars, bool) or not isinstance(max_question_chars, int):
+        raise ValueError(f"max_question_chars must be an integer, got {max_question_chars!r}")
+    if max_question_chars < 1:
+        raise ValueError(f"max_question_chars must be at least 1, got {max_question_chars}")
+    return config
+
+
+def plan_batch(
+    input: str | os.PathLike,
+    output: str | os.PathLike,
+    config: RunConfig | None,
+    *,
+    methods: str | Iterable[str] | None,
+    shard: str | tuple[int, int] | None,
+    dataset: str | None,
+    encoding: str | None,
+    max_question_chars: int,
+) -> Plan:
+    """Validate every option, inspect the input, check the output paths; write nothing."""
+    config = _check_options(config, dataset, max_question_chars)
+    shard_t = parse_shard(shard)
+    inv_names = [m.name for m in list_methods("inv")]
+    method_names = list(
+        dict.fromkeys(inv_names + [m.name for m in resolve_methods(methods or "inv")])
+    )
+    in_path, out_path = Path(input), Path(output)
+    output_format(out_path)
+    paths = sidecar_paths(out_path)
+    info = inspect_input(in_path, encoding=encoding)
+    check_output_paths([out_path, *paths.values()], [in_path])
+    return Plan(
+        in_path, out_path, paths, info, config, method_names, shard_t, dataset, max_question_chars
+    )

@@ -1,0 +1,112 @@
+"""What an experiment returns and writes: :class:`ExperimentResult` and the files of its folder.
+
+``evaluate`` writes :data:`EVALUATE_FILES`, ``tsu`` writes :data:`TSU_FILES`,
+both beside ``runs/``; every file is replaced atomically (a crash leaves the
+old one), CSVs go through the one formula-safe writer, and ``config.json``
+records the experiment with the package versions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..csv_safe import atomic_file
+from ..methods.registry import get_method
+from ..provenance import package_versions
+from .config import ExperimentConfig
+
+__all__ = [
+    "EVALUATE_FILES",
+    "TSU_FILES",
+    "ExperimentResult",
+    "input_files",
+    "method_labels",
+    "write_config",
+    "write_text",
+]
+
+#: What ``evaluate`` and ``tsu`` write in their folder (an input may be none of them).
+EVALUATE_FILES = (
+    "scores.csv",
+    "config.json",
+    *(f"results.{x}" for x in ("csv", "md", "tex", "json")),
+)
+TSU_FILES = ("uq.csv", "config.json", *(f"tsu.{x}" for x in ("csv", "md", "tex", "json")))
+
+
+@dataclass
+class ExperimentResult:
+    """What ``evaluate`` / ``tsu`` return: the rows, and the evaluation or TSU table.
+
+    Attributes
+    ----------
+    rows : one per judged question (evaluate) or per (question, temperature)
+        run (tsu): id, question, response, canonical, correct, <method>…
+    methods : the method names, in column order.
+    evaluation : the :class:`~invent_core.evaluation.metrics.Evaluation` (evaluate).
+    tsu : method → {column label: fraction} (tsu).
+    files : name → path of every file written.
+    llm_started : whether the LLM had to be started (False: all from saved runs).
+    judgement : :func:`~invent_core.evaluation.sample_size.judgeable` of the sample:
+        ``(ok, reason)``; when not ok the tables are greyed / "n/a" and nothing is best.
+    table : the :class:`~invent_core.evaluation.report.ResultsTable` written.
+    failed : rows of questions (runs) whose generation failed, with their ``error``.
+    sample : how the questions were drawn ("15 of 300 questions, drawn with seed 0").
+    """
+
+    rows: list[dict[str, Any]]
+    methods: list[str]
+    evaluation: Any = None  # invent_core.evaluation.metrics.Evaluation
+    tsu: dict[str, dict[str, float]] | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    llm_started: bool = False
+    judgement: Any = None  # invent_core.evaluation.sample_size.Judgement
+    table: Any = None  # invent_core.evaluation.report.ResultsTable
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    sample: str = ""
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per thing a reader must know: failed questions, metrics not judged."""
+        out = []
+        if self.failed:
+            first = self.failed[0].get("error", "")
+            out.append(
+                f"{len(self.failed)} question(s) failed and are left out (first: {first}); "
+                "they are listed with their error in scores.csv and retried on the next run"
+            )
+        if self.judgement is not None and not self.judgement.ok:
+            out.append(f"metrics not judged: {self.judgement.reason}")
+        return out
+
+
+def input_files(cfg: ExperimentConfig) -> list[Path]:
+    """The files an experiment reads (``--data``), which its outputs must not overwrite."""
+    return [Path(cfg.data)] if cfg.data else []
+
+
+def write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> None:
+    """Write ``config.json``: the experiment, ``extra``, and the package versions.
+
+    The versions are the same package list the batch sidecar records.
+    """
+    meta = {"config": cfg.to_dict(), **extra, "versions": package_versions()}
+    write_text(out / "config.json", json.dumps(meta, indent=2, default=str))
+
+
+def write_text(path: Path, text: str) -> None:
+    """Replace ``path`` atomically (a symbolic link there is replaced, never followed).
+
+    A crash or a full disk leaves the old file and no temporary file.
+    """
+    with atomic_file(path) as f:
+        f.write(text)
+
+
+def method_labels(methods: Sequence[str]) -> dict[str, str]:
+    """Method name → the label its table column shows."""
+    return {m: get_method(m).label for m in methods}
