@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from ..embedders import get_embedder
-from ..llm import get_llm
+from ..embedders import resolve_embedder
+from ..llm import resolve_llm
 from ..progress import Progress, ProgressCallback
 from ..provenance import package_versions
 from ..questions.files import BatchInputError
@@ -253,10 +253,10 @@ def start_run(
         total = math.ceil(total / plan.shard[1])
     tick = RowProgress(progress, total)
     tick(0)  # the row counter shows at once, not after the models loaded and a row finished
-    sim = get_embedder(embedder if embedder is not None else plan.config.embedder)
+    sim = resolve_embedder(embedder, plan.config)
     llm_obj = None
     if plan.generated:
-        llm_obj = get_llm(llm if llm is not None else "local")
+        llm_obj = resolve_llm(llm)
     config = _batch_config(plan, sim, llm_obj)
     meta = _new_meta(plan, config, sim, _check_resume(plan, config, resume))
     write_json_atomic(plan.paths["meta"], meta)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import RunConfig
 from ..errors import Cancelled
-from ..llm import Request, get_llm, user
+from ..llm import Request, resolve_llm, user
 from ..llm.base import derive_seed
 from ..llm.paraphraser import split_llm
 from ..llm.pool import RequestPool, gather
@@ -122,7 +122,7 @@ def run_question(
     config = config or RunConfig()
     question, choices_list = _checked_question(question, task, choices)
     perturber = get_perturber(config.perturber)
-    model, para = split_llm(get_llm("local") if llm is None else get_llm(llm), paraphrase_llm)
+    model, para = split_llm(resolve_llm(llm), paraphrase_llm)
     t_start = time.perf_counter()
     with _pools(model, para, cancel) as pools:
         job = _run_in(

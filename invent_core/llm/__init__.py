@@ -28,7 +28,7 @@ from .lazy import LazyLLM
 from .local import LocalLLM, ServerConfig, installed_local_models
 from .openai_compat import OpenAICompatLLM
 from .retry import RetryPolicy
-from .specs import available_llms, get_llm, spec_problem
+from .specs import DEFAULT_LLM, available_llms, get_llm, resolve_llm, spec_problem
 
 __all__ = [
     "LazyLLM",
@@ -49,6 +49,8 @@ __all__ = [
     "HFLLM",
     "choose_engine",
     "get_llm",
+    "resolve_llm",
+    "DEFAULT_LLM",
     "installed_local_models",
     "redact_url",
     "resolve_cache",

@@ -36,8 +36,17 @@ def available_llms() -> list[str]:
     return [*installed_local_models(), "openai"]
 
 
+#: The model a run answers with when none is named: the packaged 0.5B.
+DEFAULT_LLM = "local"
+
+
+def resolve_llm(llm: str | LLM | None) -> LLM:
+    """The one rule for "a spec, an object or nothing": :func:`get_llm`, the default when None."""
+    return get_llm(DEFAULT_LLM if llm is None else llm)
+
+
 def get_llm(
-    spec: str | LLM = "local",
+    spec: str | LLM = DEFAULT_LLM,
     *,
     base_url: str | None = None,
     model: str | None = None,

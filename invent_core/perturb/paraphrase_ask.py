@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..llm import Request, get_llm, user
+from ..llm import Request, resolve_llm, user
 from ..llm.base import StreamingLLM, prefers_single_paraphrase
 from ..prompts import PARAPHRASE_TEMPERATURE, paraphrase_one_messages, paraphrase_prompt
 from .paraphrase_parse import enough_or_looping, parse_paraphrases
@@ -50,7 +50,7 @@ class ParaphraseAsker:
             raise ValueError("question is empty: nothing to paraphrase")
         if n < 1:
             raise ValueError(f"n must be >= 1, got {n}")
-        model = get_llm("local") if llm is None else get_llm(llm)
+        model = resolve_llm(llm)
         if style == "auto":
             style = "single" if prefers_single_paraphrase(model) else "list"
         if style not in ("list", "single"):
