@@ -27,37 +27,26 @@ from __future__ import annotations
 from ..questions.files import BatchInputError
 from .engine import batch_score
 from .input import InputInfo, inspect_input
-from .loop import ABORT_AFTER_LLM_ERRORS, EMBED_WINDOW
 from .merge import MergeSummary, merge_outputs
 from .output import (
-    Checkpoint,
     OutputBusyError,
-    OutputLock,
     evaluate_output,
     export_results,
     iter_records,
-    output_format,
-    read_columns,
     read_errors,
     sidecar_paths,
     write_records,
 )
-from .rows import InputRow, RowReader
-from .session import EMBED_CACHE_LIMIT, BatchSummary
+from .rows import RowReader
+from .session import BatchSummary
 from .shards import parse_shard, shard_of
 
 __all__ = [
-    "ABORT_AFTER_LLM_ERRORS",
-    "EMBED_CACHE_LIMIT",
-    "EMBED_WINDOW",
     "BatchInputError",
     "BatchSummary",
-    "Checkpoint",
     "InputInfo",
-    "InputRow",
     "MergeSummary",
     "OutputBusyError",
-    "OutputLock",
     "RowReader",
     "batch_score",
     "evaluate_output",
@@ -65,9 +54,7 @@ __all__ = [
     "inspect_input",
     "iter_records",
     "merge_outputs",
-    "output_format",
     "parse_shard",
-    "read_columns",
     "read_errors",
     "shard_of",
     "sidecar_paths",
