@@ -13,122 +13,28 @@ lines, and no issue numbers in file names or code.
 
 from __future__ import annotations
 
-import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
 
-#: Bottom to top. Folders on one line share a floor (the circle test keeps them apart).
-LAYERS: tuple[tuple[str, ...], ...] = (
-    (
-        "invent_core",  # the package face: __version__ and the lazy public names
-        "invent_core.env",
-        "invent_core.errors",
-        "invent_core.progress",
-        "invent_core.csv_safe",
-        "invent_core.serialize",
-        "invent_core.provenance",
-        "invent_core.packaged",
-        "invent_core.config",
-        "invent_core.prompts",
-    ),
-    ("invent_core.paper",),
-    ("invent_core.embedders",),
-    ("invent_core.llm",),
-    ("invent_core.responses", "invent_core.questions"),
-    ("invent_core.perturb",),
-    ("invent_core.evaluation",),
-    ("invent_core.engine",),
-    ("invent_core.methods",),
-    ("invent_core.workbench",),
-    ("invent_core.batch",),
-    ("invent_core.experiments",),
-    ("invent_core.commands", "invent_core.cli", "invent_core.__main__"),
-    ("invent_ui",),
-    ("pages", "app"),
-)
-RANK = {unit: i for i, floor in enumerate(LAYERS) for unit in floor}
+from import_graph import LAYERS, RANK, draw, edges, module_name, sources, unit  # noqa: E402
 
 #: Where an in-project import may sit inside a function: the CLI's commands import
 #: only what the chosen command needs, so ``invent --help`` stays fast.
 LAZY_ALLOWED = ("invent_core/commands/", "invent_core/cli.py")
 
-
-def _sources() -> list[Path]:
-    files = [*(ROOT / "invent_core").rglob("*.py"), *(ROOT / "invent_ui").rglob("*.py")]
-    return sorted([*files, *(ROOT / "pages").glob("*.py"), ROOT / "app.py"])
-
-
-def _module(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _unit(module: str) -> str:
-    """The floor entry a module belongs to: its folder, or itself for a top-level module."""
-    parts = module.split(".")
-    if parts[0] in ("pages", "app"):
-        return parts[0]
-    if parts[0] == "invent_ui":
-        return "invent_ui"
-    return ".".join(parts[:2]) if len(parts) > 1 else parts[0]
-
-
-def _target(node: ast.ImportFrom, module: str, is_package: bool) -> str:
-    if not node.level:
-        return node.module or ""
-    base = module.split(".") if is_package else module.split(".")[:-1]
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
-
-
-def _in_project(name: str) -> bool:
-    return name.split(".")[0] in ("invent_core", "invent_ui")
-
-
-def _imports(path: Path):
-    """Yield (target module, line, enclosing function name or None) of each in-project import."""
-    module = _module(path)
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    parents = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            base = _target(node, module, path.name == "__init__.py")
-            # ``from pkg import sub`` imports the submodule pkg.sub when there is one
-            targets = [
-                f"{base}.{a.name}" if _is_module(f"{base}.{a.name}") else base for a in node.names
-            ]
-        elif isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        else:
-            continue
-        function, up = None, node
-        while up in parents:
-            up = parents[up]
-            if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef):
-                function = up.name
-                break
-        for target in dict.fromkeys(targets):
-            if _in_project(target):
-                yield target, node.lineno, function
-
-
-def _is_module(name: str) -> bool:
-    path = ROOT.joinpath(*name.split("."))
-    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
-
-
-SOURCES = _sources()
-EDGES = [(_module(p), p, t, line, fn) for p in SOURCES for t, line, fn in _imports(p)]
+SOURCES = sources()
+EDGES = edges()
+_unit = unit
 
 
 def test_every_folder_has_a_floor():
-    units = {_unit(_module(p)) for p in SOURCES}
+    units = {unit(module_name(p)) for p in SOURCES}
     assert units <= set(RANK), sorted(units - set(RANK))
 
 
@@ -186,6 +92,14 @@ def test_the_rules_see_a_violation():
     assert _cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
     assert RANK["invent_core.paper"] < RANK["invent_core.embedders"]  # paper imports no adapter
     assert _unit("invent_core.engine.pipeline") == "invent_core.engine"
+    assert len(LAYERS) == len({RANK[u] for u in RANK})
+
+
+def test_the_drawing_of_the_imports_is_current():
+    """docs/imports.md is what scripts/import_graph.py draws from the source now."""
+    page = (ROOT / "docs" / "imports.md").read_text(encoding="utf-8")
+    assert page == draw(EDGES), "stale: run python scripts/import_graph.py --write"
+    assert "| UP |" not in page
 
 
 def test_at_most_twelve_modules_at_the_top():
