@@ -49,7 +49,7 @@ def half(original: str) -> int:
 def question_verdicts(rows, config=None, llm=None) -> list[bool]:
     """:func:`same_question` per row; with ``llm`` the undecided rows are asked in one batch."""
     from invent_core.config import GateConfig
-    from invent_core.perturb.same_question import rule_verdict, verify_with_llm
+    from invent_core.perturb.asks_same import rule_verdict, verify_with_llm
     from invent_core.perturb.text import strip_wrappers
 
     cfg = config or GateConfig()

@@ -23,9 +23,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..config import GaapConfig
+from .asks_same import rule_verdict
 from .gaap_trace import Generation, PerturbationPick
 from .gate import lost_entities
-from .same_question import rule_verdict
 
 
 def sample_perturbations(
@@ -90,7 +90,7 @@ def member_flags(text: str, question: str, fitness: float | None, delta: float) 
 
     ``"fitness 0.62 < δ 0.7"`` for a member below δ; ``"lost 'Mona'"`` when a
     number or named entity of the question is gone (the gate's ``lost_entity``
-    rule); the rules of :func:`~.same_question.same_question`, both ways
+    rule); the rules of :func:`~.asks_same.same_question`, both ways
     ("dropped 'first'", "'hot' became its opposite 'cold'", "overlap 0.30 < 0.4")
     when the member visibly asks something else (the rewording model is not
     asked: GAAP makes hundreds of members). Empty when nothing is flagged.

@@ -26,7 +26,7 @@ first that fails (the ``reason``):
                     kind of answer (which → where), another operation, number, unit or
                     name, an antonym, a negation or qualifier dropped or added, a role
                     swap, too few shared content words; the undecided ones are asked
-                    of the rewording model (:mod:`invent_core.perturb.same_question`)
+                    of the rewording model (:mod:`invent_core.perturb.asks_same`)
 ``low_affinity``    (1 + cos)/2 affinity to the original below δ (paper's GAAP δ)
 ``near_duplicate``  affinity to the original or an accepted paraphrase ≥
                     ``near_duplicate``
@@ -53,7 +53,7 @@ import numpy as np
 from ..config import GateConfig
 from ..paper.random_walk import KERNEL_TAU
 from ..questions.mmlu import scenarios
-from .same_question import rule_verdict
+from .asks_same import rule_verdict
 from .text import (
     candidate_vocabulary,
     content_words,
@@ -304,7 +304,7 @@ def gate_candidates(
     accepted : paraphrases accepted in earlier rounds.
     config : the gate's knobs.
     verify : asks the rewording model about the candidates the rules cannot
-        decide (:func:`~.same_question.verify_with_llm`), or None. Only those
+        decide (:func:`~.asks_same.verify_with_llm`), or None. Only those
         that pass every other check are asked, all in one batch.
 
     Returns

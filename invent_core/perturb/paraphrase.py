@@ -37,11 +37,11 @@ import numpy as np
 from ..config import GateConfig, ParaphraseConfig, RunConfig
 from ..errors import LLMError
 from ..prompts import PARAPHRASE_SYSTEM
+from .asks_same import verify_with_llm
 from .gate import GateVerdict, gate_candidates, summarize
 from .paraphrase_ask import ParaphraseAsker
 from .paraphrase_parse import fit_to_n, item_key, round_candidates
 from .premises import join_premises, split_premises
-from .same_question import verify_with_llm
 from .text import duplicate_key
 
 OnAccept = Callable[[int, str], None]

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from invent_core.config import GateConfig
+from invent_core.perturb.asks_same import content_overlap, rule_flip, same_question
 from invent_core.perturb.gaap_sampling import member_flags
 from invent_core.perturb.gate import gate_candidates
-from invent_core.perturb.same_question import content_overlap, rule_flip, same_question
 from invent_core.perturb.wordnet import antonyms
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
