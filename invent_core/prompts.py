@@ -181,6 +181,18 @@ ENTAILMENT_TEMPLATE = (
 )
 
 
+#: Rewording check (ours, not in the paper): the rewording model is asked whether a
+#: rewording the rules could not judge asks for the same answer (perturb.same_question);
+#: worded after the paper's correctness prompt, temperature 0.
+SAME_QUESTION_TEMPLATE = (
+    "Question 1: {question}\n"
+    "Question 2: {rewording}\n"
+    "Do Question 1 and Question 2 ask for exactly the same answer? "
+    "Please answer with a single word, either Yes or No."
+)
+SAME_QUESTION_MAX_TOKENS = 3
+
+
 def _join(question: str, suffix: str) -> str:
     question = question.strip()
     return f"{question} {suffix}" if question else suffix
@@ -272,3 +284,8 @@ def directed_entailment_prompt(question: str, premise: str, hypothesis: str) -> 
     return DIRECTED_ENTAILMENT_TEMPLATE.format(
         question=question.strip(), premise=str(premise).strip(), hypothesis=str(hypothesis).strip()
     )
+
+
+def same_question_prompt(question: str, rewording: str) -> str:
+    """The rewording check's question to the rewording model (:data:`SAME_QUESTION_TEMPLATE`)."""
+    return SAME_QUESTION_TEMPLATE.format(question=question.strip(), rewording=rewording.strip())

@@ -43,6 +43,18 @@ class GateConfig:
     meaning_check: bool = _opt(
         True, "reject rewordings that change the wh-word, operation, operands or a qualifier"
     )  # ours: the meaning check
+    overlap_reject: float = _opt(
+        0.4, "content-word overlap below which a rewording asks about something else"
+    )  # ours: chosen on the tuning half of tests/data/gate_labelled.json
+    overlap_accept: float = _opt(
+        0.6, "content-word overlap from which a rewording passing the rules is kept unasked"
+    )  # ours: chosen on the tuning half of tests/data/gate_labelled.json
+    llm_verify: bool = _opt(
+        True, "ask the rewording model about rewordings the rules cannot decide (cached)"
+    )  # ours
+    undecided_kept: bool = _opt(
+        True, "keep a rewording the rules cannot decide when no model is asked"
+    )  # ours: as the gate did before the model was asked
     max_extra_requests: int = _opt(
         9, "re-asks for rejected paraphrases before padding by duplication"
     )  # ours: at most n more; the paper pads at once
@@ -65,6 +77,10 @@ class GateConfig:
         _check_float(o, "min_entity_recall", self.min_entity_recall, low=0.0, high=1.0)
         _check_int(o, "max_extra_requests", self.max_extra_requests, low=0)
         _check_bool(o, "meaning_check", self.meaning_check)
+        _check_float(o, "overlap_reject", self.overlap_reject, low=0.0, high=1.0)
+        _check_float(o, "overlap_accept", self.overlap_accept, low=self.overlap_reject, high=1.0)
+        _check_bool(o, "llm_verify", self.llm_verify)
+        _check_bool(o, "undecided_kept", self.undecided_kept)
 
 
 @dataclass(frozen=True)

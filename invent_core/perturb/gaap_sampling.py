@@ -23,9 +23,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..config import GaapConfig
+from .asks_same import rule_verdict
 from .gaap_trace import Generation, PerturbationPick
 from .gate import lost_entities
-from .meaning import changed_meaning
 
 
 def sample_perturbations(
@@ -90,9 +90,10 @@ def member_flags(text: str, question: str, fitness: float | None, delta: float) 
 
     ``"fitness 0.62 < δ 0.7"`` for a member below δ; ``"lost 'Mona'"`` when a
     number or named entity of the question is gone (the gate's ``lost_entity``
-    rule); the gate's meaning check note ("dropped 'first'", "asks for a place
-    instead of a thing") when the member visibly asks something else. Empty
-    when nothing is flagged.
+    rule); the rules of :func:`~.asks_same.same_question`, both ways
+    ("dropped 'first'", "'hot' became its opposite 'cold'", "overlap 0.30 < 0.4")
+    when the member visibly asks something else (the rewording model is not
+    asked: GAAP makes hundreds of members). Empty when nothing is flagged.
     """
     flags = []
     if fitness is not None and fitness < delta:
@@ -100,7 +101,7 @@ def member_flags(text: str, question: str, fitness: float | None, delta: float) 
     lost = lost_entities(text, question, 1.0)
     if lost:
         flags.append(lost)
-    meaning = changed_meaning(text, question)
-    if meaning:
-        flags.append(meaning)
+    meaning = rule_verdict(question, text)
+    if meaning is not None and not meaning.same and meaning.detail not in flags:
+        flags.append(meaning.detail)
     return flags

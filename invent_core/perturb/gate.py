@@ -20,12 +20,13 @@ first that fails (the ``reason``):
 ``lost_entity``     a number, a capitalised token after a sentence's first word or
                     a quoted span of the original is missing (case-insensitive,
                     simple inflections and number words allowed)
-``changed_meaning`` the rewording asks for something else: another kind of answer
-                    (which → where), another operation or a new operand, a dropped
-                    ordinal/superlative/negation, or a role swap
-                    (:mod:`invent_core.perturb.meaning`)
 ``length_ratio``    word count out of ``[min_length_ratio, max_length_ratio]`` × the
                     original's (both counts + ``length_slack``)
+``changed_meaning`` the rewording asks for something else, checked both ways: another
+                    kind of answer (which → where), another operation, number, unit or
+                    name, an antonym, a negation or qualifier dropped or added, a role
+                    swap, too few shared content words; the undecided ones are asked
+                    of the rewording model (:mod:`invent_core.perturb.asks_same`)
 ``low_affinity``    (1 + cos)/2 affinity to the original below δ (paper's GAAP δ)
 ``near_duplicate``  affinity to the original or an accepted paraphrase ≥
                     ``near_duplicate``
@@ -43,7 +44,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -52,7 +53,7 @@ import numpy as np
 from ..config import GateConfig
 from ..paper.random_walk import KERNEL_TAU
 from ..questions.mmlu import scenarios
-from .meaning import changed_meaning
+from .asks_same import rule_verdict
 from .text import (
     candidate_vocabulary,
     content_words,
@@ -81,8 +82,8 @@ REASONS: tuple[str, ...] = (
     "not_a_question",
     "lost_scenario",
     "lost_entity",
-    "changed_meaning",
     "length_ratio",
+    "changed_meaning",
     "low_affinity",
     "near_duplicate",
 )
@@ -162,6 +163,7 @@ def check_candidate(
     accepted: Sequence[str] = (),
     config: GateConfig | None = None,
     accepted_affinity: Sequence[float] | None = None,
+    verified: Mapping[str, bool] | None = None,
 ) -> GateVerdict:
     """Decide whether one paraphrase candidate may stand for the original question.
 
@@ -176,6 +178,8 @@ def check_candidate(
     config : the gate's knobs (default :class:`~invent_core.config.GateConfig`).
     accepted_affinity : affinity of the candidate to each of ``accepted`` (same
         order), or None to compare them by text only.
+    verified : the rewording model's verdicts (text → same) for candidates the
+        rules cannot decide; one missing falls back to ``config.undecided_kept``.
 
     Returns
     -------
@@ -193,8 +197,8 @@ def check_candidate(
         ("not_a_question", lambda: _not_a_question(text, original)),
         ("lost_scenario", lambda: _lost_scenario(text, original)),
         ("lost_entity", lambda: lost_entities(text, original, cfg.min_entity_recall)),
-        ("changed_meaning", lambda: _changed_meaning(text, original, cfg)),
         ("length_ratio", lambda: _length_ratio(text, original, cfg)),
+        ("changed_meaning", lambda: _changed_meaning(text, original, cfg, verified)),
         ("low_affinity", lambda: _low_affinity(affinity, cfg.delta)),
         ("near_duplicate", lambda: _near_duplicate(affinity, accepted_affinity, cfg)),
     ]
@@ -214,8 +218,22 @@ def _duplicate(text: str, original: str, accepted: Sequence[str]) -> str | None:
     return None
 
 
-def _changed_meaning(text: str, original: str, cfg: GateConfig) -> str | None:
-    return changed_meaning(text, original) if cfg.meaning_check else None
+def _changed_meaning(
+    text: str, original: str, cfg: GateConfig, verified: Mapping[str, bool] | None
+) -> str | None:
+    if not cfg.meaning_check:
+        return None
+    verdict = rule_verdict(original, text, cfg)
+    if verdict is not None:
+        return None if verdict.same else verdict.detail
+    if verified is not None and text in verified:
+        return None if verified[text] else "the rewording model says it asks something else"
+    return None if cfg.undecided_kept else "undecided by the rules, no model asked"
+
+
+def undecided(text: str, original: str, cfg: GateConfig) -> bool:
+    """Whether only the rewording model can tell if ``text`` asks what ``original`` asks."""
+    return cfg.meaning_check and rule_verdict(original, text, cfg) is None
 
 
 def _not_a_question(text: str, original: str) -> str | None:
@@ -259,6 +277,10 @@ def gate_affinities(similarity: Any, original: str, texts: Sequence[str]) -> np.
     return np.asarray(sim, dtype=np.float64)[0, 1:]
 
 
+#: ``verify(pairs) -> same`` for (original, rewording) pairs the rules cannot decide
+Verify = Callable[[list[tuple[str, str]]], list[bool]]
+
+
 def gate_candidates(
     candidates: Sequence[str],
     original: str,
@@ -266,6 +288,7 @@ def gate_candidates(
     similarity: Any = None,
     accepted: Sequence[str] = (),
     config: GateConfig | None = None,
+    verify: Verify | None = None,
 ) -> list[GateVerdict]:
     """Run the gate over one round of candidates, in order.
 
@@ -280,19 +303,44 @@ def gate_candidates(
     similarity : the run's embedder, or None for text checks only.
     accepted : paraphrases accepted in earlier rounds.
     config : the gate's knobs.
+    verify : asks the rewording model about the candidates the rules cannot
+        decide (:func:`~.asks_same.verify_with_llm`), or None. Only those
+        that pass every other check are asked, all in one batch.
 
     Returns
     -------
     One :class:`GateVerdict` per candidate, in order.
     """
+    cfg = config or GateConfig()
     texts = [_cut_after_question(strip_wrappers(c), original) for c in candidates]
-    kept = list(accepted)
     sim = None
     if similarity is not None and texts:
         sim = similarity.similarity_matrix(
-            [original, *kept, *texts], kind="shifted_cosine", tau=KERNEL_TAU
+            [original, *accepted, *texts], kind="shifted_cosine", tau=KERNEL_TAU
         )
         sim = np.asarray(sim, dtype=np.float64)  # (1 + a + k, 1 + a + k)
+    if verify is None or not cfg.llm_verify:
+        return _judge_round(texts, original, sim, accepted, cfg, None)
+    # first as if the model said "same" to every undecided one; ask about those still standing
+    hopeful = {t: True for t in texts if t and undecided(t, original, cfg)}
+    verdicts = _judge_round(texts, original, sim, accepted, cfg, hopeful)
+    ask = list(dict.fromkeys(v.text for v in verdicts if v.accepted and v.text in hopeful))
+    if not ask:
+        return verdicts
+    answers = verify([(original, t) for t in ask])
+    return _judge_round(texts, original, sim, accepted, cfg, dict(zip(ask, answers)))
+
+
+def _judge_round(
+    texts: Sequence[str],
+    original: str,
+    sim: np.ndarray | None,
+    accepted: Sequence[str],
+    cfg: GateConfig,
+    verified: Mapping[str, bool] | None,
+) -> list[GateVerdict]:
+    """:func:`check_candidate` over a round, each accepted text counting for the ones after it."""
+    kept = list(accepted)
     rows = list(range(1, 1 + len(kept)))  # rows of the accepted texts in ``sim``
     verdicts = []
     for i, text in enumerate(texts):
@@ -302,8 +350,9 @@ def gate_candidates(
             original,
             affinity=None if sim is None else float(sim[0, row]),
             accepted=kept,
-            config=config,
+            config=cfg,
             accepted_affinity=None if sim is None else [float(sim[row, j]) for j in rows],
+            verified=verified,
         )
         verdicts.append(verdict)
         if verdict.accepted:

@@ -26,7 +26,14 @@ import re
 
 from .text import candidate_vocabulary, entity_kept, key_entities
 
-__all__ = ["changed_meaning", "wh_class", "operations", "qualifiers"]
+__all__ = [
+    "ANSWER_KINDS",
+    "OPERATION_WORDS",
+    "changed_meaning",
+    "wh_class",
+    "operations",
+    "qualifiers",
+]
 
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*|[+\-×*/÷]")
 
@@ -37,6 +44,9 @@ _PERSON = frozenset(
     "footballer golfer scientist artist painter poet composer leader character team band "
     "one someone individual".split()
 )
+
+#: nouns that name the kind of answer ("What city", "In which year", "Which footballer")
+ANSWER_KINDS = _PLACE | _TIME | _PERSON
 
 
 def _words(text: str) -> list[str]:
@@ -118,6 +128,8 @@ _OPS = {
     "mul": "times multiplied multiply multiplying product × *".split(),
     "div": "divided divide dividing quotient ÷ / split per".split(),
 }
+#: every word :func:`operations` reads as an operation
+OPERATION_WORDS = frozenset(w for words in _OPS.values() for w in words)
 _FACTORS = {"twice": "2", "double": "2", "doubled": "2", "triple": "3", "thrice": "3", "half": "2"}
 
 
@@ -288,3 +300,17 @@ def changed_meaning(candidate: str, original: str) -> str | None:
         if note is not None:
             return note
     return None
+
+
+def added_meaning(candidate: str, original: str) -> str | None:
+    """The meaning check the other way round: what the candidate adds or loses, else None.
+
+    A qualifier or negation added ("Who won …" → "Who was the first woman to
+    win …"), a number or name lost.
+    """
+    emphasis = re.sub(r"\bever\b", "", candidate, flags=re.I)  # "the fifth golfer ever": emphasis
+    added = _qualifier_dropped(original, emphasis)
+    if added is not None:
+        return "added " + added.removeprefix("dropped ")
+    lost = _entity_added(original, candidate)
+    return "lost " + lost.removeprefix("added ") if lost is not None else None

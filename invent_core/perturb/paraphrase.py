@@ -37,6 +37,7 @@ import numpy as np
 from ..config import GateConfig, ParaphraseConfig, RunConfig
 from ..errors import LLMError
 from ..prompts import PARAPHRASE_SYSTEM
+from .asks_same import verify_with_llm
 from .gate import GateVerdict, gate_candidates, summarize
 from .paraphrase_ask import ParaphraseAsker
 from .paraphrase_parse import fit_to_n, item_key, round_candidates
@@ -263,6 +264,11 @@ def _gated(
 ) -> ParaphraseResult:
     """Pass rounds of candidates through the gate until ``n`` are accepted or the budget is spent."""
     budget = asker.first_round + gate.max_extra_requests
+    seed = asker.template.seed
+
+    def verify(pairs: list[tuple[str, str]]) -> list[bool]:  # the rewording model decides
+        return verify_with_llm(asker.model, pairs, seed=seed)
+
     accepted: list[str] = []
     verdicts: list[GateVerdict] = []
     records: list[dict[str, Any]] = []
@@ -271,7 +277,7 @@ def _gated(
         missing = n - len(accepted)
         texts = round_candidates(asker.ask(missing, budget - asker.requests), asker.style)
         judged = gate_candidates(
-            texts, question, similarity=similarity, accepted=accepted, config=gate
+            texts, question, similarity=similarity, accepted=accepted, config=gate, verify=verify
         )
         chosen = _choose([i for i, v in enumerate(judged) if v.accepted], missing, rng)
         for i, verdict in enumerate(judged):

