@@ -91,6 +91,7 @@ from typing import IO, Any
 
 from ..config import RunConfig, ScoreConfig, flat_values
 from ..engine.inflight import units_in_flight
+from ..evaluation.correctness import DEFAULT_JUDGE
 from ..progress import Progress, ProgressCallback
 from ..provenance import package_versions
 from ..questions import schema as qs
@@ -108,7 +109,7 @@ from .output import (
     write_json_atomic,
 )
 from .rows import InputRow, RowReader
-from .scorer import RowScorer, output_columns
+from .scorer import BATCH_JUDGES, RowScorer, output_columns
 
 __all__ = [
     "ABORT_AFTER_LLM_ERRORS",
@@ -328,6 +329,7 @@ class _Plan:
     shard: tuple[int, int] | None
     dataset: str | None
     max_question_chars: int
+    judge: str = DEFAULT_JUDGE
 
     @property
     def generated(self) -> bool:
@@ -335,7 +337,9 @@ class _Plan:
         return self.info.layout == "questions"
 
 
-def _check_options(config: Any, dataset: str | None, max_question_chars: Any) -> RunConfig:
+def _check_options(
+    config: Any, dataset: str | None, max_question_chars: Any, judge: str = DEFAULT_JUDGE
+) -> RunConfig:
     from ..evaluation.correctness import MATCHERS
     from ..perturb.base import get_perturber
 
@@ -347,6 +351,8 @@ def _check_options(config: Any, dataset: str | None, max_question_chars: Any) ->
         raise ValueError(
             f"dataset {dataset!r} is not a correctness rule; known: {', '.join(MATCHERS)}"
         )
+    if judge not in BATCH_JUDGES:
+        raise ValueError(f"judge must be one of {', '.join(BATCH_JUDGES)}, got {judge!r}")
     if isinstance(max_question_chars, bool) or not isinstance(max_question_chars, int):
         raise ValueError(f"max_question_chars must be an integer, got {max_question_chars!r}")
     if max_question_chars < 1:
@@ -364,11 +370,12 @@ def _plan(
     dataset: str | None,
     encoding: str | None,
     max_question_chars: int,
+    judge: str = DEFAULT_JUDGE,
 ) -> _Plan:
     """Validate every option, inspect the input, check the output paths; write nothing."""
     from ..methods.registry import list_methods, resolve_methods
 
-    config = _check_options(config, dataset, max_question_chars)
+    config = _check_options(config, dataset, max_question_chars, judge)
     shard_t = parse_shard(shard)
     inv_names = [m.name for m in list_methods("inv")]
     method_names = list(
@@ -380,7 +387,16 @@ def _plan(
     info = inspect_input(in_path, encoding=encoding)
     check_output_paths([out_path, *paths.values()], [in_path])
     return _Plan(
-        in_path, out_path, paths, info, config, method_names, shard_t, dataset, max_question_chars
+        in_path,
+        out_path,
+        paths,
+        info,
+        config,
+        method_names,
+        shard_t,
+        dataset,
+        max_question_chars,
+        judge,
     )
 
 
@@ -439,6 +455,7 @@ def _batch_config(plan: _Plan, sim: Any, llm: Any) -> dict[str, Any]:
         "methods": plan.method_names,
         "embedder": sim.identity,
         "dataset": plan.dataset,
+        "judge": plan.judge,
         "max_question_chars": plan.max_question_chars,
         "shard": f"{shard[0]}/{shard[1]}" if shard else None,
         "llm": llm.identity if llm is not None else None,
@@ -552,7 +569,12 @@ def _start(
         done=done,
         summary=summary,
         scorer=RowScorer(
-            plan.config, method_names=plan.method_names, sim=sim, llm=llm_obj, dataset=plan.dataset
+            plan.config,
+            method_names=plan.method_names,
+            sim=sim,
+            llm=llm_obj,
+            dataset=plan.dataset,
+            judge=plan.judge,
         ),
         reader=RowReader(plan.info, max_question_chars=plan.max_question_chars),
         tick=tick,
@@ -762,6 +784,7 @@ def batch_score(
     dataset: str | None = None,
     encoding: str | None = None,
     max_question_chars: int = qs.MAX_QUESTION_CHARS,
+    judge: str = DEFAULT_JUDGE,
 ) -> BatchSummary:
     """Score every question of a CSV/JSON Lines file into ``output``, resumably.
 
@@ -788,6 +811,10 @@ def batch_score(
     resume : skip the rows already in ``output`` (default); False starts over.
     dataset : matching rule for correctness (``judge_correct``'s ``dataset``);
         default: each row's task ("qa" alias match, "mmlu", "gsm8k").
+    judge : ``"paraphrase"`` (default: the rule, widened to answers that say the
+        reference in other words) or ``"match"`` (the rule alone); the output's
+        ``judge_reason`` says why each answer was judged so
+        (:func:`invent_core.evaluation.correctness.judge_verdict`).
     encoding : force an input encoding (e.g. ``"latin-1"``); default UTF-8
         or what a byte-order mark says.
     max_question_chars : longer questions are per-row errors.
@@ -816,6 +843,7 @@ def batch_score(
         dataset=dataset,
         encoding=encoding,
         max_question_chars=max_question_chars,
+        judge=judge,
     )
     with OutputLock(plan.paths["lock"], plan.output):
         run = _start(plan, llm=llm, embedder=embedder, resume=resume, progress=progress)

@@ -38,11 +38,12 @@ import numpy as np
 from ..batch.output import output_folder
 from ..config import RunConfig, ScoreConfig, check_temperatures, flat_values, iter_options
 from ..errors import Cancelled, InventError, LLMError
+from ..evaluation.correctness import DEFAULT_JUDGE, JUDGE_METHODS, LLM_JUDGES
 from ..evaluation.metrics import N_BOOTSTRAP
 from ..progress import CancelToken, ProgressCallback, ProgressReporter
 
-#: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
-JUDGES: tuple[str, ...] = ("match", "llm")
+#: How correctness is judged (``evaluation.correctness.judge_verdict``'s methods).
+JUDGES: tuple[str, ...] = JUDGE_METHODS
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class ExperimentConfig:
     # keep only rows whose ``extra["difficulty"]`` is one of these (the testbed's 1 … 5), before the draw
     difficulty: tuple[int, ...] | None = None
     methods: tuple[str, ...] = ("all",)
-    judge: str = "match"  # one of JUDGES
+    judge: str = DEFAULT_JUDGE  # one of JUDGES
     n_bootstrap_metrics: int = N_BOOTSTRAP  # 40, paper, Appendix "Calculation of Mean and Variance"
 
     def __post_init__(self) -> None:
@@ -377,7 +378,7 @@ def _scores_reusable(out: Path, cfg: ExperimentConfig) -> bool:
         before = RunConfig.from_dict(saved["run"])
     except (OSError, ValueError, KeyError, TypeError):
         return False
-    return before == cfg.run and saved.get("judge", "match") == cfg.judge
+    return before == cfg.run and saved.get("judge", "match") == cfg.judge  # saved before: rules
 
 
 def _write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> None:
@@ -421,6 +422,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "canonical",
     "reference",
     "correct",
+    "judge_reason",
     "error",
 )
 
@@ -442,23 +444,24 @@ def _answer_of(run, ex) -> tuple[str, str]:
 
 def _judged_row(ex, run, values: dict[str, float], cfg: ExperimentConfig, llm: Any) -> dict:
     """One row of ``scores.csv``: the response the scores were computed from, judged on its canonical form."""
-    from ..evaluation.correctness import judge_correct
+    from ..evaluation.correctness import judge_verdict
 
     response, canonical = _answer_of(run, ex)
-    correct = judge_correct(
+    verdict = judge_verdict(
         canonical,
         list(ex.answers),
         dataset=ex.dataset if ex.dataset != "custom" else ex.task,
         question=ex.question,
         choices=list(ex.choices) if ex.choices else None,
         method=cfg.judge,
-        llm=llm if cfg.judge == "llm" else None,
+        llm=llm if cfg.judge in LLM_JUDGES else None,
     )
     return {
         **_base_row(ex),
         "response": response,
         "canonical": canonical,
-        "correct": int(bool(correct)),
+        "correct": int(verdict.correct),
+        "judge_reason": verdict.reason,
         "error": "",
         **values,
     }
@@ -482,6 +485,8 @@ def _failed_row(ex, err: Exception) -> dict[str, Any]:
 def _saved_row(ex, prev: dict[str, Any] | None, methods, columns: list[str]) -> dict | None:
     """Return the row saved by an earlier call for ``ex``: the same question, every method, judged."""
     if prev is None or prev.get("correct") in ("", None) or prev.get("error"):
+        return None
+    if not prev.get("judge_reason"):  # judged before the reason was kept: judge it again
         return None
     if prev.get("question") != ex.question:  # the id now names another question: score it again
         return None
