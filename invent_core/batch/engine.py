@@ -809,12 +809,8 @@ def batch_score(
     progress : called with a :class:`~invent_core.progress.Progress` (stage ``"rows"``,
         ``done``, ``total``, ``eta_seconds``) after each row.
     resume : skip the rows already in ``output`` (default); False starts over.
-    dataset : matching rule for correctness (``judge_correct``'s ``dataset``);
-        default: each row's task ("qa" alias match, "mmlu", "gsm8k").
-    judge : ``"paraphrase"`` (default: the rule, widened to answers that say the
-        reference in other words) or ``"match"`` (the rule alone); the output's
-        ``judge_reason`` says why each answer was judged so
-        (:func:`invent_core.evaluation.correctness.judge_verdict`).
+    dataset, judge : correctness rule (default: each row's task) and ``"paraphrase"``
+        or ``"match"`` (``evaluation.correctness.judge_verdict``; reason in ``judge_reason``).
     encoding : force an input encoding (e.g. ``"latin-1"``); default UTF-8
         or what a byte-order mark says.
     max_question_chars : longer questions are per-row errors.
@@ -834,16 +830,9 @@ def batch_score(
     OSError
         The disk failed (full, read-only); the rows written so far stay.
     """
+    options = {"methods": methods, "shard": shard, "dataset": dataset, "judge": judge}
     plan = _plan(
-        input,
-        output,
-        config,
-        methods=methods,
-        shard=shard,
-        dataset=dataset,
-        encoding=encoding,
-        max_question_chars=max_question_chars,
-        judge=judge,
+        input, output, config, encoding=encoding, max_question_chars=max_question_chars, **options
     )
     with OutputLock(plan.paths["lock"], plan.output):
         run = _start(plan, llm=llm, embedder=embedder, resume=resume, progress=progress)

@@ -429,25 +429,6 @@ def _rule_verdict(
     return Verdict(False, f"no reference matches ({_RULE_NAMES[rule]})")
 
 
-def judge_correct(
-    response: str,
-    reference: str | Sequence[str],
-    *,
-    dataset: str,
-    question: str | None = None,
-    choices: Sequence[str] | None = None,
-    method: str = "match",
-    llm: Any = None,
-    seed: int = 0,
-) -> bool:
-    """Is ``response`` a correct answer? :func:`judge_verdict` without the reason."""
-    return judge_verdict(
-        response,
-        reference,
-        dataset=dataset,
-        question=question,
-        choices=choices,
-        method=method,
-        llm=llm,
-        seed=seed,
-    ).correct
+def judge_correct(response: str, reference: str | Sequence[str], **options: Any) -> bool:
+    """Is ``response`` a correct answer? :func:`judge_verdict` (same options) without the reason."""
+    return judge_verdict(response, reference, **options).correct

@@ -20,7 +20,6 @@ from invent_core.experiments.reproduce import difficulty_levels
 from . import results_view, views
 from .downloads import download_buttons
 
-
 #: What each correctness judge accepts, under the tiles (the reasons are in the per-question table).
 JUDGE_NOTES = {
     "paraphrase": "the dataset's rule, also accepting the reference in other words "

@@ -5,50 +5,44 @@ from __future__ import annotations
 import pytest
 
 from invent_core.evaluation.correctness import JUDGE_METHODS, judge_correct, judge_verdict
-from invent_core.evaluation.paraphrase_judge import parse_number_phrase, paraphrase_verdict
+from invent_core.evaluation.paraphrase_judge import paraphrase_verdict, parse_number_phrase
 
 
 @pytest.mark.parametrize(
-    ("answer", "reference", "question", "why"),
+    ("answer", "reference", "question", "why", "right"),
     [
-        ("Carotid artery", "carotid", "What artery takes blood to the brain?", "occurs in"),
-        ("Mitosis occurs in 4 phases", "four", "Mitosis actually occurs in how many phases?", "number 4"),
-        ("1601", "1547-1616", "Give a year in the life of Miguel Cervantes?", "number 1601"),
-        ("Ovary", "ovaries", "What organs are considered the female gonads?", "same word"),
-        ("Sunlight", "sun", "Most energy used by living things comes from where?", "synonym"),
-        ("Solar energy", "sun", "Where does most of the earth's energy come from?", "synonym"),
-        ("Grasses", "plants", "What kind of organisms helps hold soil in place?", "kind of"),
+        ("Carotid artery", "carotid", "What artery takes blood to the brain?", "occurs in", True),
+        ("Mitosis occurs in 4 phases", "four", "Mitosis actually occurs in how many phases?", "number 4", True),
+        ("1601", "1547-1616", "Give a year in the life of Miguel Cervantes?", "number 1601", True),
+        ("Ovary", "ovaries", "What organs are considered the female gonads?", "same word", True),
+        ("Sunlight", "sun", "Most energy used by living things comes from where?", "synonym", True),
+        ("Solar energy", "sun", "Where does most of the earth's energy come from?", "synonym", True),
+        ("Grasses", "plants", "What kind of organisms helps hold soil in place?", "kind of", True),
         ("People with osteoporosis are at increased risk of fractures", "bone fractures",
-         "What are people with osteoporosis at increased risk of?", "implied by the definition"),
-        ("G2", "growth phase 2", "What phase does the cell make final preparations to divide?", "abbreviates"),
+         "What are people with osteoporosis at increased risk of?", "implied by the definition", True),
+        ("G2", "growth phase 2", "What phase does the cell make final preparations to divide?", "abbreviates", True),
         ("the dorsal and the ventral", "ventral cavity",
-         "Vertebrate animals have two major body cavities, the dorsal and what is the other?", "'ventral'"),
-        ("SLOW", "slowly", "Does lava flow quickly or slowly when thick?", "the question offers"),
-        ("A = πr²", "A = pi r2", "What is the formula for the area of a circle?", "in other words"),
-    ],
-)  # fmt: skip
-def test_accepts_the_reference_in_other_words(answer, reference, question, why):
-    v = paraphrase_verdict(answer, [reference], question=question)
-    assert v.correct and v.decided and why in v.reason, v.reason
-
-
-@pytest.mark.parametrize(
-    ("answer", "reference", "question", "why"),
-    [
-        ("7 seasons", "6", "how many seasons are in star wars the clone wars", "number 7"),
+         "Vertebrate animals have two major body cavities, the dorsal and what is the other?", "'ventral'", True),
+        ("SLOW", "slowly", "Does lava flow quickly or slowly when thick?", "the question offers", True),
+        ("A = πr²", "A = pi r2", "What is the formula for the area of a circle?", "in other words", True),
+        ("7 seasons", "6", "how many seasons are in star wars the clone wars", "number 7", False),
         ("Median is the middle value. For the numbers 1, 3, 5, 6, 7", "6",
-         "What is the median of 1, 3, 5, 6, 7, 9 and 25?", "question"),
-        ("The ability to do work", "energy", "What is defined as the ability to do work?", "no word"),
-        ("Mechanics", "dynamics", "What is the study of how forces affect the motion of objects?", "no word"),
-        ("Waste", "matter", "What do ecosystems recycle?", "no word"),
+         "What is the median of 1, 3, 5, 6, 7, 9 and 25?", "question", False),
+        ("The ability to do work", "energy", "What is defined as the ability to do work?", "no word", False),
+        ("Mechanics", "dynamics", "What is the study of how forces affect the motion of objects?", "no word", False),
+        ("Waste", "matter", "What do ecosystems recycle?", "no word", False),
         ("song have told you lately i love you", "Have I Told You Lately",
-         "song have i told you lately i love you", "words of the question"),
-        ("Vincent Hugo", "Victor Hugo", "Which French writer said it?", "undecided"),
+         "song have i told you lately i love you", "words of the question", False),
+        ("Vincent Hugo", "Victor Hugo", "Which French writer said it?", "undecided", False),
     ],
 )  # fmt: skip
-def test_rejects_other_answers_and_echoes_of_the_question(answer, reference, question, why):
+def test_accepts_the_reference_in_other_words_and_rejects_echoes(
+    answer, reference, question, why, right
+):
+    """Right: the reference in other words. Wrong: something else, or an echo of the question."""
     v = paraphrase_verdict(answer, [reference], question=question)
-    assert not v.correct and why in v.reason, v.reason
+    assert v.correct is right and why in v.reason, v.reason
+    assert v.decided or not right
 
 
 def test_a_partial_answer_is_undecided_and_wrong_offline():
