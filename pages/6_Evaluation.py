@@ -156,7 +156,9 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
         "Correctness",
         list(JUDGES),
         key="eval_judge",
-        help="match: rules per dataset; llm: the paper's judge prompt",
+        help="paraphrase: the rules, also accepting the reference in other words (offline); "
+        "match: the rules alone; paraphrase-llm: the LLM decides the unclear ones; llm: the "
+        "paper's judge prompt. The per-question table says why each answer was judged so",
     )
     run_cfg = settings.run_config(perturber=views.perturber_picker("eval_perturber"))
     cfg = None

@@ -70,6 +70,12 @@ def test_judge_choices_are_the_experiments():
     from invent_core.experiments import JUDGES
 
     assert tuple(options_of(subparsers()["evaluate"])["--judge"].choices) == JUDGES
+    from invent_core.batch.scorer import BATCH_JUDGES
+    from invent_core.evaluation.correctness import DEFAULT_JUDGE
+
+    batch = options_of(subparsers()["batch"])["--judge"]
+    assert tuple(batch.choices) == BATCH_JUDGES and batch.default == DEFAULT_JUDGE
+    assert options_of(subparsers()["evaluate"])["--judge"].default == DEFAULT_JUDGE
 
 
 def test_perturber_choices_are_the_registry():

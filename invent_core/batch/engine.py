@@ -86,6 +86,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..config import RunConfig
+from ..evaluation.correctness import DEFAULT_JUDGE
 from ..progress import ProgressCallback
 from ..questions import schema as qs
 from .loop import score_rows
@@ -131,6 +132,7 @@ def batch_score(
     dataset: str | None = None,
     encoding: str | None = None,
     max_question_chars: int = qs.MAX_QUESTION_CHARS,
+    judge: str = DEFAULT_JUDGE,
 ) -> BatchSummary:
     """Score every question of a CSV/JSON Lines file into ``output``, resumably.
 
@@ -155,8 +157,8 @@ def batch_score(
     progress : called with a :class:`~invent_core.progress.Progress` (stage ``"rows"``,
         ``done``, ``total``, ``eta_seconds``) after each row.
     resume : skip the rows already in ``output`` (default); False starts over.
-    dataset : matching rule for correctness (``judge_correct``'s ``dataset``);
-        default: each row's task ("qa" alias match, "mmlu", "gsm8k").
+    dataset, judge : correctness rule (default: each row's task) and ``"paraphrase"``
+        or ``"match"`` (``evaluation.correctness.judge_verdict``; reason in ``judge_reason``).
     encoding : force an input encoding (e.g. ``"latin-1"``); default UTF-8
         or what a byte-order mark says.
     max_question_chars : longer questions are per-row errors.
@@ -185,6 +187,7 @@ def batch_score(
         dataset=dataset,
         encoding=encoding,
         max_question_chars=max_question_chars,
+        judge=judge,
     )
     with OutputLock(plan.paths["lock"], plan.output):
         run = start_run(plan, llm=llm, embedder=embedder, resume=resume, progress=progress)

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ..config import RunConfig
-from ..evaluation.correctness import MATCHERS
+from ..evaluation.correctness import DEFAULT_JUDGE, MATCHERS
 from ..methods.registry import list_methods, resolve_methods
 from ..perturb.base import get_perturber
 from .input import InputInfo, inspect_input
 from .output import check_output_paths, output_format, sidecar_paths
+from .scorer import BATCH_JUDGES
 from .shards import parse_shard
 
 __all__ = ["Plan", "plan_batch"]
@@ -37,6 +38,7 @@ class Plan:
     shard: tuple[int, int] | None
     dataset: str | None
     max_question_chars: int
+    judge: str = DEFAULT_JUDGE
 
     @property
     def generated(self) -> bool:
@@ -44,7 +46,9 @@ class Plan:
         return self.info.layout == "questions"
 
 
-def _check_options(config: Any, dataset: str | None, max_question_chars: Any) -> RunConfig:
+def _check_options(
+    config: Any, dataset: str | None, max_question_chars: Any, judge: str = DEFAULT_JUDGE
+) -> RunConfig:
     config = RunConfig() if config is None else config
     if not isinstance(config, RunConfig):
         raise TypeError(f"config must be a RunConfig, got {type(config).__name__}")
@@ -53,6 +57,8 @@ def _check_options(config: Any, dataset: str | None, max_question_chars: Any) ->
         raise ValueError(
             f"dataset {dataset!r} is not a correctness rule; known: {', '.join(MATCHERS)}"
         )
+    if judge not in BATCH_JUDGES:
+        raise ValueError(f"judge must be one of {', '.join(BATCH_JUDGES)}, got {judge!r}")
     if isinstance(max_question_chars, bool) or not isinstance(max_question_chars, int):
         raise ValueError(f"max_question_chars must be an integer, got {max_question_chars!r}")
     if max_question_chars < 1:
@@ -70,9 +76,10 @@ def plan_batch(
     dataset: str | None,
     encoding: str | None,
     max_question_chars: int,
+    judge: str = DEFAULT_JUDGE,
 ) -> Plan:
     """Validate every option, inspect the input, check the output paths; write nothing."""
-    config = _check_options(config, dataset, max_question_chars)
+    config = _check_options(config, dataset, max_question_chars, judge)
     shard_t = parse_shard(shard)
     inv_names = [m.name for m in list_methods("inv")]
     method_names = list(
@@ -84,5 +91,14 @@ def plan_batch(
     info = inspect_input(in_path, encoding=encoding)
     check_output_paths([out_path, *paths.values()], [in_path])
     return Plan(
-        in_path, out_path, paths, info, config, method_names, shard_t, dataset, max_question_chars
+        in_path,
+        out_path,
+        paths,
+        info,
+        config,
+        method_names,
+        shard_t,
+        dataset,
+        max_question_chars,
+        judge,
     )

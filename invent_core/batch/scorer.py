@@ -16,14 +16,18 @@ from typing import Any
 
 from ..config import RunConfig
 from ..engine.pipeline import run_question
-from ..evaluation.correctness import judge_correct
+from ..evaluation.correctness import DEFAULT_JUDGE, judge_verdict
 from ..evaluation.reference import columns, for_settings, place
 from ..methods.context import ScoringContext
 from ..methods.registry import compute_methods
 from ..perturb.paraphrase import distinct_states
 from .rows import InputRow
 
-__all__ = ["REFERENCE_MEASURE", "RowScorer", "output_columns"]
+__all__ = ["BATCH_JUDGES", "REFERENCE_MEASURE", "RowScorer", "output_columns"]
+
+#: The correctness judges a batch offers: the offline ones (a file of pre-generated
+#: responses has no LLM to ask).
+BATCH_JUDGES: tuple[str, ...] = ("paraphrase", "match")
 
 #: The measure given a percentile and P(correct) against the shipped reference set.
 REFERENCE_MEASURE = "inv_entropy"
@@ -38,7 +42,7 @@ def output_columns(method_names: Sequence[str], *, has_answers: bool, generated:
     if REFERENCE_MEASURE in method_names:  # the value against a shipped reference
         cols += [f"{REFERENCE_MEASURE}_{c}" for c in ("percentile", "p_correct", "placed_among")]
     if has_answers:
-        cols.append("correct")
+        cols += ["correct", "judge_reason"]
     if generated:
         cols += ["perturbations", "responses"]
     cols += ["method_errors", "seconds"]
@@ -55,7 +59,8 @@ class RowScorer:
     method_names : the Inv measures and the chosen baselines.
     sim : the loaded similarity (embedder or NLI) object.
     llm : the LLM for rows without responses (None for pre-generated files).
-    dataset : correctness rule (``judge_correct``'s ``dataset``); None: each row's task.
+    dataset : correctness rule (``judge_verdict``'s ``dataset``); None: each row's task.
+    judge : one of :data:`BATCH_JUDGES` (``judge_verdict``'s ``method``).
     """
 
     def __init__(
@@ -66,8 +71,10 @@ class RowScorer:
         sim: Any,
         llm: Any = None,
         dataset: str | None = None,
+        judge: str = DEFAULT_JUDGE,
     ) -> None:
         self.config = config
+        self.judge = judge
         self.method_names = method_names
         self.sim = sim
         self.llm = llm
@@ -150,7 +157,8 @@ class RowScorer:
         record["method_errors"] = json.dumps(errors, ensure_ascii=False) if errors else ""
         if row.answers:
             record["answer"] = row.answers[0]
-            record["correct"] = int(self._judge(row, record["response"]))
+            verdict = self._judge(row, record["response"])
+            record["correct"], record["judge_reason"] = int(verdict.correct), verdict.reason
         record["seconds"] = round(time.perf_counter() - t0, 4)
         return record
 
@@ -161,11 +169,12 @@ class RowScorer:
             ref = place(ref, row.question, self.sim, task=row.task)
         return columns(value, ref)
 
-    def _judge(self, row: InputRow, response: str) -> bool:
-        return judge_correct(
+    def _judge(self, row: InputRow, response: str):
+        return judge_verdict(
             response,
             list(row.answers),
             dataset=self.dataset or row.task,
             question=row.question,
             choices=row.choices,
+            method=self.judge,
         )

@@ -168,6 +168,7 @@ def _batch_config(plan: Plan, sim: Any, llm: Any) -> dict[str, Any]:
         "methods": plan.method_names,
         "embedder": sim.identity,
         "dataset": plan.dataset,
+        "judge": plan.judge,
         "max_question_chars": plan.max_question_chars,
         "shard": f"{shard[0]}/{shard[1]}" if shard else None,
         "llm": llm.identity if llm is not None else None,
@@ -279,7 +280,12 @@ def start_run(
         done=done,
         summary=summary,
         scorer=RowScorer(
-            plan.config, method_names=plan.method_names, sim=sim, llm=llm_obj, dataset=plan.dataset
+            plan.config,
+            method_names=plan.method_names,
+            sim=sim,
+            llm=llm_obj,
+            dataset=plan.dataset,
+            judge=plan.judge,
         ),
         reader=RowReader(plan.info, max_question_chars=plan.max_question_chars),
         tick=tick,

@@ -64,6 +64,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="correctness rule (triviaqa, sciq, mmlu, gsm8k, arithmetic, qa …)",
     )
     p.add_argument(
+        "--judge",
+        choices=("paraphrase", "match"),  # batch.scorer.BATCH_JUDGES (checked by tests)
+        default="paraphrase",
+        help="correctness: the rule, also accepting the reference in other words (default), "
+        "or the rule alone; the output's judge_reason says why",
+    )
+    p.add_argument(
         "--encoding",
         default=None,
         help="input encoding, e.g. latin-1 (default: UTF-8 or the BOM's)",
@@ -190,6 +197,7 @@ def _main(args: argparse.Namespace) -> int:
             progress=printer,
             resume=args.resume,
             dataset=args.dataset,
+            judge=args.judge,
             encoding=args.encoding,
         )
     finally:

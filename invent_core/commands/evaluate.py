@@ -39,9 +39,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--judge",
-        choices=("match", "llm"),  # experiment.JUDGES (checked by tests/test_config.py)
-        default="match",
-        help="correctness by rules per dataset (default) or the paper's LLM judge prompt",
+        # experiment.JUDGES and evaluation.correctness.DEFAULT_JUDGE (checked by tests/test_config.py)
+        choices=("paraphrase", "match", "paraphrase-llm", "llm"),
+        default="paraphrase",
+        help="correctness: the rules per dataset, also accepting the reference in other words "
+        "(paraphrase, default, offline); the rules alone (match); paraphrase with the LLM "
+        "deciding the unclear answers (paraphrase-llm); or the paper's LLM judge prompt (llm). "
+        "scores.csv's judge_reason says why each answer was judged so",
     )
     p.add_argument(
         "--n-bootstrap-metrics",

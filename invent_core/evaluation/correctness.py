@@ -34,13 +34,24 @@ shared with the canonical answers the random walk reads.
 ``method="llm"`` asks an LLM the paper's judge prompt (Appendix "Correctness
 Evaluation", temperature 0) and reads Yes/No. The paper uses it for all datasets except
 MMLU (exact match).
+
+``method="paraphrase"`` (the default of ``evaluate``, ``batch`` and the dashboard)
+accepts the reference said in other words, offline
+(:mod:`invent_core.evaluation.paraphrase_judge`: containment, numbers, WordNet lemmas,
+synonyms and kinds) on the free-text datasets (TriviaQA, NQ-open, SciQ, user files);
+MMLU, GSM8K and the testbed keep their exact rules. ``"paraphrase-llm"`` asks the LLM
+judge only in its undecided band (some words of the reference found, not all).
+
+:func:`judge_verdict` returns the judgement with its reason (a
+:class:`~invent_core.evaluation.paraphrase_judge.Verdict`); :func:`judge_correct` only
+the bool.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from invent_core.prompts import CORRECTNESS_TEMPERATURE, correctness_prompt, format_choices
 from invent_core.responses.canonical import (
@@ -52,6 +63,8 @@ from invent_core.responses.canonical import (
     parse_last_number,
     parse_option_letter,
 )
+
+from .paraphrase_judge import Verdict, paraphrase_verdict
 
 __all__ = [
     "SHORT_RESPONSE_MAX_TOKENS",
@@ -68,6 +81,11 @@ __all__ = [
     "parse_last_number",
     "parse_judge_reply",
     "llm_judge",
+    "JUDGE_METHODS",
+    "DEFAULT_JUDGE",
+    "LLM_JUDGES",
+    "Verdict",
+    "judge_verdict",
     "judge_correct",
 ]
 
@@ -282,18 +300,29 @@ MATCHERS: dict[str, str] = {
 }
 
 
-def judge_correct(
+#: ``judge_verdict``'s methods: rules, rules + paraphrases (offline), the latter with an LLM
+#: for its undecided band, and the paper's LLM judge.
+JUDGE_METHODS: tuple[str, ...] = ("paraphrase", "match", "paraphrase-llm", "llm")
+#: What ``evaluate``, ``batch`` and the dashboard judge with unless told otherwise.
+DEFAULT_JUDGE = "paraphrase"
+#: The methods that ask an LLM.
+LLM_JUDGES = frozenset({"paraphrase-llm", "llm"})
+#: The rules the paraphrase judge widens (free-text answers); the others stay exact.
+FREE_TEXT_RULES = frozenset({"alias", "contains"})
+
+
+def judge_verdict(
     response: str,
     reference: str | Sequence[str],
     *,
     dataset: str,
     question: str | None = None,
     choices: Sequence[str] | None = None,
-    method: Literal["match", "llm"] = "match",
+    method: str = "match",
     llm: Any = None,
     seed: int = 0,
-) -> bool:
-    """Is ``response`` a correct answer? Dispatches on ``dataset`` and ``method``.
+) -> Verdict:
+    """Is ``response`` a correct answer, and why? Dispatches on ``dataset`` and ``method``.
 
     Parameters
     ----------
@@ -302,48 +331,104 @@ def judge_correct(
     reference : the reference answer or its aliases (``Example.answers``).
     dataset : a key of :data:`MATCHERS` ("triviaqa", "nq_open", "sciq", "mmlu", "gsm8k",
         "arithmetic", or "qa"/"custom" for user files; an ``Example.task`` works too).
-    question : the question; required for ``method="llm"``.
+    question : the question; required by the LLM judges, read by ``"paraphrase"``.
     choices : the options; required for MMLU.
-    method : {"match", "llm"}, default "match"
-        "match": the rule for the dataset. "llm": the paper's judge prompt
-        (:func:`invent_core.prompts.correctness_prompt`) with ``llm``, comparing to the
-        first alias (the paper's prompt has one standard answer); for MMLU the question
-        carries its options and the standard answer is "<letter>. <option text>".
-    llm : an LLM (see :func:`llm_judge`), required for ``method="llm"``.
-    seed : passed to the judge.
+    method : one of :data:`JUDGE_METHODS`, default "match"
+        "match": the rule for the dataset. "paraphrase": the rule widened to answers
+        that say the reference in other words (free-text datasets only).
+        "paraphrase-llm": as "paraphrase", the undecided band asked of ``llm``.
+        "llm": the paper's judge prompt (:func:`invent_core.prompts.correctness_prompt`)
+        with ``llm``, comparing to the first alias (the paper's prompt has one standard
+        answer); for MMLU the question carries its options and the standard answer is
+        "<letter>. <option text>".
+    llm : an LLM (see :func:`llm_judge`), required by :data:`LLM_JUDGES`.
+    seed : passed to the LLM judge.
 
     Returns
     -------
-    bool
+    Verdict (``correct``, ``reason``).
     """
+    rule = _check_judge(dataset, method, llm, question)
+    if method == "llm":
+        ref, question = _llm_inputs(reference, rule, question, choices)
+        said = llm_judge(response, ref, question=question, llm=llm, seed=seed)
+        return Verdict(said, f"the LLM judge said {'Yes' if said else 'No'} (reference {ref!r})")
+    if method == "match" or rule not in FREE_TEXT_RULES:
+        return _rule_verdict(response, reference, rule, choices)
+    got = paraphrase_verdict(response, reference, question=question or "")
+    if got.decided or method == "paraphrase":
+        return got
+    ref = _as_list(reference)[0]
+    said = llm_judge(response, ref, question=str(question), llm=llm, seed=seed)
+    return Verdict(said, f"{got.reason}; the LLM judge said {'Yes' if said else 'No'}")
+
+
+def _check_judge(dataset: str, method: str, llm: Any, question: str | None) -> str:
+    """The rule of ``dataset``; a clear error for an unknown dataset, method or a missing input."""
     rule = MATCHERS.get(dataset)
     if rule is None:
         raise ValueError(
             f"unknown dataset {dataset!r} for correctness; known: {', '.join(MATCHERS)}"
         )
-    if method == "llm":
-        if llm is None:
-            raise ValueError("method='llm' needs an llm object")
-        if question is None:
-            raise ValueError("method='llm' needs the question")
-        ref = _as_list(reference)[0]
-        if rule == "mmlu":
-            if not choices:
-                raise ValueError("MMLU matching needs the question's choices")
-            letter = _letter_of(reference, choices)
-            ref = f"{letter}. {choices[ord(letter) - ord('A')]}"
-            question = f"{question.strip()}\n{format_choices(choices)}"  # as the model saw it
-        return llm_judge(response, ref, question=question, llm=llm, seed=seed)
-    if method != "match":
-        raise ValueError(f"method must be 'match' or 'llm'; got {method!r}")
-    if rule == "alias":
-        return alias_match(response, reference)
-    if rule == "contains":
-        return contains_match(response, reference)
-    if rule == "number":
-        return number_match(response, reference)
+    if method not in JUDGE_METHODS:
+        raise ValueError(f"method must be one of {', '.join(JUDGE_METHODS)}; got {method!r}")
+    if method in LLM_JUDGES and llm is None:
+        raise ValueError(f"method={method!r} needs an llm object")
+    if method in LLM_JUDGES and question is None:
+        raise ValueError(f"method={method!r} needs the question")
+    return rule
+
+
+def _llm_inputs(
+    reference: str | Sequence[str], rule: str, question: str | None, choices: Sequence[str] | None
+) -> tuple[str, str]:
+    """The standard answer and the question as the LLM judge sees them."""
+    ref = _as_list(reference)[0]
     if rule == "mmlu":
         if not choices:
             raise ValueError("MMLU matching needs the question's choices")
-        return mmlu_match(response, reference, choices)
-    return gsm8k_match(response, reference)
+        letter = _letter_of(reference, choices)
+        ref = f"{letter}. {choices[ord(letter) - ord('A')]}"
+        question = f"{str(question).strip()}\n{format_choices(choices)}"  # as the model saw it
+    return ref, str(question)
+
+
+_RULE_NAMES = {
+    "alias": "an alias equals the answer or, in a short answer, occurs in it",
+    "contains": "the reference occurs in the answer",
+    "number": "the answer's last number equals the reference",
+    "gsm8k": "the answer's last number equals the reference",
+    "mmlu": "the option letter (or the one option text) named",
+}
+
+
+def _rule_verdict(
+    response: str, reference: str | Sequence[str], rule: str, choices: Sequence[str] | None
+) -> Verdict:
+    """The dataset's exact rule, with the alias it matched or what it read."""
+    if rule == "mmlu":
+        if not choices:
+            raise ValueError("MMLU matching needs the question's choices")
+        got, want = option_letter(response, choices), _letter_of(reference, choices)
+        return Verdict(got == want, f"answered option {got or 'none'}; the reference is {want}")
+    if rule in ("number", "gsm8k"):
+        ok = (
+            number_match(response, reference)
+            if rule == "number"
+            else gsm8k_match(response, reference)
+        )
+        got = parse_last_number(response)
+        seen = (
+            f"the answer's last number is {got:g}" if got is not None else "no number in the answer"
+        )
+        return Verdict(ok, f"{seen}; the reference is {_as_list(reference)[0]!r}")
+    match = alias_match if rule == "alias" else contains_match
+    hit = next((a for a in _as_list(reference) if match(response, [a])), None)
+    if hit is not None:
+        return Verdict(True, f"matches the reference {hit!r} ({_RULE_NAMES[rule]})")
+    return Verdict(False, f"no reference matches ({_RULE_NAMES[rule]})")
+
+
+def judge_correct(response: str, reference: str | Sequence[str], **options: Any) -> bool:
+    """Is ``response`` a correct answer? :func:`judge_verdict` (same options) without the reason."""
+    return judge_verdict(response, reference, **options).correct

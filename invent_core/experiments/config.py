@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import RunConfig, ScoreConfig, flat_values, iter_options
+from ..evaluation.correctness import DEFAULT_JUDGE, JUDGE_METHODS
 from ..evaluation.metrics import N_BOOTSTRAP
 
 __all__ = ["JUDGES", "ExperimentConfig", "generation_key"]
 
-#: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
-JUDGES: tuple[str, ...] = ("match", "llm")
+#: How correctness is judged (``evaluation.correctness.judge_verdict``'s methods).
+JUDGES: tuple[str, ...] = JUDGE_METHODS
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class ExperimentConfig:
     # keep only rows whose ``extra["difficulty"]`` is one of these (the testbed's 1 … 5), before the draw
     difficulty: tuple[int, ...] | None = None
     methods: tuple[str, ...] = ("all",)
-    judge: str = "match"  # one of JUDGES
+    judge: str = DEFAULT_JUDGE  # one of JUDGES
     n_bootstrap_metrics: int = N_BOOTSTRAP  # 40, paper, Appendix "Calculation of Mean and Variance"
 
     def __post_init__(self) -> None:

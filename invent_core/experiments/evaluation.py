@@ -33,7 +33,7 @@ from ..config import RunConfig
 from ..csv_safe import read_csv, write_csv
 from ..engine.inflight import in_order
 from ..errors import Cancelled, LLMError
-from ..evaluation.correctness import judge_correct
+from ..evaluation.correctness import LLM_JUDGES, judge_verdict
 from ..evaluation.metrics import DEFAULT_METRICS, Evaluation, evaluate_scores, undefined_reason
 from ..evaluation.report import results_table
 from ..evaluation.sample_size import judgeable
@@ -80,6 +80,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "canonical",
     "reference",
     "correct",
+    "judge_reason",
     "error",
 )
 
@@ -110,7 +111,7 @@ def _scores_reusable(out: Path, cfg: ExperimentConfig) -> bool:
         before = RunConfig.from_dict(saved["run"])
     except (OSError, ValueError, KeyError, TypeError):
         return False
-    return before == cfg.run and saved.get("judge", "match") == cfg.judge
+    return before == cfg.run and saved.get("judge", "match") == cfg.judge  # saved before: rules
 
 
 def _answer_of(run, ex) -> tuple[str, str]:
@@ -129,20 +130,21 @@ def _answer_of(run, ex) -> tuple[str, str]:
 def _judged_row(ex, run, values: dict[str, float], cfg: ExperimentConfig, llm: Any) -> dict:
     """One row of ``scores.csv``: the response the scores were computed from, judged on its canonical form."""
     response, canonical = _answer_of(run, ex)
-    correct = judge_correct(
+    verdict = judge_verdict(
         canonical,
         list(ex.answers),
         dataset=ex.dataset if ex.dataset != "custom" else ex.task,
         question=ex.question,
         choices=list(ex.choices) if ex.choices else None,
         method=cfg.judge,
-        llm=llm if cfg.judge == "llm" else None,
+        llm=llm if cfg.judge in LLM_JUDGES else None,
     )
     return {
         **base_row(ex),
         "response": response,
         "canonical": canonical,
-        "correct": int(bool(correct)),
+        "correct": int(verdict.correct),
+        "judge_reason": verdict.reason,
         "error": "",
         **values,
     }
@@ -151,6 +153,8 @@ def _judged_row(ex, run, values: dict[str, float], cfg: ExperimentConfig, llm: A
 def _saved_row(ex, prev: dict[str, Any] | None, methods, columns: list[str]) -> dict | None:
     """Return the row saved by an earlier call for ``ex``: the same question, every method, judged."""
     if prev is None or prev.get("correct") in ("", None) or prev.get("error"):
+        return None
+    if not prev.get("judge_reason"):  # judged before the reason was kept: judge it again
         return None
     if prev.get("question") != ex.question:  # the id now names another question: score it again
         return None

@@ -82,6 +82,10 @@ def _serialised(fn: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
+#: The one lock every WordNet lookup goes through (the correctness judge's lexicon too).
+serialised = _serialised
+
+
 @dataclass(frozen=True)
 class Substitution(JsonDataclass):
     """One element of SUB(t): the replacement text ("" for deletion) and how it relates to t."""

@@ -48,6 +48,7 @@ def _eval_row(r: Mapping[str, Any], methods: Sequence[str]) -> dict[str, Any]:
         "response": r["response"],
         "reference": r["reference"],
         "correct": int(_num(r["correct"])),
+        "judge_reason": str(r.get("judge_reason") or ""),  # none in evaluations made before it
         **{m: _num(r.get(m)) for m in methods},
     }
 
@@ -142,10 +143,15 @@ def folder_payload(
 
 
 def per_question_table(payload: Mapping[str, Any]) -> Any:
-    """One row per question: question, answers, canonical answer, reference, correct, every score."""
+    """One row per question: question, answers, canonical answer, reference, correct, every score.
+
+    When the evaluation kept the judge's reasons, "why (judge)" follows "correct": which
+    reference the answer matched, or why it was judged wrong.
+    """
     import pandas as pd
 
     labels = payload.get("labels", {})
+    reasons = any(r.get("judge_reason") for r in payload["rows"])
     rows = []
     for r in payload["rows"]:
         row = {
@@ -155,6 +161,8 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
             "reference": r["reference"],
             "correct": bool(r["correct"]),
         }
+        if reasons:
+            row["why (judge)"] = r.get("judge_reason", "")
         row.update({labels.get(m, m): _num(r.get(m)) for m in payload["methods"]})
         rows.append(row)
     return pd.DataFrame(rows)

@@ -20,6 +20,16 @@ from invent_core.experiments import difficulty_levels
 from . import results_view, views
 from .downloads import download_buttons
 
+#: What each correctness judge accepts, under the tiles (the reasons are in the per-question table).
+JUDGE_NOTES = {
+    "paraphrase": "the dataset's rule, also accepting the reference in other words "
+    "(WordNet synonyms, kinds, numbers); 96 % agreement with hand labels on SciQ "
+    "(docs/results/judge_agreement.md).",
+    "match": "the dataset's rule alone (the reference's own words).",
+    "paraphrase-llm": "as paraphrase, the answers it cannot decide asked of the LLM.",
+    "llm": "the paper's LLM judge prompt.",
+}
+
 
 def summary_tiles(payload: Mapping[str, Any], cfg: Any, n_pos: int) -> None:
     """Dataset, questions, accuracy and perturber · n · r tiles; the model advice under them."""
@@ -34,6 +44,7 @@ def summary_tiles(payload: Mapping[str, Any], cfg: Any, n_pos: int) -> None:
         "perturber · n · r",
         f"{cfg.run.perturber} · {cfg.run.n_perturbations} · {cfg.run.n_replications}",
     )
+    st.caption(f"Correctness judged by **{cfg.judge}**; {JUDGE_NOTES.get(cfg.judge, '')}")
     llm = str(payload.get("llm") or "")
     advice = model_advice(n_pos / len(rows), len(rows), llm) if rows else None
     if advice:

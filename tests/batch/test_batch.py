@@ -740,3 +740,14 @@ def test_read_errors_gives_the_last_word_per_row(tmp_path):
     ]
     sidecar_paths(out)["errors"].write_text("\n".join(lines), encoding="utf-8")
     assert [(e["row"], e["message"]) for e in read_errors(out)] == [(7, "again"), (9, "bad row")]
+
+
+def test_each_judged_row_says_why_and_the_judge_is_checked_first(minilm, wide_csv, tmp_path):
+    out = tmp_path / "out.csv"
+    with pytest.raises(ValueError, match="judge must be one of paraphrase, match, got 'llm'"):
+        batch_score(wide_csv, out, config=cfg(B), llm=FailingLLM(), judge="llm")
+    assert not out.exists()  # refused before any file is touched
+    s = batch_score(wide_csv, out, config=cfg(B), llm=FailingLLM(), judge="match")
+    assert s.ok and s.config["judge"] == "match"
+    for rec in records(out):
+        assert rec["judge_reason"].startswith("matches the reference" if rec["correct"] else "no ")

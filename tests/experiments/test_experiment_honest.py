@@ -138,6 +138,31 @@ def test_correctness_is_judged_on_the_canonical_answer(tmp_path, minilm):
     got = {r["id"]: (r["response"], r["canonical"], int(r["correct"])) for r in res.rows}
     assert got == {"m1": ("(B)", "B", 1), "m2": ("Venus", "C", 0)}
     assert _scores(tmp_path / "o")[0]["canonical"] == "B"
+    assert [r["judge_reason"] for r in _scores(tmp_path / "o")] == [
+        "answered option B; the reference is B",
+        "answered option C; the reference is A",
+    ]
+
+
+def test_scores_say_why_each_answer_was_judged_and_a_new_judge_rejudges(
+    tmp_path, data_file, minilm
+):
+    """The default judge accepts the reference in other words; scores.csv keeps its reason."""
+    answers = {
+        "France": "Paris.",
+        "Japan": "Most people would tell you that the capital city of this island nation is Tokyo",
+        "Italy": "Milan",
+    }
+    res = evaluate(_cfg(data_file), tmp_path, llm_factory=lambda: ScriptLLM(answers=answers))
+    assert [int(r["correct"]) for r in res.rows] == [1, 1, 0]
+    reasons = [r["judge_reason"] for r in _scores(tmp_path)]
+    assert reasons[0] == "the reference 'Paris' occurs in the answer"
+    assert reasons[2] == "no word of the reference 'Rome' (nor a synonym or kind) in the answer"
+    # the rules alone: the long answer holding "Tokyo" is wrong; the saved runs are reused
+    llm = ScriptLLM(answers=answers)
+    again = evaluate(_cfg(data_file, judge="match"), tmp_path, llm_factory=lambda: llm)
+    assert [int(r["correct"]) for r in again.rows] == [1, 0, 0] and not llm.answer_prompts()
+    assert _scores(tmp_path)[1]["judge_reason"].startswith("no reference matches")
 
 
 def test_limit_draws_a_seeded_shuffled_sample():
