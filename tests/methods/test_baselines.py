@@ -166,7 +166,7 @@ def test_kernel_entropy_hand_values():
 
 def test_kernel_entropy_reference_on_embeddings(minilm):
     answers = ["Paris", "London", "the city of Paris", "Rome"]
-    ctx = _ctx(minilm, answers)
+    ctx = _ctx(minilm, answers, config=ScoreConfig(answer_similarity="embedding"))
     e = minilm.encode(answers).astype(np.float64)
     ref = -np.mean([(1 + e[i] @ e[j]) / 2 for i in range(4) for j in range(4) if i != j])
     assert get_method("kernel_entropy").compute(ctx) == pytest.approx(ref, abs=1e-6)
@@ -307,21 +307,30 @@ def test_kle_orientation():
 
 
 def test_response_weights_default_is_the_shared_matrix(minilm):
-    ctx = _ctx(minilm, ["Paris", "London", "Rome"])
+    embedding = ScoreConfig(answer_similarity="embedding")  # the paper's ψ_y
+    ctx = _ctx(minilm, ["Paris", "London", "Rome"], config=embedding)
     w, source = response_weights(ctx)
     assert source == "affinity"
     np.testing.assert_array_equal(w, ctx.original_affinity)
     # the baselines' kernel is (1 + cos)/2 whatever kernel the Inv measures use
     e = minilm.encode(["Paris", "London", "Rome"]).astype(np.float64)
     np.testing.assert_allclose(ctx.original_affinity, (1 + e @ e.T) / 2, atol=1e-6)
-    paper = _ctx(minilm, ["Paris", "London", "Rome"], config=ScoreConfig(affinity="shifted_cosine"))
+    paper = _ctx(
+        minilm,
+        ["Paris", "London", "Rome"],
+        config=ScoreConfig(affinity="shifted_cosine", answer_similarity="embedding"),
+    )
     np.testing.assert_allclose(paper.original_affinity, np.asarray(paper.score.sim_y)[:3, :3])
     np.testing.assert_allclose(paper.original_affinity, ctx.original_affinity, atol=1e-6)
 
 
 def test_response_weights_with_llm_judge(minilm):
     ctx = _ctx(
-        minilm, ["Paris", "paris", "London"], llm=FakeLLM(with_logprobs=True), entailment="llm"
+        minilm,
+        ["Paris", "paris", "London"],
+        llm=FakeLLM(with_logprobs=True),
+        entailment="llm",
+        config=ScoreConfig(answer_similarity="embedding"),  # the judge's weights alone
     )
     w, source = response_weights(ctx)
     assert source == "entailment:llm"
