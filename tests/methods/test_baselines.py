@@ -481,7 +481,8 @@ def tiny_nli(tmp_path_factory):
 @pytest.mark.slow
 def test_nli_folder_judge_feeds_the_graph_baselines(minilm, tiny_nli):
     answers = ["Paris", "London", "Rome"]
-    ctx = _ctx(minilm, answers, entailment=str(tiny_nli))
+    embedding = ScoreConfig(answer_similarity="embedding")  # the judge's weights alone
+    ctx = _ctx(minilm, answers, entailment=str(tiny_nli), config=embedding)
     judge = get_judge(str(tiny_nli))
     assert isinstance(judge, NLIJudge) and judge.gives_probabilities
     directed = judge.nli.directed_matrix(answers)
@@ -492,6 +493,8 @@ def test_nli_folder_judge_feeds_the_graph_baselines(minilm, tiny_nli):
     assert judge.probability("Paris", "London") == pytest.approx(directed[0, 1])
     for name in ("semantic_entropy", "luq", "kle", "degmat"):
         assert np.isfinite(get_method(name).compute(ctx))
+    ruled, _ = response_weights(_ctx(minilm, answers, entailment=str(tiny_nli)))
+    np.testing.assert_array_equal(ruled, np.eye(3))  # the rules: three different cities
 
 
 # --- the real local LLM ---------------------------------------------------------------------
