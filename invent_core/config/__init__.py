@@ -39,7 +39,7 @@ from .run import (
     RunConfig,
     check_temperatures,
 )
-from .score import AffinityKind, MaxVariant, ScoreConfig, WDGround
+from .score import AffinityKind, AnswerSimilarity, MaxVariant, Padding, ScoreConfig, WDGround
 
 __all__ = [
     "ANSWER_MAX_TOKENS",
@@ -50,10 +50,12 @@ __all__ = [
     "TSU_TEMPERATURES",
     "AdaptiveConfig",
     "AffinityKind",
+    "AnswerSimilarity",
     "GaapConfig",
     "GateConfig",
     "MaxVariant",
     "OptionSpec",
+    "Padding",
     "ParaphraseConfig",
     "Perturber",
     "RunConfig",

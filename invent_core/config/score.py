@@ -15,6 +15,10 @@ from .flat import _from_dict, config_to_dict
 AffinityKind = Literal["shifted_cosine", "abs_cosine", "exp_cosine"]
 WDGround = Literal["index", "discrete", "released_code"]
 MaxVariant = Literal["paper", "released_code"]
+#: ψ_y, how two answers are compared (invent_core.responses.same describes each)
+AnswerSimilarity = Literal["rules", "embedding", "canonical", "lexical"]
+#: how states that repeat a question (padding by duplication) are scored
+Padding = Literal["distinct", "paper"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,18 @@ class ScoreConfig:
         "paper", "MAX-py-x: the paper's definition or the released code's"
     )  # paper §3 "Baselines" (iv)
 
+    answer_similarity: AnswerSimilarity = _opt(
+        "rules",
+        "ψ_y, how answers are compared: rules (canonical forms, then words, then the "
+        "embedder's cosine for what they leave undecided), embedding (the paper's cosine), "
+        "canonical (equal canonical answers only) or lexical (ROUGE-L)",
+    )  # ours, by evidence (docs/method.md "Answer similarity"); the paper: the SBERT cosine
+    padding: Padding = _opt(
+        "distinct",
+        "states that repeat a question: distinct (score each question once, entropies put "
+        "on the scale of n + 1 states) or paper (score the copies as the paper pads)",
+    )  # ours: the score must not depend on how many rewordings survived; paper §3 pads
+
     def __post_init__(self) -> None:
         o = "ScoreConfig"
         if not isinstance(self.embedder, str) or not self.embedder.strip():
@@ -56,6 +72,8 @@ class ScoreConfig:
         _check_float(o, "kernel_tau", self.kernel_tau, low=1e-3, high=10.0)
         _check_choice(o, "wd_ground", self.wd_ground, WDGround)
         _check_choice(o, "max_variant", self.max_variant, MaxVariant)
+        _check_choice(o, "answer_similarity", self.answer_similarity, AnswerSimilarity)
+        _check_choice(o, "padding", self.padding, Padding)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the options."""

@@ -18,7 +18,9 @@ import numpy as np
 
 from ..config import ScoreConfig
 from ..embedders import resolve_embedder
+from ..paper.random_walk import affinity_from_cosine
 from ..paper.scoring import ScoreResult, score_from_similarity
+from ..responses.same import answer_cosines
 
 
 class ResponseShapeError(ValueError):
@@ -174,10 +176,32 @@ def score_responses(
         questions + flat_responses, kind=config.affinity, tau=config.kernel_tau
     )
     sim_x = all_sim[:m, :m]
-    sim_y = all_sim[m:, m:]
+    sim_y = answer_affinity(questions[0], flat_responses, config, sim, all_sim[m:, m:])
     return score_from_similarity(
         questions, responses, sim_x, sim_y, embedder=sim.identity, config=config
     )
+
+
+def answer_affinity(
+    question: str, answers: list[str], config: ScoreConfig, similarity: Any, embedded: np.ndarray
+) -> np.ndarray:
+    """(k, k) ψ_y of the walk: ``config.answer_similarity`` under the run's kernel.
+
+    ``embedded`` is the embedder's affinity of ``answers`` under the run's kernel (what
+    ``"embedding"`` returns as is); the other options give cosine-like values
+    (:func:`invent_core.responses.same.answer_cosines`) that the same kernel maps.
+    """
+    if config.answer_similarity == "embedding":
+        return embedded
+
+    def cosines() -> np.ndarray:
+        shifted = similarity.similarity_matrix(
+            answers, kind="shifted_cosine", tau=config.kernel_tau
+        )
+        return 2.0 * np.asarray(shifted, dtype=np.float64) - 1.0
+
+    cos = answer_cosines(question, answers, mode=config.answer_similarity, cosines=cosines)
+    return affinity_from_cosine(cos, kind=config.affinity, tau=config.kernel_tau)
 
 
 def embedder_name(embedder: Any) -> str:

@@ -23,8 +23,10 @@ from ..config import RunConfig, ScoreConfig
 from ..embedders import get_embedder
 from ..engine.scoring import score_responses, validate_responses
 from ..errors import MethodUnavailable
-from ..paper.random_walk import KERNEL_TAU
-from .entailment import entailment_weights, get_judge
+from ..paper.random_walk import KERNEL_TAU, affinity_from_cosine
+from ..responses.equivalence import rule_verdict
+from ..responses.same import answer_cosines
+from .entailment import entailment_weights, equivalent, get_judge
 
 T = TypeVar("T")
 
@@ -158,19 +160,36 @@ class ScoringContext:
     def original_affinity(self) -> np.ndarray:
         """(r, r) (1 + cos)/2 affinity between the answers to the original question.
 
-        The baselines that read it (Kernel Entropy, DegMat, LUQ, KLE) keep
-        their published kernel whatever kernel the Inv measures use
-        (``ScoreConfig.affinity``), so choosing Inv's kernel never changes a
-        baseline. Under the paper's kernel it is the answers' block of the
-        shared run matrix; otherwise the same embeddings (cached) under (1 + cos)/2.
+        The baselines that read it (Kernel Entropy, DegMat, LUQ, KLE) keep their
+        published kernel whatever kernel the Inv measures use (``ScoreConfig.affinity``),
+        so choosing Inv's kernel never changes a baseline; they compare answers as the
+        walk does (``ScoreConfig.answer_similarity``, :func:`invent_core.responses.same.answer_cosines`):
+        under the default rules two answers whose canonical forms differ are orthogonal
+        (affinity 1/2), two that say the same are identical (1).
         """
-        r = len(self.original_responses)
-        if self.config.affinity == "shifted_cosine":
-            return np.asarray(self.score.sim_y)[:r, :r]
         texts = list(self.original_responses)
-        return np.asarray(
-            self.similarity.similarity_matrix(texts, kind="shifted_cosine", tau=KERNEL_TAU)
-        )
+
+        def cosines() -> np.ndarray:
+            shifted = self.similarity.similarity_matrix(
+                texts, kind="shifted_cosine", tau=KERNEL_TAU
+            )
+            return 2.0 * np.asarray(shifted, dtype=np.float64) - 1.0
+
+        mode = self.config.answer_similarity
+        cos = answer_cosines(self.original_question, texts, mode=mode, cosines=cosines)
+        return affinity_from_cosine(cos, kind="shifted_cosine", tau=KERNEL_TAU)
+
+    def same_answer(self, a: str, b: str) -> bool:
+        """Bidirectional equivalence of two original answers: the rules first, then the judge.
+
+        The rules of :func:`invent_core.responses.equivalence.rule_verdict` decide what
+        they can (different numbers, letters or names are never merged, whatever the
+        judge would say); :attr:`judge` decides the rest.
+        """
+        verdict = self._rule(a, b)
+        if verdict is not None:
+            return verdict
+        return equivalent(self.judge, a, b, question=self.original_question)
 
     @cached_property
     def judge(self) -> Any:
@@ -195,8 +214,24 @@ class ScoringContext:
         judge = self.judge
         if getattr(judge, "gives_probabilities", False):
             w = entailment_weights(judge, self.original_responses, question=self.original_question)
-            return w, f"entailment:{judge.name}"
+            return self._ruled(w), f"entailment:{judge.name}"
         return np.asarray(self.original_affinity, dtype=np.float64), "affinity"
+
+    def _rule(self, a: str, b: str) -> bool | None:
+        """The rules' verdict, or None where they do not decide or ψ_y is the paper's embedding."""
+        if self.config.answer_similarity == "embedding":
+            return None  # reproduction: the paper's comparison everywhere
+        return rule_verdict(self.original_question, a, b, choices=self.choices)
+
+    def _ruled(self, w: np.ndarray) -> np.ndarray:
+        """Entailment weights with the rules' verdicts imposed: 1 where same, 0 where different."""
+        texts = self.original_responses
+        w = np.array(w, dtype=np.float64)
+        for i, j in zip(*np.triu_indices(len(texts), k=1), strict=True):
+            verdict = self._rule(texts[i], texts[j])
+            if verdict is not None:
+                w[i, j] = w[j, i] = float(verdict)
+        return w
 
     # -- LLM answers, asked once per run -----------------------------------------
     def ask_once(

@@ -2,52 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from itertools import combinations
 
+from ..responses.equivalence import lcs_length, rouge_l, tokenize
 from .registry import Method, ScoringContext, register
 
-_TOKEN = re.compile(r"\w+")
-
-
-def tokenize(text: str) -> list[str]:
-    r"""Lowercase word tokens (``\w+``, Unicode-aware; punctuation dropped)."""
-    return _TOKEN.findall(text.lower())
-
-
-def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest common subsequence of two token lists (O(|a|·|b|) DP, O(|b|) memory)."""
-    if not a or not b:
-        return 0
-    prev = [0] * (len(b) + 1)
-    for x in a:
-        cur = [0]
-        for j, y in enumerate(b, start=1):
-            cur.append(prev[j - 1] + 1 if x == y else max(prev[j], cur[j - 1]))
-        prev = cur
-    return prev[-1]
-
-
-def rouge_l(a: str, b: str) -> float:
-    """ROUGE-L F-measure (β = 1) on lowercase word tokens.
-
-    ``P = LCS / |b|``, ``R = LCS / |a|``, ``F = 2PR / (P + R)`` (Lin 2004);
-    symmetric in a and b. Two empty token lists → 1.0; one empty → 0.0.
-
-    Examples
-    --------
-    >>> round(rouge_l("the cat sat on the mat", "the cat lay on a mat"), 4)  # LCS 4 of 6 and 6
-    0.6667
-    """
-    ta, tb = tokenize(a), tokenize(b)
-    if not ta and not tb:
-        return 1.0
-    lcs = lcs_length(ta, tb)
-    if lcs == 0:
-        return 0.0
-    p, r = lcs / len(tb), lcs / len(ta)
-    return 2 * p * r / (p + r)
+__all__ = ["lcs_length", "lexical_similarity", "rouge_l", "tokenize"]
 
 
 def lexical_similarity(answers: Sequence[str]) -> float:

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ._graph import shannon_entropy
-from .entailment import equivalent
 from .registry import Method, ScoringContext, register
 
 
@@ -71,10 +70,8 @@ def compute(ctx: ScoringContext) -> float:
     answers = ctx.original_responses
     if len(answers) == 1:
         return 0.0  # one answer is one cluster: documented value for r = 1
-    judge = ctx.judge
-    q = ctx.original_question
-    ids = cluster_by_equivalence(answers, lambda a, b: equivalent(judge, a, b, question=q))
-    ctx.extras["semantic_entropy"] = {"judge": judge.name, "clusters": ids}
+    ids = cluster_by_equivalence(answers, ctx.same_answer)
+    ctx.extras["semantic_entropy"] = {"judge": ctx.judge.name, "clusters": ids}
     return discrete_semantic_entropy(ids)
 
 
@@ -89,7 +86,10 @@ METHOD = register(
         "using semantic entropy, Nature 630 (2024); Kuhn et al., ICLR 2023",
         summary="Entropy of the frequencies of bidirectional-entailment clusters of the r original answers.",
         simplifications=(
-            "Discrete (frequency) version, no token probabilities. Entailment judge pluggable "
+            "Discrete (frequency) version, no token probabilities. Two answers are first compared "
+            "by the rules of invent_core.responses.equivalence (canonical forms, then words): "
+            "different numbers, letters or names are never merged; the judge decides the rest. "
+            "Entailment judge pluggable "
             "(ctx.entailment): default = MiniLM shifted-cosine affinity >= 0.85 (a proxy, not NLI); "
             "'llm' = local LLM Yes/No (P(Yes) from logprobs when returned); or an NLI model folder. "
             "Distinct answers are clustered in sorted order (order-invariant); r = 1 gives 0."

@@ -238,6 +238,39 @@ class ScoreResult:
         )
 
 
+#: the entropies of the Inv family: over k states their largest value is log k, so a
+#: question scored on fewer distinct states is put back on the scale of the run's m
+ENTROPY_MEASURES: frozenset[str] = frozenset({"inv_entropy", "ni_entropy", "nr_inv_entropy"})
+
+
+def distinct_states(questions: list[str]) -> np.ndarray:
+    """Indices of the first state of each distinct question text (state 0 first).
+
+    >>> distinct_states(["q", "r", "q", "r", "s"]).tolist()
+    [0, 1, 4]
+    """
+    first: dict[str, int] = {}
+    for i, q in enumerate(questions):
+        first.setdefault(q, i)
+    return np.array(sorted(first.values()))
+
+
+def state_scale(n_states: int, n_distinct: int) -> float:
+    """``log(m) / log(k)``: the factor that puts an entropy over k distinct states on m's scale.
+
+    Why: a padded copy of a question is the same input asked again; scoring it as a
+    state of its own makes the walk's P(X|Y) spread over m states where only k differ,
+    and an Inv-Entropy over k states lies in [0, log k]. Scored on the k distinct
+    states and multiplied by log m / log k, identical answers read the same for every
+    k (``log m`` when P_x is uniform, see ``tests/paper/test_scoring.py``), and a run
+    with nothing padded (k = m) is unchanged. With k = 1 (no rewording passed) the
+    walk has one state and no entropy; such a run keeps the paper's padding.
+    """
+    if n_distinct < 2 or n_distinct == n_states:
+        return 1.0
+    return float(np.log(n_states) / np.log(n_distinct))
+
+
 def score_from_similarity(
     questions: list[str],
     responses: list[list[str]],
@@ -249,9 +282,42 @@ def score_from_similarity(
 ) -> ScoreResult:
     """Compute the bootstrap and the NR measure from precomputed affinities.
 
-    See :func:`score_responses`; ``embedder`` is ψ's identity string.
+    See :func:`score_responses`; ``embedder`` is ψ's identity string. Under
+    ``config.padding == "distinct"`` the measures read each distinct question once
+    (:func:`distinct_states`, :func:`state_scale`); the walk shown
+    (``ScoreResult.walk``) keeps every state.
     """
     m, r = len(questions), len(responses[0])
+    keep = distinct_states(questions) if config.padding == "distinct" else np.arange(m)
+    if len(keep) < 2:
+        keep = np.arange(m)  # one distinct question: the paper's padding (see state_scale)
+    rows = (keep[:, None] * r + np.arange(r)).ravel()  # the kept states' answers
+    values = _measure_values(sim_x[np.ix_(keep, keep)], sim_y[np.ix_(rows, rows)], r, config)
+    scale = state_scale(m, len(keep))
+    values = {k: v * scale if k in ENTROPY_MEASURES else v for k, v in values.items()}
+    measures = {name: float(np.mean(values[name])) for name in INV_MEASURES}
+    for name, v in measures.items():
+        if not np.isfinite(v):  # pragma: no cover - guarded by transition_matrix
+            raise ValueError(f"{name} is not finite; check the similarity inputs")
+    first = np.arange(m) * r  # replication 0 of each state: the walk shown
+    return ScoreResult(
+        questions=questions,
+        responses=responses,
+        measures=measures,
+        values={name: values[name] for name in INV_MEASURES},
+        walk=measures_from_similarity(sim_x, sim_y[np.ix_(first, first)], config).walk,
+        sim_x=sim_x,
+        sim_y=sim_y,
+        embedder=embedder,
+        config=config,
+    )
+
+
+def _measure_values(
+    sim_x: np.ndarray, sim_y: np.ndarray, r: int, config: ScoreConfig
+) -> dict[str, np.ndarray]:
+    """Every measure's values: B bootstrap values, or one for the NR measure."""
+    m = sim_x.shape[0]
     rng = np.random.default_rng(config.seed)
     values = bootstrap_measures(sim_x, sim_y, r, config, rng=rng)
     first = np.arange(m) * r  # replication 0 of each state
@@ -259,18 +325,4 @@ def score_from_similarity(
     for name, measure in INV_MEASURES.items():
         if not measure.resampled:  # NR: once, on the first replication's walk
             values[name] = np.array([float(measure.fn(nr.p_x, nr.p_y, config))])
-    measures = {name: float(np.mean(values[name])) for name in INV_MEASURES}
-    for name, v in measures.items():
-        if not np.isfinite(v):  # pragma: no cover - guarded by transition_matrix
-            raise ValueError(f"{name} is not finite; check the similarity inputs")
-    return ScoreResult(
-        questions=questions,
-        responses=responses,
-        measures=measures,
-        values={name: values[name] for name in INV_MEASURES},
-        walk=nr.walk,
-        sim_x=sim_x,
-        sim_y=sim_y,
-        embedder=embedder,
-        config=config,
-    )
+    return values

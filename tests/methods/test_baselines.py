@@ -166,7 +166,7 @@ def test_kernel_entropy_hand_values():
 
 def test_kernel_entropy_reference_on_embeddings(minilm):
     answers = ["Paris", "London", "the city of Paris", "Rome"]
-    ctx = _ctx(minilm, answers)
+    ctx = _ctx(minilm, answers, config=ScoreConfig(answer_similarity="embedding"))
     e = minilm.encode(answers).astype(np.float64)
     ref = -np.mean([(1 + e[i] @ e[j]) / 2 for i in range(4) for j in range(4) if i != j])
     assert get_method("kernel_entropy").compute(ctx) == pytest.approx(ref, abs=1e-6)
@@ -307,21 +307,30 @@ def test_kle_orientation():
 
 
 def test_response_weights_default_is_the_shared_matrix(minilm):
-    ctx = _ctx(minilm, ["Paris", "London", "Rome"])
+    embedding = ScoreConfig(answer_similarity="embedding")  # the paper's ψ_y
+    ctx = _ctx(minilm, ["Paris", "London", "Rome"], config=embedding)
     w, source = response_weights(ctx)
     assert source == "affinity"
     np.testing.assert_array_equal(w, ctx.original_affinity)
     # the baselines' kernel is (1 + cos)/2 whatever kernel the Inv measures use
     e = minilm.encode(["Paris", "London", "Rome"]).astype(np.float64)
     np.testing.assert_allclose(ctx.original_affinity, (1 + e @ e.T) / 2, atol=1e-6)
-    paper = _ctx(minilm, ["Paris", "London", "Rome"], config=ScoreConfig(affinity="shifted_cosine"))
+    paper = _ctx(
+        minilm,
+        ["Paris", "London", "Rome"],
+        config=ScoreConfig(affinity="shifted_cosine", answer_similarity="embedding"),
+    )
     np.testing.assert_allclose(paper.original_affinity, np.asarray(paper.score.sim_y)[:3, :3])
     np.testing.assert_allclose(paper.original_affinity, ctx.original_affinity, atol=1e-6)
 
 
 def test_response_weights_with_llm_judge(minilm):
     ctx = _ctx(
-        minilm, ["Paris", "paris", "London"], llm=FakeLLM(with_logprobs=True), entailment="llm"
+        minilm,
+        ["Paris", "paris", "London"],
+        llm=FakeLLM(with_logprobs=True),
+        entailment="llm",
+        config=ScoreConfig(answer_similarity="embedding"),  # the judge's weights alone
     )
     w, source = response_weights(ctx)
     assert source == "entailment:llm"
@@ -472,7 +481,8 @@ def tiny_nli(tmp_path_factory):
 @pytest.mark.slow
 def test_nli_folder_judge_feeds_the_graph_baselines(minilm, tiny_nli):
     answers = ["Paris", "London", "Rome"]
-    ctx = _ctx(minilm, answers, entailment=str(tiny_nli))
+    embedding = ScoreConfig(answer_similarity="embedding")  # the judge's weights alone
+    ctx = _ctx(minilm, answers, entailment=str(tiny_nli), config=embedding)
     judge = get_judge(str(tiny_nli))
     assert isinstance(judge, NLIJudge) and judge.gives_probabilities
     directed = judge.nli.directed_matrix(answers)
@@ -483,6 +493,8 @@ def test_nli_folder_judge_feeds_the_graph_baselines(minilm, tiny_nli):
     assert judge.probability("Paris", "London") == pytest.approx(directed[0, 1])
     for name in ("semantic_entropy", "luq", "kle", "degmat"):
         assert np.isfinite(get_method(name).compute(ctx))
+    ruled, _ = response_weights(_ctx(minilm, answers, entailment=str(tiny_nli)))
+    np.testing.assert_array_equal(ruled, np.eye(3))  # the rules: three different cities
 
 
 # --- the real local LLM ---------------------------------------------------------------------

@@ -1,0 +1,278 @@
+"""Do two answers say the same thing? The rules that decide without a model.
+
+Two answers to one question are compared in three steps, cheapest first; each
+step either decides (same / different) or passes the pair on:
+
+1. **Canonical forms** (:func:`answer_form`): a number (``"1,001"``, ``"1001.0"``,
+   ``"6 times 9 equals 54."``: the result after ``=`` / "equals" / "is"), an option
+   letter (``"B"``, ``"(B)"``, ``"B. law of demand"``), yes/no, or free text. Two
+   structured forms are the same exactly when kind and value agree: ``8`` and
+   ``10`` or ``B`` and ``C`` can never be merged, whatever a model thinks. With
+   the MMLU options, an option's text counts as its letter.
+2. **Words** (:func:`content_words`): the answer's words less the question's own
+   words and filler ("is", "called", "the"), lightly stemmed. Equal word sets
+   are the same answer ("The membrane ... is called the cornea" and "Cornea");
+   disjoint ones are different ("Lagos" and "Abuja"), unless one is the other's
+   initials ("US" / "United States"); numbers that differ make texts different.
+3. Everything else (one word set inside the other, a partial overlap) is
+   **undecided** and goes to a model: the embedder's cosine, the user's NLI
+   folder or an LLM judge (:mod:`invent_core.responses.same`).
+
+Measured on ``tests/data/answer_pairs.json`` (382 pairs from the saved runs of
+every shipped sample, labelled by reading), see ``tests/responses/test_same.py``.
+Pure: no model, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from .canonical import format_number, option_letter, parse_option_letter
+from .cleaning import strip_answer_decorations
+
+__all__ = [
+    "AnswerForm",
+    "answer_form",
+    "content_words",
+    "rule_verdict",
+    "rouge_l",
+    "tokenize",
+]
+
+_TOKEN = re.compile(r"\w+")
+
+
+def tokenize(text: str) -> list[str]:
+    r"""Lowercase word tokens (``\w+``, Unicode-aware; punctuation dropped)."""
+    return _TOKEN.findall(text.lower())
+
+
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of the longest common subsequence of two token lists (O(|a|·|b|) DP, O(|b|) memory)."""
+    if not a or not b:
+        return 0
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b, start=1):
+            cur.append(prev[j - 1] + 1 if x == y else max(prev[j], cur[j - 1]))
+        prev = cur
+    return prev[-1]
+
+
+def rouge_l(a: str, b: str) -> float:
+    """ROUGE-L F-measure (β = 1) on lowercase word tokens.
+
+    ``P = LCS / |b|``, ``R = LCS / |a|``, ``F = 2PR / (P + R)`` (Lin 2004);
+    symmetric in a and b. Two empty token lists → 1.0; one empty → 0.0.
+
+    Examples
+    --------
+    >>> round(rouge_l("the cat sat on the mat", "the cat lay on a mat"), 4)  # LCS 4 of 6 and 6
+    0.6667
+    """
+    ta, tb = tokenize(a), tokenize(b)
+    if not ta and not tb:
+        return 1.0
+    lcs = lcs_length(ta, tb)
+    if lcs == 0:
+        return 0.0
+    p, r = lcs / len(tb), lcs / len(ta)
+    return 2 * p * r / (p + r)
+
+
+# --- canonical forms -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnswerForm:
+    """What an answer says, where it has a form: ``kind`` and the canonical ``value``.
+
+    ``kind`` is ``"number"`` (value: the number written plainly), ``"letter"``
+    (an option letter), ``"yesno"`` (``"yes"`` / ``"no"``) or ``"text"`` (value:
+    the cleaned answer).
+    """
+
+    kind: str
+    value: str
+
+    @property
+    def structured(self) -> bool:
+        """True for a number, a letter or yes/no: compared by value alone."""
+        return self.kind != "text"
+
+
+_NUM = r"-?\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+#: a number alone, with a unit word or % after it ("224 hours", "25%", "$18")
+_NUMBER_ALONE = re.compile(rf"^({_NUM})\s*(?:%|[a-zA-Z]+)?$")
+#: the result of a worked line: "... = 54", "... equals 54", "... is 54" (the last one),
+#: a unit word and closing LaTeX or brackets allowed after it ("= 336\\) hours")
+_RESULT = re.compile(rf"(?:=|\bequals?\b|\bis\b)\s*({_NUM})\s*(?:\\?[)\]]\s*)?(?:%|[a-zA-Z]+)?\s*$")
+_YES_NO = {"yes": "yes", "no": "no", "true": "yes", "false": "no"}
+_SPELLED = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_LETTERS = 10  # option letters A–J: MMLU and its larger variants
+#: difflib ratio at or above which two words are one word misspelt ("Hidrogen" / "Hydrogen" 0.88;
+#: "Paris" / "Parma" 0.6): such a pair is left to a model instead of called different
+_NEAR_SPELLING = 0.8
+
+
+def _number(text: str) -> str:
+    value = float(re.sub(r"[$,\s]", "", text))
+    return format_number(value)
+
+
+def answer_form(text: str, *, choices: Sequence[str] | None = None) -> AnswerForm:
+    """The canonical form of one answer (see the module docstring).
+
+    Examples
+    --------
+    >>> answer_form("1,001"), answer_form("6 times 9 equals 54.")
+    (AnswerForm(kind='number', value='1001'), AnswerForm(kind='number', value='54'))
+    >>> answer_form("(B) Venus"), answer_form("Venus", choices=["Mars", "Venus"])
+    (AnswerForm(kind='letter', value='B'), AnswerForm(kind='letter', value='B'))
+    """
+    short = strip_answer_decorations(" ".join(str(text).split()))
+    letter = option_letter(short, choices) if choices else parse_option_letter(short, _LETTERS)
+    if letter is not None:
+        return AnswerForm("letter", letter)
+    low = short.lower().rstrip("!.")
+    if low in _YES_NO:
+        return AnswerForm("yesno", _YES_NO[low])
+    if low in _SPELLED:
+        return AnswerForm("number", str(_SPELLED[low]))
+    m = _NUMBER_ALONE.match(short) or _RESULT.search(short)
+    if m:
+        return AnswerForm("number", _number(m.group(1)))
+    return AnswerForm("text", short)
+
+
+# --- words ---------------------------------------------------------------------------
+
+#: words that say nothing about which answer is given: articles, copulas, filler verbs
+_FILLER = frozenset(
+    "a an the of is are was were be been it its this that these those which who what "
+    "called known named referred to as and or in on at by for from with into than "
+    "answer answers term process type kind form there here have has had".split()
+)
+
+
+def _stem(word: str) -> str:
+    """A light plural stem: ``arteries`` → ``artery``, ``ions`` → ``ion``, ``gas`` stays."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def content_words(text: str, question: str = "") -> frozenset[str]:
+    """The answer's stemmed words less filler and the question's own words.
+
+    When nothing is left (the answer only restates the question), the answer's
+    words less filler are returned instead, so an echo still has a content.
+    """
+    mine = {_stem(w) for w in tokenize(text)} - _FILLER
+    asked = {_stem(w) for w in tokenize(question)}
+    return frozenset(mine - asked) or frozenset(mine)
+
+
+def _numbers(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(w for w in words if w.isdigit())
+
+
+def _initials(words: Sequence[str]) -> str:
+    return "".join(w[0] for w in words if w)
+
+
+def _acronym(a: str, b: str) -> bool:
+    """True when one answer is the initials of the other ("US" / "United States")."""
+    ta, tb = tokenize(a), tokenize(b)
+    if len(ta) == 1 and len(tb) > 1:
+        return ta[0] == _initials(tb)
+    if len(tb) == 1 and len(ta) > 1:
+        return tb[0] == _initials(ta)
+    return False
+
+
+def _near_spelling(wa: frozenset[str], wb: frozenset[str]) -> bool:
+    """True when some word of one is a near spelling of a word of the other ("Brasil" / "Brazil")."""
+    return any(
+        len(x) > 3 and SequenceMatcher(None, x, y).ratio() >= _NEAR_SPELLING for x in wa for y in wb
+    )
+
+
+def _forms_verdict(fa: AnswerForm, fb: AnswerForm) -> bool | None:
+    """Step 1: two structured forms decide; a structured and a textual one, mostly too."""
+    if fa.structured and fb.structured:
+        return fa == fb
+    if fa.structured or fb.structured:
+        form, text = (fa, fb) if fa.structured else (fb, fa)
+        if form.kind == "number":
+            said = _numbers(frozenset(tokenize(text.value.replace(",", ""))))
+            return None if form.value in said else False
+        return None  # a letter beside text the options did not map: a model decides
+    return None
+
+
+def _choice_verdict(fa: AnswerForm, fb: AnswerForm, choices: Sequence[str] | None) -> bool | None:
+    """With options, only a letter answers: two texts that name none are two non-answers."""
+    if choices and not fa.structured and not fb.structured:
+        return False
+    return None
+
+
+def _words_verdict(question: str, a: str, b: str) -> bool | None:
+    """Step 2: equal content words → same; disjoint → different; other numbers → different."""
+    wa, wb = content_words(a, question), content_words(b, question)
+    na, nb = _numbers(wa), _numbers(wb)
+    if na and nb and na != nb:
+        return False
+    if wa == wb:
+        return True
+    if _acronym(a, b):
+        return True
+    if not wa & wb:
+        return None if _near_spelling(wa, wb) else False
+    return None
+
+
+def rule_verdict(
+    question: str, a: str, b: str, *, choices: Sequence[str] | None = None
+) -> bool | None:
+    """True (same answer), False (different) or None (undecided: a model's turn).
+
+    Parameters
+    ----------
+    question : the question both answer (its words are not evidence of sameness).
+    a, b : the two answers (raw, cleaned or canonical).
+    choices : the MMLU options in letter order, when there are any.
+
+    Examples
+    --------
+    >>> rule_verdict("What is 2 plus 6?", "8", "The answer is 8.")
+    True
+    >>> rule_verdict("What is 2 plus 6?", "8", "10"), rule_verdict("Q?", "B", "C")
+    (False, False)
+    >>> rule_verdict("Capital of Nigeria?", "Lagos", "Abuja")
+    False
+    """
+    if " ".join(a.split()).casefold() == " ".join(b.split()).casefold():
+        return True
+    fa, fb = answer_form(a, choices=choices), answer_form(b, choices=choices)
+    decided = _forms_verdict(fa, fb)
+    if decided is None:
+        decided = _choice_verdict(fa, fb, choices)
+    if decided is not None or "letter" in (fa.kind, fb.kind):
+        return decided  # a letter beside text the options did not map: a model decides
+    return _words_verdict(question, fa.value, fb.value)

@@ -1,0 +1,126 @@
+"""``same_answer`` and ψ_y: answers compared by what they say.
+
+:func:`same_answer` is the default verdict of whether two answers to one question
+say the same thing: the rules of :mod:`invent_core.responses.equivalence` first
+(canonical forms, then words), and for the pairs they leave undecided the packaged
+MiniLM's cosine at :data:`UNDECIDED_COSINE`. Offline, no GPU, no LLM.
+
+:func:`answer_cosines` is the answer similarity ψ_y of the walk
+(``ScoreConfig.answer_similarity``) as a matrix of cosine-like values in [-1, 1]
+that the run's kernel (``ScoreConfig.affinity``) then turns into affinities, so
+every option keeps the kernel's scale:
+
+- ``"embedding"``: the embedder's cosine (the paper's SBERT ψ; for reproduction);
+- ``"canonical"``: 1 for equal canonical answers, 0 (orthogonal) otherwise;
+- ``"lexical"``: ROUGE-L F of the two answers;
+- ``"rules"``: 1 / 0 where the rules decide, the embedder's cosine where they do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import get_args
+
+import numpy as np
+
+from ..config import AnswerSimilarity
+from ..embedders import KEYWORD_EMBEDDER, get_embedder
+from ..paper.random_walk import KERNEL_TAU
+from .equivalence import rouge_l, rule_verdict
+
+__all__ = ["ANSWER_SIMILARITIES", "UNDECIDED_COSINE", "answer_cosines", "same_answer"]
+
+#: MiniLM cosine at or above which two answers the rules leave undecided are called the
+#: same. Chosen on the tuning half of tests/data/answer_pairs.json (4 errors of its 25
+#: undecided pairs; 0.7 made 7): partial overlaps such as "Carbon" / "Carbon dioxide"
+#: (0.75) or "Water, carbon, nitrogen" / "… and phosphorus" (0.89) are different answers.
+UNDECIDED_COSINE = 0.92
+
+#: the choices of ``ScoreConfig.answer_similarity``, each described in the module docstring
+ANSWER_SIMILARITIES: tuple[str, ...] = get_args(AnswerSimilarity)
+
+_minilm = None
+
+
+def _cosine(similarity, a: str, b: str) -> float:
+    affinity = similarity.similarity_matrix([a, b], kind="shifted_cosine", tau=KERNEL_TAU)
+    return float(2.0 * affinity[0, 1] - 1.0)  # (1 + cos) / 2 → cos
+
+
+def same_answer(
+    question: str, a: str, b: str, *, choices: Sequence[str] | None = None, similarity=None
+) -> bool:
+    """Do ``a`` and ``b`` say the same thing as answers to ``question``? The default verdict.
+
+    Parameters
+    ----------
+    question : the question both answer.
+    a, b : two answers (raw, cleaned or canonical).
+    choices : the options of a multiple-choice question, in letter order.
+    similarity : the embedder for undecided pairs (default: the packaged MiniLM,
+        loaded on the first undecided pair only).
+
+    Examples
+    --------
+    >>> same_answer("What is 6 times 9?", "6 times 9 equals 54.", "54")
+    True
+    >>> same_answer("What is 6 times 9?", "54", "56"), same_answer("Which?", "B", "C")
+    (False, False)
+    """
+    verdict = rule_verdict(question, a, b, choices=choices)
+    if verdict is not None:
+        return verdict
+    global _minilm
+    if similarity is None:
+        _minilm = _minilm or get_embedder(KEYWORD_EMBEDDER)
+        similarity = _minilm
+    return _cosine(similarity, a, b) >= UNDECIDED_COSINE
+
+
+def _pairwise(texts: Sequence[str], value: Callable[[str, str], float]) -> np.ndarray:
+    """(k, k) symmetric ``value(a, b)`` over the distinct texts, 1 on the diagonal."""
+    distinct = sorted(set(texts))
+    index = {t: i for i, t in enumerate(distinct)}
+    small = np.eye(len(distinct))
+    for i, a in enumerate(distinct):
+        for j in range(i + 1, len(distinct)):
+            small[i, j] = small[j, i] = value(a, distinct[j])
+    rows = np.array([index[t] for t in texts])
+    return small[np.ix_(rows, rows)]
+
+
+def answer_cosines(
+    question: str, answers: Sequence[str], *, mode: str, cosines: Callable[[], np.ndarray]
+) -> np.ndarray:
+    """(k, k) cosine-like ψ_y of ``answers`` under ``mode`` (see the module docstring).
+
+    Parameters
+    ----------
+    question : the original question (the rules read its words).
+    answers : the k answers (the walk's m·r canonical answers, state-major).
+    mode : one of :data:`ANSWER_SIMILARITIES`.
+    cosines : returns the embedder's (k, k) cosines; called only when ``mode`` needs them.
+
+    Returns
+    -------
+    (k, k) symmetric array in [-1, 1] with 1 on the diagonal; rules are asked once per
+    distinct pair of answers.
+    """
+    if mode == "embedding":
+        return cosines()
+    if mode == "canonical":
+        return _pairwise(answers, lambda a, b: 0.0)  # distinct canonical texts differ
+    if mode == "lexical":
+        return _pairwise(answers, rouge_l)
+    if mode == "rules":
+        verdicts = _pairwise(answers, lambda a, b: _rule_value(question, a, b))
+        undecided = np.isnan(verdicts)
+        return np.where(undecided, cosines(), verdicts) if undecided.any() else verdicts
+    raise ValueError(
+        f"unknown answer similarity {mode!r}: choose one of {', '.join(ANSWER_SIMILARITIES)}"
+    )
+
+
+def _rule_value(question: str, a: str, b: str) -> float:
+    verdict = rule_verdict(question, a, b)
+    return float("nan") if verdict is None else float(verdict)
