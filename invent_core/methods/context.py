@@ -163,7 +163,7 @@ class ScoringContext:
         The baselines that read it (Kernel Entropy, DegMat, LUQ, KLE) keep their
         published kernel whatever kernel the Inv measures use (``ScoreConfig.affinity``),
         so choosing Inv's kernel never changes a baseline; they compare answers as the
-        walk does (``ScoreConfig.answer_similarity``, :func:`invent_core.responses.same.answer_cosines`):
+        rules say (``ScoreConfig.baseline_answers``, :func:`invent_core.responses.same.answer_cosines`):
         under the default rules two answers whose canonical forms differ are orthogonal
         (affinity 1/2), two that say the same are identical (1).
         """
@@ -175,7 +175,7 @@ class ScoringContext:
             )
             return 2.0 * np.asarray(shifted, dtype=np.float64) - 1.0
 
-        mode = self.config.answer_similarity
+        mode = self.config.baseline_answers
         cos = answer_cosines(self.original_question, texts, mode=mode, cosines=cosines)
         return affinity_from_cosine(cos, kind="shifted_cosine", tau=KERNEL_TAU)
 
@@ -218,9 +218,9 @@ class ScoringContext:
         return np.asarray(self.original_affinity, dtype=np.float64), "affinity"
 
     def _rule(self, a: str, b: str) -> bool | None:
-        """The rules' verdict, or None where they do not decide or ψ_y is the paper's embedding."""
-        if self.config.answer_similarity == "embedding":
-            return None  # reproduction: the paper's comparison everywhere
+        """The rules' verdict, or None where they do not decide or the baselines compare as published."""
+        if self.config.baseline_answers == "embedding":
+            return None  # reproduction: the published judges alone
         return rule_verdict(self.original_question, a, b, choices=self.choices)
 
     def _ruled(self, w: np.ndarray) -> np.ndarray:

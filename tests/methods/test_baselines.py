@@ -166,7 +166,7 @@ def test_kernel_entropy_hand_values():
 
 def test_kernel_entropy_reference_on_embeddings(minilm):
     answers = ["Paris", "London", "the city of Paris", "Rome"]
-    ctx = _ctx(minilm, answers, config=ScoreConfig(answer_similarity="embedding"))
+    ctx = _ctx(minilm, answers, config=ScoreConfig(baseline_answers="embedding"))
     e = minilm.encode(answers).astype(np.float64)
     ref = -np.mean([(1 + e[i] @ e[j]) / 2 for i in range(4) for j in range(4) if i != j])
     assert get_method("kernel_entropy").compute(ctx) == pytest.approx(ref, abs=1e-6)
@@ -307,7 +307,7 @@ def test_kle_orientation():
 
 
 def test_response_weights_default_is_the_shared_matrix(minilm):
-    embedding = ScoreConfig(answer_similarity="embedding")  # the paper's ψ_y
+    embedding = ScoreConfig(baseline_answers="embedding")  # the published comparison
     ctx = _ctx(minilm, ["Paris", "London", "Rome"], config=embedding)
     w, source = response_weights(ctx)
     assert source == "affinity"
@@ -318,7 +318,7 @@ def test_response_weights_default_is_the_shared_matrix(minilm):
     paper = _ctx(
         minilm,
         ["Paris", "London", "Rome"],
-        config=ScoreConfig(affinity="shifted_cosine", answer_similarity="embedding"),
+        config=ScoreConfig(affinity="shifted_cosine", baseline_answers="embedding"),
     )
     np.testing.assert_allclose(paper.original_affinity, np.asarray(paper.score.sim_y)[:3, :3])
     np.testing.assert_allclose(paper.original_affinity, ctx.original_affinity, atol=1e-6)
@@ -330,7 +330,7 @@ def test_response_weights_with_llm_judge(minilm):
         ["Paris", "paris", "London"],
         llm=FakeLLM(with_logprobs=True),
         entailment="llm",
-        config=ScoreConfig(answer_similarity="embedding"),  # the judge's weights alone
+        config=ScoreConfig(baseline_answers="embedding"),  # the judge's weights alone
     )
     w, source = response_weights(ctx)
     assert source == "entailment:llm"
@@ -481,7 +481,7 @@ def tiny_nli(tmp_path_factory):
 @pytest.mark.slow
 def test_nli_folder_judge_feeds_the_graph_baselines(minilm, tiny_nli):
     answers = ["Paris", "London", "Rome"]
-    embedding = ScoreConfig(answer_similarity="embedding")  # the judge's weights alone
+    embedding = ScoreConfig(baseline_answers="embedding")  # the judge's weights alone
     ctx = _ctx(minilm, answers, entailment=str(tiny_nli), config=embedding)
     judge = get_judge(str(tiny_nli))
     assert isinstance(judge, NLIJudge) and judge.gives_probabilities

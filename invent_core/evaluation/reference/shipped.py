@@ -37,7 +37,13 @@ MATCH_KEYS: tuple[str, ...] = (
     "embedder",
     "affinity",
     "kernel_tau",
+    "answer_similarity",
+    "padding",
 )
+
+#: What a reference made before an option existed was made with: answers compared by
+#: the embedder's cosine, copies of a question scored as states (the paper's ways).
+LEGACY_SETTINGS: dict[str, Any] = {"answer_similarity": "embedding", "padding": "paper"}
 
 
 def reference_dir() -> Path:
@@ -80,7 +86,7 @@ def _load(path: Path) -> ReferenceSet:
 
 
 def _matches(settings: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
-    return all(settings.get(k) == v for k, v in wanted.items())
+    return all(settings.get(k, LEGACY_SETTINGS.get(k)) == v for k, v in wanted.items())
 
 
 def for_settings(
