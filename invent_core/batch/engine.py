@@ -589,7 +589,7 @@ def _record_outcome(
     run: _Run, row: InputRow, record: dict[str, Any] | None, exc: BaseException | None
 ) -> None:
     """Append a scored row, or record why it failed (re-raising what every row would hit)."""
-    from ..errors import LLMError
+    from ..errors import LLMError, ModelLoadError
 
     if exc is None:
         run.checkpoint.append(record)
@@ -599,6 +599,8 @@ def _record_outcome(
         return
     if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
         raise exc  # the disk, not the row: every row would fail the same way
+    if isinstance(exc, ModelLoadError):
+        raise exc  # the model's files, not the row: every row would fail the same way
     run.llm_failures = run.llm_failures + 1 if isinstance(exc, LLMError) else 0
     if run.llm_failures >= ABORT_AFTER_LLM_ERRORS and run.summary.n_scored == 0:
         raise exc  # bad key, unknown model, dead server: every row fails the same way

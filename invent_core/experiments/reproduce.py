@@ -37,7 +37,7 @@ import numpy as np
 
 from ..batch.output import output_folder
 from ..config import RunConfig, ScoreConfig, check_temperatures, flat_values, iter_options
-from ..errors import Cancelled, InventError, LLMError
+from ..errors import Cancelled, InventError, LLMError, ModelLoadError
 from ..evaluation.metrics import N_BOOTSTRAP
 from ..progress import CancelToken, ProgressCallback, ProgressReporter
 
@@ -497,6 +497,8 @@ def _question_row(ex, cfg, out: Path, methods, llm, progress, cancel) -> dict[st
         values = score_run(run, methods, llm)
         run.save(_run_path(out / "runs", ex, cfg.run.temperature))  # keeps extras (VU, P(True))
         return _judged_row(ex, run, values, cfg, llm)
+    except ModelLoadError:
+        raise  # the model cannot load: every question would fail (and retry the load) alike
     except LLMError as err:  # LLMTimeout included: this question only
         return _failed_row(ex, err)
 
@@ -769,6 +771,8 @@ def _tsu_run(ex, t: float, cfg, out: Path, methods, llm, cancel) -> dict[str, An
         run = get_run(ex, cfg, out / "runs", llm, temperature=t, cancel=cancel)
         values = score_run(run, methods, llm)
         run.save(_run_path(out / "runs", ex, t))
+    except ModelLoadError:
+        raise  # the model cannot load: every run would fail alike
     except LLMError as err:  # this run only; the sweep goes on
         return {**_failed_row(ex, err), "temperature": t}
     return {"id": ex.id, "question": ex.question, "temperature": t, **values}
