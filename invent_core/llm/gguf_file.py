@@ -157,7 +157,8 @@ def _read_table(fh: BinaryIO, path: Path) -> GGUFInfo:
         template = template or key == "tokenizer.chat_template"
         _skip(fh, kind)
     data_end = _tensor_data_end(fh, n_tensors)
-    start = -(-fh.tell() // alignment) * alignment  # the data begins aligned after the table
+    table_end = fh.tell()
+    start = -(-table_end // alignment) * alignment  # the data begins aligned after the table
     return GGUFInfo(
         path=path,
         version=version,
@@ -165,7 +166,7 @@ def _read_table(fh: BinaryIO, path: Path) -> GGUFInfo:
         architecture=found.get("general.architecture"),
         chat_template=template,
         size=path.stat().st_size,
-        needed=start + data_end,
+        needed=start + data_end if data_end else table_end,  # no data: no padding either
     )
 
 
