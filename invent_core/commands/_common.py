@@ -15,6 +15,8 @@ from typing import Any
 
 def add_llm_args(p: argparse.ArgumentParser) -> None:
     """--llm, --base-url, --model, --api-key-env, --concurrency, --threads, --no-cache, --cache."""
+    from ..llm.local import MAX_THREADS
+
     g = p.add_argument_group("LLM backend")
     g.add_argument(
         "--llm",
@@ -87,8 +89,6 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
 
 #: The most LLM requests in flight: one thread each (``--concurrency 10**9`` never returned).
 MAX_CONCURRENCY = 256
-#: The most llama.cpp threads (its ``GGML_MAX_N_THREADS``).
-MAX_THREADS = 512
 
 
 def int_in(low: int, high: int):

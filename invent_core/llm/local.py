@@ -95,6 +95,10 @@ QWEN_15B = LocalModelSpec(
 LOCAL_MODELS: dict[str, LocalModelSpec] = {m.name: m for m in (QWEN_05B, QWEN_15B)}
 
 
+#: The most CPU threads llama.cpp takes (its ``GGML_MAX_N_THREADS``).
+MAX_THREADS = 512
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """llama.cpp server settings.
@@ -134,8 +138,12 @@ class ServerConfig:
         """Check the slot count and the context size."""
         if not isinstance(self.n_parallel, int) or self.n_parallel < 1:
             raise ValueError(f"ServerConfig.n_parallel must be >= 1, got {self.n_parallel!r}")
-        if not isinstance(self.n_threads, int) or not (self.n_threads == -1 or self.n_threads >= 1):
-            raise ValueError(f"ServerConfig.n_threads must be -1 or >= 1, got {self.n_threads!r}")
+        if not isinstance(self.n_threads, int) or not (
+            self.n_threads == -1 or 1 <= self.n_threads <= MAX_THREADS
+        ):
+            raise ValueError(
+                f"ServerConfig.n_threads must be -1 or 1 … {MAX_THREADS}, got {self.n_threads!r}"
+            )
         if self.n_ctx is not None and self.n_ctx < 256:
             raise ValueError(f"ServerConfig.n_ctx must be >= 256 or None, got {self.n_ctx}")
 
