@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import json
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from test_llm_hf import _cli
 
 from invent_core.llm import spec_problem
 from invent_core.llm.gguf_file import gguf_problem
 from invent_core.llm.model_files import content_name, folder_problem
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def write_safetensors(path: Path, n_floats: int = 4) -> Path:
@@ -134,17 +131,6 @@ def test_a_name_over_the_system_limit_is_a_problem_not_a_traceback(tmp_path):
     long = tmp_path / ("m" * 300)
     for spec in (f"gguf:{long}", f"hf:{long}"):
         assert "File name too long" in spec_problem(spec)
-
-
-def _cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "invent_core", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
-        timeout=180,
-    )
 
 
 def test_the_cli_refuses_each_before_making_its_output(tmp_path):
