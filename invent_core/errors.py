@@ -19,6 +19,14 @@ class LLMError(InventError):
     """An LLM request failed for good: a bad key, an unknown model, or retries used up."""
 
 
+class ModelLoadError(LLMError):
+    """The model's files cannot be loaded or served: every request would fail the same way.
+
+    Commands stop at the first one (exit 2, the reason named) instead of
+    failing question after question, each retrying the load.
+    """
+
+
 class LLMTimeout(LLMError):
     """An LLM request gave no complete reply within its deadline (every attempt)."""
 

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..engine.inflight import units_in_flight
-from ..errors import LLMError
+from ..errors import LLMError, ModelLoadError
 from ..questions.files import BatchInputError
 from .output import question_hash
 from .rows import InputRow
@@ -86,6 +86,8 @@ def _record_outcome(
         return
     if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
         raise exc  # the disk, not the row: every row would fail the same way
+    if isinstance(exc, ModelLoadError):
+        raise exc  # the model's files, not the row: every row would fail the same way
     run.llm_failures = run.llm_failures + 1 if isinstance(exc, LLMError) else 0
     if run.llm_failures >= ABORT_AFTER_LLM_ERRORS and run.summary.n_scored == 0:
         raise exc  # bad key, unknown model, dead server: every row fails the same way

@@ -14,7 +14,9 @@ from typing import Any
 
 
 def add_llm_args(p: argparse.ArgumentParser) -> None:
-    """--llm, --base-url, --model, --api-key-env, --concurrency, --no-cache, --cache."""
+    """--llm, --base-url, --model, --api-key-env, --concurrency, --threads, --no-cache, --cache."""
+    from ..llm.local import MAX_THREADS
+
     g = p.add_argument_group("LLM backend")
     g.add_argument(
         "--llm",
@@ -69,6 +71,15 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         type=int_in(1, MAX_CONCURRENCY),
         default=None,
         help=f"LLM requests in flight at once (1 … {MAX_CONCURRENCY})",
+    )
+    g.add_argument(
+        "--threads",
+        type=int_in(1, MAX_THREADS),
+        default=None,
+        metavar="N",
+        help="CPU threads of the embedded llama.cpp server (local, qwen0.5b, qwen1.5b, gguf:; "
+        "default: llama.cpp's choice, all cores). On a machine busy with other work, 1 is "
+        "often faster; not part of the answers' cache key",
     )
     g.add_argument(
         "--no-cache", action="store_true", help="do not read or write the persistent LLM cache"
@@ -239,6 +250,22 @@ def check_llm_args(args: argparse.Namespace) -> None:
             "hf:); --llm openai is run by its server"
         )
     _check_transformers(args.llm, para, engine, HFConfig(dtype=dtype))
+    _check_threads(args.llm, para, engine, getattr(args, "threads", None))
+
+
+def _check_threads(llm: str, para: str | None, engine: str, threads: int | None) -> None:
+    """``--threads`` needs a model on the embedded llama.cpp (a packaged one, or ``gguf:``)."""
+    from ..llm.specs import GGUF_PREFIX, LOCAL_ALIASES
+
+    if threads is None:
+        return
+    specs = [s.strip().lower() for s in (llm, para) if s]
+    packaged = engine != "transformers" and any(s in LOCAL_ALIASES for s in specs)
+    if not packaged and not any(s.startswith(GGUF_PREFIX) for s in specs):
+        raise ValueError(
+            "--threads sets the embedded llama.cpp server's threads (--llm local, qwen0.5b, "
+            f"qwen1.5b or gguf:FILE); --llm {llm} does not run on it"
+        )
 
 
 def _check_transformers(llm: str, para: str | None, engine: str, config: Any) -> None:
@@ -273,7 +300,10 @@ def llm_from_args(args: argparse.Namespace) -> Any:
         return answerer
     from ..llm.paraphraser import WithParaphraser
 
-    return WithParaphraser(answerer, _one_llm(args, spec, base_url, model))
+    para = _one_llm(args, spec, base_url, model)
+    if "openai" not in (spec, args.llm) and para.identity == answerer.identity:
+        return answerer  # the same weights named twice (e.g. gguf: on the packaged file)
+    return WithParaphraser(answerer, para)
 
 
 def _one_llm(args: argparse.Namespace, spec: str, base_url: str | None, model: str | None) -> Any:
@@ -285,10 +315,18 @@ def _one_llm(args: argparse.Namespace, spec: str, base_url: str | None, model: s
     if spec != "openai":
         kwargs["engine"] = getattr(args, "llm_engine", "auto")
         kwargs["dtype"] = getattr(args, "llm_dtype", "auto")
+        kwargs["server_config"] = server_config(getattr(args, "threads", None))
     if spec == "openai":
         api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
         return get_llm("openai", base_url=base_url, model=model, api_key=api_key, **kwargs)
     return get_llm(spec, **kwargs)
+
+
+def server_config(threads: int | None) -> Any:
+    """The llama.cpp server's settings: the defaults, with ``--threads`` when given."""
+    from ..llm.local import ServerConfig
+
+    return ServerConfig() if threads is None else ServerConfig(n_threads=threads)
 
 
 def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:

@@ -32,7 +32,7 @@ from ..batch.output import output_folder
 from ..config import RunConfig
 from ..csv_safe import read_csv, write_csv
 from ..engine.inflight import in_order
-from ..errors import Cancelled, LLMError
+from ..errors import Cancelled, LLMError, ModelLoadError
 from ..evaluation.correctness import LLM_JUDGES, judge_verdict
 from ..evaluation.metrics import DEFAULT_METRICS, Evaluation, evaluate_scores, undefined_reason
 from ..evaluation.report import results_table
@@ -170,6 +170,8 @@ def _question_row(ex, cfg, out: Path, methods, llm, progress, cancel) -> dict[st
         values = score_run(run, methods, llm)
         run.save(_run_path(out / "runs", ex, cfg.run.temperature))  # keeps extras (VU, P(True))
         return _judged_row(ex, run, values, cfg, llm)
+    except ModelLoadError:
+        raise  # the model cannot load: every question would fail (and retry the load) alike
     except LLMError as err:  # LLMTimeout included: this question only
         return failed_row(ex, err)
 

@@ -21,7 +21,7 @@ from ..batch.output import output_folder
 from ..config import check_temperatures
 from ..csv_safe import write_csv
 from ..engine.inflight import in_order
-from ..errors import Cancelled, InventError, LLMError
+from ..errors import Cancelled, InventError, LLMError, ModelLoadError
 from ..evaluation.metrics import tsu_table
 from ..evaluation.report import tsu_results_table
 from ..evaluation.sample_size import judgeable
@@ -83,6 +83,8 @@ def _tsu_run(ex, t: float, cfg, out: Path, methods, llm, cancel) -> dict[str, An
         run = get_run(ex, cfg, out / "runs", llm, temperature=t, cancel=cancel)
         values = score_run(run, methods, llm)
         run.save(_run_path(out / "runs", ex, t))
+    except ModelLoadError:
+        raise  # the model cannot load: every run would fail alike
     except LLMError as err:  # this run only; the sweep goes on
         return {**failed_row(ex, err), "temperature": t}
     return {"id": ex.id, "question": ex.question, "temperature": t, **values}

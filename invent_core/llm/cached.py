@@ -66,6 +66,7 @@ class Pending:
     count: Count
     concurrency: int | None
     store: Callable[[Request, Completion], None]  # into the cache (or nowhere)
+    identity: str | None = None  # the cache identity the answers are stored under
 
     def answered(self, i: int, completion: Completion) -> None:
         """Record ``completion`` as the answer to request ``i`` and cache it at once.
@@ -196,7 +197,7 @@ class CachedLLM:
         with sending_for(cancel):
             try:
                 if todo:
-                    self._answer(Pending(requests, todo, out, count, concurrency, store))
+                    self._answer(Pending(requests, todo, out, count, concurrency, store, identity))
             except Cancelled:  # a request in flight was cut: say how far it got
                 self._check_cancel(count)
                 raise

@@ -28,20 +28,22 @@ import hashlib
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .. import env  # noqa: F401 - offline before transformers is imported
-from ..errors import LLMError
+from ..errors import LLMError, ModelLoadError
 from ..packaged import file_sha256
 from .base import Completion, Request
 from .cache import LLMCache
 from .cached import CachedLLM, Pending
 from .cancel import current_cancel
+from .gguf_file import GGUFFileError, gguf_problem
 from .hf_batcher import Batcher, Ticket
 from .hf_decode import BatchStats, Row, decode_batch
 from .local import LOCAL_MODELS
+from .model_files import content_name, folder_problem
 
 #: dtype names accepted by ``--llm-dtype`` / :class:`HFConfig`.
 DTYPES = ("auto", "bf16", "fp16", "fp32")
@@ -105,8 +107,9 @@ class HFSource:
 
     folder: Path
     gguf_file: str | None = None
-    name: str = ""  # the model's name in identities and labels
+    name: str = ""  # the model's name for people (the folder's, or its hub repository's)
     sha256: str | None = None  # known digest (the packaged GGUF's verified one)
+    model: str = ""  # the name in its identity, read from the files (never the folder's name)
 
     @property
     def display(self) -> str:
@@ -115,20 +118,36 @@ class HFSource:
 
 
 def check_source(path: str | os.PathLike, *, option: str = "--llm hf:") -> HFSource:
-    """The :class:`HFSource` ``path`` names; ValueError naming the option and path when unusable."""
+    """The :class:`HFSource` ``path`` names, checked by content; ValueError naming option and path.
+
+    A GGUF file: its header, length and architecture (:func:`.gguf_file.gguf_problem`);
+    a folder: config.json, the weights and the tokenizer (:func:`.model_files.folder_problem`).
+    """
     p = Path(path).expanduser()
-    if not p.exists():
+    try:
+        exists, is_file = p.exists(), p.is_file()
+    except OSError as err:  # e.g. a name longer than the system allows
+        raise ValueError(f"{option}{path}: cannot be read ({err.strerror or err})") from None
+    if not exists:
         raise ValueError(f"{option}{path}: no such file or folder")
-    if p.is_file():
+    if is_file:
         with open(p, "rb") as fh:
             if fh.read(4) != b"GGUF":
                 raise ValueError(f"{option}{path}: not a GGUF file (no GGUF magic) nor a folder")
-        return HFSource(p.resolve().parent, p.name, name=p.stem)
+        try:
+            info = gguf_problem(p, engine="transformers")
+        except GGUFFileError as err:
+            raise ValueError(f"{option}{path}: {err.reason}") from None
+        return HFSource(p.resolve().parent, p.name, name=p.stem, model=info.name or "GGUF")
     if not (p / "config.json").is_file():
         raise ValueError(
             f"{option}{path}: the folder has no config.json (not a Hugging Face model)"
         )
-    return HFSource(p.resolve(), None, name=_folder_name(p.resolve()))
+    problem = folder_problem(p)
+    if problem is not None:
+        raise ValueError(f"{option}{path}: {problem}")
+    folder = p.resolve()
+    return HFSource(folder, None, name=_folder_name(folder), model=content_name(folder))
 
 
 def _folder_name(folder: Path) -> str:
@@ -171,6 +190,7 @@ class Loaded:
     dtype: str
     seconds: float
     eos: set[int]
+    digest: str = ""  # weights_digest of the files it was loaded from
 
 
 _LOADED: dict[tuple[str, str | None, str, str], Loaded] = {}
@@ -178,15 +198,39 @@ _LOAD_LOCK = threading.Lock()
 
 
 def load_model(source: HFSource, device: str, dtype: str) -> Loaded:
-    """The model and tokenizer of ``source`` on ``device`` in ``dtype``, loaded once per process."""
+    """The model and tokenizer of ``source`` on ``device`` in ``dtype``, loaded once per process.
+
+    Loaded again when the files changed since (their digest, re-checked by a
+    stat per file): a model is never used under the digest of other weights.
+    """
     key = (str(source.folder), source.gguf_file, device, dtype)
     with _LOAD_LOCK:
-        if key not in _LOADED:
-            _LOADED[key] = _load(source, device, dtype)
+        digest = weights_digest(source)
+        known = _LOADED.get(key)
+        if known is None or known.digest != digest:
+            _LOADED.pop(key, None)  # the old weights are no longer on disk: let them go
+            loaded = _load(source, device, dtype)
+            if weights_digest(source) != digest:
+                raise ModelLoadError(
+                    f"{_where(source)} changed while it was loading; run again once it is written"
+                )
+            _LOADED[key] = replace(loaded, digest=digest)
         return _LOADED[key]
 
 
+def loaded_digest(source: HFSource, device: str, dtype: str) -> str | None:
+    """The digest of the weights in memory for ``source`` (None: not loaded); reloads nothing."""
+    with _LOAD_LOCK:
+        known = _LOADED.get((str(source.folder), source.gguf_file, device, dtype))
+    return None if known is None else known.digest
+
+
+def _where(source: HFSource) -> Path:
+    return source.folder / (source.gguf_file or "")
+
+
 def _load(source: HFSource, device: str, dtype: str) -> Loaded:
+    """Load once; any failure is a :class:`ModelLoadError` naming the files (no traceback)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -198,9 +242,14 @@ def _load(source: HFSource, device: str, dtype: str) -> Loaded:
         model = AutoModelForCausalLM.from_pretrained(  # straight onto the device (accelerate)
             str(source.folder), dtype=torch_dtype, device_map=device, **kw
         )
-    except (OSError, ValueError, ImportError) as err:
-        where = source.folder / (source.gguf_file or "")
-        raise LLMError(f"the transformers engine could not load {where}: {err}") from err
+    except Exception as err:  # noqa: BLE001 - safetensors, tokenizers, torch: all named here
+        raise ModelLoadError(
+            f"the transformers engine could not load {_where(source)}: {type(err).__name__}: {err}"
+        ) from err
+    if not tok("Hello", add_special_tokens=False)["input_ids"]:
+        raise ModelLoadError(
+            f"the tokenizer of {_where(source)} encodes a prompt to no tokens (no vocabulary?)"
+        )
     model.to(device).eval()
     tok.padding_side = "left"
     eos = _eos_ids(tok, model)
@@ -219,7 +268,7 @@ def _eos_ids(tok: Any, model: Any) -> set[int]:
         if isinstance(i, int) and i != tok.unk_token_id and i >= 0:
             ids.add(i)
     if not ids:
-        raise LLMError("the model's tokenizer names no end-of-sequence token")
+        raise ModelLoadError("the model's tokenizer names no end-of-sequence token")
     return ids
 
 
@@ -263,7 +312,6 @@ class HFLLM(CachedLLM):
         self.prefers_single_paraphrase = prefers_single_paraphrase
         self.stats = BatchStats()  # every batch decoded by this backend, summed
         self.batch_sizes: list[int] = []  # sequences per batch, in order
-        self._digest: str | None = None
         self._batcher = Batcher(self._run_groups, self._capacity)
 
     def __repr__(self) -> str:
@@ -272,13 +320,16 @@ class HFLLM(CachedLLM):
 
     @property
     def identity(self) -> str:
-        """Cache identity: weights' sha256, engine, dtype and device type, plus the model's name."""
-        if self._digest is None:
-            self._digest = weights_digest(self.source)
+        """Cache identity: weights' sha256, engine, dtype and device type, plus the model's name.
+
+        The digest is of the files as they are now (a stat per file; hashed
+        again when one changed); the name is read from the files
+        (:attr:`HFSource.model`), so a renamed copy keeps its cached answers.
+        """
         kind = self.device.split(":")[0]
         return (
-            f"transformers:sha256={self._digest};dtype={self.dtype};device={kind}"
-            f"|model={self.source.display}"
+            f"transformers:sha256={weights_digest(self.source)};dtype={self.dtype};device={kind}"
+            f"|model={self.source.model or self.source.display}"
         )
 
     @property
@@ -310,14 +361,25 @@ class HFLLM(CachedLLM):
         """
         requests = pending.requests
         token = current_cancel()  # the batch may be decoded by another thread
+        digest = _digest_of(pending.identity or self.identity)
         for chunk in self._chunks(requests, pending.todo):
             self._check_cancel(pending.count)
+            self._same_weights(digest, self.loaded.digest)  # reloads files that changed
             groups = [[requests[i] for i in g] for g in chunk]
             results = self._batcher.submit(Ticket(groups, token))
+            self._same_weights(digest, loaded_digest(self.source, self.device, self.dtype))
             for g, comps in zip(chunk, results, strict=True):
                 for i, c in zip(g, comps, strict=True):
                     pending.answered(i, c)
             pending.count.add(sum(len(g) for g in chunk))
+
+    def _same_weights(self, expected: str, loaded: str | None) -> None:
+        """Refuse answers of weights other than the identity's (files changed during the call)."""
+        if loaded != expected:
+            raise LLMError(
+                f"the files of {_where(self.source)} changed while this run was answering; "
+                "no answer of the changed files was cached under the old ones' identity: run again"
+            )
 
     def _chunks(self, requests: list[Request], todo: list[int]) -> list[list[list[int]]]:
         """Indices to ask, grouped by prompt, packed into chunks of at most one batch."""
@@ -402,6 +464,11 @@ class HFLLM(CachedLLM):
         """Nothing to release: the model stays loaded for the process (:func:`unload_all`)."""
 
 
+def _digest_of(identity: str) -> str:
+    """The weights' sha256 in a transformers identity (``transformers:sha256=…;dtype=…``)."""
+    return identity.removeprefix("transformers:sha256=").split(";", 1)[0]
+
+
 def _free_memory(device: str) -> int:
     """Bytes free for a batch on ``device``: the GPU's free memory, else the machine's available."""
     if device.startswith("cuda"):
@@ -422,7 +489,7 @@ def preload(source: HFSource, device: str, dtype: str, model: Any, tokenizer: An
         tokenizer.pad_token_id = min(eos)
     key = (str(source.folder), source.gguf_file, device, dtype)
     with _LOAD_LOCK:
-        _LOADED[key] = Loaded(model, tokenizer, device, dtype, 0.0, eos)
+        _LOADED[key] = Loaded(model, tokenizer, device, dtype, 0.0, eos, weights_digest(source))
 
 
 def packaged_source(name: str) -> HFSource:

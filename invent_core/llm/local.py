@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import LLMError, LLMTimeout
+from ..errors import LLMError, LLMTimeout, ModelLoadError
 from ..packaged import PackagedPart, assemble, model_cache, parts_installed, verify_file
 from .cache import LLMCache
+from .cached import Pending
 from .openai_compat import OpenAICompatLLM
 from .retry import RetryPolicy, brief
 
@@ -94,6 +95,10 @@ QWEN_15B = LocalModelSpec(
 LOCAL_MODELS: dict[str, LocalModelSpec] = {m.name: m for m in (QWEN_05B, QWEN_15B)}
 
 
+#: The most CPU threads llama.cpp takes (its ``GGML_MAX_N_THREADS``).
+MAX_THREADS = 512
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """llama.cpp server settings.
@@ -133,6 +138,12 @@ class ServerConfig:
         """Check the slot count and the context size."""
         if not isinstance(self.n_parallel, int) or self.n_parallel < 1:
             raise ValueError(f"ServerConfig.n_parallel must be >= 1, got {self.n_parallel!r}")
+        if not isinstance(self.n_threads, int) or not (
+            self.n_threads == -1 or 1 <= self.n_threads <= MAX_THREADS
+        ):
+            raise ValueError(
+                f"ServerConfig.n_threads must be -1 or 1 … {MAX_THREADS}, got {self.n_threads!r}"
+            )
         if self.n_ctx is not None and self.n_ctx < 256:
             raise ValueError(f"ServerConfig.n_ctx must be >= 256 or None, got {self.n_ctx}")
 
@@ -168,13 +179,15 @@ def llamacpp_device() -> str:
 
 
 class LocalServer:
-    """One ``xllamacpp.Server`` for one GGUF (packaged or a user's file), started on demand.
+    """One ``xllamacpp.Server`` for one GGUF's weights (its sha256), started on demand.
 
-    The file is verified (and re-assembled if it changed) at every start.
+    The file is verified (and re-assembled if it changed) at every start, and
+    must still have the digest the server was made for.
     """
 
-    def __init__(self, spec: Any, config: ServerConfig) -> None:
+    def __init__(self, spec: Any, config: ServerConfig, digest: str = "") -> None:
         self.spec = spec
+        self.digest = digest or spec.verified_sha256()  # the weights it serves
         self.model_path: Path | None = None  # the file last started on
         self.config = config
         self._server: Any = None
@@ -194,6 +207,8 @@ class LocalServer:
                 import xllamacpp
 
                 self.model_path = self.spec.path()
+                if self.spec.verified_sha256() != self.digest:
+                    raise LLMError(f"{self.model_path} changed since this run named it; run again")
                 cfg = self.config
                 p = xllamacpp.CommonParams()
                 p.model.path = str(self.model_path)
@@ -227,8 +242,10 @@ class LocalServer:
                     self.load_seconds = time.perf_counter() - t0
                     self.port = port
                     break
-                if self._server is None:
-                    raise LLMError(f"could not start llama.cpp on {self.model_path.name}: {last}")
+                if self._server is None:  # the file itself: every later request would fail alike
+                    raise ModelLoadError(
+                        f"llama.cpp could not load {self.model_path}: {type(last).__name__}: {last}"
+                    )
             return f"http://127.0.0.1:{self.port}/v1"
 
     def counters(self) -> dict[str, float]:
@@ -269,17 +286,22 @@ class LocalServer:
             del server
 
 
-_SERVERS: dict[tuple[Any, ServerConfig], LocalServer] = {}
+_SERVERS: dict[tuple[str, ServerConfig], LocalServer] = {}
 _SERVERS_LOCK = threading.Lock()
 
 
-def local_server(spec: Any, config: ServerConfig | None = None) -> LocalServer:
-    """Return the process-wide server for ``spec`` (created, not started)."""
+def local_server(spec: Any, config: ServerConfig | None = None, digest: str = "") -> LocalServer:
+    """Return the process-wide server of ``spec``'s weights (created, not started).
+
+    Keyed by the file's verified sha256 and the server settings: the packaged
+    model and its file named by path (``gguf:``), or two copies of one file,
+    share one server.
+    """
     config = config or ServerConfig()
-    key = (spec, config)  # a packaged model, or a user's GGUF file by its path
+    key = (digest or spec.verified_sha256(), config)
     with _SERVERS_LOCK:
         if key not in _SERVERS:
-            _SERVERS[key] = LocalServer(spec, config)
+            _SERVERS[key] = LocalServer(spec, config, key[0])
         return _SERVERS[key]
 
 
@@ -388,11 +410,29 @@ class LocalLLM(OpenAICompatLLM):
 
     @property
     def server(self) -> LocalServer:
-        """The process-wide server of this model (not started until a request needs it)."""
+        """The process-wide server of these weights (not started until a request needs it).
+
+        Another one once the file's digest changed (a stat tells): the old
+        one serves weights no longer on disk and is stopped.
+        """
+        digest = self.spec.verified_sha256()
         with self._server_lock:
-            if self._server is None:
-                self._server = local_server(self.spec, self.server_config)
+            if self._server is None or self._server.digest != digest:
+                if self._server is not None:
+                    self._server.stop()
+                self._server = local_server(self.spec, self.server_config, digest)
             return self._server
+
+    def _answer(self, pending: Pending) -> None:
+        """As the base class, once the server's weights are the ones the identity names."""
+        expected = pending.identity or self.identity
+        if not expected.startswith(f"local:sha256={self.server.digest}|"):
+            raise LLMError(
+                f"{getattr(self.spec, 'file', self.spec.name)} changed while this run was "
+                "answering; no answer of the "
+                "changed file was cached under the old one's identity: run again"
+            )
+        super()._answer(pending)
 
     def _base_url_for_client(self) -> str:
         return self.server.start()

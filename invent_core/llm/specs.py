@@ -14,7 +14,7 @@ from typing import Any
 from .base import LLM
 from .cache import LLMCache, resolve_cache
 from .engine import check_engine, choose_engine
-from .gguf_file import gguf_spec, read_gguf_header
+from .gguf_file import gguf_problem, gguf_spec
 from .hf import HFLLM, HFConfig, check_source, packaged_source
 from .local import LOCAL_MODELS, LocalLLM, ServerConfig, installed_local_models
 from .openai_compat import OpenAICompatLLM
@@ -183,11 +183,13 @@ def _packaged_on_transformers(name: str, config: HFConfig, cache: Any) -> LLM:
 
 
 def spec_problem(spec: str) -> str | None:
-    """Why ``spec`` names no LLM, from the spec and a file's header only (``None``: fine so far).
+    """Why ``spec`` names no LLM, from the spec and its files' headers (``None``: fine so far).
 
-    For messages naming the option: ``"gguf:/m.gguf: no such file"``. Loads
-    nothing and starts nothing, so a command can check its options before
-    it reads or writes a file.
+    For messages naming the option: ``"gguf:/m.gguf: no such file"``. A
+    ``gguf:`` file's header, length and architecture; an ``hf:`` folder's
+    config, weights and tokenizer (:mod:`.model_files`). Loads nothing and
+    starts nothing, so a command can check its options before it reads or
+    writes a file.
     """
     name = str(spec).strip().lower()
     if name in LOCAL_ALIASES or name == "openai":
@@ -203,7 +205,7 @@ def spec_problem(spec: str) -> str | None:
         if not path.strip():
             return "gguf: needs a file, e.g. gguf:/models/llama-3.1-8b-instruct.Q4_K_M.gguf"
         try:
-            read_gguf_header(path)
+            gguf_problem(path)  # the header, the file's length, the architecture
         except ValueError as err:
             return f"{GGUF_PREFIX}{path}: {getattr(err, 'reason', err)}"
         return None

@@ -45,9 +45,13 @@ def check_model_path(path: str) -> PathCheck:
     if not typed:
         return PathCheck("error", "Type the path of a GGUF file or of a model folder.")
     p = Path(typed).expanduser()
-    if not p.exists():
+    try:
+        exists, is_dir = p.exists(), p.is_dir()
+    except OSError as err:  # a name longer than the system allows: said, never raised
+        return PathCheck("error", f"{typed[:80]}…: cannot be read ({err.strerror or err}).")
+    if not exists:
         return PathCheck("error", f"{typed}: no such file or folder on this machine.")
-    if p.is_dir():
+    if is_dir:
         return _check_folder(typed, p)
 
     try:
@@ -64,7 +68,7 @@ def check_model_path(path: str) -> PathCheck:
 
 
 def _check_folder(typed: str, folder: Path) -> PathCheck:
-    """A Hugging Face model folder: ``config.json``, then whether an engine can run it."""
+    """A Hugging Face model folder: ``config.json``, its contents, then whether an engine can run it."""
     if not (folder / "config.json").is_file():
         return PathCheck("error", f"{typed}: a folder without config.json, not a model folder.")
 

@@ -22,7 +22,7 @@ from invent_core.config import RunConfig, ScoreConfig
 from invent_core.embedders import get_embedder
 from invent_core.engine.artifact import RunArtifact
 from invent_core.env import cache_dir
-from invent_core.llm import get_llm, redact_url
+from invent_core.llm import ServerConfig, get_llm, redact_url
 from invent_core.llm.paraphraser import WithParaphraser
 from invent_core.methods.registry import ScoringContext, compute_methods
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
@@ -38,11 +38,19 @@ from .sidebar import api_key
 
 @st.cache_resource(show_spinner="Loading the LLM backend…", max_entries=4)
 def _llm(
-    spec: str, base_url: str, model: str, key_id: str, _api_key: str | None, engine: str = "auto"
+    spec: str,
+    base_url: str,
+    model: str,
+    key_id: str,
+    _api_key: str | None,
+    engine: str = "auto",
+    threads: int = 0,
 ) -> Any:
     if spec == "openai":
         return get_llm(spec, base_url=base_url or None, model=model or None, api_key=_api_key)
-    return get_llm(spec, engine=engine)  # the transformers engine's model: loaded once, kept
+    server = ServerConfig(n_threads=threads) if threads > 0 else None  # None: the default
+    # the transformers engine's model: loaded once, kept; llama.cpp's server: one per weights
+    return get_llm(spec, engine=engine, server_config=server)
 
 
 def llm_for(settings: Settings) -> Any:
@@ -53,15 +61,20 @@ def llm_for(settings: Settings) -> Any:
     """
     key = api_key() if "openai" in (settings.llm, settings.paraphrase_llm) else None
     fp = secret_fingerprint(key)
-    engine = settings.llm_engine
-    answerer = _llm(settings.llm_spec, settings.base_url, settings.model, fp, key, engine)
+    engine, threads = settings.llm_engine, settings.llm_threads
+    answerer = _llm(settings.llm_spec, settings.base_url, settings.model, fp, key, engine, threads)
     spec = settings.paraphrase_spec
     if spec is None:
         return answerer
 
     base_url = settings.paraphrase_base_url or settings.base_url
-    para = _llm(spec, base_url, settings.paraphrase_model or settings.model, fp, key, engine)
-    return answerer if para is answerer else WithParaphraser(answerer, para)
+    model = settings.paraphrase_model or settings.model
+    para = _llm(spec, base_url, model, fp, key, engine, threads)
+    if para is answerer or (
+        "openai" not in (spec, settings.llm_spec) and para.identity == answerer.identity
+    ):
+        return answerer  # the same weights named twice (the packaged file by its path)
+    return WithParaphraser(answerer, para)
 
 
 @st.cache_data(show_spinner="Identifying the LLM (a model file is hashed once)…", max_entries=8)

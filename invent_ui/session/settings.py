@@ -38,6 +38,7 @@ _OWN = (
     "base_url",
     "model",
     "llm_engine",
+    "llm_threads",
     "llm_path",
     "paraphrase_llm",
     "paraphrase_path",
@@ -54,6 +55,7 @@ class Settings:
     base_url: str = ""  # OpenAI-compatible server only; "" = $OPENAI_BASE_URL
     model: str = ""  # OpenAI-compatible server only; "" = $OPENAI_MODEL or the one served
     llm_engine: str = "auto"  # what runs a packaged model: invent_core.llm.ENGINES
+    llm_threads: int = 0  # the embedded llama.cpp's CPU threads; 0 = its choice (all cores)
     llm_path: str = ""  # llm == "own": a GGUF file (gguf:) or a model folder (hf:)
     paraphrase_llm: str = ""  # the rewording model, as llm; "" = the answering model
     paraphrase_path: str = ""

@@ -23,6 +23,7 @@ import streamlit as st
 from invent_core.config import MAX_TEMPERATURE, OptionSpec, RunConfig, iter_options
 from invent_core.embedders import available_embedders
 from invent_core.llm import ENGINES, available_llms
+from invent_core.llm.local import MAX_THREADS
 
 from . import state
 from .history_view import quiet_page_link, recent_in_sidebar
@@ -137,6 +138,7 @@ def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
     _model_fields(sb, canon, "")
     if canon["llm"] != "openai":
         _engine_widget(sb, canon)
+        _threads_widget(sb, canon)
     options = ["", *llms]
     if canon["paraphrase_llm"] not in options:
         canon["paraphrase_llm"] = ""
@@ -233,6 +235,21 @@ def _engine_widget(sb: Any, canon: dict[str, Any]) -> None:
         key=_seed("llm_engine", engine),
         help="auto: transformers on the GPU when torch sees CUDA (the PyPI llama.cpp build "
         "has no GPU), else llama.cpp, the faster on a CPU.",
+    )
+
+
+def _threads_widget(sb: Any, canon: dict[str, Any]) -> None:
+    """The embedded llama.cpp's CPU threads (``--threads``); 0 leaves llama.cpp's choice."""
+    canon["llm_threads"] = int(
+        sb.number_input(
+            "llama.cpp threads (0 = all cores)",
+            0,
+            MAX_THREADS,
+            step=1,
+            key=_seed("llm_threads", int(canon.get("llm_threads") or 0)),
+            help="CPU threads of the embedded llama.cpp server. On a machine busy with other "
+            "work, 1 is often faster. Cached answers stay valid whatever the count.",
+        )
     )
 
 

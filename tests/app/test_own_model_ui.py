@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
+from test_model_files import hf_folder  # noqa: E402
 from test_paraphrase_llm import REWORDINGS, RecordingServer, _reword  # noqa: E402
 
 from invent_core.llm.local import QWEN_05B  # noqa: E402
@@ -47,10 +48,14 @@ def test_the_path_check_names_model_engine_and_device_or_the_problem(tmp_path, g
     assert "not a GGUF file" in check_model_path(str(tmp_path / "notes.txt")).message
     assert "no such file" in check_model_path(str(tmp_path / "nope.gguf")).message
     assert "without config.json" in check_model_path(str(tmp_path)).message
-    (tmp_path / "config.json").write_text("{}")
-    folder = check_model_path(str(tmp_path))
-    assert folder.ok and folder.spec == f"hf:{tmp_path}"  # the transformers engine runs it
+    (tmp_path / "config.json").write_text("{}")  # a config.json of nothing: checked by content
+    assert "names no model_type" in check_model_path(str(tmp_path)).message
+    whole = hf_folder(tmp_path / "model")
+    folder = check_model_path(str(whole))
+    assert folder.ok and folder.spec == f"hf:{whole}"  # the transformers engine runs it
     assert "engine: transformers" in folder.message
+    long = check_model_path(str(tmp_path / ("m" * 300)))  # said, never raised
+    assert long.level == "error" and "File name too long" in long.message
 
 
 def test_your_model_in_the_sidebar_is_checked_as_typed(tmp_path, gguf):
@@ -69,6 +74,19 @@ def test_your_model_in_the_sidebar_is_checked_as_typed(tmp_path, gguf):
     assert any("not a GGUF file" in e for e in errors)
     assert any("Keeping the previous settings" in e for e in errors)
     assert at.session_state["invent_settings"]["llm_path"] == str(gguf)
+    # a name over the system's limit: an error in the sidebar, every page still draws
+    at.text_input(key="sb_llm_path").set_value("/tmp/" + "m" * 300).run()
+    assert not at.exception
+    assert any("File name too long" in e.value for e in at.sidebar.error)
+    at.switch_page("pages/1_Explore_a_question.py").run()
+    assert not at.exception
+
+
+def test_llama_cpp_threads_are_a_sidebar_setting():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert at.session_state["invent_settings"]["llm_threads"] == 0  # llama.cpp's choice
+    at.number_input(key="sb_llm_threads").set_value(1).run()
+    assert not at.exception and at.session_state["invent_settings"]["llm_threads"] == 1
 
 
 def test_explore_with_a_paraphrasing_model_names_both(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ nonsense, which is all these tests need (counts, seeds, stops, shapes, cache).
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -172,9 +173,12 @@ def test_identity_is_the_weights_digest_engine_and_dtype(tiny_folder, tmp_path):
     llm = get_llm(f"hf:{tiny_folder}", cache=None)
     base, _, model = llm.identity.rpartition("|model=")
     assert base.startswith("transformers:sha256=") and base.endswith(";dtype=fp32;device=cpu")
-    assert model == "tiny" and llm.label == "tiny · transformers · cpu · fp32"
+    assert model == "Qwen2ForCausalLM"  # read from config.json, not the folder's name
+    assert llm.label == "tiny · transformers · cpu · fp32"  # people see the folder's name
     same = shutil.copytree(tiny_folder, tmp_path / "tiny")
     assert get_llm(f"hf:{same}", cache=None).identity == llm.identity  # contents, not place
+    renamed = shutil.copytree(tiny_folder, tmp_path / "a copy under another name")
+    assert get_llm(f"hf:{renamed}", cache=None).identity == llm.identity
     other = shutil.copytree(tiny_folder, tmp_path / "b" / "tiny")
     weights = other / "model.safetensors"
     data = bytearray(weights.read_bytes())
@@ -354,3 +358,81 @@ def test_on_cuda_the_dtype_is_bf16_or_fp16_where_bf16_is_missing(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: False)
     assert HFConfig(device="cuda").resolve() == ("cuda:0", "fp16")
     assert HFConfig(dtype="fp32").resolve() == ("cuda:0", "fp32")
+
+
+# -- the files change underneath ------------------------------------------------------
+
+
+def test_a_renamed_copy_reads_every_cached_answer(tiny_folder, tmp_path):
+    cache = LLMCache(tmp_path / "c.sqlite")
+    reqs = [ask("Name a colour.", k, max_tokens=3) for k in range(2)]
+    first = get_llm(f"hf:{tiny_folder}", cache=cache).complete_many(reqs)
+    copy = shutil.copytree(tiny_folder, tmp_path / "renamed-model")
+    again = get_llm(f"hf:{copy}", cache=cache).complete_many(reqs)
+    assert all(c.cached for c in again) and [c.text for c in again] == [c.text for c in first]
+
+
+@pytest.fixture(scope="session")
+def other_weights(tmp_path_factory) -> Path:
+    """The tiny model's shape with other random weights (another seed)."""
+    from invent_core.llm.hf import packaged_tokenizer
+
+    dest = tmp_path_factory.mktemp("tiny-other") / "other"
+    return build_tiny_qwen2(dest, packaged_tokenizer(), seed=1)
+
+
+def test_weights_overwritten_while_loaded_get_a_new_identity_and_a_reload(
+    tiny_folder, other_weights, tmp_path
+):
+    from invent_core.llm.hf import loaded_digest
+
+    folder = shutil.copytree(tiny_folder, tmp_path / "m")
+    cache = LLMCache(tmp_path / "c.sqlite")
+    llm = get_llm(f"hf:{folder}", cache=cache)
+    reqs = [ask("Name a colour.", max_tokens=4)]
+    before = llm.identity
+    llm.complete_many(reqs)
+    assert loaded_digest(llm.source, "cpu", "fp32") in before
+    shutil.copyfile(other_weights / "model.safetensors", folder / "model.safetensors")
+    assert llm.identity != before  # the same backend object sees the new files
+    assert llm.identity == get_llm(f"hf:{other_weights}", cache=None).identity
+    again = llm.complete_many(reqs)
+    assert not again[0].cached and loaded_digest(llm.source, "cpu", "fp32") in llm.identity
+    alone = get_llm(f"hf:{other_weights}", cache=None).complete_many(reqs)[0]
+    assert again[0].text == alone.text  # the new weights answered, not the ones in memory
+    fresh = get_llm(f"hf:{folder}", cache=cache).complete_many(reqs)[0]  # the next process
+    assert fresh.cached and fresh.text == again[0].text
+
+
+def test_files_changed_during_a_call_are_never_cached_under_the_old_identity(
+    tiny_folder, other_weights, tmp_path
+):
+    from invent_core.errors import LLMError
+
+    folder = shutil.copytree(tiny_folder, tmp_path / "m")
+    cache = LLMCache(tmp_path / "c.sqlite")
+    llm = get_llm(f"hf:{folder}", cache=cache)
+    llm.complete_many([ask("Warm up.", max_tokens=2)])
+
+    def overwrite(done: int, total: int) -> None:  # after the identity, before any answer
+        if done == 0:
+            shutil.copyfile(other_weights / "model.safetensors", folder / "model.safetensors")
+
+    with pytest.raises(LLMError, match="changed while this run was answering"):
+        llm.complete_many([ask("Name a colour.", max_tokens=3)], overwrite)
+    assert len(cache) == 1  # the warm-up only
+
+
+def test_evaluate_with_a_model_that_cannot_load_fails_once_naming_why(tiny_folder, tmp_path):
+    """Weights of another shape than config.json says: the load fails; evaluate stops at once."""
+    folder = shutil.copytree(tiny_folder, tmp_path / "mismatched")
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "intermediate_size": 96}))
+    out = tmp_path / "ev"
+    res = _cli(
+        "evaluate", "--dataset", "arithmetic", "--limit", "3", "--out", str(out),
+        "--llm", f"hf:{folder}", "-n", "1", "-r", "1", "--no-cache", "-q", cwd=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.count("could not load") == 1 and str(folder) in res.stderr
+    assert "no questions" not in res.stderr + res.stdout

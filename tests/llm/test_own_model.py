@@ -212,3 +212,70 @@ def test_a_file_of_your_own_is_named_by_its_header_and_digest(tmp_path):
     (tmp_path / "again.gguf").write_bytes(b"not a model any more")  # replaced since named
     with pytest.raises(LLMError, match="no longer a GGUF file"):
         spec.path()
+
+
+def test_the_packaged_file_as_paraphraser_is_the_same_backend_and_server(packaged_gguf):
+    """--paraphrase-llm gguf:<the packaged file> reuses --llm local: one server for one set of weights."""
+    from invent_core.cli import build_parser
+    from invent_core.commands._common import llm_from_args
+    from invent_core.llm.local import local_server
+
+    args = build_parser().parse_args(
+        ["run", "Q?", "--paraphrase-llm", f"gguf:{packaged_gguf}", "--no-cache"]
+    )
+    llm = llm_from_args(args)
+    assert not hasattr(llm, "paraphraser")  # the answering model itself, no second backend
+    by_path = get_llm(f"gguf:{packaged_gguf}", cache=None)
+    assert by_path.server is get_llm("local", cache=None).server  # not started: one server object
+    assert local_server(QWEN_05B) is by_path.server
+
+
+def test_a_renamed_gguf_keeps_its_identity(tmp_path):
+    from test_model_files import write_gguf
+
+    first = write_gguf(tmp_path / "model.gguf")
+    copy = tmp_path / "elsewhere" / "renamed.gguf"
+    copy.parent.mkdir()
+    copy.write_bytes(first.read_bytes())
+    identity = get_llm(f"gguf:{first}", cache=None).identity
+    assert identity == get_llm(f"gguf:{copy}", cache=None).identity
+    assert identity.endswith("|model=tiny qwen2")  # the header's name, not the file's
+
+
+def test_a_gguf_replaced_under_its_backend_gets_a_new_identity_and_server(tmp_path):
+    from test_model_files import write_gguf
+
+    path = write_gguf(tmp_path / "model.gguf")
+    llm = get_llm(f"gguf:{path}", cache=None)
+    before, server = llm.identity, llm.server
+    write_gguf(tmp_path / "model.gguf", n_floats=8192)  # other weights under the same name
+    assert llm.identity != before and llm.server is not server
+    assert llm.server.digest in llm.identity
+
+
+def test_threads_reach_the_server_config_and_not_the_cache_identity(packaged_gguf):
+    from invent_core.cli import build_parser
+    from invent_core.commands._common import check_llm_args, llm_from_args
+
+    parse = build_parser().parse_args
+    llm = llm_from_args(parse(["run", "Q?", "--threads", "1", "--no-cache"]))
+    assert llm.server_config.n_threads == 1
+    assert llm.identity == get_llm("local", cache=None).identity
+    assert llm.server is not get_llm("local", cache=None).server  # its own settings
+    gguf = llm_from_args(parse(["run", "Q?", "--llm", f"gguf:{packaged_gguf}", "--threads", "2"]))
+    assert gguf.server_config.n_threads == 2
+    with pytest.raises(ValueError, match="--threads sets the embedded llama.cpp"):
+        check_llm_args(parse(["run", "Q?", "--llm", "openai", "--threads", "2"]))
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "99999", "two"])
+def test_threads_out_of_bounds_exit_2_naming_the_option(tmp_path, value):
+    res = subprocess.run(
+        [sys.executable, "-m", "invent_core", "run", "Q?", "--threads", value],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert res.returncode == 2 and "--threads" in res.stderr and "Traceback" not in res.stderr
