@@ -193,12 +193,17 @@ def test_merge_output_that_is_a_part_is_refused(minilm, tmp_path):
 # Item 4: an OS lock on the output; two real processes and kill -9
 # --------------------------------------------------------------------------
 
+# After three rows it holds while the file argv[3] exists (the test never removes it, so
+# the run stays alive until it is killed, however slow the machine makes the CLI calls).
 SLOW_WORKER = """
-import sys, time
+import os, sys, time
 from invent_core.batch import batch_score
 from invent_core.config import RunConfig
-batch_score(sys.argv[1], sys.argv[2], RunConfig().replace(n_bootstrap=5),
-            progress=lambda ev: time.sleep(0.3))
+def hold(ev):
+    time.sleep(0.3)
+    while ev.done >= 3 and os.path.exists(sys.argv[3]):
+        time.sleep(0.2)
+batch_score(sys.argv[1], sys.argv[2], RunConfig().replace(n_bootstrap=5), progress=hold)
 """
 
 
@@ -207,7 +212,9 @@ def test_second_run_on_one_output_is_refused_until_the_first_dies(tmp_path):
     out = tmp_path / "out.csv"
     worker = tmp_path / "worker.py"
     worker.write_text(SLOW_WORKER)
-    first = subprocess.Popen([sys.executable, str(worker), inp, out], env=env())
+    held = tmp_path / "hold"
+    held.touch()
+    first = subprocess.Popen([sys.executable, str(worker), inp, out, held], env=env())
     try:
         deadline = time.monotonic() + 240
         while not out.exists() or out.read_bytes().count(b"\n") < 3:
