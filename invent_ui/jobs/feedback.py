@@ -179,7 +179,7 @@ def job_registry() -> JobRegistry:
 _FORMS: dict[str, tuple[str, ...]] = {}
 
 
-def reattach(key: str, form: tuple[str, ...] = ()) -> Any:
+def reattach(key: str, form: tuple[str, ...] = (), *, shows: str | None = None) -> Any:
     """Adopt the page's newest job after a reload (a new session); call before the form.
 
     A browser reload opens a new session with an empty state: the job the page
@@ -188,6 +188,11 @@ def reattach(key: str, form: tuple[str, ...] = ()) -> Any:
     live panel and Cancel while it runs, its result once done) and, while it
     runs, the form shows the settings it was started with (``form``: the
     widgets' session keys, saved by :func:`job_panel` when the job starts).
+
+    ``shows`` is the session key of the page's result. A finished job whose
+    result a session has already shown is not adopted where this session
+    holds a result of its own (an entry opened from History, Recent or a
+    link): taking the job would replace what the user just opened.
 
     Returns the session's job after adoption (None when there is none).
     """
@@ -200,6 +205,8 @@ def reattach(key: str, form: tuple[str, ...] = ()) -> Any:
         return mine
     if latest.status in ("cancelled", "failed") and latest.taken:
         return mine  # its session said how it ended; the history shows what was kept
+    if not latest.running and latest.seen and shows is not None and shows in st.session_state:
+        return mine  # an old result: what this session opened stays
     view = JobView(latest)
     st.session_state[key] = view
     if latest.running:
