@@ -222,6 +222,18 @@ def _publish(key: str, job: Any) -> None:
         job_registry().publish(key, job, form)
 
 
+def cancelled_text(job: Any, kept: str = "", names: Mapping[str, str] | None = None) -> str:
+    """``"The run: cancelled after 2 of 50 answers; …"``, and where the finished work is, once.
+
+    The page's ``kept`` sentence is left out where the library's message already
+    says the finished work is in the cache (a run's does; a re-ask's does not).
+    """
+    said = error_text(job.error, names).rstrip(".")
+    if "cache" in said.lower() and "cache" in kept.lower():
+        kept = ""
+    return f"{job.label}: {said}. {kept}".strip()
+
+
 def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = None) -> Any:
     """Show the page's background job: live while it runs, then how it ended.
 
@@ -247,8 +259,7 @@ def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = Non
         kept_in = " Kept in the run history." if job.history_id else ""
         st.success(f"{job.label}: done in {took}.{kept_in}", icon=":material/check_circle:")
     elif job.status == "cancelled":
-        said = error_text(job.error, names).rstrip(".")
-        st.warning(f"{job.label}: {said}. {kept}".strip(), icon=":material/cancel:")
+        st.warning(cancelled_text(job, kept, names), icon=":material/cancel:")
     else:
         show_error(job.error, job.label, names)
     if job.note:
