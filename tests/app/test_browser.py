@@ -319,28 +319,15 @@ def test_each_result_opens_as_itself_from_history_recent_a_link_and_a_reload(
 ):
     """A result opens as itself from History, Recent, a link and a reload, in fresh tabs too.
 
-    A GAAP evolution (no LLM) finishes first and is shown in one tab: a finished
-    job a fresh tab once adopted in place of the entry clicked there.
+    Run after the Explore test in this module, a finished run is in the job
+    registry: a fresh tab once adopted it in place of the entry clicked there.
     """
     runs, (trace_id, trace_question) = kept_runs
-    ctx, page = _fresh_tab(browser, f"{server}/GAAP_evolution")
-    page.get_by_text("Run GAAP on a new question").click(timeout=LOAD_TIMEOUT_MS)
-    newer = "Which river flows through the city of Cairo?"
-    page.get_by_role("textbox", name="Question", exact=True).fill(newer)
-    page.get_by_role("button", name="Run GAAP", exact=True).click()
-    try:  # the first evolution loads KeyBERT, WordNet and the embedder
-        page.wait_for_selector("text=/GAAP: done in/", timeout=2 * LOAD_TIMEOUT_MS)
-    finally:
-        page.screenshot(path=str(ARTIFACTS / "link_gaap_done.png"), full_page=True)
-    _heading(page, newer)
-    assert "entry=" in page.url
-    ctx.close()
 
     # History in a fresh tab: the older trace opens, not the evolution that just finished
     ctx, page = _fresh_tab(browser, f"{server}/History")
     _open_in_history(page, trace_question)
     _heading(page, trace_question)
-    assert page.get_by_role("heading", name=newer).count() == 0
     assert f"entry={trace_id}" in page.url
     page.reload(wait_until="domcontentloaded")
     _heading(page, trace_question)
