@@ -435,9 +435,7 @@ class GroupingLLM(FakeLLM):
     def complete_many(self, requests, progress=None, *, cancel=None):
         out = []
         for r in requests:
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            out.append(self._one(r))
+            out += super().complete_many([r], cancel=cancel)
             if progress is not None and r.tag != "paraphrase-one":
                 progress(len(out), len(requests))
                 with self.lock:
