@@ -309,9 +309,9 @@ def _fresh_tab(browser, url: str):
     return ctx, page
 
 
-def _open_in_history(page, title: str) -> None:
-    box = page.locator('[data-testid="stVerticalBlockBorderWrapper"]', has_text=title).last
-    box.get_by_role("button", name="Open", exact=True).click()
+def _click_key(page, key: str) -> None:
+    """Click the button whose widget key is ``key`` (Streamlit marks its element ``st-key-…``)."""
+    page.locator(f".st-key-{key} button").first.click(timeout=LOAD_TIMEOUT_MS)
 
 
 def test_each_result_opens_as_itself_from_history_recent_a_link_and_a_reload(
@@ -326,7 +326,7 @@ def test_each_result_opens_as_itself_from_history_recent_a_link_and_a_reload(
 
     # History in a fresh tab: the older trace opens, not the evolution that just finished
     ctx, page = _fresh_tab(browser, f"{server}/History")
-    _open_in_history(page, trace_question)
+    _click_key(page, f"history_open_{trace_id}")
     _heading(page, trace_question)
     assert f"entry={trace_id}" in page.url
     page.reload(wait_until="domcontentloaded")
@@ -337,7 +337,7 @@ def test_each_result_opens_as_itself_from_history_recent_a_link_and_a_reload(
     (first_id, first), (second_id, second), (third_id, third) = runs
     ctx, page = _fresh_tab(browser, f"{server}/History")
     sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_role("button", name=re.compile(r"^run · " + re.escape(first[:20]))).click()
+    _click_key(page, f"recent_{first_id}")
     _heading(page, first)
     assert f"entry={first_id}" in page.url
     page.reload(wait_until="domcontentloaded")
