@@ -16,7 +16,7 @@ from invent_core.workbench.estimate import ThroughputLog, estimate_run, record_a
 from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.render import explore_view, spread_view, views
-from invent_ui.session import archive, resources, state
+from invent_ui.session import archive, links, resources, state
 from invent_ui.session.settings import run_fingerprint
 from invent_ui.session.sidebar import page_setup
 
@@ -92,12 +92,39 @@ def _pick_sample() -> None:
         st.session_state[state.EXPLORE_TASK] = (ex.task, list(ex.choices) if ex.choices else None)
 
 
-# a reload (a new session) shows the running or last finished run, and its settings
-reattach(state.EXPLORE_JOB, (state.EXPLORE_QUESTION, state.EXPLORE_TASK, "explore_perturber"))
-running = views.job_running(state.EXPLORE_JOB)
-with st.expander("Ask a question", expanded=st.session_state.get(state.EXPLORE_RUN) is None):
+def _fill_question_box(run, running: bool) -> None:
+    """The question box holds the shown run's question each time another run is shown.
+
+    A page switch drops the box's own state: it then gets back what was typed.
+    While a job runs, the box keeps the question the job was started with.
+    """
+    mark = (links.shown_id(state.EXPLORE_RUN), run.question)
+    if st.session_state.get(state.EXPLORE_BOX_FOR) != mark:
+        st.session_state[state.EXPLORE_BOX_FOR] = mark
+        if not running:
+            st.session_state[state.EXPLORE_QUESTION] = run.question
     if state.EXPLORE_QUESTION not in st.session_state:
-        st.session_state[state.EXPLORE_QUESTION] = resources.demo_run().question
+        st.session_state[state.EXPLORE_QUESTION] = st.session_state.get(
+            state.EXPLORE_TYPED, run.question
+        )
+
+
+# what is shown: a link's entry, else a reload's running or finished job, else the session's
+# run, else the newest run kept here, else the demo; decided before the form is drawn
+links.follow_link(state.EXPLORE_RUN, "run")
+reattach(
+    state.EXPLORE_JOB,
+    (state.EXPLORE_QUESTION, state.EXPLORE_TASK, "explore_perturber"),
+    shows=state.EXPLORE_RUN,
+)
+job = st.session_state.get(state.EXPLORE_JOB)
+if job is not None and job.take() and job.status == "done":
+    views.show_run(job.result, job.history_id)
+if state.EXPLORE_RUN not in st.session_state:
+    views.latest_kept("run", "run", state.EXPLORE_RUN)
+running = views.job_running(state.EXPLORE_JOB)
+_fill_question_box(st.session_state.get(state.EXPLORE_RUN) or resources.demo_run(), running)
+with st.expander("Ask a question", expanded=st.session_state.get(state.EXPLORE_RUN) is None):
     c1, c2 = st.columns([1, 3])
     names = guarded("Listing the dataset samples", available_datasets) or []
     dataset = c1.selectbox("Dataset sample", ["—", *names], key="explore_dataset")
@@ -114,6 +141,7 @@ with st.expander("Ask a question", expanded=st.session_state.get(state.EXPLORE_R
             on_change=_pick_sample,
         )
     question = st.text_area("Question", key=state.EXPLORE_QUESTION, height=80)
+    st.session_state[state.EXPLORE_TYPED] = question
     task, choices = st.session_state.get(state.EXPLORE_TASK, ("qa", None))
     if choices:
         st.caption(f"Task **{task}** with choices: " + " · ".join(choices))
@@ -135,9 +163,7 @@ if pressed:
         except Exception as err:  # noqa: BLE001 - shown, not raised
             show_error(err, "The run")
 
-job = job_panel(state.EXPLORE_JOB, kept=KEPT)
-if job is not None and job.take() and job.status == "done":
-    views.show_run(job.result)
+job_panel(state.EXPLORE_JOB, kept=KEPT)
 
 run = st.session_state.get(state.EXPLORE_RUN)
 with st.expander("Open a saved run (JSON)"):
@@ -146,8 +172,6 @@ with st.expander("Open a saved run (JSON)"):
         loaded = guarded("Reading the run file", resources.load_run_bytes, up.getvalue(), up.name)
         if loaded is not None:
             run = loaded
-if run is None:  # a reload: the last run made here, else the demo
-    run = views.latest_kept("run", "run")
 if run is None:
     run = resources.demo_run()
     st.info(

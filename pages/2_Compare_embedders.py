@@ -11,7 +11,7 @@ from invent_ui import plots
 from invent_ui.jobs.feedback import guarded
 from invent_ui.render import results_view, tables, views
 from invent_ui.render.downloads import download_buttons
-from invent_ui.session import resources, state
+from invent_ui.session import links, resources, state
 from invent_ui.session.settings import EMBEDDER_LABELS, run_fingerprint
 from invent_ui.session.sidebar import page_setup
 
@@ -22,8 +22,12 @@ st.caption(
     "scored again with other embedders (run.rescore: embeddings and bootstrap only, no LLM call)."
 )
 
+# the run Explore shows (a link's entry, else the newest run kept here), else the demo
+links.follow_link(state.EXPLORE_RUN, "run")
 run = st.session_state.get(state.EXPLORE_RUN)
-source = "your last run on *Explore a question*"
+if run is None:
+    run = views.latest_kept("run", "run", state.EXPLORE_RUN)
+source = "the run shown on *Explore a question*"
 if run is None:
     run = resources.demo_run()
     source = "the shipped demo run"

@@ -14,7 +14,7 @@ from invent_ui.jobs.background import start_job
 from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.render import tables, views
 from invent_ui.render.downloads import download_buttons
-from invent_ui.session import archive, resources, state
+from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("GAAP evolution", icon="🧬")
@@ -52,7 +52,8 @@ def _start_gaap(question: str, run_cfg) -> None:
     )
 
 
-reattach(state.GAAP_JOB, ("gaap_question",))  # a reload shows the running or finished evolution
+links.follow_link(state.GAAP_RESULT, "gaap")  # a link or a reload: the trace it names
+reattach(state.GAAP_JOB, ("gaap_question",), shows=state.GAAP_RESULT)  # a running evolution
 with st.expander("Run GAAP on a new question", expanded=False):
     q = st.text_area("Question", key="gaap_question", height=70)
     run_cfg = settings.run_config()
@@ -74,24 +75,11 @@ with st.expander("Run GAAP on a new question", expanded=False):
                 show_error(err, "GAAP")
 
 job = job_panel(state.GAAP_JOB, kept="Nothing is kept from a cancelled evolution (it asks no LLM).")
-if job is not None and job.take() and job.status == "done":
-    st.session_state[state.GAAP_RESULT] = job.result
-    st.session_state[state.GAAP_GENERATION] = 0
+views.take_result(job, state.GAAP_RESULT)
 
 result = st.session_state.get(state.GAAP_RESULT)
 if result is None:  # the newest trace kept (e.g. Explore's last GAAP run), else the demo
-    latest = guarded("Reading the history", archive.store().latest, "gaap")
-    if latest is not None:
-        result = guarded(
-            "Opening the latest GAAP trace", archive.reopen, archive.store(), latest.id
-        )
-        result = result.value if result is not None else None
-        if result is not None:
-            st.info(
-                f"Showing the latest GAAP trace in the history ({latest.created[:16]} UTC). "
-                "Other traces: *Recent* in the sidebar or the History page.",
-                icon=":material/history:",
-            )
+    result = views.latest_kept("gaap", "GAAP trace", state.GAAP_RESULT)
 if result is None:
     data = resources.demo_json(assets.DEMO_GAAP)
     result = guarded("Reading the GAAP demo trace", GaapResult.from_dict, data)

@@ -23,7 +23,7 @@ from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
 from invent_ui.render import results_view, views
 from invent_ui.render.downloads import download_buttons
-from invent_ui.session import archive, resources, state
+from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("TSU", icon="🌡️")
@@ -65,7 +65,12 @@ def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
 
 
 # a reload shows the running or last finished sweep, with its settings
-reattach(state.TSU_JOB, ("tsu_source", "tsu_question", "tsu_dataset", "tsu_limit", "tsu_temps"))
+links.follow_link(state.TSU_PAYLOAD, "tsu")  # a link or a reload: the sweep it names
+reattach(
+    state.TSU_JOB,
+    ("tsu_source", "tsu_question", "tsu_dataset", "tsu_limit", "tsu_temps"),
+    shows=state.TSU_PAYLOAD,
+)
 with st.expander("Run a temperature sweep", expanded=False):
     source = st.radio("On", ["a question", "a dataset slice"], horizontal=True, key="tsu_source")
     if source == "a question":
@@ -114,8 +119,7 @@ job = job_panel(
     kept="Every (question, temperature) run that finished is saved: run the same sweep again "
     "and they are read back, not asked again.",
 )
-if job is not None and job.take() and job.status == "done":
-    st.session_state[state.TSU_PAYLOAD] = job.result
+views.take_result(job, state.TSU_PAYLOAD)
 
 payload = views.result_or_demo(
     state.TSU_PAYLOAD, assets.DEMO_TSU, what="demo sweep", hint="Run your own above.", kind="tsu"

@@ -107,7 +107,10 @@ if info.layout == "questions":
         n_questions=max(0, info.estimated_rows() - done_before),
     )
     st.caption(f"{estimate.text} (rows still to score; sidebar n, r).")
-if done_before:
+finished = batch_rows.all_scored(info, done_before)
+if finished:
+    st.success(f"All {done_before} row(s) are scored with these settings.")
+elif done_before:
     st.info(
         f"{done_before} row(s) already scored with these settings: scoring resumes after them.",
         icon=":material/replay:",
@@ -124,14 +127,19 @@ def _start(label: str, source, output, config) -> None:
             source, output, config, llm=model, methods=chosen or "inv", progress=progress
         )
 
-    start_job(state.BATCH_JOB, work, label=label, kind="batch")
+    context = {"folder": str(folder)}  # a job's outcome is shown with its own file only
+    start_job(state.BATCH_JOB, work, label=label, kind="batch", context=context)
 
 
+shown_job = st.session_state.get(state.BATCH_JOB)
+if shown_job is not None and not shown_job.running:
+    if shown_job.context.get("folder") != str(folder):  # another file's "done" is not this one's
+        del st.session_state[state.BATCH_JOB]
 if st.button(
-    "Score" if not done_before else "Resume scoring",
+    "All rows scored" if finished else "Resume scoring" if done_before else "Score",
     type="primary",
     key="batch_run",
-    disabled=views.job_running(state.BATCH_JOB),
+    disabled=finished or views.job_running(state.BATCH_JOB),
 ):
     try:
         _start(f"Scoring {meta.get('name', path.name)}", path, out, run_cfg)
@@ -161,7 +169,8 @@ if not out.exists():
     st.stop()
 
 # --- results ----------------------------------------------------------------------------------
-df = batch_view.scored_rows(out, path.stem)
+stem = uploads.download_stem(meta.get("name"), path.stem)  # downloads named after the upload
+df = batch_view.scored_rows(out, stem)
 
 # --- failed rows: listed, and retried with the other perturber --------------------------------
 failed = batch_rows.failed_rows(out)
@@ -200,7 +209,7 @@ if failed:
                 except Exception as err:  # noqa: BLE001 - shown, not raised
                     show_error(err, "The retry")
         if retry_out.exists():
-            batch_view.retried_rows(retry_out, other, df, path.stem)
+            batch_view.retried_rows(retry_out, other, df, stem)
 
 if "correct" in df.columns and df["correct"].notna().any():
     batch_view.metrics(out, df, labels)

@@ -33,7 +33,7 @@ from invent_ui.data.experiments import (
 from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import error_text, guarded, job_panel, reattach, show_error
 from invent_ui.render import evaluation_view, spread_view, views
-from invent_ui.session import archive, resources, state
+from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Evaluation", icon="🏁")
@@ -127,7 +127,8 @@ FORM = (
     "eval_perturber",
     "eval_levels",
 )
-reattach(state.EVAL_JOB, FORM)  # a reload shows the running or last finished evaluation
+links.follow_link(state.EVAL_PAYLOAD, "evaluation")  # a link or a reload: the one it names
+reattach(state.EVAL_JOB, FORM, shows=state.EVAL_PAYLOAD)  # a running evaluation
 with st.expander("Run an evaluation on a dataset sample", expanded=False):
     c1, c2, c3, c4 = st.columns(4)
     names = guarded("Listing datasets", available_datasets) or []
@@ -202,7 +203,7 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
 job = st.session_state.get(state.EVAL_JOB)
 if job is not None and job.take():
     if job.status == "done":
-        st.session_state[state.EVAL_PAYLOAD] = job.result
+        links.show(state.EVAL_PAYLOAD, job.result, job.history_id)
     elif _salvage(job) and job.status == "failed":
         # every question finished but the summary is undefined: the per-question table
         # below says why; the job's exception is no failure to show

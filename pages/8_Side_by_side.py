@@ -12,7 +12,7 @@ from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import guarded, job_panel, show_error
 from invent_ui.render import results_view, views
 from invent_ui.render.downloads import download_buttons
-from invent_ui.session import archive, resources, state
+from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Side by side", icon="⚖️")
@@ -65,6 +65,7 @@ def _start_pair(pair) -> None:
 
 
 # --- choose ---------------------------------------------------------------------------------
+links.follow_link(state.SIDE_BY_SIDE, "comparison")  # a link or a reload: the one it names
 entries = guarded("Reading the history", archive.store().list, "run") or []
 titles = {e.id: f"{e.title[:70]} · {e.settings_summary} · {e.created[:16]}" for e in entries}
 pick_tab, make_tab = st.tabs(["Pick two runs from the history", "Make two runs now"])
@@ -84,7 +85,7 @@ with pick_tab:
         if st.button("Show these two", type="primary", key="side_show"):
             store = archive.store()
             payload = {"left": store.load(left_id), "right": store.load(right_id)}
-            st.session_state[state.SIDE_BY_SIDE] = payload
+            links.show(state.SIDE_BY_SIDE, payload, None)
 with make_tab:
     mode = st.radio("Compare", MODES, horizontal=True, key="side_mode")
     q1 = st.text_input("Question" if mode != "two questions" else "Left question", key="side_q1")
@@ -112,8 +113,7 @@ job = job_panel(
     state.SIDE_JOB,
     kept="Answers received are in the answer cache: make the runs again and they are re-used.",
 )
-if job is not None and job.take() and job.status == "done":
-    st.session_state[state.SIDE_BY_SIDE] = job.result
+views.take_result(job, state.SIDE_BY_SIDE)
 
 payload = st.session_state.get(state.SIDE_BY_SIDE)
 if payload is None and len(entries) >= 2:  # the two picked (by default the newest) runs

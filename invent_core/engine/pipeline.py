@@ -336,6 +336,12 @@ class _Answers:
         if changed:
             self.report("generate", done, total)
 
+    @property
+    def received(self) -> int:
+        """Answers received so far, as the progress panel last showed them (partial jobs too)."""
+        with self._lock:
+            return max(self._shown, self.done)
+
     def collect(self, texts: Sequence[str]) -> list[list[Any]]:
         """Wait for the (m, r) completions of ``texts`` (asked now where they were not yet)."""
         for i, text in enumerate(texts):
@@ -478,7 +484,7 @@ class _QuestionRun:
     def cancel_message(self) -> str:
         """Say how far a cancelled run got, and that its finished answers are kept."""
         return (
-            f"cancelled after {self.answers.done} of {self.answers.total} answers; the finished "
+            f"cancelled after {self.answers.received} of {self.answers.total} answers; the finished "
             "ones are in the LLM cache, so running the question again costs nothing for them"
         )
 

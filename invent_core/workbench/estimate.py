@@ -36,6 +36,7 @@ __all__ = [
     "Estimate",
     "llm_key",
     "count_llm_calls",
+    "llm_call_bounds",
     "estimate_run",
     "estimate_stages",
     "stage_key",
@@ -349,6 +350,48 @@ def count_llm_calls(
     return n_questions * (perturb + answers)
 
 
+def llm_call_bounds(
+    config: RunConfig,
+    *,
+    llm_identity: str,
+    n_questions: int = 1,
+    paraphrase_identity: str | None = None,
+) -> tuple[int, int]:
+    """The fewest and most LLM requests of ``n_questions`` runs of ``config`` (none cached).
+
+    The fewest is :func:`count_llm_calls`. The most adds what the perturber may
+    ask again: with the gate, ``max_extra_requests`` re-asks for rejected
+    rewordings; without it, up to ``max_requests`` list requests or ``2n + 2``
+    single ones (``perturb.paraphrase``). GAAP asks nothing, so both are equal.
+    """
+    low = count_llm_calls(
+        config,
+        llm_identity=llm_identity,
+        n_questions=n_questions,
+        paraphrase_identity=paraphrase_identity,
+    )
+    if config.perturber == "gaap":
+        return low, low
+    p = config.paraphrase
+    first = _paraphrase_requests(config, paraphrase_identity or llm_identity)
+    if p.gate.enabled:
+        most = first + p.gate.max_extra_requests
+    else:
+        most = p.max_requests if first == 1 else 2 * config.n_perturbations + 2
+    return low, low + n_questions * max(0, most - first)
+
+
+def _calls_text(config: RunConfig, bounds: tuple[int, int], n_questions: int) -> str:
+    """``"60–69 LLM calls"``; ``"at most 69"`` with the adaptive budget; ``"60"`` when exact."""
+    low, high = bounds
+    if config.adaptive.enabled:
+        said = f"at most {high}"
+    else:
+        said = f"{low}–{high}" if high > low else f"{low}"
+    text = f"{said} LLM call{'s' if high != 1 else ''}"
+    return text + (f" for {n_questions} questions" if n_questions != 1 else "")
+
+
 @dataclass(frozen=True)
 class Estimate:
     """The cost of a run, said before it starts.
@@ -357,7 +400,8 @@ class Estimate:
     ----------
     llm_calls : requests the LLM will get (fewer when some are cached).
     seconds : expected wall time (the stages' averages), ``None`` when no rate is known.
-    text : ``"≈ 60 LLM calls, 14–61 s with … on this machine (measured)"``.
+    text : ``"60–69 LLM calls, 14–61 s with … on this machine (measured)"`` (the gate may
+        re-ask for rejected rewordings: :func:`llm_call_bounds`).
     source : ``"measured"``, ``"prior"``, ``"partly measured"``, or ``None``.
     low, high : the range of the wall time, from the spread of the stages' recent
         rates on this machine (``None`` with ``seconds``).
@@ -500,7 +544,7 @@ def estimate_run(
     Examples
     --------
     >>> estimate_run(RunConfig(), llm_identity="local", throughput=ThroughputLog(p)).text  # doctest: +SKIP
-    '≈ 60 LLM calls, 11–74 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)'
+    '60–69 LLM calls, 11–74 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)'
     """
     para = paraphrase_identity if paraphrase_identity != llm_identity else None
     calls = count_llm_calls(
@@ -518,10 +562,10 @@ def estimate_run(
         plural = "s" if perturb != 1 else ""
         name = f"{name} (answers) and {describe_llm(para)} ({perturb} paraphrase call{plural})"
     where = " on this machine" if local_model(llm_identity) is not None else ""
-    approx = "at most" if config.adaptive.enabled else "≈"
-    count = f"{approx} {calls} LLM call{'s' if calls != 1 else ''}"
-    if n_questions != 1:
-        count += f" for {n_questions} questions"
+    bounds = llm_call_bounds(
+        config, llm_identity=llm_identity, n_questions=n_questions, paraphrase_identity=para
+    )
+    count = _calls_text(config, bounds, n_questions)
     est = Estimate(calls, seconds, "", source, low, high)
     if seconds is None:
         text = f"{count} with {name}; time unknown until a first run with it is measured"

@@ -100,3 +100,25 @@ def score_file(
     the shape a :class:`~invent_ui.jobs.background.Job`'s ``progress`` takes as it is.
     """
     return batch_score(input, output, config, llm=llm, methods=methods, progress=progress)
+
+
+def all_scored(info: Any, done: int) -> bool:
+    """Whether every row of the input is in the output (nothing left to resume).
+
+    A long layout (several rows per question) has no row count to compare, so never.
+    """
+    return info.layout != "long" and done > 0 and done >= info.estimated_rows()
+
+
+def integers_as_integers(df: Any) -> Any:
+    """``df`` with each float column whose values are all whole numbers as integers (n: 5, not 5.000000)."""
+    import pandas as pd
+
+    out = df.copy()
+    for col in out.columns:
+        values = out[col]
+        if pd.api.types.is_float_dtype(values):
+            known = values.dropna()
+            if len(known) and (known == known.round()).all() and known.abs().max() < 2**53:
+                out[col] = values.astype("Int64")
+    return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +72,13 @@ def earlier_uploads(root: Path) -> dict[str, str]:
             shown = name if isinstance(name, str) and name else f"upload {folder.name}"
             found.append((folder.stat().st_mtime, str(folder), shown))
     return {path: shown for _, path, shown in sorted(found, reverse=True)}
+
+
+def download_stem(name: str | None, fallback: str) -> str:
+    """The stem a download is named after: the uploaded file's (``questions.csv`` → ``questions``).
+
+    Only a plain file name is kept (no folder, no character a file system refuses).
+    """
+    stem = Path(str(name or "")).name.rsplit(".", 1)[0] if name else ""
+    stem = re.sub(r"[^\w.-]+", "_", stem).strip("._")
+    return stem[:100] or fallback

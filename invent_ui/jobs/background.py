@@ -96,6 +96,7 @@ class Job:
         self.form: dict[str, Any] = {}  # the page's settings it was started with (a reload's form)
         self._fn, self._on_done = fn, on_done
         self._taken = False
+        self.seen = False  # a session showed its result (take said True to one)
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._main, name=f"invent-{kind}", daemon=True)
 
@@ -167,7 +168,7 @@ class Job:
         with self._lock:
             if self.running or self._taken:
                 return False
-            self._taken = True
+            self._taken = self.seen = True
             return True
 
 
@@ -223,7 +224,10 @@ class JobView:
         if self.job.running or self._taken:
             return False
         self._taken = True
-        return True if self.job.status == "done" else self.job.take()
+        if self.job.status != "done":
+            return self.job.take()
+        self.job.seen = True
+        return True
 
 
 def job_of(job: Any) -> Job | None:

@@ -179,7 +179,7 @@ def job_registry() -> JobRegistry:
 _FORMS: dict[str, tuple[str, ...]] = {}
 
 
-def reattach(key: str, form: tuple[str, ...] = ()) -> Any:
+def reattach(key: str, form: tuple[str, ...] = (), *, shows: str | None = None) -> Any:
     """Adopt the page's newest job after a reload (a new session); call before the form.
 
     A browser reload opens a new session with an empty state: the job the page
@@ -188,6 +188,11 @@ def reattach(key: str, form: tuple[str, ...] = ()) -> Any:
     live panel and Cancel while it runs, its result once done) and, while it
     runs, the form shows the settings it was started with (``form``: the
     widgets' session keys, saved by :func:`job_panel` when the job starts).
+
+    ``shows`` is the session key of the page's result. A finished job whose
+    result a session has already shown is not adopted where this session
+    holds a result of its own (an entry opened from History, Recent or a
+    link): taking the job would replace what the user just opened.
 
     Returns the session's job after adoption (None when there is none).
     """
@@ -200,6 +205,8 @@ def reattach(key: str, form: tuple[str, ...] = ()) -> Any:
         return mine
     if latest.status in ("cancelled", "failed") and latest.taken:
         return mine  # its session said how it ended; the history shows what was kept
+    if not latest.running and latest.seen and shows is not None and shows in st.session_state:
+        return mine  # an old result: what this session opened stays
     view = JobView(latest)
     st.session_state[key] = view
     if latest.running:
@@ -213,6 +220,18 @@ def _publish(key: str, job: Any) -> None:
     if isinstance(job, Job) and job_registry().latest(key) is not job:
         form = {k: st.session_state[k] for k in _FORMS.get(key, ()) if k in st.session_state}
         job_registry().publish(key, job, form)
+
+
+def cancelled_text(job: Any, kept: str = "", names: Mapping[str, str] | None = None) -> str:
+    """``"The run: cancelled after 2 of 50 answers; …"``, and where the finished work is, once.
+
+    The page's ``kept`` sentence is left out where the library's message already
+    says the finished work is in the cache (a run's does; a re-ask's does not).
+    """
+    said = error_text(job.error, names).rstrip(".")
+    if "cache" in said.lower() and "cache" in kept.lower():
+        kept = ""
+    return f"{job.label}: {said}. {kept}".strip()
 
 
 def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = None) -> Any:
@@ -240,8 +259,7 @@ def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = Non
         kept_in = " Kept in the run history." if job.history_id else ""
         st.success(f"{job.label}: done in {took}.{kept_in}", icon=":material/check_circle:")
     elif job.status == "cancelled":
-        said = error_text(job.error, names).rstrip(".")
-        st.warning(f"{job.label}: {said}. {kept}".strip(), icon=":material/cancel:")
+        st.warning(cancelled_text(job, kept, names), icon=":material/cancel:")
     else:
         show_error(job.error, job.label, names)
     if job.note:

@@ -33,7 +33,8 @@ def scored_rows(out: Path, stem: str) -> pd.DataFrame:
     records = list(iter_records(out))
     st.subheader(f"Results: {len(records)} row(s)")
     df = pd.DataFrame(records)
-    st.dataframe(df.drop(columns=[c for c in LONG_COLUMNS if c in df]), width="stretch")
+    shown = batch_rows.integers_as_integers(df)  # n: 5, not 5.000000
+    st.dataframe(shown.drop(columns=[c for c in LONG_COLUMNS if c in df]), width="stretch")
     d1, d2 = st.columns(2)
     d1.download_button(
         "Download CSV",
@@ -95,7 +96,7 @@ def metrics(out: Path, df: pd.DataFrame, labels: Mapping[str, str]) -> None:
     n_judged = int(ev["n_judged"])
     n_pos = round((ev["accuracy"] or 0.0) * n_judged)
     judged = judgeable(n_judged, n_pos, unit="row")
-    frame = pd.DataFrame(ev["methods"]).T
+    frame = batch_rows.integers_as_integers(pd.DataFrame(ev["methods"]).T)  # n: 5, not 5.000000
     frame.index = [labels.get(m, m) for m in frame.index]
     frame.index.name = "method"
     st.dataframe(

@@ -17,7 +17,7 @@ from invent_core.perturb.gaap import GaapResult
 from invent_core.perturb.gate import acceptance_line, distinct_warning
 from invent_ui import plots
 from invent_ui.jobs.feedback import guarded
-from invent_ui.session import archive, resources, state
+from invent_ui.session import archive, links, resources, state
 
 from . import tables
 from .downloads import download_buttons
@@ -132,12 +132,13 @@ def measures_dataframe(score: Any) -> Any:
     return tables.measures_table(score.measures, score.values, labels=labels, intervals=intervals)
 
 
-def latest_kept(kind: str, what: str) -> Any:
+def latest_kept(kind: str, what: str, key: str | None = None) -> Any:
     """The newest history entry of ``kind`` as its page shows it (with a note), or None.
 
     A reload or a server restart starts an empty session: the page then shows
     the last result made here, not the shipped demo, as GAAP evolution does
-    (Evaluation and Explore once went back to the demo).
+    (Evaluation and Explore once went back to the demo). With ``key`` it is
+    shown as the session's own (:func:`invent_ui.session.links.show`: its id in the URL).
     """
     latest = guarded("Reading the history", lambda: archive.store().latest(kind))
     if latest is None:
@@ -150,6 +151,8 @@ def latest_kept(kind: str, what: str) -> Any:
         "Others: *Recent* in the sidebar or the History page.",
         icon=":material/history:",
     )
+    if key is not None:
+        links.show(key, opened.value, latest.id)
     return opened.value
 
 
@@ -163,11 +166,19 @@ def result_or_demo(
     payload = st.session_state.get(key)
     if payload is not None:
         return payload
-    kept = latest_kept(kind, what.removeprefix("demo ")) if kind else None
+    kept = latest_kept(kind, what.removeprefix("demo "), key) if kind else None
     if kept is not None:
         return kept
     st.info(f"Showing the shipped {what} (a small real run). {hint}", icon=":material/lightbulb:")
     return resources.demo_json(demo_path)
+
+
+def take_result(job: Any, key: str) -> bool:
+    """Show a job's result under ``key`` once it is done (its history id in the URL)."""
+    if job is None or not job.take() or job.status != "done":
+        return False
+    links.show(key, job.result, job.history_id)
+    return True
 
 
 def job_running(key: str) -> bool:
@@ -176,13 +187,12 @@ def job_running(key: str) -> bool:
     return job is not None and job.running
 
 
-def show_run(run: Any) -> None:
-    """Show ``run`` on Explore; a GAAP run's trace also becomes GAAP evolution's."""
-    st.session_state[state.EXPLORE_RUN] = run
+def show_run(run: Any, entry_id: str | None = None) -> None:
+    """Show ``run`` on Explore (``entry_id``: its history entry); a GAAP run's trace too."""
     trace = archive.gaap_payload_of_run(run)
     if trace is not None:
-        st.session_state[state.GAAP_RESULT] = GaapResult.from_dict(trace)
-        st.session_state[state.GAAP_GENERATION] = 0
+        links.show(state.GAAP_RESULT, GaapResult.from_dict(trace), None)
+    links.show(state.EXPLORE_RUN, run, entry_id)
 
 
 def gate_summary(run: Any) -> None:

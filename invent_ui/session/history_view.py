@@ -8,7 +8,7 @@ import streamlit as st
 
 from invent_ui.jobs.feedback import show_error
 
-from . import archive, state
+from . import archive, links
 
 
 def open_entry(entry_id: str) -> None:
@@ -20,11 +20,9 @@ def open_entry(entry_id: str) -> None:
         return
     from streamlit.errors import StreamlitPageNotFoundError
 
-    st.session_state[target.key] = target.value
-    if target.key == state.GAAP_RESULT:
-        st.session_state[state.GAAP_GENERATION] = 0
-    try:
-        st.switch_page(target.page)
+    links.show(target.key, target.value, entry_id)
+    try:  # the entry's id in the URL: a reload or the link opens it again
+        st.switch_page(target.page, query_params={links.PARAM: entry_id})
     except StreamlitPageNotFoundError:  # a page run on its own (tests): no other page to go to
         st.info(f"Opened: see {target.page}.")
 

@@ -44,3 +44,9 @@ EXPLORE_EDITOR = "explore_editor"
 SIDE_BY_SIDE = "side_by_side"
 #: Evaluation: the seed of the question sample (shown and settable).
 EVAL_SEED = "eval_seed"
+#: Session key → the history id of what it holds (the URL's ``?entry=``; invent_ui.session.links).
+SHOWN_ENTRIES = "shown_entries"
+#: Explore: (history id, question) of the run the question box was last filled from,
+#: and what was typed in the box (a page switch drops a widget's own state).
+EXPLORE_BOX_FOR = "explore_box_for"
+EXPLORE_TYPED = "explore_typed"

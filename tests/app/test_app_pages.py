@@ -373,7 +373,17 @@ def _wide_csv(tmp_path: Path) -> bytes:
 
 
 def test_batch_scoring_scores_downloads_and_resumes(tmp_path, monkeypatch):
+    from streamlit.delta_generator import DeltaGenerator
+
     monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
+    saved_as: list[str] = []  # the file names downloads are offered under
+    offer = DeltaGenerator.download_button
+
+    def recording(self, label, data, file_name=None, *args, **kwargs):
+        saved_as.append(file_name)
+        return offer(self, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
     data = _wide_csv(tmp_path)
     at = open_page("5_Batch_scoring.py")
     assert_clean(at)
@@ -393,16 +403,28 @@ def test_batch_scoring_scores_downloads_and_resumes(tmp_path, monkeypatch):
     )
     assert results["correct"].tolist() == [1, 1, 0, 0]
     assert {b.proto.label for b in at.get("download_button")} >= {"Download CSV", "Download JSON"}
+    # named after the uploaded file, not the stored copy ("input")
+    assert {"qa_scores.csv", "qa_scores.json"} <= set(saved_as)
+    judged = [d.value for d in at.dataframe if "auroc" in d.value.columns][0]
+    assert str(judged["n"].dtype) == "Int64" and judged["n"].tolist()[0] == 4  # 4, not 4.000000
     assert chart(at, "batch_roc")["data"] and chart(at, "batch_rejection")["data"]
+    # a finished file offers nothing to resume
+    assert at.button(key="batch_run").label == "All rows scored"
+    assert at.button(key="batch_run").disabled
+    # another upload: the first file's "done" is not shown with it
+    at.file_uploader(key="batch_upload").set_value(("other.csv", data + b"\n", "text/csv")).run()
+    assert_clean(at)
+    assert not any("Scoring qa.csv" in s.value for s in at.success)
+    assert at.button(key="batch_run").label == "Score"
     # a browser refresh is a new session: the same upload finds its scored rows
     again = open_page("5_Batch_scoring.py")
     again.file_uploader(key="batch_upload").set_value(("qa.csv", data, "text/csv")).run()
     again.multiselect(key="batch_methods").set_value(["lexsim"]).run()
     assert_clean(again)
-    assert "4 row(s) already scored" in again.info[0].value
-    assert again.button(key="batch_run").label == "Resume scoring"
-    uploads = list((tmp_path / "cache" / "dashboard" / "batch").iterdir())
-    assert len(uploads) == 1 and (uploads[0] / "input.csv").read_bytes() == data
+    assert "All 4 row(s) are scored" in again.success[-1].value
+    assert again.button(key="batch_run").label == "All rows scored"
+    uploads = sorted((tmp_path / "cache" / "dashboard" / "batch").iterdir())
+    assert len(uploads) == 2 and data in {(u / "input.csv").read_bytes() for u in uploads}
 
 
 def test_batch_rejects_a_file_without_questions(tmp_path, monkeypatch):
@@ -522,7 +544,7 @@ def test_cancel_mid_run_keeps_finished_work_and_the_page_stays_usable(fake_llm, 
     assert 4 <= len(fake_llm.requests) <= 6
     note = at.warning[0].value
     assert re.search(r"cancelled after [3-6] of 9 answers", note) and "in the LLM cache" in note
-    assert "in the answer cache" in note
+    assert note.count("cache") == 1  # said once (the page's own sentence is left out)
     assert archive.store().list() == []  # a cancelled run is no history entry
     # the page is usable: the demo still shows, and a new run goes through
     assert at.subheader[0].value == demo_run.question

@@ -269,3 +269,113 @@ def test_explore_tabs_progress_cancel_and_history(browser, server):
     _assert_no_exception(page, "reopened run")
     page.screenshot(path=str(ARTIFACTS / "explore_reopened_from_history.png"), full_page=True)
     ctx.close()
+
+
+@pytest.fixture
+def kept_runs():
+    """Three real shipped runs and the demo GAAP trace kept in the history (removed after)."""
+    import json
+
+    from invent_core.engine.artifact import RunArtifact
+    from invent_core.perturb.gaap import GaapResult
+    from invent_ui import assets
+    from invent_ui.session import archive
+
+    store = archive.store()
+    pair = json.loads(assets.DEMO_PAIR.read_text(encoding="utf-8"))["pair"]
+    runs = [RunArtifact.from_dict(item["run"]) for item in pair]
+    runs.append(RunArtifact.load(assets.DEMO_RUN))
+    before = {e.id for e in store.list()}
+    ids = [archive.keep_run(store, run) for run in runs]
+    gaap = GaapResult.from_dict(json.loads(assets.DEMO_GAAP.read_text(encoding="utf-8")))
+    trace_id = archive.keep_gaap(store, gaap, settings={})
+    yield [(i, run.question) for i, run in zip(ids, runs)], (trace_id, gaap.trace.question)
+    for entry in store.list():
+        if entry.id not in before:
+            store.delete(entry.id)
+
+
+def _heading(page, text: str) -> None:
+    page.wait_for_selector(f"h3:has-text({text!r})", timeout=LOAD_TIMEOUT_MS)
+    page.wait_for_function(IDLE, timeout=LOAD_TIMEOUT_MS)
+
+
+def _fresh_tab(browser, url: str):
+    ctx = browser.new_context(viewport={"width": 1500, "height": 2200})
+    page = ctx.new_page()
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector("h1", timeout=LOAD_TIMEOUT_MS)
+    _settle(page, PAGES.get(url.split("/")[-1].split("?")[0], 0))
+    return ctx, page
+
+
+def _click_key(page, key: str) -> None:
+    """Click the button whose widget key is ``key`` (Streamlit marks its element ``st-key-…``)."""
+    page.locator(f".st-key-{key} button").first.click(timeout=LOAD_TIMEOUT_MS)
+
+
+def test_each_result_opens_as_itself_from_history_recent_a_link_and_a_reload(
+    browser, server, kept_runs
+):
+    """A result opens as itself from History, Recent, a link and a reload, in fresh tabs too.
+
+    Run after the Explore test in this module, a finished run is in the job
+    registry: a fresh tab once adopted it in place of the entry clicked there.
+    """
+    runs, (trace_id, trace_question) = kept_runs
+
+    # History in a fresh tab: the older trace opens, not the evolution that just finished
+    ctx, page = _fresh_tab(browser, f"{server}/History")
+    _click_key(page, f"history_open_{trace_id}")
+    _heading(page, trace_question)
+    assert f"entry={trace_id}" in page.url
+    page.reload(wait_until="domcontentloaded")
+    _heading(page, trace_question)
+    ctx.close()
+
+    # Recent in a fresh tab, then a reload, then Compare embedders and its reload
+    (first_id, first), (second_id, second), (third_id, third) = runs
+    ctx, page = _fresh_tab(browser, f"{server}/History")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    _click_key(page, f"recent_{first_id}")
+    _heading(page, first)
+    assert f"entry={first_id}" in page.url
+    page.reload(wait_until="domcontentloaded")
+    _heading(page, first)
+    box = page.get_by_role("textbox", name="Question", exact=True)
+    page.get_by_text("Ask a question").click()
+    assert box.input_value() == first  # the run shown, not the demo's question
+    box.press("Control+Enter")  # once collapsed the form and hid Run
+    page.wait_for_timeout(800)
+    page.wait_for_function(IDLE, timeout=LOAD_TIMEOUT_MS)
+    assert page.get_by_role("button", name="Run", exact=True).is_visible()
+    sidebar.get_by_role("link", name="Compare embedders").click()
+    page.wait_for_selector(
+        f"text=/Rescoring the run shown.*{re.escape(first)}/", timeout=LOAD_TIMEOUT_MS
+    )
+    page.wait_for_function(IDLE, timeout=LOAD_TIMEOUT_MS)
+    page.reload(wait_until="domcontentloaded")
+    page.wait_for_selector(
+        f"text=/Rescoring the run shown.*{re.escape(first)}/", timeout=LOAD_TIMEOUT_MS
+    )
+    ctx.close()
+
+    # links in fresh tabs: each names its run, whatever was made or opened last
+    for path, (entry_id, question) in (
+        ("Explore_a_question", (second_id, second)),
+        ("Compare_embedders", (third_id, third)),
+    ):
+        ctx, page = _fresh_tab(browser, f"{server}/{path}?entry={entry_id}")
+        if path == "Compare_embedders":
+            page.wait_for_selector(
+                f"text=/Rescoring.*{re.escape(question[:40])}/", timeout=LOAD_TIMEOUT_MS
+            )
+        else:
+            _heading(page, question)
+            page.get_by_text("Ask a question").click()
+            assert (
+                page.get_by_role("textbox", name="Question", exact=True).input_value() == question
+            )
+        _assert_no_exception(page, f"link to {path}")
+        page.screenshot(path=str(ARTIFACTS / f"link_{path}.png"), full_page=True)
+        ctx.close()

@@ -422,3 +422,36 @@ def test_run_question_stores_the_placement_it_computes(monkeypatch):
 
 def test_a_fake_model_matches_no_shipped_reference_so_nothing_is_placed():
     assert run(FakeLLM()).reference is None  # "fake-llm" made no shipped reference
+
+
+class GroupingLLM(FakeLLM):
+    """Answers a job's requests in one call and reports each answer as it comes (as llama.cpp's
+    n-choice requests do); Cancel is pressed once ``cancel_after`` answers were reported."""
+
+    def __init__(self, token, cancel_after, **kw):
+        super().__init__(**kw)
+        self.token, self.cancel_after, self.reported = token, cancel_after, 0
+
+    def complete_many(self, requests, progress=None, *, cancel=None):
+        out = []
+        for r in requests:
+            out += super().complete_many([r], cancel=cancel)
+            if progress is not None and r.tag != "paraphrase-one":
+                progress(len(out), len(requests))
+                with self.lock:
+                    self.reported += 1
+                    if self.reported == self.cancel_after:
+                        self.token.cancel()
+        return out
+
+
+def test_a_cancelled_run_counts_the_answers_it_received_as_the_panel_showed_them():
+    """Cancel right after the panel showed 2 answers says 2, not the 0 whole states finished."""
+    token = CancelToken()
+    llm = GroupingLLM(token, cancel_after=2, concurrency=1)
+    events = []
+    with pytest.raises(Cancelled) as caught:  # r = 4: Cancel halfway through a state's job
+        run(llm, CFG.replace(n_replications=4), cancel=token, progress=events.append)
+    shown = max(e.done for e in events if e.stage == "generate")
+    assert shown >= 2
+    assert f"cancelled after {shown} of " in str(caught.value), (shown, str(caught.value))

@@ -320,7 +320,7 @@ def test_cli_evaluate_all_wrong_prints_a_table_and_exits_0(
     assert "n/a — all answers wrong" in out and "ECE" in out
     assert "<ins>" not in out and "nan" not in out.lower()
     assert "warning: metrics not judged: n/a — all answers wrong" in err
-    assert "estimate: ≈ 21 LLM calls for 3 questions" in err  # 3 × (1 list + 3 × 2 answers)
+    assert "estimate: 21–24 LLM calls for 3 questions" in err  # 3 × (1 list (+ 1) + 3 × 2)
     assert "questions evaluated 3/3" in err and "elapsed" in err
     assert "questions: all 3 questions" in err
 
