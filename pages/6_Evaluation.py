@@ -13,11 +13,7 @@ import streamlit as st
 
 from invent_core.errors import Cancelled
 from invent_core.evaluation.metrics import undefined_reason
-from invent_core.evaluation.sample_size import (
-    MIN_PER_CLASS,
-    MIN_QUESTIONS,
-    judgeable,
-)
+from invent_core.evaluation.sample_size import MIN_PER_CLASS, MIN_QUESTIONS, judgeable
 from invent_core.experiments import JUDGES, ExperimentConfig, evaluate, select_examples
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
@@ -43,10 +39,8 @@ st.caption(
     "better), Brier and ECE after isotonic calibration (lower is better), mean ± std over "
     "paired bootstrap resamples (paper, Appendix 'Calculation of Mean and Variance')."
 )
-UNDEFINED = (
-    "AUROC, PRR, Brier and ECE compare the uncertainty of correct answers with that of wrong "
-    "ones, so they are undefined until both kinds are present"
-)
+UNDEFINED = "AUROC, PRR, Brier and ECE compare the uncertainty of correct answers with that of \
+wrong ones, so they are undefined until both kinds are present"
 
 
 def _start(cfg: ExperimentConfig, out) -> None:

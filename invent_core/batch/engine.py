@@ -157,10 +157,9 @@ def batch_score(
     progress : called with a :class:`~invent_core.progress.Progress` (stage ``"rows"``,
         ``done``, ``total``, ``eta_seconds``) after each row.
     resume : skip the rows already in ``output`` (default); False starts over.
-    dataset, judge : correctness rule (default: each row's task) and ``"paraphrase"``
-        or ``"match"`` (``evaluation.correctness.judge_verdict``; reason in ``judge_reason``).
-    encoding : force an input encoding (e.g. ``"latin-1"``); default UTF-8
-        or what a byte-order mark says.
+    dataset, judge : correctness rule (default: each row's task) and ``"paraphrase"`` or
+        ``"match"`` (``evaluation.correctness.judge_verdict``); reason in ``judge_reason``.
+    encoding : force an input encoding (``"latin-1"``); default UTF-8 or the byte-order mark's.
     max_question_chars : longer questions are per-row errors.
 
     Returns
@@ -178,16 +177,9 @@ def batch_score(
     OSError
         The disk failed (full, read-only); the rows written so far stay.
     """
+    options = {"methods": methods, "shard": shard, "dataset": dataset, "judge": judge}
     plan = plan_batch(
-        input,
-        output,
-        config,
-        methods=methods,
-        shard=shard,
-        dataset=dataset,
-        encoding=encoding,
-        max_question_chars=max_question_chars,
-        judge=judge,
+        input, output, config, encoding=encoding, max_question_chars=max_question_chars, **options
     )
     with OutputLock(plan.paths["lock"], plan.output):
         run = start_run(plan, llm=llm, embedder=embedder, resume=resume, progress=progress)
