@@ -13,9 +13,10 @@ Cancel reaches the producer three ways, whichever comes first:
 - ``cancel=token``, which ``run_question``, ``evaluate`` and ``tsu`` take;
 - every progress event raises :class:`~invent_core.errors.Cancelled` once
   the token is set (GAAP, an evaluation between questions);
-- :class:`CancellableLLM` sends a backend's requests in slices as wide as
-  its concurrency and checks the token between slices, so no new request
-  leaves after Cancel even where the backend does not take ``cancel=``.
+- :class:`CancellableLLM` passes the token to every call of the backend
+  (``complete_many(cancel=…)``, and the thread's token for ``complete`` and a
+  streamed paraphrase), so no new request leaves after Cancel and the one in
+  flight is cut: the backend's one cancel path (:mod:`invent_core.llm.cancel`).
 
 Pages start a job with :func:`start_job`, which keeps it under its session-state
 key. No Streamlit import at module level (the renderer is
@@ -24,7 +25,6 @@ key. No Streamlit import at module level (the renderer is
 
 from __future__ import annotations
 
-import inspect
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,23 +34,10 @@ from invent_core.errors import Cancelled
 from invent_core.llm import sending_for
 from invent_core.progress import CancelToken, Progress, ProgressTracker
 
-__all__ = ["Job", "JobView", "JobRegistry", "CancellableLLM", "cancel_kwargs", "start_job"]
+__all__ = ["Job", "JobView", "JobRegistry", "CancellableLLM", "start_job"]
 
 #: What a job's function receives and returns: ``fn(progress, cancel) -> result``.
 JobFn = Callable[[Callable[[Any], None], CancelToken], Any]
-
-
-def cancel_kwargs(fn: Callable[..., Any], token: CancelToken) -> dict[str, Any]:
-    """``{"cancel": token}`` when ``fn`` takes a ``cancel`` argument, else ``{}``.
-
-    Left for LLM backends only (:class:`CancellableLLM`): a backend whose
-    ``complete_many`` takes no ``cancel`` is sent its requests in slices.
-    """
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins
-        return {}
-    return {"cancel": token} if "cancel" in params else {}
 
 
 class Job:
@@ -265,11 +252,9 @@ class JobRegistry:
 class CancellableLLM:
     """An LLM that sends no new request once ``token`` is cancelled.
 
-    ``complete_many`` passes ``cancel=`` on when the backend takes it;
-    otherwise it sends the requests in slices as wide as the backend's
-    concurrency (so the backend stays as busy as before) and checks the
-    token between slices. Finished answers are in the LLM's cache, so the
-    same run asked again re-uses them. Everything else is the backend's.
+    Every call reaches the backend with the job's token (see the module docstring).
+    Finished answers are in the LLM's cache, so the same run asked again re-uses
+    them. Everything else is the backend's.
 
     Parameters
     ----------
@@ -308,25 +293,10 @@ class CancellableLLM:
     def complete_many(
         self, requests: Sequence[Any], progress: Callable[[int, int], None] | None = None, **kw: Any
     ) -> list[Any]:
-        """Every request in order; ``Cancelled`` before a slice once the token is set."""
-        requests = list(requests)
-        kw.pop(
-            "cancel", None
-        )  # the job's token is the one that counts (the caller's is the same run's)
-        extra = cancel_kwargs(self._llm.complete_many, self._token)
-        if extra:
-            return self._llm.complete_many(requests, progress, **extra, **kw)
-        width = max(1, int(getattr(self._llm, "concurrency", 1) or 1))
-        total, out = len(requests), []
-        for start in range(0, total, width):
-            self._token.raise_if_cancelled(len(out), total)
-            part = requests[start : start + width]
-            sub = None if progress is None else _offset(progress, start, total)
-            with sending_for(self._token):
-                out.extend(self._llm.complete_many(part, sub, **kw))
-        return out
+        """Every request in order, the job's token passed on: the backend sends none once it is set.
 
-
-def _offset(progress: Callable[[int, int], None], start: int, total: int) -> Callable:
-    """A slice's ``progress(done, of)`` reported as ``progress(start + done, total)``."""
-    return lambda done, _of: progress(start + done, total)
+        Every backend takes ``cancel=`` (the LLM Protocol): it stops between requests and
+        cuts the one in flight (:mod:`invent_core.llm.cancel`), the one path Cancel takes.
+        """
+        kw.pop("cancel", None)  # the job's token is the one that counts (the same run's)
+        return self._llm.complete_many(list(requests), progress, cancel=self._token, **kw)

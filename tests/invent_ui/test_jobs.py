@@ -10,7 +10,7 @@ from invent_core.errors import Cancelled
 from invent_core.llm import Completion, Request, user
 from invent_core.llm.base import LLM, StreamingLLM
 from invent_core.progress import CancelToken, Progress
-from invent_ui.jobs.background import CancellableLLM, Job, cancel_kwargs, start_job
+from invent_ui.jobs.background import CancellableLLM, Job, start_job
 
 
 class SlowLLM:
@@ -29,9 +29,11 @@ class SlowLLM:
     def complete(self, messages, **kw):
         return Completion(text="one")
 
-    def complete_many(self, requests, progress=None):
+    def complete_many(self, requests, progress=None, *, cancel=None):
         out = []
         for req in requests:
+            if cancel is not None:  # as every backend: nothing new once cancelled
+                cancel.raise_if_cancelled(len(out), len(requests))
             if len(self.sent) == self.stop_after:
                 self.blocked.set()
                 self.go.wait(10)
@@ -129,28 +131,27 @@ def test_cancellable_llm_sends_no_request_after_cancel():
 
     t = threading.Thread(target=call)
     t.start()
-    assert llm.blocked.wait(5)  # the 4th request is in flight (slice 2 of width 2)
+    assert llm.blocked.wait(5)  # the 4th request is in flight
     token.cancel()
     llm.go.set()
     t.join(5)
-    assert len(llm.sent) == 4  # the slice in flight finished; nothing after it was sent
+    assert len(llm.sent) == 4  # the request in flight finished; nothing after it was sent
     assert errors and "cancelled after 4 of 10" in str(errors[0])
     assert seen[-1] == (4, 10) and all(t == 10 for _, t in seen)
     with pytest.raises(Cancelled):
         proxy.complete([{"role": "user", "content": "q"}])
 
 
-def test_cancellable_llm_passes_cancel_on_when_the_backend_takes_it():
-    class Modern(SlowLLM):
+def test_cancellable_llm_passes_the_jobs_token_to_the_backend():
+    class Seen(SlowLLM):
         def complete_many(self, requests, progress=None, *, cancel=None):
             self.cancel_seen = cancel
-            return super().complete_many(requests, progress)
+            return super().complete_many(requests, progress, cancel=cancel)
 
-    llm, token = Modern(), CancelToken()
-    out = CancellableLLM(llm, token).complete_many(_requests(5))
+    llm, token = Seen(), CancelToken()
+    other = CancelToken()  # a caller's own token never replaces the job's
+    out = CancellableLLM(llm, token).complete_many(_requests(5), cancel=other)
     assert [c.text for c in out] == [f"a{k}" for k in range(5)] and llm.cancel_seen is token
-    assert cancel_kwargs(Modern.complete_many, token) == {"cancel": token}
-    assert cancel_kwargs(SlowLLM.complete_many, token) == {}
 
 
 def test_llm_baselines_job_counts_methods_and_cancel_cuts_the_slow_request():
