@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from functools import cached_property
 from typing import Any
 
 from ..config import RunConfig
 from ..engine.pipeline import run_question
 from ..evaluation.correctness import DEFAULT_JUDGE, judge_verdict
-from ..evaluation.reference import columns, for_settings, place
+from ..evaluation.reference import record_columns
 from ..methods.context import ScoringContext
 from ..methods.registry import compute_methods
 from ..perturb.paraphrase import distinct_states
@@ -80,17 +79,6 @@ class RowScorer:
         self.llm = llm
         self.dataset = dataset
 
-    @cached_property
-    def reference(self) -> Any:
-        """The shipped reference matching these settings and this LLM (None: no such reference).
-
-        Pre-generated responses have no known LLM, so no reference applies to them. Two
-        pipelined rows may both look it up the first time; both get the same answer.
-        """
-        if self.llm is None:
-            return None
-        return for_settings(self.config, llm_identity=getattr(self.llm, "identity", None))
-
     def prefetch(self, rows: Sequence[InputRow]) -> None:
         """Embed the texts of several pre-generated rows in one model call (fills the cache)."""
         if not hasattr(self.sim, "encode"):
@@ -118,7 +106,12 @@ class RowScorer:
         )
 
     def _generate(self, row: InputRow):
-        """Run the pipeline on a question-only row; its ScoringContext."""
+        """Run the pipeline on a question-only row: its ScoringContext and its placement.
+
+        The pipeline placed the run among the shipped reference questions like it
+        (the artefact's ``reference``); the row's columns show that placement.
+        Pre-generated responses have no known LLM, so no reference applies to them.
+        """
         run = run_question(
             row.question,
             self.config,
@@ -127,16 +120,17 @@ class RowScorer:
             choices=row.choices,
             embedder=self.sim,
         )
-        return ScoringContext.from_run(run, llm=self.llm)  # keeps the run's score
+        return ScoringContext.from_run(run, llm=self.llm), run.reference  # keeps the run's score
 
     def score(self, row: InputRow) -> dict[str, Any]:
         """The output record of one row (raises when the Inv measures cannot be computed)."""
         t0 = time.perf_counter()
         record: dict[str, Any] = {"id": row.id, "row": row.index, "question": row.question}
+        placed = None
         if row.responses is not None:
             ctx = self._context(row)
         else:
-            ctx = self._generate(row)
+            ctx, placed = self._generate(row)
             record["perturbations"] = json.dumps(list(ctx.questions[1:]), ensure_ascii=False)
             record["responses"] = json.dumps(ctx.responses, ensure_ascii=False)
         results = compute_methods(ctx, self.method_names)
@@ -152,7 +146,7 @@ class RowScorer:
         for name, res in results.items():
             record[name] = res.value if res.ok else None
         if inv is not None and row.responses is None:
-            record.update(self._reference_columns(row, record[REFERENCE_MEASURE]))
+            record.update(record_columns(placed, measure=REFERENCE_MEASURE))
         errors = {name: res.error for name, res in results.items() if not res.ok}
         record["method_errors"] = json.dumps(errors, ensure_ascii=False) if errors else ""
         if row.answers:
@@ -161,13 +155,6 @@ class RowScorer:
             record["correct"], record["judge_reason"] = int(verdict.correct), verdict.reason
         record["seconds"] = round(time.perf_counter() - t0, 4)
         return record
-
-    def _reference_columns(self, row: InputRow, value: float | None) -> dict[str, Any]:
-        """Percentile and P(correct) among the reference questions like the row's."""
-        ref = self.reference
-        if ref is not None and value is not None:
-            ref = place(ref, row.question, self.sim, task=row.task)
-        return columns(value, ref)
 
     def _judge(self, row: InputRow, response: str):
         return judge_verdict(

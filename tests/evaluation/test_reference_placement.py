@@ -24,6 +24,7 @@ from invent_core.evaluation.reference import (
     columns,
     for_settings,
     placement_record,
+    record_columns,
     reference_line,
     reference_settings,
 )
@@ -136,22 +137,43 @@ def test_a_question_with_options_is_placed_among_questions_with_options_only(ref
     assert "answered with a letter among options" in ref.placement.reason
 
 
-def test_batch_columns_follow_the_same_rule(ref_dir, minilm, monkeypatch):
-    from invent_core.batch.rows import InputRow
-    from invent_core.batch.scorer import RowScorer, output_columns
+def test_batch_columns_follow_the_same_rule(ref_dir, minilm):
+    """A batch row shows the run's stored placement: the same cells as placing it afresh."""
+    from invent_core.batch.scorer import output_columns
 
-    monkeypatch.setenv("INVENT_REFERENCE_DIR", str(ref_dir))
-    llm = SimpleNamespace(identity="local")
-    scorer = RowScorer(CFG, method_names=["inv_entropy"], sim=minilm, llm=llm)
-    for i, question in enumerate((TRIVIA, ARITHMETIC, UNLIKE[0])):
-        row = InputRow(index=i + 1, line=i + 2, id=str(i), question=question)
-        got = scorer._reference_columns(row, 2.36)
-        assert got == columns(2.36, _place(ref_dir, question, minilm))
-    assert got["inv_entropy_percentile"] is None  # the unlike one
-    trivia = scorer._reference_columns(InputRow(1, 2, "t", TRIVIA), 2.42)
+    for question in (TRIVIA, ARITHMETIC, UNLIKE[0]):
+        placed = _place(ref_dir, question, minilm)
+        assert record_columns(placement_record(2.36, placed, "inv_entropy")) == columns(
+            2.36, placed
+        )
+    assert (
+        record_columns(placement_record(2.36, placed, "inv_entropy"))["inv_entropy_percentile"]
+        is None
+    )
+    assert record_columns(None) == columns(2.36, None)  # no reference: three empty cells
+    trivia = record_columns(placement_record(2.42, _place(ref_dir, TRIVIA, minilm), "inv_entropy"))
     assert "TriviaQA-like (k = 30, similarity ≥ 0." in trivia["inv_entropy_placed_among"]
     cols = output_columns(["inv_entropy"], has_answers=False, generated=True)
     assert "inv_entropy_placed_among" in cols
+
+
+def test_a_generated_batch_row_shows_the_placement_the_pipeline_stored(monkeypatch, minilm):
+    from invent_core.batch import scorer as batch_scorer
+    from invent_core.batch.rows import InputRow
+    from invent_core.engine.artifact import RunArtifact
+    from invent_core.engine.placement import placement
+
+    runs = ROOT / "docs" / "results" / "evaluate-arithmetic-100" / "runs"
+    run = RunArtifact.load(sorted(runs.glob("*.json"))[0])
+    run.reference = placement(run)
+    assert run.reference is not None
+    monkeypatch.setattr(batch_scorer, "run_question", lambda *a, **k: run)
+    llm = SimpleNamespace(identity=run.identities["llm"])
+    scorer = batch_scorer.RowScorer(run.config, method_names=["inv_entropy"], sim=minilm, llm=llm)
+    record = scorer.score(InputRow(index=1, line=2, id="1", question=run.question))
+    want = record_columns(run.reference)
+    assert {k: record[k] for k in want} == want
+    assert record["inv_entropy"] == pytest.approx(run.score.measures["inv_entropy"])
 
 
 def test_an_old_reference_file_without_questions_still_loads_and_is_pooled(tmp_path, minilm):

@@ -53,6 +53,7 @@ from .lines import (
     columns,
     placed_among,
     placement_record,
+    record_columns,
     reference_line,
     reference_source,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "LOCAL_RATIO",
     "local_radii",
     "placement_record",
+    "record_columns",
     "placed_among",
     "answer_format",
     "question_task",

@@ -132,19 +132,39 @@ def columns(value: float, ref: ReferenceSet | None, *, measure: str = "inv_entro
     }
 
 
+def record_columns(record: Mapping[str, Any] | None, *, measure: str = "inv_entropy") -> dict:
+    """:func:`columns` read back from a run's :func:`placement_record` (the same cells).
+
+    What a batch writes for a generated row: the pipeline placed the run once; the
+    batch output shows that placement, not one of its own.
+    """
+    if record is None:
+        return {f"{measure}_{c}": None for c in ("percentile", "p_correct", "placed_among")}
+    return {
+        f"{measure}_percentile": record.get("percentile"),
+        f"{measure}_p_correct": record.get("p_correct"),
+        f"{measure}_placed_among": _placed_text(record.get("placement"), record["n_reference"]),
+    }
+
+
+def _placed_text(p: Mapping[str, Any] | None, size: int) -> str:
+    """:func:`placed_among`'s cell from a :meth:`Placement.to_dict`."""
+    if p is None:
+        return f"{size} reference questions"
+    if p["mode"] == "nearest":
+        like = p["like"].removesuffix(" reference questions")
+        return f"{size} {like} (k = {p['k']}, similarity ≥ {p['similarity_min']:.2f})"
+    if p["mode"] == "none_like":
+        return f"none like this one ({p['reason']})"
+    return f"{size} reference questions, pooled (no question embeddings)"
+
+
 def placed_among(ref: ReferenceSet | None) -> str | None:
     """A short cell: which reference questions a value was placed among (None: no reference)."""
     if ref is None:
         return None
-    p = ref.placement
-    if p is None:
-        return f"{ref.size} reference questions"
-    if p.mode == "nearest":
-        like = p.like.removesuffix(" reference questions")
-        return f"{ref.size} {like} (k = {p.k}, similarity ≥ {p.similarity_min:.2f})"
-    if p.mode == "none_like":
-        return f"none like this one ({p.reason})"
-    return f"{ref.size} reference questions, pooled (no question embeddings)"
+    placed = ref.placement.to_dict() if ref.placement is not None else None
+    return _placed_text(placed, ref.size)
 
 
 def placement_record(value: float | None, ref: ReferenceSet | None, measure: str) -> dict | None:
