@@ -130,9 +130,8 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..batch.output import check_output_folder
-    from ..errors import Cancelled
-    from ..experiments import EVALUATE_FILES, draw_examples, evaluate
+    from ..batch.output import output_folder
+    from ..experiments import EVALUATE_FILES, draw_examples
 
     boot = (
         {}
@@ -143,7 +142,15 @@ def _main(args: argparse.Namespace) -> int:
     out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg)
     check_llm_args(args)  # an unusable --llm fails before the folder is made
-    check_output_folder(out, EVALUATE_FILES, [args.data] if args.data else [])  # before any work
+    # checked and locked before any work: a second evaluate of this folder exits 4 at once
+    with output_folder(out, EVALUATE_FILES, [args.data] if args.data else []):
+        return _evaluate_locked(args, cfg, out, examples, sample)
+
+
+def _evaluate_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) -> int:
+    from ..errors import Cancelled
+    from ..experiments import evaluate
+
     llm = llm_from_args(args)
     identity = llm_identity(args, llm)
     print(f"questions: {sample}", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..config import TSU_TEMPERATURES
 from ._common import (
@@ -56,15 +57,22 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..batch.output import check_output_folder
-    from ..errors import Cancelled
-    from ..experiments import TSU_FILES, draw_examples, tsu
+    from ..batch.output import output_folder
+    from ..experiments import TSU_FILES, draw_examples
 
     cfg = experiment_config_from_args(args)
     out = args.out or f"runs/tsu-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg, require_answers=False)
     check_llm_args(args)  # an unusable --llm fails before the folder is made
-    check_output_folder(out, TSU_FILES, [args.data] if args.data else [])  # before any work
+    # checked and locked before any work: a second tsu into this folder exits 4 at once
+    with output_folder(out, TSU_FILES, [args.data] if args.data else []):
+        return _tsu_locked(args, cfg, out, examples, sample)
+
+
+def _tsu_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) -> int:
+    from ..errors import Cancelled
+    from ..experiments import tsu
+
     llm = llm_from_args(args)
     print(f"questions: {sample}", file=sys.stderr)
     n_runs = len(examples) * len(args.temperatures)
