@@ -159,8 +159,8 @@ def _arrow_type(name: str):
 def _parquet_cell(name: str, value: Any, n: int) -> Any:
     """A cell as its column's Arrow type holds it; a value of another type is named, not guessed."""
     value = json_ready(value)
-    if value is None or isinstance(value, str):
-        return value
+    if value is None:
+        return None
     if column_kind(name) == "text":
         return str(value)  # an id read back from JSON as a number stays the id it was
     if isinstance(value, int | float):
