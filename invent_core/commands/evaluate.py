@@ -54,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-o", "--out", default=None, help="output folder (default runs/evaluate-<dataset>)"
     )
+    add_fresh_arg(p)
     p.add_argument("-q", "--quiet", action="store_true")
     add_config_args(p)
     add_llm_args(p)
@@ -86,6 +87,29 @@ def add_sample_args(p: argparse.ArgumentParser) -> None:
         metavar="LEVELS",
         help="only questions of these difficulty levels, before the draw: '4-5' or '3,5' "
         "(the arithmetic testbed's levels 1 easy … 5 hard)",
+    )
+
+
+def add_fresh_arg(p: argparse.ArgumentParser) -> None:
+    """--fresh: start over in a folder made with another LLM (refused without it)."""
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="use an output folder made with another LLM: none of its runs or scores is "
+        "reused (without it such a folder is refused)",
+    )
+
+
+def with_llms(cfg: Any, args: argparse.Namespace, llm: Any) -> Any:
+    """The experiment config with the LLM identities it runs with (None where not known)."""
+    import dataclasses
+
+    known = not (args.llm == "openai" and not args.model)  # else the server names it
+    para = paraphrase_identity(args, llm)
+    return dataclasses.replace(
+        cfg,
+        llm=llm_identity(args, llm) if known else None,
+        paraphrase_llm=None if para == "openai" else para,
     )
 
 
@@ -153,12 +177,13 @@ def _evaluate_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sam
 
     llm = llm_from_args(args)
     identity = llm_identity(args, llm)
+    cfg = with_llms(cfg, args, llm)
     print(f"questions: {sample}", file=sys.stderr)
     para = paraphrase_identity(args, llm)
     seconds = print_estimate(cfg.run, identity, len(examples), para, llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="questions", estimate=seconds) as progress:
-            res = evaluate(cfg, out, llm_factory=lambda: llm, progress=progress)
+            res = evaluate(cfg, out, llm_factory=lambda: llm, progress=progress, fresh=args.fresh)
     except Cancelled as err:
         return interrupted(str(err))
     except KeyboardInterrupt:

@@ -18,7 +18,13 @@ from ._common import (
     paraphrase_identity,
     print_estimate,
 )
-from .evaluate import add_sample_args, dataset_names, experiment_config_from_args
+from .evaluate import (
+    add_fresh_arg,
+    add_sample_args,
+    dataset_names,
+    experiment_config_from_args,
+    with_llms,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_sample_args(p)
     p.add_argument("--methods", default="all")
     p.add_argument("-o", "--out", default=None, help="output folder (default runs/tsu-<dataset>)")
+    add_fresh_arg(p)
     p.add_argument("-q", "--quiet", action="store_true")
     add_config_args(p, exclude=("temperature",))  # --temperatures sets it, one run each
     add_llm_args(p)
@@ -74,13 +81,21 @@ def _tsu_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) 
     from ..experiments import tsu
 
     llm = llm_from_args(args)
+    cfg = with_llms(cfg, args, llm)
     print(f"questions: {sample}", file=sys.stderr)
     n_runs = len(examples) * len(args.temperatures)
     para = paraphrase_identity(args, llm)
     seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs, para, llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds) as progress:
-            res = tsu(cfg, args.temperatures, out, llm_factory=lambda: llm, progress=progress)
+            res = tsu(
+                cfg,
+                args.temperatures,
+                out,
+                llm_factory=lambda: llm,
+                progress=progress,
+                fresh=args.fresh,
+            )
     except Cancelled as err:
         return interrupted(str(err))
     except KeyboardInterrupt:

@@ -41,6 +41,10 @@ class ExperimentConfig:
     methods: tuple[str, ...] = ("all",)
     judge: str = "match"  # one of JUDGES
     n_bootstrap_metrics: int = N_BOOTSTRAP  # 40, paper, Appendix "Calculation of Mean and Variance"
+    # identities of the answering LLM and of a separate rewording one (None: not known or none):
+    # a folder's saved runs are reused only with the model that made them
+    llm: str | None = None
+    paraphrase_llm: str | None = None
 
     def __post_init__(self) -> None:
         """Check the question source and the judge; store ``methods`` as a tuple."""
@@ -58,6 +62,12 @@ class ExperimentConfig:
             if not levels or any(isinstance(d, bool) or not isinstance(d, int) for d in levels):
                 raise ValueError(f"--difficulty must name whole levels, got {self.difficulty!r}")
             object.__setattr__(self, "difficulty", levels)
+
+    def made_by(self, run: Any) -> bool:
+        """Whether a saved run was made by this experiment's LLMs (True where one is not known)."""
+        same = self.llm is None or run.identities.get("llm") in (None, self.llm)
+        para, want = run.paraphrase_identity, self.paraphrase_llm or self.llm
+        return same and (para is None or want is None or para == want)
 
     def run_key(self, temperature: float | None = None) -> dict[str, Any]:
         """Return the options a saved run must share to be reused (see :func:`generation_key`)."""
