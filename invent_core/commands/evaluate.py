@@ -113,6 +113,10 @@ def with_llms(cfg: Any, args: argparse.Namespace, llm: Any) -> Any:
     )
 
 
+#: Highest difficulty level --difficulty accepts (a file's own levels included).
+MAX_LEVEL = 1_000
+
+
 def parse_levels(text: str) -> tuple[int, ...]:
     """``"4-5"`` -> ``(4, 5)``, ``"3,5"`` -> ``(3, 5)``, ``"2"`` -> ``(2,)``; anything else is refused."""
     levels: set[int] = set()
@@ -126,6 +130,10 @@ def parse_levels(text: str) -> tuple[int, ...]:
             ) from None
         if first < 1 or last < first:
             raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a range of levels >= 1")
+        if last > MAX_LEVEL:  # checked before the range is made: 1-99999999999 filled memory
+            raise argparse.ArgumentTypeError(
+                f"{part.strip()!r}: levels go up to {MAX_LEVEL:,} at most (the testbed's are 1 … 5)"
+            )
         levels.update(range(first, last + 1))
     return tuple(sorted(levels))
 

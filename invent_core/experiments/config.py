@@ -16,7 +16,11 @@ from typing import Any
 from ..config import RunConfig, ScoreConfig, flat_values, iter_options
 from ..evaluation.metrics import N_BOOTSTRAP
 
-__all__ = ["JUDGES", "ExperimentConfig", "generation_key"]
+__all__ = ["JUDGES", "MAX_METRIC_BOOTSTRAP", "ExperimentConfig", "generation_key"]
+
+#: Most metric bootstrap resamples: each holds an index per question (1e8 of them
+#: filled memory after the whole generation); checked before any work.
+MAX_METRIC_BOOTSTRAP = 10_000
 
 #: How correctness is judged: "match" (rules per dataset) or "llm" (the paper's judge prompt).
 JUDGES: tuple[str, ...] = ("match", "llm")
@@ -54,6 +58,16 @@ class ExperimentConfig:
             raise ValueError(f"unknown judge {self.judge!r}: use one of {', '.join(JUDGES)}")
         if self.limit is not None and (isinstance(self.limit, bool) or self.limit < 1):
             raise ValueError(f"--limit must be a positive number of questions, got {self.limit!r}")
+        n_boot = self.n_bootstrap_metrics
+        if (
+            isinstance(n_boot, bool)
+            or not isinstance(n_boot, int)
+            or not 1 <= n_boot <= MAX_METRIC_BOOTSTRAP
+        ):
+            raise ValueError(
+                f"--n-bootstrap-metrics must be a whole number from 1 to {MAX_METRIC_BOOTSTRAP:,} "
+                f"(the paper's is {N_BOOTSTRAP}), got {n_boot!r}"
+            )
         if self.sample_seed is not None and self.sample_seed < 0:
             raise ValueError(f"--sample-seed must be >= 0 (or none), got {self.sample_seed!r}")
         object.__setattr__(self, "methods", tuple(self.methods))
