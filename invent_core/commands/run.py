@@ -159,6 +159,8 @@ def _print_run(art) -> None:
     for name, value in art.score.measures.items():
         lo, hi = art.score.interval(name)
         print(f"  {name:<16} {value:8.4f}   90% [{lo:.4f}, {hi:.4f}]")
+    if art.degenerate:  # beside the scores it invalidates, and on stderr with the warnings
+        print(f"warning: {art.degenerate}")
     for line in reference_lines(art):
         print(line)
     t = art.timings
