@@ -27,10 +27,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; a usage error exits 2 with one line naming the problem."""
-    from .errors import InventError
+    from .commands._terminal import terminal_safe_streams
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    with terminal_safe_streams():  # model and server text is printed, never run by the terminal
+        return _run(args)
+
+
+def _run(args) -> int:
+    from .errors import InventError
+
     try:
         if hasattr(args, "llm"):  # an unusable --llm / --paraphrase-llm: before any file is touched
             from .commands._common import check_llm_args

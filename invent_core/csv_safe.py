@@ -8,13 +8,18 @@ CSV back goes through :func:`restore_cell`. Batch outputs, merged shards,
 
 Files are written to a temporary file beside the target, fsynced and renamed
 (:func:`atomic_file`), so a crash or a full disk never leaves a half-written
-file under the real name, nor a stray temporary file.
+file under the real name, nor a stray temporary file. A temporary file left by
+a process that was killed (``kill -9``) names that process; the next write of
+the same file removes it once that process is gone. Every output gets the mode
+a plain ``open`` would give it (``0666`` less the umask), whichever command
+writes it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import glob
 import io
 import math
 import os
@@ -31,6 +36,7 @@ __all__ = [
     "is_number",
     "neutralize_cell",
     "read_csv",
+    "remove_stale_temporaries",
     "restore_cell",
     "write_csv",
 ]
@@ -92,11 +98,17 @@ def atomic_file(path: str | os.PathLike, mode: str = "w") -> Iterator[IO[Any]]:
 
     On any error (a full disk included) the temporary file is removed and
     ``path`` is left as it was. ``mode`` is ``"w"`` (UTF-8 text, no newline
-    translation) or ``"wb"``.
+    translation) or ``"wb"``. The file gets ``0666`` less the umask, as
+    ``open`` gives (``mkstemp`` alone would make it ``0600``); temporaries of
+    ``path`` left by dead processes are removed first.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    remove_stale_temporaries(path)
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
+    )
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())
         kwargs = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
         with open(fd, mode, **kwargs) as f:
             yield f
@@ -107,6 +119,42 @@ def atomic_file(path: str | os.PathLike, mode: str = "w") -> Iterator[IO[Any]]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process (EPERM): alive
+        return True
+    return True
+
+
+def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporaries of ``path`` that :func:`atomic_file` left in a killed process.
+
+    Each is named ``.NAME.PID.XXXXXXXX.tmp``; one whose process no longer
+    exists can never be completed. Those of live processes (a write in
+    progress) are left alone. Returns the files removed.
+    """
+    path = Path(path)
+    removed = []
+    prefix = f".{path.name}."
+    for tmp in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid = tmp.name[len(prefix) :].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+                removed.append(tmp)
+    return removed
 
 
 def write_csv(

@@ -58,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-o", "--out", default=None, help="output folder (default runs/evaluate-<dataset>)"
     )
+    add_fresh_arg(p)
     p.add_argument("-q", "--quiet", action="store_true")
     add_config_args(p)
     add_llm_args(p)
@@ -93,6 +94,33 @@ def add_sample_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_fresh_arg(p: argparse.ArgumentParser) -> None:
+    """--fresh: start over in a folder made with another LLM (refused without it)."""
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="use an output folder made with another LLM: none of its runs or scores is "
+        "reused (without it such a folder is refused)",
+    )
+
+
+def with_llms(cfg: Any, args: argparse.Namespace, llm: Any) -> Any:
+    """The experiment config with the LLM identities it runs with (None where not known)."""
+    import dataclasses
+
+    known = not (args.llm == "openai" and not args.model)  # else the server names it
+    para = paraphrase_identity(args, llm)
+    return dataclasses.replace(
+        cfg,
+        llm=llm_identity(args, llm) if known else None,
+        paraphrase_llm=None if para == "openai" else para,
+    )
+
+
+#: Highest difficulty level --difficulty accepts (a file's own levels included).
+MAX_LEVEL = 1_000
+
+
 def parse_levels(text: str) -> tuple[int, ...]:
     """``"4-5"`` -> ``(4, 5)``, ``"3,5"`` -> ``(3, 5)``, ``"2"`` -> ``(2,)``; anything else is refused."""
     levels: set[int] = set()
@@ -106,6 +134,10 @@ def parse_levels(text: str) -> tuple[int, ...]:
             ) from None
         if first < 1 or last < first:
             raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a range of levels >= 1")
+        if last > MAX_LEVEL:  # checked before the range is made: 1-99999999999 filled memory
+            raise argparse.ArgumentTypeError(
+                f"{part.strip()!r}: levels go up to {MAX_LEVEL:,} at most (the testbed's are 1 … 5)"
+            )
         levels.update(range(first, last + 1))
     return tuple(sorted(levels))
 
@@ -134,9 +166,8 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..batch.output import check_output_folder
-    from ..errors import Cancelled
-    from ..experiments import EVALUATE_FILES, draw_examples, evaluate
+    from ..batch.output import output_folder
+    from ..experiments import EVALUATE_FILES, draw_examples
 
     boot = (
         {}
@@ -147,15 +178,24 @@ def _main(args: argparse.Namespace) -> int:
     out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg)
     check_llm_args(args)  # an unusable --llm fails before the folder is made
-    check_output_folder(out, EVALUATE_FILES, [args.data] if args.data else [])  # before any work
+    # checked and locked before any work: a second evaluate of this folder exits 4 at once
+    with output_folder(out, EVALUATE_FILES, [args.data] if args.data else []):
+        return _evaluate_locked(args, cfg, out, examples, sample)
+
+
+def _evaluate_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) -> int:
+    from ..errors import Cancelled
+    from ..experiments import evaluate
+
     llm = llm_from_args(args)
     identity = llm_identity(args, llm)
+    cfg = with_llms(cfg, args, llm)
     print(f"questions: {sample}", file=sys.stderr)
     para = paraphrase_identity(args, llm)
     seconds = print_estimate(cfg.run, identity, len(examples), para, llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="questions", estimate=seconds) as progress:
-            res = evaluate(cfg, out, llm_factory=lambda: llm, progress=progress)
+            res = evaluate(cfg, out, llm_factory=lambda: llm, progress=progress, fresh=args.fresh)
     except Cancelled as err:
         return interrupted(str(err))
     except KeyboardInterrupt:

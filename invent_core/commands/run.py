@@ -64,13 +64,22 @@ def _check_save(path: Path) -> None:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..engine.pipeline import run_question
-    from ..errors import Cancelled
+    from ..batch.output import OutputLock, lock_path
 
     config = config_from_args(args)  # an invalid option fails here, before any model loads
     llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
-    if args.save:
-        _check_save(args.save)
+    if not args.save:
+        return _run(args, config, llm)
+    _check_save(args.save)
+    # held from before the work until the file is saved: a second run to it exits 4 at once
+    with OutputLock(lock_path(args.save), args.save):
+        return _run(args, config, llm)
+
+
+def _run(args: argparse.Namespace, config, llm) -> int:
+    from ..engine.pipeline import run_question
+    from ..errors import Cancelled
+
     para = paraphrase_identity(args, llm)
     seconds = (
         None if args.json else print_estimate(config, llm_identity(args, llm), 1, para, llm=llm)
@@ -96,10 +105,7 @@ def _main(args: argparse.Namespace) -> int:
 
     record_artifact(art)
     if args.save:
-        from ..batch.output import OutputLock, lock_path
-
-        with OutputLock(lock_path(args.save), args.save):
-            art.save(args.save)
+        art.save(args.save)
     if args.json:
         print(art.to_json(indent=2))
         return 0
@@ -153,6 +159,8 @@ def _print_run(art) -> None:
     for name, value in art.score.measures.items():
         lo, hi = art.score.interval(name)
         print(f"  {name:<16} {value:8.4f}   90% [{lo:.4f}, {hi:.4f}]")
+    if art.degenerate:  # beside the scores it invalidates, and on stderr with the warnings
+        print(f"warning: {art.degenerate}")
     for line in reference_lines(art):
         print(line)
     t = art.timings

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..config import TSU_TEMPERATURES
 from ._common import (
@@ -17,7 +18,13 @@ from ._common import (
     paraphrase_identity,
     print_estimate,
 )
-from .evaluate import add_sample_args, dataset_names, experiment_config_from_args
+from .evaluate import (
+    add_fresh_arg,
+    add_sample_args,
+    dataset_names,
+    experiment_config_from_args,
+    with_llms,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_sample_args(p)
     p.add_argument("--methods", default="all")
     p.add_argument("-o", "--out", default=None, help="output folder (default runs/tsu-<dataset>)")
+    add_fresh_arg(p)
     p.add_argument("-q", "--quiet", action="store_true")
     add_config_args(p, exclude=("temperature",))  # --temperatures sets it, one run each
     add_llm_args(p)
@@ -56,23 +64,38 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..batch.output import check_output_folder
-    from ..errors import Cancelled
-    from ..experiments import TSU_FILES, draw_examples, tsu
+    from ..batch.output import output_folder
+    from ..experiments import TSU_FILES, draw_examples
 
     cfg = experiment_config_from_args(args)
     out = args.out or f"runs/tsu-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg, require_answers=False)
     check_llm_args(args)  # an unusable --llm fails before the folder is made
-    check_output_folder(out, TSU_FILES, [args.data] if args.data else [])  # before any work
+    # checked and locked before any work: a second tsu into this folder exits 4 at once
+    with output_folder(out, TSU_FILES, [args.data] if args.data else []):
+        return _tsu_locked(args, cfg, out, examples, sample)
+
+
+def _tsu_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) -> int:
+    from ..errors import Cancelled
+    from ..experiments import tsu
+
     llm = llm_from_args(args)
+    cfg = with_llms(cfg, args, llm)
     print(f"questions: {sample}", file=sys.stderr)
     n_runs = len(examples) * len(args.temperatures)
     para = paraphrase_identity(args, llm)
     seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs, para, llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds) as progress:
-            res = tsu(cfg, args.temperatures, out, llm_factory=lambda: llm, progress=progress)
+            res = tsu(
+                cfg,
+                args.temperatures,
+                out,
+                llm_factory=lambda: llm,
+                progress=progress,
+                fresh=args.fresh,
+            )
     except Cancelled as err:
         return interrupted(str(err))
     except KeyboardInterrupt:

@@ -9,7 +9,10 @@ return; with every text found here the model is never loaded.
 
 The store is a cache, never a source of failure: a locked, corrupt or
 unwritable file turns it off for the process with one warning, and the
-embedder computes as before.
+embedder computes as before. Each vector is stored with a checksum of its
+identity, text key and bytes: a vector changed on disk (one flipped bit
+would move every measure) is a miss, recomputed and replaced, with one
+warning naming the file; a vector stored before checksums is a silent miss.
 """
 
 from __future__ import annotations
@@ -34,9 +37,38 @@ BUSY_TIMEOUT_S = 30.0
 CHUNK = 500
 
 
+#: bytes of the checksum stored after each vector
+CHECK_BYTES = 16
+
+
 def text_key(text: str) -> str:
     """``sha256`` of the UTF-8 text (texts of any length, fixed-size keys)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check(identity: str, key: str, data: bytes) -> bytes:
+    """The checksum of one stored vector: its identity and key too, so a row moved is caught."""
+    h = hashlib.blake2b(digest_size=CHECK_BYTES)
+    for part in (identity.encode(), b"\0", key.encode(), b"\0", data):
+        h.update(part)
+    return h.digest()
+
+
+def _blob(identity: str, key: str, vector) -> bytes:
+    data = np.asarray(vector, dtype=np.float32).tobytes()
+    return data + _check(identity, key, data)
+
+
+def _vector(identity: str, key: str, blob: bytes, dimension: int) -> np.ndarray | None | bool:
+    """The stored vector; None for a row of another size or format; False when it fails its checksum."""
+    size = 4 * dimension
+    if len(blob) != size + CHECK_BYTES:
+        return None  # another dimension, or stored before checksums: a miss
+    data, check = blob[:size], blob[size:]
+    if check != _check(identity, key, data):
+        return False
+    vec = np.frombuffer(data, dtype=np.float32)
+    return vec.copy() if np.isfinite(vec).all() else False
 
 
 class VectorStore:
@@ -51,6 +83,7 @@ class VectorStore:
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self._path = Path(path) if path is not None else None
         self._off = False
+        self._warned_damage = False
         self._lock = threading.Lock()
         # one connection per process and file, reopened after a fork or a new $INVENT_CACHE
         self._conn: sqlite3.Connection | None = None
@@ -115,19 +148,32 @@ class VectorStore:
                     [identity, *part],
                 )
                 for key, blob in rows:
-                    vec = np.frombuffer(blob, dtype=np.float32)
-                    if vec.shape == (dimension,) and np.isfinite(vec).all():
-                        found[keys[key]] = vec.copy()
+                    vec = _vector(identity, key, bytes(blob), dimension)
+                    if vec is False:
+                        damaged.append(key)
+                    elif vec is not None:
+                        found[keys[key]] = vec
             return found
 
-        return self._guarded("reading", read) or {}
+        damaged: list[str] = []
+        found = self._guarded("reading", read) or {}
+        if damaged and not self._warned_damage:
+            self._warned_damage = True
+            warnings.warn(
+                f"embedding store {self.path}: {len(damaged)} stored vector(s) failed their "
+                "checksum (the file was changed on disk); they are computed again and replaced",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return found
 
     def put(self, identity: str, vectors: Mapping[str, np.ndarray] | Iterable) -> None:
         """Keep ``{text: vector}`` (float32 unit vectors) for ``identity``."""
         items = vectors.items() if isinstance(vectors, Mapping) else vectors
-        rows = [
-            (identity, text_key(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in items
-        ]
+        rows = []
+        for t, v in items:
+            key = text_key(t)
+            rows.append((identity, key, _blob(identity, key, v)))
         if rows:
             self._guarded(
                 "writing",

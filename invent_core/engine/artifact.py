@@ -21,6 +21,7 @@ from typing import Any
 from ..config import RunConfig, ScoreConfig, flat_values, iter_options
 from ..csv_safe import atomic_file
 from ..paper.scoring import ScoreResult
+from ..perturb.gate import copies_warning
 from .adaptive import AdaptiveRecord
 from .placement import placement
 from .scoring import score_responses
@@ -117,6 +118,20 @@ class RunArtifact:
         }
 
     @property
+    def degenerate(self) -> str | None:
+        """Why the measures say nothing about this question (every perturbation a copy), else None."""
+        cfg = self.config
+        if cfg.perturber == "gaap":
+            hint = "GAAP kept no variant" + (
+                " that passed its meaning check: try --no-gaap-meaning-check or --perturber paraphrase"
+                if cfg.gaap.meaning_check
+                else ": try --perturber paraphrase"
+            )
+        else:
+            hint = "no rewording was accepted: try another paraphrase LLM or --perturber gaap"
+        return copies_warning(self.question, self.questions[1:], hint)
+
+    @property
     def measures(self) -> dict[str, float]:
         """Shortcut to ``score.measures``."""
         return dict(self.score.measures) if self.score is not None else {}
@@ -128,6 +143,7 @@ class RunArtifact:
         d["score"] = self.score.to_dict() if self.score is not None else None
         d["adaptive"] = self.adaptive.to_dict() if self.adaptive is not None else None
         d["format"] = self.FORMAT
+        d["degenerate"] = self.degenerate  # for a reader of the file; derived again on loading
         return d
 
     def to_json(self, *, indent: int | None = 1) -> str:

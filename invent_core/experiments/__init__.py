@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .config import JUDGES, ExperimentConfig, generation_key
 from .evaluation import MIN_CROSS_FIT, SCORE_COLUMNS, accuracy_line, evaluate, evaluation_table
-from .result import EVALUATE_FILES, TSU_FILES, ExperimentResult
+from .result import EVALUATE_FILES, TSU_FILES, ExperimentResult, FolderMismatch
 from .runs import get_run, score_run
 from .sample import difficulty_levels, draw_examples, keep_difficulty, select_examples
 from .tsu_sweep import default_tsu_columns, tsu
@@ -32,6 +32,7 @@ __all__ = [
     "TSU_FILES",
     "ExperimentConfig",
     "ExperimentResult",
+    "FolderMismatch",
     "accuracy_line",
     "default_tsu_columns",
     "difficulty_levels",

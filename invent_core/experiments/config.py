@@ -17,7 +17,11 @@ from ..config import RunConfig, ScoreConfig, flat_values, iter_options
 from ..evaluation.correctness import DEFAULT_JUDGE, JUDGE_METHODS
 from ..evaluation.metrics import N_BOOTSTRAP
 
-__all__ = ["JUDGES", "ExperimentConfig", "generation_key"]
+__all__ = ["JUDGES", "MAX_METRIC_BOOTSTRAP", "ExperimentConfig", "generation_key"]
+
+#: Most metric bootstrap resamples: each holds an index per question (1e8 of them
+#: filled memory after the whole generation); checked before any work.
+MAX_METRIC_BOOTSTRAP = 10_000
 
 #: How correctness is judged (``evaluation.correctness.judge_verdict``'s methods).
 JUDGES: tuple[str, ...] = JUDGE_METHODS
@@ -42,6 +46,10 @@ class ExperimentConfig:
     methods: tuple[str, ...] = ("all",)
     judge: str = DEFAULT_JUDGE  # one of JUDGES
     n_bootstrap_metrics: int = N_BOOTSTRAP  # 40, paper, Appendix "Calculation of Mean and Variance"
+    # identities of the answering LLM and of a separate rewording one (None: not known or none):
+    # a folder's saved runs are reused only with the model that made them
+    llm: str | None = None
+    paraphrase_llm: str | None = None
 
     def __post_init__(self) -> None:
         """Check the question source and the judge; store ``methods`` as a tuple."""
@@ -51,6 +59,16 @@ class ExperimentConfig:
             raise ValueError(f"unknown judge {self.judge!r}: use one of {', '.join(JUDGES)}")
         if self.limit is not None and (isinstance(self.limit, bool) or self.limit < 1):
             raise ValueError(f"--limit must be a positive number of questions, got {self.limit!r}")
+        n_boot = self.n_bootstrap_metrics
+        if (
+            isinstance(n_boot, bool)
+            or not isinstance(n_boot, int)
+            or not 1 <= n_boot <= MAX_METRIC_BOOTSTRAP
+        ):
+            raise ValueError(
+                f"--n-bootstrap-metrics must be a whole number from 1 to {MAX_METRIC_BOOTSTRAP:,} "
+                f"(the paper's is {N_BOOTSTRAP}), got {n_boot!r}"
+            )
         if self.sample_seed is not None and self.sample_seed < 0:
             raise ValueError(f"--sample-seed must be >= 0 (or none), got {self.sample_seed!r}")
         object.__setattr__(self, "methods", tuple(self.methods))
@@ -59,6 +77,12 @@ class ExperimentConfig:
             if not levels or any(isinstance(d, bool) or not isinstance(d, int) for d in levels):
                 raise ValueError(f"--difficulty must name whole levels, got {self.difficulty!r}")
             object.__setattr__(self, "difficulty", levels)
+
+    def made_by(self, run: Any) -> bool:
+        """Whether a saved run was made by this experiment's LLMs (True where one is not known)."""
+        same = self.llm is None or run.identities.get("llm") in (None, self.llm)
+        para, want = run.paraphrase_identity, self.paraphrase_llm or self.llm
+        return same and (para is None or want is None or para == want)
 
     def run_key(self, temperature: float | None = None) -> dict[str, Any]:
         """Return the options a saved run must share to be reused (see :func:`generation_key`)."""

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..batch.output import output_folder
 from ..config import RunConfig
-from ..csv_safe import read_csv, write_csv
+from ..csv_safe import is_number, read_csv, write_csv
 from ..engine.inflight import in_order
 from ..errors import Cancelled, LLMError, ModelLoadError
 from ..evaluation.correctness import LLM_JUDGES, judge_verdict
@@ -44,6 +44,7 @@ from .config import ExperimentConfig
 from .result import (
     EVALUATE_FILES,
     ExperimentResult,
+    check_folder,
     input_files,
     method_labels,
     write_config,
@@ -85,14 +86,41 @@ SCORE_COLUMNS: tuple[str, ...] = (
 )
 
 
-def _read_scores(path: Path) -> dict[str, dict[str, Any]]:
-    """Rows of an earlier ``scores.csv`` by id (cells restored by :mod:`invent_core.csv_safe`)."""
+def _damaged_cell(row: dict[str, Any], methods: Sequence[str]) -> str | None:
+    """The first cell of a saved row that no evaluation writes: ``"column 'x': 'y' is …"``."""
+    if row.get("error"):
+        return None  # a failed question: generated again anyway
+    if row.get("correct") not in ("0", "1"):
+        return f"column 'correct': {row.get('correct')!r} is not 0 or 1"
+    for m in methods:
+        cell = row.get(m)
+        if cell and not is_number(cell) and cell.lower() not in ("nan", "inf", "-inf"):
+            return f"column {m!r}: {cell[:40]!r} is not a number"
+    return None
+
+
+def _read_scores(path: Path, methods: Sequence[str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Rows of an earlier ``scores.csv`` by id (cells restored), and a note per damaged row.
+
+    A damaged row (a cell no evaluation writes) is left out, so its question is
+    scored again from its saved run (no LLM call); the note names the file, the
+    row, its id and the cell. A file that cannot be read at all is one note.
+    """
     if not path.is_file():
-        return {}
+        return {}, []
+    rows, notes = {}, []
     try:
-        return {row["id"]: row for row in read_csv(path) if row.get("id")}
-    except (ValueError, csv.Error, UnicodeDecodeError):
-        return {}  # a damaged file: every question is scored again (its runs are reused)
+        for i, row in enumerate(read_csv(path), start=1):
+            if not row.get("id"):
+                continue
+            damage = _damaged_cell(row, methods)
+            if damage is None:
+                rows[row["id"]] = row
+            else:
+                notes.append(f"{path}: row {i} (id {row['id']}): {damage}; scored again")
+    except (ValueError, csv.Error, UnicodeDecodeError) as err:
+        return {}, [f"{path}: not a readable CSV ({err}); every question scored again"]
+    return rows, notes
 
 
 def _scores_reusable(out: Path, cfg: ExperimentConfig) -> bool:
@@ -102,6 +130,7 @@ def _scores_reusable(out: Path, cfg: ExperimentConfig) -> bool:
     saved runs (re-scored without an LLM call) but not its scores: reusing them
     would mix settings under the new ``config.json``. A folder with no
     ``config.json`` (an evaluation cut short before this check existed) is reused.
+    Scores made with another LLM, or with one not recorded, are not.
     """
     path = out / "config.json"
     if not path.is_file():
@@ -111,7 +140,9 @@ def _scores_reusable(out: Path, cfg: ExperimentConfig) -> bool:
         before = RunConfig.from_dict(saved["run"])
     except (OSError, ValueError, KeyError, TypeError):
         return False
-    return before == cfg.run and saved.get("judge", "match") == cfg.judge  # saved before: rules
+    same_llm = cfg.llm is None or saved.get("llm") == cfg.llm  # unknown before: scored again
+    same_judge = saved.get("judge", "match") == cfg.judge  # saved before the judge was: rules
+    return before == cfg.run and same_judge and same_llm
 
 
 def _answer_of(run, ex) -> tuple[str, str]:
@@ -183,16 +214,17 @@ def _cancelled(done: int, total: int, where: Path) -> Cancelled:
     )
 
 
-def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel) -> list[dict]:
+def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel):
     """Run the per-question loop: saved rows reused, the rest generated; checkpoint after each.
 
+    Returns the rows and a note per damaged row of the earlier ``scores.csv``.
     Questions to generate run :func:`~invent_core.engine.inflight.units_in_flight` at
     a time (several against a served model, so that its slots stay full) and
     are written in input order. With one in flight, the pipeline's own stages
     (perturbations, answers) are reported too; with several, only questions.
     """
     scores = out / "scores.csv"
-    saved = _read_scores(scores) if _scores_reusable(out, cfg) else {}
+    saved, notes = _read_scores(scores, methods) if _scores_reusable(out, cfg) else ({}, [])
     write_config(out, cfg, {"status": "running"})  # what the rows below are made with
     columns = [*SCORE_COLUMNS, *methods]
     known = [_saved_row(ex, saved.get(ex.id), methods, columns) for ex in examples]
@@ -223,7 +255,7 @@ def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel) -> li
             report("questions", i + 1, total, ex.question)
     finally:
         generated.close()
-    return rows
+    return rows, notes
 
 
 #: Metrics cross-fitted over 5 folds: left out (shown "–") below this many questions.
@@ -324,6 +356,7 @@ def evaluate(
     llm_factory: Callable[[], Any],
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    fresh: bool = False,
 ) -> ExperimentResult:
     """Table 1 for one dataset: per-question scores, correctness, and metric means ± std.
 
@@ -338,6 +371,8 @@ def evaluate(
     cancel : a :class:`~invent_core.progress.CancelToken`; once cancelled no new
         question starts and :class:`~invent_core.errors.Cancelled` says how many
         finished (they are kept in ``scores.csv``; the same call resumes).
+    fresh : use a folder made with another LLM than ``cfg.llm`` (else refused with
+        :class:`~invent_core.experiments.result.FolderMismatch`); none of its runs is reused.
 
     Returns
     -------
@@ -351,11 +386,14 @@ def evaluate(
     examples, sample = draw_examples(cfg)
     methods = requested_methods(cfg)
     with output_folder(out, EVALUATE_FILES, input_files(cfg)):
+        check_folder(out, cfg, fresh=fresh)
         (out / "runs").mkdir(exist_ok=True)
         llm = LazyLLM(llm_factory)
         report = ProgressReporter(progress)
-        rows = _evaluate_rows(examples, cfg, out, methods, llm, report, cancel)
-        return _finish_evaluation(out, cfg, rows, methods, sample, llm, t0)
+        rows, notes = _evaluate_rows(examples, cfg, out, methods, llm, report, cancel)
+        result = _finish_evaluation(out, cfg, rows, methods, sample, llm, t0)
+        result.notes = notes
+        return result
 
 
 def _finish_evaluation(out: Path, cfg, rows, methods, sample, llm, t0) -> ExperimentResult:

@@ -15,12 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from ..csv_safe import atomic_file
+from ..engine.artifact import RunArtifact
 from ..methods.registry import get_method
 from ..provenance import package_versions
+from ..questions.files import BatchInputError
 from .config import ExperimentConfig
 
 __all__ = [
     "EVALUATE_FILES",
+    "FolderMismatch",
+    "check_folder",
     "TSU_FILES",
     "ExperimentResult",
     "input_files",
@@ -56,6 +60,7 @@ class ExperimentResult:
     table : the :class:`~invent_core.evaluation.report.ResultsTable` written.
     failed : rows of questions (runs) whose generation failed, with their ``error``.
     sample : how the questions were drawn ("15 of 300 questions, drawn with seed 0").
+    notes : what was found damaged in the folder and done about it (file, row, cell).
     """
 
     rows: list[dict[str, Any]]
@@ -68,11 +73,12 @@ class ExperimentResult:
     table: Any = None  # invent_core.evaluation.report.ResultsTable
     failed: list[dict[str, Any]] = field(default_factory=list)
     sample: str = ""
+    notes: list[str] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[str]:
-        """One line per thing a reader must know: failed questions, metrics not judged."""
-        out = []
+        """One line per thing a reader must know: damaged rows, failed questions, metrics not judged."""
+        out = list(self.notes)
         if self.failed:
             first = self.failed[0].get("error", "")
             out.append(
@@ -82,6 +88,58 @@ class ExperimentResult:
         if self.judgement is not None and not self.judgement.ok:
             out.append(f"metrics not judged: {self.judgement.reason}")
         return out
+
+
+class FolderMismatch(BatchInputError):
+    """An experiment folder made with another LLM than the one asked for (exit 2)."""
+
+
+def _recorded_llms(out: Path) -> tuple[str | None, str | None, str]:
+    """(answering, rewording) LLM identities the folder was made with, and where they were read.
+
+    From ``config.json``; a folder written before it recorded them: from a saved run.
+    """
+    try:
+        saved = json.loads((out / "config.json").read_text(encoding="utf-8"))["config"]
+        if saved.get("llm"):
+            return saved["llm"], saved.get("paraphrase_llm"), "config.json"
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    for path in sorted((out / "runs").glob("*.json"))[:20]:
+        try:
+            run = RunArtifact.load(path)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        llm = run.identities.get("llm")
+        para = run.paraphrase_identity
+        return llm, para if para != llm else None, f"runs/{path.name}"
+    return None, None, ""
+
+
+def check_folder(out: Path, cfg: ExperimentConfig, *, fresh: bool = False) -> None:
+    """Refuse a folder whose ``runs`` is not a folder, or that another LLM made (before any work).
+
+    With ``fresh`` a folder made with another LLM is used all the same: none of
+    its runs or scores is reused (each is made again and replaced).
+    """
+    runs = out / "runs"
+    if runs.exists() and not runs.is_dir():
+        raise BatchInputError(
+            "is not a folder; the saved runs go there: move it away or choose another -o",
+            file=runs,
+        )
+    if fresh or cfg.llm is None:
+        return
+    llm, para, where = _recorded_llms(out)
+    want_para = cfg.paraphrase_llm if cfg.paraphrase_llm != cfg.llm else None
+    for role, before, now in (("LLM", llm, cfg.llm), ("paraphrase LLM", para, want_para)):
+        if before is not None and before != now:
+            raise FolderMismatch(
+                f"this folder was made with {role} {before} ({where}), this run asks "
+                f"{now or 'none'}; choose another -o, or pass --fresh to start over here "
+                "(its runs and scores are made again with the new model)",
+                file=out,
+            )
 
 
 def input_files(cfg: ExperimentConfig) -> list[Path]:

@@ -77,7 +77,7 @@ def get_run(
 
 
 def saved_run(example, cfg: ExperimentConfig, runs_dir: Path, temperature: float):
-    """The saved run of ``example`` at ``temperature`` made with the same generation options, or None."""
+    """The saved run of ``example`` at ``temperature`` made with the same options and LLMs, or None."""
     path = _run_path(runs_dir, example, temperature)
     if not path.is_file():
         return None
@@ -85,7 +85,7 @@ def saved_run(example, cfg: ExperimentConfig, runs_dir: Path, temperature: float
         run = RunArtifact.load(path)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # a torn or foreign file (``[]`` included): generated again
-    same_question = run.question == example.question.strip()
+    same_question = run.question == example.question.strip() and cfg.made_by(run)
     if same_question and generation_key(run.config) == cfg.run_key(temperature):
         return run
     return None

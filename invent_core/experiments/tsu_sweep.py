@@ -31,6 +31,7 @@ from .config import ExperimentConfig
 from .result import (
     TSU_FILES,
     ExperimentResult,
+    check_folder,
     input_files,
     method_labels,
     write_config,
@@ -142,6 +143,7 @@ def tsu(
     llm_factory: Callable[[], Any],
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    fresh: bool = False,
 ) -> ExperimentResult:
     """TSU per method over ``temperatures`` on the config's questions.
 
@@ -160,6 +162,7 @@ def tsu(
     progress : a :class:`~invent_core.progress.Progress` event (stage ``"runs"``)
         after each (question, temperature).
     cancel : stop before the next run; finished runs are kept (see :func:`evaluate`).
+    fresh : use a folder made with another LLM (see :func:`evaluate`).
     """
     t0 = time.perf_counter()
     temps = check_temperatures(temperatures)
@@ -168,6 +171,7 @@ def tsu(
     examples, sample = draw_examples(cfg, require_answers=False)
     methods = requested_methods(cfg)
     with output_folder(out, TSU_FILES, input_files(cfg)):
+        check_folder(out, cfg, fresh=fresh)
         (out / "runs").mkdir(exist_ok=True)
         write_config(out, cfg, {"status": "running", "temperatures": temps})
         llm = LazyLLM(llm_factory)

@@ -42,6 +42,7 @@ options off a question, :func:`attach_choices` puts them back unchanged.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -69,6 +70,7 @@ __all__ = [
     "REASONS",
     "GateVerdict",
     "check_candidate",
+    "copies_warning",
     "gate_affinities",
     "gate_candidates",
     "summarize",
@@ -417,3 +419,21 @@ def distinct_warning(acceptance: dict | None) -> str | None:
     if n and d < LOW_DISTINCT_SHARE * n:
         return f"only {d} distinct states of {n}: Inv-Entropy here mostly measures replication"
     return None
+
+
+def copies_warning(question: str, perturbations: Sequence[str], hint: str = "") -> str | None:
+    """A sentence when every perturbation is the question itself (wording compared), else None.
+
+    Then the n + 1 states are one: P_x is uniform and Inv-Entropy is exactly
+    ln(n + 1) whatever the answers, a number that says nothing about the
+    question. ``hint`` says why it happened and what to change.
+    """
+    n = len(perturbations)
+    key = duplicate_key(question)
+    if not n or any(duplicate_key(p) != key for p in perturbations):
+        return None
+    return (
+        f"degenerate result: all {n} perturbations are the question itself, so Inv-Entropy is "
+        f"ln(n + 1) = {math.log(n + 1):.4f} whatever the answers and measures nothing about "
+        "this question" + (f" ({hint})" if hint else "")
+    )

@@ -36,6 +36,7 @@ __all__ = [
     "CHOICE_COLUMNS",
     "FIELD_SIZE_LIMIT",
     "ID_COLUMNS",
+    "MAX_COLUMNS",
     "MAX_QUESTION_CHARS",
     "QUESTION_COLUMNS",
     "TASK_COLUMNS",
@@ -60,6 +61,9 @@ ID_COLUMNS: tuple[str, ...] = ("id",)
 #: Longest question accepted, in characters. The paper's questions are a few
 #: hundred characters; a GSM8K problem ~1,000.
 MAX_QUESTION_CHARS = 20_000
+#: Most columns a question file may have: the schema reads at most a handful;
+#: a 10 MB header of a million columns took 64 s and 2 GB before it was refused.
+MAX_COLUMNS = 1_000
 #: Largest cell of a CSV file, line of a JSON Lines file, or whole JSON file of
 #: ``score``, in characters (bytes for whole files): a wide-layout ``responses``
 #: cell with n = 9, r = 5 long answers is ~100 kB.

@@ -196,7 +196,10 @@ def show_run(run: Any, entry_id: str | None = None) -> None:
 
 
 def gate_summary(run: Any) -> None:
-    """The paraphrase gate's acceptance line, and the rejected candidates in an expander."""
+    """A degenerate result's warning; the paraphrase gate's acceptance line and rejected candidates."""
+    degenerate = getattr(run, "degenerate", None)
+    if degenerate:  # every perturbation a copy of the question: the measures say nothing
+        st.warning(degenerate[0].upper() + degenerate[1:])
     line = acceptance_line(getattr(run, "acceptance", None))
     if line is None:
         return

@@ -7,6 +7,7 @@ are checked through the plotly spec each page sends to the browser.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -238,6 +239,22 @@ def test_explore_opens_a_saved_run_and_refuses_garbage(demo_run):
         "Reading the run file failed" in at.error[0].value and "not valid JSON" in at.error[0].value
     )
     assert at.subheader[0].value == demo_run.question  # falls back to the demo run
+
+
+def test_explore_warns_that_a_run_of_copies_is_degenerate(demo_run):
+    n = len(demo_run.perturbations)
+    copies = dataclasses.replace(
+        demo_run, perturbations=[demo_run.question] * n, questions=[demo_run.question] * (n + 1)
+    ).rescore(n_bootstrap=5)
+    at = open_page("1_Explore_a_question.py")
+    at.file_uploader(key="explore_upload").set_value(
+        ("run.json", copies.to_json().encode(), "application/json")
+    ).run()
+    assert_clean(at)
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith(f"Degenerate result: all {n} perturbations") for w in warnings), (
+        warnings
+    )
 
 
 def test_explore_reports_a_backend_failure_readably():

@@ -23,7 +23,7 @@ import pytest
 from test_batch_faults import SLOW_WORKER, cli, env, errors_of, wide_rows, write_csv
 from test_experiment_honest import ScriptLLM
 
-from invent_core.batch import iter_records
+from invent_core.batch import BatchInputError, iter_records
 from invent_core.experiments import ExperimentConfig, evaluate
 from invent_core.workbench.history import HistoryStore
 
@@ -323,6 +323,15 @@ def test_an_odd_record_does_not_hide_the_others(tmp_path, damage):
         (("batch", "IN", "-o", "OUT", "-B", str(10**12)), "--n-bootstrap must be at most 100,000"),
         (("batch", "IN", "-o", "OUT", "-n", str(10**9)), "--n-perturbations must be at most"),
         (("batch", "IN", "-o", "OUT", "--encoding", "rot13"), "unknown text encoding 'rot13'"),
+        (
+            ("evaluate", "--data", "IN", "--difficulty", "1-99999999999"),
+            "'1-99999999999': levels go up to 1,000 at most",
+        ),
+        (
+            ("evaluate", "--data", "IN", "--n-bootstrap-metrics", "100000000"),
+            "--n-bootstrap-metrics must be a whole number from 1 to 10,000",
+        ),
+        (("tsu", "--data", "IN", "--difficulty", "2-5000"), "levels go up to 1,000 at most"),
     ],
 )
 def test_unbounded_or_unknown_options_are_refused_before_work(tmp_path, args, message):
@@ -332,6 +341,20 @@ def test_unbounded_or_unknown_options_are_refused_before_work(tmp_path, args, me
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_a_file_of_a_million_columns_is_refused_at_its_header(tmp_path):
+    from invent_core.batch.input import inspect_input
+
+    wide = tmp_path / "wide.csv"
+    header = "question," + ",".join(f"c{i}" for i in range(1_000_000))
+    wide.write_text(header + "\nWhat is 2+2?," + "," * 999_999 + "\n")
+    message = "line 1: 1,000,001 columns; a question file may have at most 1,000"
+    with pytest.raises(BatchInputError, match=message):
+        inspect_input(wide)  # what the Batch scoring page checks an upload with
+    proc = cli("batch", wide, "-o", tmp_path / "o.csv", *DEAD_LLM, timeout=120)
+    assert proc.returncode == 2 and f"{wide}, {message}" in proc.stderr, proc.stderr
     assert not (tmp_path / "o.csv").exists()
 
 

@@ -100,3 +100,67 @@ def test_cached_rerun_imports_no_embedder(tmp_path):
     assert again.stdout == first.stdout
     imported = {ln.split("|")[-1].strip() for ln in again.stderr.splitlines() if "|" in ln}
     assert "sentence_transformers" not in imported and "torch" not in imported
+
+
+def _flip_one_bit(path: Path, identity: str) -> None:
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        key, blob = conn.execute(
+            "SELECT key, vector FROM vectors WHERE identity = ? LIMIT 1", [identity]
+        ).fetchone()
+        damaged = bytearray(blob)
+        damaged[5] ^= 0x04  # one bit of the second float
+        conn.execute("UPDATE vectors SET vector = ? WHERE key = ?", [bytes(damaged), key])
+
+
+def test_a_flipped_bit_is_a_miss_with_one_warning_then_replaced(tmp_path):
+    rng = np.random.default_rng(1)
+    path = tmp_path / "e.sqlite"
+    store = VectorStore(path)
+    a = _unit(rng)
+    store.put("m", {"hello": a})
+    store._conn.close()
+    store._conn = None
+    _flip_one_bit(path, "m")
+    with pytest.warns(
+        RuntimeWarning, match=r"e\.sqlite: 1 stored vector\(s\) failed their checksum"
+    ):
+        assert VectorStore(path).get("m", ["hello"], 4) == {}
+    again = VectorStore(path)
+    again.put("m", {"hello": a})  # what the embedder does with a miss: recompute and replace
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(again.get("m", ["hello"], 4)["hello"], a)
+
+
+def test_a_vector_stored_without_a_checksum_is_a_silent_miss(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "e.sqlite"
+    VectorStore(path).put("m", {"x": np.ones(4, np.float32)})  # creates the table
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE vectors SET vector = ?", [np.ones(4, np.float32).tobytes()])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert VectorStore(path).get("m", ["x"], 4) == {}
+
+
+@pytest.mark.slow
+def test_the_real_embedder_recomputes_a_damaged_vector(tmp_path):
+    path = tmp_path / "e.sqlite"
+    texts = ["Paris is the capital of France.", "Lyon"]
+    want = SbertEmbedder(MINILM, store=VectorStore(path)).encode(texts)
+    _flip_one_bit(path, _identity(path))
+    second = SbertEmbedder(MINILM, store=VectorStore(path))
+    with pytest.warns(RuntimeWarning, match="failed their checksum"):
+        got = second.encode(texts)
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    assert second.stats.encoded == 1 and second.stats.stored == 1
+
+
+def _identity(path: Path) -> str:
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT identity FROM vectors LIMIT 1").fetchone()[0]

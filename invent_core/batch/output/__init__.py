@@ -19,6 +19,7 @@ from .checkpoint import Checkpoint, question_hash
 from .files import (
     INT_COLUMNS,
     TEXT_COLUMNS,
+    column_kind,
     iter_records,
     read_columns,
     read_errors,
@@ -45,6 +46,7 @@ __all__ = [
     "OutputLock",
     "check_output_folder",
     "check_output_paths",
+    "column_kind",
     "evaluate_output",
     "export_results",
     "iter_records",

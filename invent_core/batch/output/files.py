@@ -2,8 +2,10 @@
 
 CSV cells are un-escaped on reading (:func:`~invent_core.csv_safe.restore_cell`)
 and neutralised on writing (formula injection); JSON Lines, JSON and Parquet
-hold the text unchanged. :data:`TEXT_COLUMNS` are text, :data:`INT_COLUMNS`
-integers, every other column a float (an empty cell is ``None``).
+hold the text unchanged. :func:`column_kind` types every column by its name:
+:data:`TEXT_COLUMNS` and names ending in one of :data:`TEXT_SUFFIXES` are text,
+:data:`INT_COLUMNS` integers, every other column a float (an empty cell is
+``None``), so each format reads back the types it was given.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from .paths import output_format, sidecar_paths
 __all__ = [
     "INT_COLUMNS",
     "TEXT_COLUMNS",
+    "TEXT_SUFFIXES",
+    "column_kind",
     "iter_records",
     "json_ready",
     "read_columns",
@@ -35,17 +39,27 @@ __all__ = [
 TEXT_COLUMNS = frozenset(
     {"id", "question", "answer", "response", "perturbations", "responses", "method_errors"}
 )
+#: Suffixes of text columns named after a measure (``inv_entropy_placed_among``).
+TEXT_SUFFIXES = ("_placed_among",)
 INT_COLUMNS = frozenset({"row", "n_perturbations", "n_replications", "correct"})
 
 
+def column_kind(name: str) -> str:
+    """``"text"``, ``"int"`` or ``"float"``: the type of an output column, by its name."""
+    if name in TEXT_COLUMNS or name.endswith(TEXT_SUFFIXES):
+        return "text"
+    return "int" if name in INT_COLUMNS else "float"
+
+
 def _typed(name: str, text: str) -> Any:
-    if name in TEXT_COLUMNS:
+    kind = column_kind(name)
+    if kind == "text":
         return restore_cell(text)
     if text == "":
         return None
     text = restore_cell(text)
     try:
-        return int(text) if name in INT_COLUMNS else float(text)
+        return int(text) if kind == "int" else float(text)
     except ValueError:
         return text
 
@@ -139,11 +153,22 @@ def read_columns(path: str | os.PathLike) -> list[str] | None:
 def _arrow_type(name: str):
     import pyarrow as pa
 
-    if name in TEXT_COLUMNS:
-        return pa.string()
-    if name in INT_COLUMNS:
-        return pa.int64()
-    return pa.float64()
+    return {"text": pa.string, "int": pa.int64, "float": pa.float64}[column_kind(name)]()
+
+
+def _parquet_cell(name: str, value: Any, n: int) -> Any:
+    """A cell as its column's Arrow type holds it; a value of another type is named, not guessed."""
+    value = json_ready(value)
+    if value is None:
+        return None
+    if column_kind(name) == "text":
+        return str(value)  # an id read back from JSON as a number stays the id it was
+    if isinstance(value, int | float):
+        return value
+    raise ValueError(
+        f"row {n + 1}, column {name!r}: {str(value)[:60]!r} is not a number "
+        "(a numeric column in Parquet)"
+    )
 
 
 def _write_parquet(records: Iterable[dict[str, Any]], f: Any, columns: list[str]) -> int:
@@ -161,7 +186,7 @@ def _write_parquet(records: Iterable[dict[str, Any]], f: Any, columns: list[str]
                 batch.clear()
 
         for rec in records:
-            batch.append({c: json_ready(rec.get(c)) for c in columns})
+            batch.append({c: _parquet_cell(c, rec.get(c), n) for c in columns})
             n += 1
             if len(batch) >= 1024:
                 flush()

@@ -2,13 +2,17 @@
 
 :class:`OutputLock` holds ``flock`` on ``OUTPUT.lock``, so ``kill -9`` leaves
 nothing to clean up; :func:`output_folder` does the same for a command's
-output folder (``evaluate``, ``tsu``, ``run --save``) after its checks.
+output folder (``evaluate``, ``tsu``) after its checks. A command takes its
+lock before any work (before a model loads) and the library function it calls
+takes it again: the lock is re-entrant within one thread, so the inner
+``with`` is a no-op there, while any other process or thread is refused.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -22,6 +26,10 @@ class OutputBusyError(BatchInputError):
     """Another run holds the output's lock."""
 
 
+#: Locks this process holds: (lock file, thread id) -> how many ``with`` deep.
+_held: dict[tuple[str, int], int] = {}
+
+
 class OutputLock:
     """Exclusive lock of one output for one run: ``flock`` on ``OUTPUT.lock``.
 
@@ -33,9 +41,15 @@ class OutputLock:
     def __init__(self, path: Path, output: Path) -> None:
         self.path, self.output = Path(path), Path(output)
         self._fd: int | None = None
+        self._key = (os.path.realpath(self.path), threading.get_ident())
+        self._nested = False
 
     def __enter__(self) -> OutputLock:
         """Take the lock, or raise OutputBusyError naming the process that holds it."""
+        if _held.get(self._key):  # this thread holds it already (a command, then its library call)
+            _held[self._key] += 1
+            self._nested = True
+            return self
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows: no flock, no lock
@@ -58,10 +72,16 @@ class OutputLock:
                 os.close(fd)
         os.ftruncate(self._fd, 0)
         os.write(self._fd, f"{os.getpid()}\n".encode())
+        _held[self._key] = 1
         return self
 
     def __exit__(self, *exc: object) -> None:
-        """Remove the lock file and release the lock."""
+        """Remove the lock file and release the lock (the outermost ``with`` only)."""
+        if self._nested:
+            _held[self._key] -= 1
+            self._nested = False
+            return
+        _held.pop(self._key, None)
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 self.path.unlink()  # while still holding it: a waiter re-checks the name

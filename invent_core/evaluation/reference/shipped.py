@@ -4,12 +4,16 @@
 :data:`MATCH_KEYS` (:func:`reference_settings`) into one :class:`ReferenceSet`
 and, given the question, narrows it to the reference questions like it
 (:func:`~invent_core.evaluation.reference.place`); :func:`for_run` does so for
-a saved run artefact.
+a saved run artefact. A damaged file is left out with a warning naming it; a
+copy of a file (the same values, labels and questions) is pooled once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,7 @@ import numpy as np
 from ...config import flat_values
 from ...embedders import get_embedder
 from ...env import assets_dir
+from ...errors import InventWarning
 from ...llm.names import describe_llm, local_model
 from .neighbours import _sources, place
 from .reference_set import ReferenceSet
@@ -73,15 +78,45 @@ def reference_settings(config: Any, llm_identity: str | None, measure: str) -> d
 
 #: Loaded reference files by (path, mtime, size): every run now places its question
 #: (the pipeline does, whoever saves the run), so each file is parsed once per change.
-_LOADED: dict[tuple[str, int, int], ReferenceSet] = {}
+#: Each with the digest of what it holds (values, labels, questions), so a copy counts once.
+_LOADED: dict[tuple[str, int, int], tuple[ReferenceSet, str]] = {}
+#: Versions of files found damaged: each is warned about once.
+_DAMAGED: set[tuple[str, int, int]] = set()
 
 
-def _load(path: Path) -> ReferenceSet:
-    """:meth:`ReferenceSet.load`, once per version of the file (read-only use)."""
+def _digest(ref: ReferenceSet) -> str:
+    h = hashlib.sha256(json.dumps(ref.settings, sort_keys=True, default=str).encode())
+    h.update(np.ascontiguousarray(ref.values, dtype=np.float64).tobytes())
+    if ref.correct is not None:
+        h.update(np.ascontiguousarray(ref.correct, dtype=np.int64).tobytes())
+    h.update("\0".join(ref.questions or ()).encode())
+    return h.hexdigest()
+
+
+def _load(path: Path) -> tuple[ReferenceSet, str] | None:
+    """:meth:`ReferenceSet.load` and its digest, once per version of the file (read-only use).
+
+    A file that cannot be read (truncated, not JSON, not a reference) is None,
+    with one :class:`~invent_core.errors.InventWarning` naming it: its questions
+    are missing from every placement, which a user must know.
+    """
     st = path.stat()
     key = (str(path), st.st_mtime_ns, st.st_size)
-    if key not in _LOADED:
-        _LOADED[key] = ReferenceSet.load(path)
+    if key in _LOADED:
+        return _LOADED[key]
+    try:
+        ref = ReferenceSet.load(path)
+    except (OSError, ValueError, TypeError, KeyError) as err:
+        if key not in _DAMAGED:
+            _DAMAGED.add(key)
+            warnings.warn(
+                f"reference file {path} is damaged and left out ({str(err)[:120]}); questions "
+                "are placed among the other reference files only",
+                InventWarning,
+                stacklevel=3,
+            )
+        return None
+    _LOADED[key] = (ref, _digest(ref))
     return _LOADED[key]
 
 
@@ -118,14 +153,14 @@ def for_settings(
     """
     wanted = reference_settings(config, llm_identity, measure)
     folder = Path(directory) if directory is not None else reference_dir()
-    found = []
+    found, seen = [], set()
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
-        try:
-            ref = _load(path)
-        except (OSError, ValueError):
-            continue  # a damaged file is no reference; the others still count
-        if _matches(ref.settings, wanted):
-            found.append((path, ref))
+        loaded = _load(path)  # a damaged file is no reference (warned); the others still count
+        if loaded is None or loaded[1] in seen:
+            continue  # a copy of a file already pooled counts once
+        if _matches(loaded[0].settings, wanted):
+            found.append((path, loaded[0]))
+            seen.add(loaded[1])
     if not found:
         return None
     pooled = _pool(found, wanted)

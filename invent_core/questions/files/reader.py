@@ -163,6 +163,13 @@ def inspect_file(path: str | os.PathLike, *, encoding: str | None = None) -> Que
     columns = _csv_header(path, enc, delimiter) if fmt == "csv" else _jsonl_keys(path, enc)
     if not columns:
         raise BatchInputError("the file is empty (no header row)", file=path)
+    if len(columns) > qs.MAX_COLUMNS:
+        raise BatchInputError(
+            f"{len(columns):,} columns; a question file may have at most {qs.MAX_COLUMNS:,} "
+            "(question, answer, id, task, choices, perturbations, responses …)",
+            file=path,
+            line=1,
+        )
     schema = qs.resolve_columns(columns)
     if schema.question is None:
         raise _no_question_column(path, fmt, columns)
