@@ -723,10 +723,10 @@ def test_an_all_wrong_evaluation_shows_its_per_question_table(fake_llm):
 
 
 def test_failed_batch_rows_are_retried_with_the_other_perturber(fake_llm, monkeypatch):
-    def refuse_paraphrases(requests, progress=None):
+    def refuse_paraphrases(requests, progress=None, *, cancel=None):  # the LLM Protocol's
         if any("paraphrase" in str(req.messages) for req in requests):
             raise RuntimeError("this server cannot paraphrase")
-        return FakeLLM.complete_many(fake_llm, requests, progress)
+        return FakeLLM.complete_many(fake_llm, requests, progress, cancel=cancel)
 
     monkeypatch.setattr(fake_llm, "complete_many", refuse_paraphrases)
     data = b"question,answer\nWhat is the capital of France?,Paris\nWho wrote Hamlet?,Shakespeare\n"

@@ -112,7 +112,7 @@ class FakeLLM:
         return self._reply(messages, logprobs)
 
     def complete_many(
-        self, requests, progress=None
+        self, requests, progress=None, *, cancel=None
     ):  # pragma: no cover - not used by the baselines
         return [self.complete(r.message_list) for r in requests]
 
