@@ -84,12 +84,14 @@ with st.expander("Run a temperature sweep", expanded=False):
     paper = ", ".join(f"{t:g}" for t in TSU_TEMPERATURES)
     temps_text = st.text_input("Temperatures", paper, key="tsu_temps", help=f"paper: {paper}")
     run_cfg = settings.run_config(perturber=views.perturber_picker("tsu_perturber"))
-    n_runs = (1 if source == "a question" else int(limit)) * max(1, len(temps_text.split(",")))
+    n_asked = 1 if source == "a question" else int(limit)
+    n_runs = n_asked * max(1, len(temps_text.split(",")))
     estimate = estimate_run(
         run_cfg,
         **resources.llm_identities(settings),
         throughput=ThroughputLog(),
         n_questions=n_runs,
+        reworded=n_asked,  # the other temperatures read the rewordings from the cache
     )
     st.caption(
         f"{estimate.text} (one run per question and temperature; sidebar n, r). "

@@ -361,6 +361,7 @@ def print_estimate(
     paraphrase: str | None = None,
     *,
     llm: Any = None,
+    reworded: int | None = None,
 ) -> Any:
     """Print what runs the LLM (``llm.label``) and the estimate (LLM calls, a time range) to stderr.
 
@@ -379,6 +380,7 @@ def print_estimate(
         throughput=ThroughputLog(),
         n_questions=n_questions,
         paraphrase_identity=paraphrase,
+        reworded=reworded,
     )
     print(f"estimate: {est.text}; fewer when answers are cached", file=sys.stderr, flush=True)
     return None if est.low is None else (est.low, est.high)

@@ -85,7 +85,9 @@ def _tsu_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) 
     print(f"questions: {sample}", file=sys.stderr)
     n_runs = len(examples) * len(args.temperatures)
     para = paraphrase_identity(args, llm)
-    seconds = print_estimate(cfg.run, llm_identity(args, llm), n_runs, para, llm=llm)
+    seconds = print_estimate(
+        cfg.run, llm_identity(args, llm), n_runs, para, llm=llm, reworded=len(examples)
+    )  # one set of rewordings a question: its other temperatures read them from the cache
     try:
         with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds) as progress:
             res = tsu(

@@ -26,6 +26,13 @@ from ..env import cache_dir
 from ..llm.names import describe_llm, local_model
 from ..progress import format_range, format_seconds
 from .history import atomic_write
+from .llm_calls import (
+    calls_text,
+    count_llm_calls,
+    llm_call_bounds,
+    paraphrase_requests,
+    reworded_runs,
+)
 
 __all__ = [
     "PRIOR_SECONDS",
@@ -296,7 +303,7 @@ def stage_measurements(run: Any) -> dict[str, tuple[float, int]]:
     elif int(u.get("perturb_cached", 0)) == 0 and int(u.get("perturb_requests", 0)) > 0:
         # per request the estimate counts (n + 1, or one list): the gate's extra rounds
         # are part of the stage's time, as they will be of the next run's
-        planned = _paraphrase_requests(run.config, para)
+        planned = paraphrase_requests(run.config, para)
         out[stage_key("perturb", para)] = (perturb, planned)
         if (
             int(u.get("cached", 0)) == 0 and para == identity
@@ -313,83 +320,6 @@ def record_stages(log: ThroughputLog, run: Any) -> None:
     for key, (seconds, units) in stage_measurements(run).items():
         if key != GAAP_KEY:  # GAAP's own key is kept by record_run
             log.record(key, seconds, units)
-
-
-def _is_local(identity: str) -> bool:
-    """A model on the embedded llama.cpp (packaged, or a user's GGUF file)."""
-    return local_model(identity) is not None or identity.startswith("local:sha256=")
-
-
-def _paraphrase_requests(config: RunConfig, llm_identity: str) -> int:
-    """Count the requests of one paraphrase call: n + 1 one at a time, or one list request."""
-    style = config.paraphrase.style
-    if style == "auto":  # as perturb.paraphrase: single for the packaged models, list for servers
-        style = "single" if _is_local(llm_identity) else "list"
-    return config.n_perturbations + 1 if style == "single" else 1
-
-
-def count_llm_calls(
-    config: RunConfig,
-    *,
-    llm_identity: str,
-    n_questions: int = 1,
-    paraphrase_identity: str | None = None,
-) -> int:
-    """Count the LLM requests of ``n_questions`` runs of ``config`` (none from the cache).
-
-    Per question: the perturber's requests (paraphrase: n + 1 single requests
-    for the embedded models, one list request for servers, before any retry
-    for repeats; GAAP: none) to the paraphrasing model (``paraphrase_identity``,
-    default the answering one), then (n + 1)·r answers.
-    """
-    if n_questions < 0:
-        raise ValueError(f"n_questions must be >= 0, got {n_questions}")
-    para = paraphrase_identity or llm_identity
-    perturb = 0 if config.perturber == "gaap" else _paraphrase_requests(config, para)
-    answers = (config.n_perturbations + 1) * config.n_replications
-    return n_questions * (perturb + answers)
-
-
-def llm_call_bounds(
-    config: RunConfig,
-    *,
-    llm_identity: str,
-    n_questions: int = 1,
-    paraphrase_identity: str | None = None,
-) -> tuple[int, int]:
-    """The fewest and most LLM requests of ``n_questions`` runs of ``config`` (none cached).
-
-    The fewest is :func:`count_llm_calls`. The most adds what the perturber may
-    ask again: with the gate, ``max_extra_requests`` re-asks for rejected
-    rewordings; without it, up to ``max_requests`` list requests or ``2n + 2``
-    single ones (``perturb.paraphrase``). GAAP asks nothing, so both are equal.
-    """
-    low = count_llm_calls(
-        config,
-        llm_identity=llm_identity,
-        n_questions=n_questions,
-        paraphrase_identity=paraphrase_identity,
-    )
-    if config.perturber == "gaap":
-        return low, low
-    p = config.paraphrase
-    first = _paraphrase_requests(config, paraphrase_identity or llm_identity)
-    if p.gate.enabled:
-        most = first + p.gate.max_extra_requests
-    else:
-        most = p.max_requests if first == 1 else 2 * config.n_perturbations + 2
-    return low, low + n_questions * max(0, most - first)
-
-
-def _calls_text(config: RunConfig, bounds: tuple[int, int], n_questions: int) -> str:
-    """``"60–69 LLM calls"``; ``"at most 69"`` with the adaptive budget; ``"60"`` when exact."""
-    low, high = bounds
-    if config.adaptive.enabled:
-        said = f"at most {high}"
-    else:
-        said = f"{low}–{high}" if high > low else f"{low}"
-    text = f"{said} LLM call{'s' if high != 1 else ''}"
-    return text + (f" for {n_questions} questions" if n_questions != 1 else "")
 
 
 @dataclass(frozen=True)
@@ -425,7 +355,11 @@ class Estimate:
 
 
 def _stage_units(
-    config: RunConfig, identity: str, n_questions: int, para: str | None = None
+    config: RunConfig,
+    identity: str,
+    n_questions: int,
+    para: str | None = None,
+    reworded: int | None = None,
 ) -> list[tuple[str, int]]:
     """``(throughput key, units)`` of each stage of ``n_questions`` runs (none cached).
 
@@ -437,10 +371,11 @@ def _stage_units(
         (stage_key("answers", identity, config.perturber), answers),
         (SCORE_KEY, n_questions),
     ]
+    perturbed = reworded_runs(n_questions, reworded)
     if config.perturber == "gaap":
-        out.append((GAAP_KEY, n_questions))
+        out.append((GAAP_KEY, perturbed))
     else:
-        out.append((stage_key("perturb", para), n_questions * _paraphrase_requests(config, para)))
+        out.append((stage_key("perturb", para), perturbed * paraphrase_requests(config, para)))
     return out
 
 
@@ -515,6 +450,22 @@ def _overlapped_span(
     )
 
 
+def _narrowed(
+    seconds: float | None, low: float | None, high: float | None, n_runs: int
+) -> tuple[float | None, float | None]:
+    """The range of ``n_runs`` runs: the single runs' spread around the mean, shrunk by √n.
+
+    The recent runs spread mostly question by question (the question's length, the
+    gate's rounds): over n questions that averages out as 1/√n, so scaling one run's
+    extremes by n (an evaluation read "2:02–14:49") overstates the range. A change
+    of load for the whole run is not covered; the live estimate corrects it.
+    """
+    if seconds is None or low is None or high is None or n_runs <= 1:
+        return low, high
+    shrink = math.sqrt(n_runs)
+    return seconds - (seconds - low) / shrink, seconds + (high - seconds) / shrink
+
+
 def estimate_run(
     config: RunConfig,
     *,
@@ -522,6 +473,7 @@ def estimate_run(
     throughput: Throughput,
     n_questions: int = 1,
     paraphrase_identity: str | None = None,
+    reworded: int | None = None,
 ) -> Estimate:
     """Estimate the LLM calls and seconds of ``n_questions`` runs of ``config``.
 
@@ -533,6 +485,8 @@ def estimate_run(
     n_questions : questions of an evaluation / sweep (1 for one run).
     paraphrase_identity : a separate paraphrasing model (``--paraphrase-llm``),
         whose requests are counted at its own rate.
+    reworded : runs that ask for their own rewordings (default all; a TSU sweep:
+        its questions, since the other temperatures read the rewordings from the cache).
 
     Returns
     -------
@@ -547,25 +501,23 @@ def estimate_run(
     '60–69 LLM calls, 11–74 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)'
     """
     para = paraphrase_identity if paraphrase_identity != llm_identity else None
-    calls = count_llm_calls(
-        config, llm_identity=llm_identity, n_questions=n_questions, paraphrase_identity=para
-    )
+    kw = {"n_questions": n_questions, "paraphrase_identity": para, "reworded": reworded}
+    calls = count_llm_calls(config, llm_identity=llm_identity, **kw)
     perturb = 0
     if para is not None and config.perturber != "gaap":
-        perturb = n_questions * _paraphrase_requests(config, para)
-    units = _stage_units(config, llm_identity, n_questions, para)
+        perturb = reworded_runs(n_questions, reworded) * paraphrase_requests(config, para)
+    units = _stage_units(config, llm_identity, n_questions, para, reworded)
     seconds, low, high, source = estimate_stages(
         units, llm_identity=llm_identity, throughput=throughput
     )
+    low, high = _narrowed(seconds, low, high, n_questions)
     name = describe_llm(llm_identity)
     if para and perturb:
         plural = "s" if perturb != 1 else ""
         name = f"{name} (answers) and {describe_llm(para)} ({perturb} paraphrase call{plural})"
     where = " on this machine" if local_model(llm_identity) is not None else ""
-    bounds = llm_call_bounds(
-        config, llm_identity=llm_identity, n_questions=n_questions, paraphrase_identity=para
-    )
-    count = _calls_text(config, bounds, n_questions)
+    bounds = llm_call_bounds(config, llm_identity=llm_identity, **kw)
+    count = calls_text(config, bounds, n_questions)
     est = Estimate(calls, seconds, "", source, low, high)
     if seconds is None:
         text = f"{count} with {name}; time unknown until a first run with it is measured"

@@ -170,7 +170,8 @@ def test_estimate_gaap_adds_its_own_time_and_mixes_sources(tmp_path):
         150 * 0.5 + 10 * (PRIOR_SECONDS["gaap"] + PRIOR_SCORE_SECONDS)
     )
     assert est.source == "partly measured"
-    assert est.text.startswith("150 LLM calls for 10 questions, 1 min 05 s – 7 min 35 s")
+    # one run's spread shrunk by √10 around the sum (was 1 min 05 s – 7 min 35 s, one run × 10)
+    assert est.text.startswith("150 LLM calls for 10 questions, 1 min 49 s – 3 min 53 s")
 
 
 def test_estimate_for_an_unmeasured_server_gives_no_time(tmp_path):
@@ -336,3 +337,23 @@ def test_call_bounds_count_the_gates_re_asks(config, identity, bounds):
     said = f"{low}–{high} LLM calls" if high > low else f"{low} LLM calls"
     est = estimate_run(config, llm_identity=identity, throughput=ThroughputLog("/nonexistent"))
     assert est.text.startswith(said)
+
+
+def test_a_sweep_rewords_each_question_once_and_many_runs_narrow_the_range(tmp_path):
+    """TSU: the other temperatures read the rewordings from the cache; n runs average out."""
+    from invent_core.workbench.estimate import llm_call_bounds
+
+    cfg = RunConfig()
+    four = count_llm_calls(cfg, llm_identity=LOCAL, n_questions=20)
+    once = count_llm_calls(cfg, llm_identity=LOCAL, n_questions=20, reworded=5)
+    assert four - once == 15 * (cfg.n_perturbations + 1)  # 15 paraphrase calls read from cache
+    low, high = llm_call_bounds(cfg, llm_identity=LOCAL, n_questions=20, reworded=5)
+    assert low == once and high - low == 5 * cfg.paraphrase.gate.max_extra_requests
+    log = ThroughputLog(tmp_path / "t.json")
+    one = estimate_run(cfg, llm_identity=LOCAL, throughput=log)
+    many = estimate_run(cfg, llm_identity=LOCAL, throughput=log, n_questions=16)
+    assert many.seconds == pytest.approx(16 * one.seconds)
+    # relative width shrinks by √16 = 4 around the mean
+    assert (many.high - many.low) / many.seconds == pytest.approx(
+        (one.high - one.low) / one.seconds / 4
+    )
