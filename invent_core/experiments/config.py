@@ -13,8 +13,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import RunConfig, ScoreConfig, flat_values, iter_options
-from ..evaluation.metrics import N_BOOTSTRAP
+from ..config import DEFAULT_PROFILE, RunConfig, ScoreConfig, flat_values, get_profile, iter_options
+from ..evaluation.metrics import CONVENTIONS, N_BOOTSTRAP
 
 __all__ = ["JUDGES", "ExperimentConfig", "generation_key"]
 
@@ -40,12 +40,15 @@ class ExperimentConfig:
     difficulty: tuple[int, ...] | None = None
     methods: tuple[str, ...] = ("all",)
     judge: str = "match"  # one of JUDGES
-    n_bootstrap_metrics: int = N_BOOTSTRAP  # 40, paper, Appendix "Calculation of Mean and Variance"
+    n_bootstrap_metrics: int = N_BOOTSTRAP  # ours, 1,000 (the paper's 40: --profile paper)
+    # the reference the run reproduces (config.profiles): it sets the metrics' centre
+    profile: str = DEFAULT_PROFILE
 
     def __post_init__(self) -> None:
         """Check the question source and the judge; store ``methods`` as a tuple."""
         if (self.dataset is None) == (self.data is None):
             raise ValueError("give exactly one of a dataset name (--dataset) or a file (--data)")
+        get_profile(self.profile)  # an unknown profile is refused, naming --profile
         if self.judge not in JUDGES:
             raise ValueError(f"unknown judge {self.judge!r}: use one of {', '.join(JUDGES)}")
         if self.limit is not None and (isinstance(self.limit, bool) or self.limit < 1):
@@ -58,6 +61,11 @@ class ExperimentConfig:
             if not levels or any(isinstance(d, bool) or not isinstance(d, int) for d in levels):
                 raise ValueError(f"--difficulty must name whole levels, got {self.difficulty!r}")
             object.__setattr__(self, "difficulty", levels)
+
+    @property
+    def centre(self) -> str:
+        """What a table shows per metric: "sample" (ours) or "bootstrap_mean" (the paper's)."""
+        return CONVENTIONS[get_profile(self.profile).intervals].centre
 
     def run_key(self, temperature: float | None = None) -> dict[str, Any]:
         """Return the options a saved run must share to be reused (see :func:`generation_key`)."""
