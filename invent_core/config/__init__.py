@@ -33,7 +33,14 @@ from .flat import PREFIX, config_from_flat, config_to_dict, flat_values, json_re
 from .gaap import GaapConfig
 from .options import OptionSpec, iter_options
 from .paraphrase import GateConfig, ParaphraseConfig
-from .profiles import DEFAULT_PROFILE, PROFILES, Profile, ProfileName, get_profile
+from .profiles import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    Profile,
+    ProfileName,
+    get_profile,
+    profile_options,
+)
 from .run import (
     ANSWER_MAX_TOKENS,
     TSU_TEMPERATURES,
@@ -51,6 +58,7 @@ __all__ = [
     "Profile",
     "ProfileName",
     "get_profile",
+    "profile_options",
     "MAX_BOOTSTRAP",
     "MAX_SAMPLES",
     "MAX_TEMPERATURE",

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .score import ScoreConfig
+
 ProfileName = Literal["ours", "paper", "released-code"]
 
 
@@ -81,6 +83,17 @@ PROFILES: dict[str, Profile] = {
     )
 }
 DEFAULT_PROFILE: str = "ours"
+
+
+def profile_options(name: str) -> dict[str, Any]:
+    """Every scoring option some profile sets, at ``name``'s value (the default where it sets none).
+
+    What the sidebar writes when a profile is picked: switching back to ``ours``
+    restores the defaults a previous profile changed.
+    """
+    touched = {k for p in PROFILES.values() for k, _ in p.score}
+    base = {k: getattr(ScoreConfig, k) for k in sorted(touched)}
+    return base | get_profile(name).score_options()
 
 
 def get_profile(name: str) -> Profile:
