@@ -112,7 +112,9 @@ def test_the_results_generator_flags_a_stale_or_untraceable_evaluation():
     code_line = _code_line()
     old = {"provenance": {"version": "0.1.0", "commit": None, "dirty": None,
                           "source": BEFORE_PROVENANCE}}  # fmt: skip
-    assert "possibly stale" in code_line(old, "abc")
+    assert "possibly stale" in code_line(
+        old, "abc"
+    ) and "before their commit was recorded" in code_line(old, "abc")
     assert "possibly stale" in code_line({"versions": {"invent_core": "0.1.0"}}, "abc")
     if provenance()["source"] != "git":
         pytest.skip("no git checkout: staleness cannot be checked")

@@ -75,8 +75,10 @@ def code_line(meta: dict[str, Any], last_scoring: str | None) -> str:
     source, commit = prov.get("source"), prov.get("commit")
     if not prov or source == BEFORE_PROVENANCE:
         version = prov.get("version") or (meta.get("versions") or {}).get("invent_core")
-        text = (f"**Code: possibly stale.** The scores were {BEFORE_PROVENANCE} (invent "
-                f"{version}): whether the scoring code changed since cannot be checked.")  # fmt: skip
+        made = f" (invent {version})" if version else ""
+        # not the word "provenance" itself: RESULTS must never read "nan", and it holds one
+        text = (f"**Code: possibly stale.** The scores were made before their commit was "
+                f"recorded{made}: whether the scoring code changed since cannot be checked.")  # fmt: skip
     elif source == WHEEL or not commit:
         text = f"**Code:** invent {prov.get('version')} ({source}); no commit to check against."
     else:
