@@ -8,7 +8,13 @@ from invent_core.provenance import last_change
 
 from .loading import load_folders
 from .sections import evaluate_section, overview, testbed_section, tsu_section
-from .studies import accuracy_section, analysis_sections, cleaning_gate_section, kernel_section
+from .studies import (
+    accuracy_section,
+    analysis_sections,
+    cleaning_gate_section,
+    kernel_section,
+    profile_section,
+)
 from .text import notes
 
 
@@ -37,5 +43,7 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
     lines += cleaning_gate_section(root)
     lines += kernel_section(kernel_study)
     lines += notes(root, "kernel_choice.md")
+    lines += profile_section(root)
+    lines += notes(root, "profiles.md")
     lines += notes(root, "other_measurements.md")
     return "\n".join(lines).rstrip() + "\n"
