@@ -40,8 +40,8 @@ settings = page_setup("Evaluation", icon="🏁")
 st.title("Evaluation")
 st.caption(
     "How well does each method's uncertainty predict a wrong answer? AUROC and PRR (higher is "
-    "better), Brier and ECE after isotonic calibration (lower is better), mean ± std over "
-    "paired bootstrap resamples (paper, Appendix 'Calculation of Mean and Variance')."
+    "better), Brier and ECE after isotonic calibration (lower is better): each its value on the "
+    "sample ± std and [95 % interval] over paired bootstrap resamples (questions resampled)."
 )
 UNDEFINED = (
     "AUROC, PRR, Brier and ECE compare the uncertainty of correct answers with that of wrong "

@@ -418,3 +418,4 @@ def test_every_experiment_artefact_records_its_provenance(tmp_path, data_file, m
     assert runs and all(json.loads(p.read_text())["provenance"] == here for p in runs)
     tsu(_cfg(data_file), [0.3, 1.2], tmp_path / "tsu", llm_factory=ScriptLLM)
     assert json.loads((tmp_path / "tsu" / "config.json").read_text())["provenance"] == here
+    assert json.loads((tmp_path / "tsu" / "tsu.json").read_text())["provenance"] == here
