@@ -125,3 +125,15 @@ def test_the_results_generator_flags_a_stale_or_untraceable_evaluation():
     fresh = {"provenance": {"version": "0.1.0", "commit": last, "dirty": True, "source": "git"}}
     line = code_line(fresh, last)
     assert "not older than the last change" in line and "uncommitted changes" in line
+
+
+def test_every_shipped_reference_says_where_it_came_from():
+    """Sets built before provenance was recorded say so instead of naming a commit."""
+    from invent_core.evaluation.reference import reference_dir
+
+    found = sorted(reference_dir().glob("*.json"))
+    assert found
+    for path in found:
+        prov = ReferenceSet.load(path).provenance
+        assert prov is not None and {"commit", "dirty", "source"} <= set(prov), path.name
+        assert prov["commit"] is not None or prov["source"] in (BEFORE_PROVENANCE, WHEEL)
