@@ -122,3 +122,27 @@ def test_profile_is_an_option_of_the_command_line():
         capture_output=True, text=True,
     )  # fmt: skip
     assert bad.returncode != 0 and "--profile" in bad.stderr
+
+
+def test_a_profile_is_a_base_that_typed_options_change():
+    """evaluate --profile released-code: its options, its metric convention; a typed option wins."""
+    from invent_core.cli import build_parser
+    from invent_core.commands._common import config_from_args
+    from invent_core.commands.evaluate import experiment_config_from_args
+
+    parser = build_parser()
+    args = parser.parse_args(["evaluate", "--dataset", "arithmetic", "--profile", "released-code"])
+    cfg = experiment_config_from_args(args)
+    assert (cfg.run.score.affinity, cfg.run.score.n_bootstrap) == ("abs_cosine", 10)
+    assert cfg.profile == "released-code" and cfg.n_bootstrap_metrics == 40
+    assert cfg.centre == "bootstrap_mean"
+    typed = parser.parse_args(
+        ["evaluate", "--dataset", "arithmetic", "--profile", "paper", "--affinity", "exp_cosine"]
+    )
+    assert experiment_config_from_args(typed).run.score.affinity == "exp_cosine"
+    plain = experiment_config_from_args(parser.parse_args(["evaluate", "--dataset", "arithmetic"]))
+    assert (
+        plain.profile == "ours" and plain.n_bootstrap_metrics >= 1000 and plain.centre == "sample"
+    )
+    score = parser.parse_args(["score", "in.json", "--profile", "released-code"])
+    assert config_from_args(score, ScoreConfig).affinity == "abs_cosine"
