@@ -137,3 +137,14 @@ def test_every_shipped_reference_says_where_it_came_from():
         prov = ReferenceSet.load(path).provenance
         assert prov is not None and {"commit", "dirty", "source"} <= set(prov), path.name
         assert prov["commit"] is not None or prov["source"] in (BEFORE_PROVENANCE, WHEEL)
+
+
+def test_metrics_recomputed_by_older_code_are_flagged_too():
+    if provenance()["source"] != "git":
+        pytest.skip("no git checkout: staleness cannot be checked")
+    code_line = _code_line()
+    meta = {"provenance": {"source": BEFORE_PROVENANCE},
+            "results_recomputed": {"commit": "7773efd", "dirty": False, "n_bootstrap": 1000}}  # fmt: skip
+    assert "**Stale:** that code is older" in code_line(meta, last_change())
+    meta["results_recomputed"]["commit"] = last_change()
+    assert "Stale" not in code_line(meta, last_change())

@@ -93,4 +93,6 @@ def code_line(meta: dict[str, Any], last_scoring: str | None) -> str:
         text += (f" Metrics recomputed from `scores.csv` with {again.get('n_bootstrap')} "
                  f"resamples by commit `{_short(again.get('commit'))}`"
                  f"{' with uncommitted changes' if again.get('dirty') else ''}.")  # fmt: skip
+        if again.get("commit") and last_scoring and is_older(again["commit"], last_scoring):
+            text += " **Stale:** that code is older than the last change to scoring."
     return text
