@@ -34,11 +34,8 @@ from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Evaluation", icon="🏁")
 st.title("Evaluation")
-st.caption(
-    "How well does each method's uncertainty predict a wrong answer? AUROC and PRR (higher is "
-    "better), Brier and ECE after isotonic calibration (lower is better), mean ± std over "
-    "paired bootstrap resamples (paper, Appendix 'Calculation of Mean and Variance')."
-)
+CAPTION = "How well does each method's uncertainty predict a wrong answer? AUROC, PRR ↑; Brier, ECE ↓ (isotonic); each its value on the sample ± std [95 % interval] over paired bootstrap resamples."  # fmt: skip
+st.caption(CAPTION)
 UNDEFINED = "AUROC, PRR, Brier and ECE compare the uncertainty of correct answers with that of \
 wrong ones, so they are undefined until both kinds are present"
 

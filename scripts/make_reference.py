@@ -20,6 +20,7 @@ method could not score are left out. No LLM call; the embedder is the packaged o
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import sys
@@ -57,11 +58,19 @@ def build(folder: Path, measure: str):
         "source": folder.name,
     }
     ref = ReferenceSet.from_scores_csv(folder / "scores.csv", measure=measure, settings=settings)
+    ref = dataclasses.replace(ref, provenance=reference_provenance(meta))
     if ref.questions is None:
         return ref  # an old scores.csv without questions: a pooled-only reference
     from invent_core.embedders import get_embedder
 
     return ref.with_embeddings(get_embedder(config.score.embedder))
+
+
+def reference_provenance(meta: dict) -> dict:
+    """The code that built the set, and that of the evaluation it was built from."""
+    from invent_core.provenance import BEFORE_PROVENANCE, provenance
+
+    return {**provenance(), "scores": meta.get("provenance") or {"source": BEFORE_PROVENANCE}}
 
 
 def file_name(ref) -> str:

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..provenance import package_versions
+from ..provenance import package_versions, provenance
 from ..questions.files import BatchInputError
 from .config_diff import config_diff
 from .output import (
@@ -188,6 +188,7 @@ def merge_outputs(
                 "config": config,
                 "merged_from": [str(p) for p in part_paths],
                 "versions": package_versions(),
+                "provenance": provenance(),
                 "created": datetime.now(UTC).isoformat(timespec="seconds"),
                 "summary": asdict(summary),
             },

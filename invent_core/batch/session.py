@@ -21,7 +21,7 @@ from typing import IO, Any
 from ..embedders import resolve_embedder
 from ..llm import resolve_llm
 from ..progress import Progress, ProgressCallback
-from ..provenance import package_versions
+from ..provenance import package_versions, provenance
 from ..questions.files import BatchInputError
 from .config_diff import config_diff
 from .output import Checkpoint, read_meta, write_json_atomic
@@ -232,6 +232,7 @@ def _new_meta(
         },
         "output": str(plan.output),
         "versions": package_versions(),
+        "provenance": provenance(),
         "models": {
             "embedder": sim.identity,
             "embedder_sha256": getattr(getattr(sim, "spec", None), "weights_sha256", None),

@@ -131,10 +131,19 @@ def add_config_args(
     (meaning "the config's default"), so :func:`config_from_args` can tell
     what the user typed.
     """
-    from ..config import RunConfig, iter_options
+    from ..config import DEFAULT_PROFILE, PROFILES, RunConfig, iter_options
 
     cls = cls or RunConfig
     top = "run" if cls is RunConfig else cls.__name__.removesuffix("Config").lower()
+    p.add_argument(
+        "--profile",
+        choices=tuple(PROFILES),
+        default=None,
+        help="the options that reproduce a reference in one word, as a base the other options "
+        "change: "
+        + "; ".join(f"{_escape(q.name)}: {_escape(q.help)}" for q in PROFILES.values())
+        + f" (default: {DEFAULT_PROFILE})",
+    )
     groups: dict[str, argparse._ArgumentGroup] = {}
     for opt in iter_options(cls):
         if opt.name in exclude:
@@ -191,7 +200,9 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
     from ..config import RunConfig, config_from_flat, iter_options
 
     cls = cls or RunConfig
-    given = {k: v for k, v in vars(args).items() if v is not None}
+    given = {k: v for k, v in vars(args).items() if v is not None and k != "profile"}
+    if base is None and getattr(args, "profile", None):
+        base = profile_base(cls, args.profile)
     try:
         return config_from_flat(cls, given, base)
     except ValueError as err:
@@ -203,6 +214,14 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
                 msg = f"{opt.long_flag} {msg[len(owner) :]}"
                 break
         raise ValueError(msg) from err
+
+
+def profile_base(cls: type, name: str) -> Any:
+    """The config a ``--profile`` starts from: ``cls``'s defaults with the profile's scoring options."""
+    from ..config import ScoreConfig, get_profile
+
+    options = get_profile(name).score_options()
+    return ScoreConfig(**options) if cls is ScoreConfig else cls().replace(**options)
 
 
 def _owner(cls: type, path: tuple[str, ...]) -> type:

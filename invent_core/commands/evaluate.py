@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         dest="n_bootstrap_metrics",
         type=int,
         default=None,
-        help="bootstrap resamples of the metrics (default: the paper's 40, metrics.N_BOOTSTRAP)",
+        help="bootstrap resamples of the metrics (default: 1,000, metrics.N_BOOTSTRAP; "
+        "the paper's 40 with --profile paper or released-code)",
     )
     p.add_argument(
         "-o", "--out", default=None, help="output folder (default runs/evaluate-<dataset>)"
@@ -144,10 +145,15 @@ def parse_levels(text: str) -> tuple[int, ...]:
 
 def experiment_config_from_args(args: argparse.Namespace, **extra):
     """Build the :class:`~invent_core.experiments.ExperimentConfig` of ``evaluate``/``tsu``'s options."""
+    from ..config import DEFAULT_PROFILE, get_profile
+    from ..evaluation.metrics import CONVENTIONS
     from ..experiments import ExperimentConfig
 
+    profile = getattr(args, "profile", None) or DEFAULT_PROFILE
+    extra.setdefault("n_bootstrap_metrics", CONVENTIONS[get_profile(profile).intervals].n_bootstrap)
     return ExperimentConfig(
         run=config_from_args(args),
+        profile=profile,
         dataset=args.dataset,
         data=args.data,
         limit=args.limit,
@@ -212,8 +218,10 @@ def print_evaluation(res: Any, identity: str) -> None:
     from ..experiments import accuracy_line
 
     ev = res.evaluation
+    centre = "value on the sample" if ev.centre == "sample" else "bootstrap mean"
     print(
-        f"{accuracy_line(ev)}; {res.sample}; mean ± std over {ev.n_bootstrap} paired bootstrap resamples"
+        f"{accuracy_line(ev)}; {res.sample}; {centre} ± std [95 % interval] over "
+        f"{ev.n_bootstrap} paired bootstrap resamples"
     )
     print(res.table.to_text())
     for line in res.warnings:

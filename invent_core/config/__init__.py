@@ -15,6 +15,8 @@ round-trips through JSON (:func:`config_to_dict`, ``RunConfig.from_dict``).
 - :class:`RunConfig` (:mod:`.run`): one question end to end: perturber, n, r,
   temperature, the answer budget, the adaptive budget (:class:`AdaptiveConfig`)
   and the three above.
+- :class:`Profile` (:mod:`.profiles`): ``ours``, ``paper``, ``released-code`` — the
+  options that reproduce a reference in one word.
 
 Underneath: :mod:`.checks` (the field helper, the validation and the bounds),
 :mod:`.flat` (flat option names, replacing, the JSON round trip) and
@@ -31,6 +33,14 @@ from .flat import PREFIX, config_from_flat, config_to_dict, flat_values, json_re
 from .gaap import GaapConfig
 from .options import OptionSpec, iter_options
 from .paraphrase import GateConfig, ParaphraseConfig
+from .profiles import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    Profile,
+    ProfileName,
+    get_profile,
+    profile_options,
+)
 from .run import (
     ANSWER_MAX_TOKENS,
     TSU_TEMPERATURES,
@@ -43,6 +53,12 @@ from .score import AffinityKind, AnswerSimilarity, MaxVariant, Padding, ScoreCon
 
 __all__ = [
     "ANSWER_MAX_TOKENS",
+    "DEFAULT_PROFILE",
+    "PROFILES",
+    "Profile",
+    "ProfileName",
+    "get_profile",
+    "profile_options",
     "MAX_BOOTSTRAP",
     "MAX_SAMPLES",
     "MAX_TEMPERATURE",

@@ -22,6 +22,7 @@ from ..config import RunConfig, ScoreConfig, flat_values, iter_options
 from ..csv_safe import atomic_file
 from ..paper.scoring import ScoreResult
 from ..perturb.gate import copies_warning
+from ..provenance import BEFORE_PROVENANCE, provenance
 from .adaptive import AdaptiveRecord
 from .placement import placement
 from .scoring import score_responses
@@ -64,6 +65,9 @@ class RunArtifact:
         one (:func:`invent_core.evaluation.reference.placement_record`: percentile,
         P(correct) and interval, k, similarity, the reference questions and
         files); None when not placed (runs saved before it, no matching reference).
+    provenance : the code that made the run (:func:`invent_core.provenance.provenance`);
+        a rescored run records the code that scored it, with the run's earlier
+        provenance under ``"responses_from"``. None for runs saved before it was recorded.
     """
 
     question: str
@@ -87,6 +91,7 @@ class RunArtifact:
     acceptance: dict[str, Any] | None = None
     adaptive: AdaptiveRecord | None = None
     reference: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = None
 
     FORMAT = "invent.run/2"  # /1 kept a flat ``settings`` dict instead of ``config``
     _READS = (None, "invent.run/1", FORMAT)
@@ -244,6 +249,10 @@ class RunArtifact:
             identities={**self.identities, "embedder": score.embedder},
             score=score,
             timings={**self.timings, "score": time.perf_counter() - t0},
+            provenance={
+                **provenance(),
+                "responses_from": self.provenance or {"source": BEFORE_PROVENANCE},
+            },
         )
         out.reference = placement(out)  # the placement belongs to the new score
         return out

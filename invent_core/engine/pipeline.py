@@ -43,6 +43,7 @@ from ..perturb.gate import GateVerdict, summarize
 from ..perturb.paraphrase import distinct_states
 from ..progress import CancelToken, Progress, ProgressCallback, ProgressReporter
 from ..prompts import TASKS, answer_prompt
+from ..provenance import provenance
 from ..responses.answers import postprocess
 from .adaptive import AdaptiveRecord, normalized_width, prefix_schedule, stop_reason
 from .artifact import RunArtifact
@@ -526,6 +527,7 @@ class _QuestionRun:
             candidates=self.candidates,
             acceptance=_acceptance(self.candidates, questions[1:]),
             adaptive=self.record,
+            provenance=provenance(),
         )
 
 

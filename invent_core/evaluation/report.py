@@ -2,7 +2,8 @@
 
 This is the edge where numbers become text.
 
-Cells are ``mean ± std``; per column the best value is **bold** and the second best
+Cells are ``centre ± std [95 % interval]`` (the centre is the metric on the sample, or
+the bootstrap mean under the paper's convention); per column the best value is **bold** and the second best
 underlined, as in the paper's tables, with the direction of each metric (AUROC, PRR,
 AUPRC, TSU: higher is better; Brier, ECE: lower is better). Ranks are taken on the
 values *as displayed* (rounded), so methods that print the same number share a mark.
@@ -94,6 +95,8 @@ class ResultsTable:
     caveat : non-empty: every value is shown greyed and this reason beside the
         table ("too few to judge: 12 questions (< 20)"); see :meth:`greyed`.
     notes : lines shown under the table (Markdown, text) or as LaTeX comments.
+    ci : optional (n_methods, n_columns, 2) array of 95 % interval ends; shown after
+        the std in Markdown, text and CSV (NaN: none).
     """
 
     methods: tuple[str, ...]
@@ -106,17 +109,28 @@ class ResultsTable:
     missing: str = "–"
     caveat: str = ""
     notes: tuple[str, ...] = ()
+    ci: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        """Check that ``mean`` and ``std`` are (methods × columns) float arrays."""
+        """Check that ``mean`` and ``std`` are (methods × columns) float arrays (``ci`` × 2)."""
         shape = (len(self.methods), len(self.columns))
-        for name in ("mean", "std"):
+        for name in ("mean", "std", "ci"):
+            if getattr(self, name) is None:
+                continue
             a = np.asarray(getattr(self, name), dtype=np.float64)
-            if a.shape != shape:
+            want = (*shape, 2) if name == "ci" else shape
+            if a.shape != want:
                 raise ValueError(
-                    f"{name} must have shape {shape} (methods × columns); got {a.shape}"
+                    f"{name} must have shape {want} (methods × columns); got {a.shape}"
                 )
             object.__setattr__(self, name, a)
+
+    def _interval(self, i: int, j: int) -> str:
+        """`` [0.741, 0.862]`` after a cell's std, or "" without an interval."""
+        if self.ci is None or np.isnan(self.ci[i, j]).any():
+            return ""
+        lo, hi = self.ci[i, j] * self.scale
+        return f" [{lo:.{self.digits}f}, {hi:.{self.digits}f}]"
 
     def marks(self) -> np.ndarray:
         """(n_methods, n_columns) array of "best", "second" or "" per cell."""
@@ -159,15 +173,17 @@ class ResultsTable:
 
         Cells go through :func:`invent_core.csv_safe.csv_line` like every CSV invent writes.
         """
+        ends = ("ci_low", "ci_high") if self.ci is not None else ()
         header = ["method"]
         for c in self.columns:
-            header += [f"{c.key}_mean", f"{c.key}_std", f"{c.key}_mark"]
+            header += [f"{c.key}_{x}" for x in ("mean", "std", "mark", *ends)]
         lines = [csv_line(header)]
         marks = self.marks()
         for i, method in enumerate(self.methods):
             row: list[object] = [method]
             for j in range(len(self.columns)):
                 row += [float(self.mean[i, j]), float(self.std[i, j]), marks[i, j]]
+                row += [] if self.ci is None else [float(x) for x in self.ci[i, j]]
             lines.append(csv_line(row))
         return "".join(lines)
 
@@ -197,7 +213,7 @@ class ResultsTable:
                     mt = f"**{mt}**"
                 elif marks[i, j] == "second":
                     mt = f"<ins>{mt}</ins>"
-                cell = mt if st is None else f"{mt} ± {st}"
+                cell = (mt if st is None else f"{mt} ± {st}") + self._interval(i, j)
                 if self.caveat and not np.isnan(self.mean[i, j]):
                     cell = f'<span style="color:gray">{cell}</span>'
                 cells.append(cell.replace("|", r"\|"))
@@ -216,7 +232,7 @@ class ResultsTable:
             for j in range(len(self.columns)):
                 mt, st = self._cell(i, j)
                 star = " *" if marks[i, j] == "best" else ""
-                cells.append((mt if st is None else f"{mt} ± {st}") + star)
+                cells.append((mt if st is None else f"{mt} ± {st}") + self._interval(i, j) + star)
             body.append(cells)
         widths = [max(len(r[k]) for r in [header, *body]) for k in range(len(header))]
 
@@ -285,7 +301,9 @@ def results_table(
 
     Parameters
     ----------
-    evaluation : from :func:`~invent_core.evaluation.metrics.evaluate_scores`.
+    evaluation : from :func:`~invent_core.evaluation.metrics.evaluate_scores`; each cell
+        shows its centre (the sample value, or the bootstrap mean under the paper's
+        convention), the std and the 95 % interval.
     metrics : column order (default: the evaluation's metrics).
     methods : row order (default: evaluated methods, then skipped ones shown as "–").
     digits : decimals (paper: 3).
@@ -300,16 +318,18 @@ def results_table(
     rows = tuple(methods or (*evaluation.results, *evaluation.skipped))
     mean = np.full((len(rows), len(keys)), np.nan)
     std = np.full_like(mean, np.nan)
+    ci = np.full((*mean.shape, 2), np.nan)
     for i, meth in enumerate(rows):
         if meth not in evaluation.results and meth not in evaluation.skipped:
             raise ValueError(f"method {meth!r} is not in this evaluation")
         for j, k in enumerate(keys):
             cell = evaluation.results.get(meth, {}).get(k)
             if cell is not None:
-                mean[i, j], std[i, j] = cell.mean, cell.std
+                mean[i, j], std[i, j] = cell.centre(evaluation.centre), cell.std
+                ci[i, j] = cell.ci95
     cols = tuple(Column(k, METRICS[k].label, METRICS[k].higher_is_better) for k in keys)
     shown = tuple((labels or {}).get(m, m) for m in rows)
-    return ResultsTable(shown, cols, mean, std, digits=digits)
+    return ResultsTable(shown, cols, mean, std, digits=digits, ci=ci)
 
 
 def tsu_results_table(

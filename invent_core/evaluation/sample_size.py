@@ -20,6 +20,9 @@ import numpy as np
 from .report import ResultsTable
 
 __all__ = [
+    "GUESS_ALPHA",
+    "above_guessing",
+    "guess_rate",
     "MIN_QUESTIONS",
     "MIN_PER_CLASS",
     "Judgement",
@@ -37,6 +40,34 @@ MIN_QUESTIONS = 20
 #: Fewest correct and fewest wrong answers (ours: AUROC over fewer
 #: than 5 × 5 pairs takes a handful of values).
 MIN_PER_CLASS = 5
+
+
+#: One-sided level of the binomial test against guessing (ours: the usual 5 %).
+GUESS_ALPHA = 0.05
+
+
+def guess_rate(n_choices: Sequence[int | None]) -> float | None:
+    """Expected accuracy of a blind guess: the mean of 1/k over questions with k choices.
+
+    None when any question has no choices (free text: there is no guess rate).
+    """
+    ks = list(n_choices)
+    if not ks or any(not k or k < 2 for k in ks):
+        return None
+    return float(np.mean([1.0 / k for k in ks]))
+
+
+def above_guessing(
+    n: int, n_correct: int, rate: float, *, alpha: float = GUESS_ALPHA
+) -> tuple[bool, float]:
+    """Whether ``n_correct`` of ``n`` is clearly above the guess ``rate``: (yes, one-sided p).
+
+    Exact binomial test, P(X ≥ n_correct | n, rate) < ``alpha``.
+    """
+    from scipy.stats import binom
+
+    p = float(binom.sf(n_correct - 1, n, rate)) if n else 1.0
+    return p < alpha, p
 
 
 class Judgement(NamedTuple):
@@ -63,6 +94,7 @@ def judgeable(
     min_n: int = MIN_QUESTIONS,
     min_class: int = MIN_PER_CLASS,
     unit: str = "question",
+    guess: float | None = None,
 ) -> Judgement:
     """Whether metrics on ``n`` questions (``n_pos`` correct, ``n_neg`` wrong) mean anything.
 
@@ -75,6 +107,8 @@ def judgeable(
     min_n, min_class : the thresholds (default :data:`MIN_QUESTIONS`,
         :data:`MIN_PER_CLASS`).
     unit : what ``n`` counts, singular (``"question"``, ``"run"``).
+    guess : the accuracy of a blind guess on these questions (:func:`guess_rate`;
+        None for free text); an accuracy not clearly above it is not judgeable.
 
     Returns
     -------
@@ -104,6 +138,14 @@ def judgeable(
     for k, what in ((n_pos, "correct"), (n_neg, "wrong")):
         if k is not None and k < min_class:
             return Judgement(False, f"only {_count(k, what + ' answer')} (< {min_class})")
+    if guess is not None and n_pos is not None:
+        clear, p = above_guessing(n, n_pos, guess)
+        if not clear:
+            return Judgement(
+                False,
+                f"accuracy {n_pos / n:.0%} is not clearly above the {guess:.0%} of guessing "
+                f"(one-sided binomial p = {p:.2f}); the ranking is not read",
+            )
     size = f"n = {n}"
     if n_pos is not None:
         size += f" ({n_pos} correct, {n_neg} wrong)"

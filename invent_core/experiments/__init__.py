@@ -12,13 +12,18 @@ same run, and, for ``evaluate``, the response the scores came from judged.
 - :mod:`~invent_core.experiments.result`: :class:`ExperimentResult` and the
   files an experiment writes;
 - :mod:`~invent_core.experiments.evaluation`: :func:`evaluate` (Table 1);
-- :mod:`~invent_core.experiments.tsu_sweep`: :func:`tsu` (the TSU table).
+- :mod:`~invent_core.experiments.tsu_sweep`: :func:`tsu` (the TSU table);
+- :mod:`~invent_core.experiments.reading`: how an evaluation is read (paired block,
+  guess rate, what each table measured);
+- :mod:`~invent_core.experiments.recompute`: :func:`recompute_evaluation`, the metrics
+  of a saved evaluation again from its ``scores.csv``.
 """
 
 from __future__ import annotations
 
 from .config import JUDGES, ExperimentConfig, generation_key
 from .evaluation import MIN_CROSS_FIT, SCORE_COLUMNS, accuracy_line, evaluate, evaluation_table
+from .recompute import recompute_evaluation
 from .result import EVALUATE_FILES, TSU_FILES, ExperimentResult, FolderMismatch
 from .runs import get_run, score_run
 from .sample import difficulty_levels, draw_examples, keep_difficulty, select_examples
@@ -42,6 +47,7 @@ __all__ = [
     "generation_key",
     "get_run",
     "keep_difficulty",
+    "recompute_evaluation",
     "score_run",
     "select_examples",
     "tsu",

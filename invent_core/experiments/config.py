@@ -13,9 +13,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import RunConfig, ScoreConfig, flat_values, iter_options
+from ..config import DEFAULT_PROFILE, RunConfig, ScoreConfig, flat_values, get_profile, iter_options
 from ..evaluation.correctness import DEFAULT_JUDGE, JUDGE_METHODS
-from ..evaluation.metrics import N_BOOTSTRAP
+from ..evaluation.metrics import CONVENTIONS, N_BOOTSTRAP
 
 __all__ = ["JUDGES", "MAX_METRIC_BOOTSTRAP", "ExperimentConfig", "generation_key"]
 
@@ -45,7 +45,9 @@ class ExperimentConfig:
     difficulty: tuple[int, ...] | None = None
     methods: tuple[str, ...] = ("all",)
     judge: str = DEFAULT_JUDGE  # one of JUDGES
-    n_bootstrap_metrics: int = N_BOOTSTRAP  # 40, paper, Appendix "Calculation of Mean and Variance"
+    n_bootstrap_metrics: int = N_BOOTSTRAP  # ours, 1,000 (the paper's 40: --profile paper)
+    # the reference the run reproduces (config.profiles): it sets the metrics' centre
+    profile: str = DEFAULT_PROFILE
     # identities of the answering LLM and of a separate rewording one (None: not known or none):
     # a folder's saved runs are reused only with the model that made them
     llm: str | None = None
@@ -55,6 +57,7 @@ class ExperimentConfig:
         """Check the question source and the judge; store ``methods`` as a tuple."""
         if (self.dataset is None) == (self.data is None):
             raise ValueError("give exactly one of a dataset name (--dataset) or a file (--data)")
+        get_profile(self.profile)  # an unknown profile is refused, naming --profile
         if self.judge not in JUDGES:
             raise ValueError(f"unknown judge {self.judge!r}: use one of {', '.join(JUDGES)}")
         if self.limit is not None and (isinstance(self.limit, bool) or self.limit < 1):
@@ -83,6 +86,11 @@ class ExperimentConfig:
         same = self.llm is None or run.identities.get("llm") in (None, self.llm)
         para, want = run.paraphrase_identity, self.paraphrase_llm or self.llm
         return same and (para is None or want is None or para == want)
+
+    @property
+    def centre(self) -> str:
+        """What a table shows per metric: "sample" (ours) or "bootstrap_mean" (the paper's)."""
+        return CONVENTIONS[get_profile(self.profile).intervals].centre
 
     def run_key(self, temperature: float | None = None) -> dict[str, Any]:
         """Return the options a saved run must share to be reused (see :func:`generation_key`)."""

@@ -39,8 +39,10 @@ from ..evaluation.report import results_table
 from ..evaluation.sample_size import judgeable
 from ..llm import LazyLLM
 from ..progress import CancelToken, ProgressCallback, ProgressReporter
+from ..provenance import provenance
 from ..responses.canonical import canonical_answer
 from .config import ExperimentConfig
+from .reading import measured, measured_notes, sample_guess_rate, with_paired_block
 from .result import (
     EVALUATE_FILES,
     ExperimentResult,
@@ -262,17 +264,22 @@ def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel):
 MIN_CROSS_FIT = 10
 
 
-def _evaluation(rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentConfig):
+def _evaluation(
+    rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentConfig, guess: float | None
+):
     """Return (Evaluation, Judgement) of the judged rows: every metric, paired bootstrap.
 
     With one class (or no row), no metric exists: the evaluation has no
     results and every method is ``skipped`` with the reason. A method with no
     value on some questions (it failed there) is skipped with that reason.
+    ``guess``: a blind guess's accuracy (multiple choice), which the accuracy
+    must clearly beat for the ranking to be read. Inv-Entropy and the best
+    baseline get their paired differences to every other method.
     """
     correct = np.array([int(r["correct"]) for r in rows], dtype=np.int64)
     n, n_pos = int(correct.size), int(correct.sum())
-    judgement = judgeable(n, n_pos)
-    boot = {"n_bootstrap": cfg.n_bootstrap_metrics, "seed": cfg.run.seed}
+    judgement = judgeable(n, n_pos, guess=guess)
+    boot = {"n_bootstrap": cfg.n_bootstrap_metrics, "seed": cfg.run.seed, "centre": cfg.centre}
     if undefined_reason(correct) is not None:  # no row, or every answer judged the same
         skipped = {m: judgement.reason for m in methods}
         return Evaluation({}, DEFAULT_METRICS, n, n_pos, skipped=skipped, **boot), judgement
@@ -287,7 +294,7 @@ def _evaluation(rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentC
     metrics = [k for k in DEFAULT_METRICS if n >= MIN_CROSS_FIT or k not in ("brier_cv", "ece")]
     ev = evaluate_scores(table, correct, metrics=metrics, **boot)
     ev = dataclasses.replace(ev, metrics=DEFAULT_METRICS, skipped={**ev.skipped, **skipped})
-    return ev, judgement
+    return with_paired_block(ev), judgement
 
 
 def _number(value: Any) -> float:
@@ -297,20 +304,21 @@ def _number(value: Any) -> float:
         return float("nan")
 
 
-def evaluation_table(evaluation, judgement, methods: Sequence[str]):
+def evaluation_table(evaluation, judgement, methods: Sequence[str], block=None):
     """Build the :class:`~invent_core.evaluation.report.ResultsTable` of an evaluation, honest about its sample.
 
     Not judgeable: greyed with the reason (or every cell "n/a — all answers
     wrong" when a class is missing), nothing marked best. Cross-fitted
-    metrics left out on a small sample show "–" with a note.
+    metrics left out on a small sample show "–" with a note. ``block``, a
+    :func:`~invent_core.experiments.reading.measured` dict, puts what the table
+    measured under it.
     """
     rt = results_table(evaluation, labels=method_labels(methods))
-    notes = []
+    notes = measured_notes(block, method_labels(methods)) if block and evaluation.results else []
     if evaluation.results and evaluation.n_questions < MIN_CROSS_FIT:
         notes.append(f"Brier (cross-fit) and ECE need at least {MIN_CROSS_FIT} questions.")
     notes += [f"{method_labels([m])[m]}: {why}" for m, why in evaluation.skipped.items()]
     if not evaluation.results:
-        notes = []
         rt = dataclasses.replace(rt, missing=judgement.reason)
     rt = dataclasses.replace(rt, notes=tuple(notes))
     return rt if judgement.ok else rt.greyed(judgement.reason)
@@ -340,13 +348,29 @@ def _write_evaluation(out: Path, cfg: ExperimentConfig, result: ExperimentResult
     write_text(out / "results.tex", rt.to_latex(caption=caption) + "\n")
     payload = {
         "labels": method_labels(result.methods),
-        **ev.to_dict(),
+        **_rounded_values(ev.to_dict()),
         "judgement": {"ok": judgement.ok, "reason": judgement.reason},
         "failed": [{"id": r["id"], "error": r["error"]} for r in result.failed],
         "sample": result.sample,
+        "profile": cfg.profile,
+        "measured": measured(cfg, ev),
+        "provenance": provenance(),
     }
     write_text(out / "results.json", json.dumps(payload, indent=2))
     return files
+
+
+#: Decimals of the per-resample values in ``results.json`` (ours: 1,000 resamples × every
+#: method × metric at full precision is 2.4 MB a file; 1e-6 is far below any reported digit).
+VALUE_DECIMALS = 6
+
+
+def _rounded_values(data: dict[str, Any]) -> dict[str, Any]:
+    """The evaluation dict with each cell's resample values rounded to :data:`VALUE_DECIMALS`."""
+    for row in data.get("results", {}).values():
+        for cell in row.values():
+            cell["values"] = [round(v, VALUE_DECIMALS) for v in cell["values"]]
+    return data
 
 
 def evaluate(
@@ -391,22 +415,27 @@ def evaluate(
         llm = LazyLLM(llm_factory)
         report = ProgressReporter(progress)
         rows, notes = _evaluate_rows(examples, cfg, out, methods, llm, report, cancel)
-        result = _finish_evaluation(out, cfg, rows, methods, sample, llm, t0)
+        guess = sample_guess_rate(examples)
+        result = _finish_evaluation(out, cfg, rows, methods, (sample, guess), llm, t0)
         result.notes = notes
         return result
 
 
-def _finish_evaluation(out: Path, cfg, rows, methods, sample, llm, t0) -> ExperimentResult:
-    """Judge the rows, write ``results.*`` and ``config.json``; the :class:`ExperimentResult`."""
+def _finish_evaluation(out: Path, cfg, rows, methods, drawn, llm, t0) -> ExperimentResult:
+    """Judge the rows, write ``results.*`` and ``config.json``; the :class:`ExperimentResult`.
+
+    ``drawn``: (how the sample was drawn, a blind guess's accuracy or None).
+    """
+    sample, guess = drawn
     judged = [r for r in rows if not r.get("error")]
-    evaluation, judgement = _evaluation(judged, methods, cfg)
+    evaluation, judgement = _evaluation(judged, methods, cfg, guess)
     result = ExperimentResult(
         judged,
         methods,
         evaluation=evaluation,
         llm_started=llm.started,
         judgement=judgement,
-        table=evaluation_table(evaluation, judgement, methods),
+        table=evaluation_table(evaluation, judgement, methods, measured(cfg, evaluation)),
         failed=[r for r in rows if r.get("error")],
         sample=sample,
     )

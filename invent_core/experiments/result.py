@@ -3,7 +3,7 @@
 ``evaluate`` writes :data:`EVALUATE_FILES`, ``tsu`` writes :data:`TSU_FILES`,
 both beside ``runs/``; every file is replaced atomically (a crash leaves the
 old one), CSVs go through the one formula-safe writer, and ``config.json``
-records the experiment with the package versions.
+records the experiment with the package versions and the code's provenance.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from ..csv_safe import atomic_file
 from ..engine.artifact import RunArtifact
 from ..methods.registry import get_method
-from ..provenance import package_versions
+from ..provenance import package_versions, provenance
 from ..questions.files import BatchInputError
 from .config import ExperimentConfig
 
@@ -150,9 +150,15 @@ def input_files(cfg: ExperimentConfig) -> list[Path]:
 def write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> None:
     """Write ``config.json``: the experiment, ``extra``, and the package versions.
 
-    The versions are the same package list the batch sidecar records.
+    The versions are the same package list the batch sidecar records; ``provenance``
+    the code (version, git commit, uncommitted changes).
     """
-    meta = {"config": cfg.to_dict(), **extra, "versions": package_versions()}
+    meta = {
+        "config": cfg.to_dict(),
+        **extra,
+        "versions": package_versions(),
+        "provenance": provenance(),
+    }
     write_text(out / "config.json", json.dumps(meta, indent=2, default=str))
 
 

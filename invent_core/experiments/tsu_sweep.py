@@ -27,6 +27,7 @@ from ..evaluation.report import tsu_results_table
 from ..evaluation.sample_size import judgeable
 from ..llm import LazyLLM
 from ..progress import CancelToken, ProgressCallback, ProgressReporter
+from ..provenance import provenance
 from .config import ExperimentConfig
 from .result import (
     TSU_FILES,
@@ -72,7 +73,10 @@ def _write_tsu(out: Path, rt, table: dict, temps: list[float], extra: dict[str, 
     write_text(out / "tsu.md", rt.to_markdown() + "\n")
     write_text(out / "tsu.tex", rt.to_latex(caption="TSU (%)") + "\n")
     write_text(
-        out / "tsu.json", json.dumps({"temperatures": temps, "tsu": table, **extra}, indent=2)
+        out / "tsu.json",
+        json.dumps(
+            {"temperatures": temps, "tsu": table, **extra, "provenance": provenance()}, indent=2
+        ),
     )
     files = {k: str(out / f"tsu.{k}") for k in ("csv", "md", "tex", "json")}
     return files | {"uq": str(out / "uq.csv")}

@@ -72,7 +72,12 @@ def leaderboard(
         key="eval_leaderboard",
         latex_caption=f"{cfg.dataset}: {judged.reason}",
     )
-    boot = f"Mean ± std over B = {ev.n_bootstrap} paired bootstrap resamples."
+    boot = (
+        f"Value on the sample ± std [95 % interval] over B = {ev.n_bootstrap} paired "
+        "bootstrap resamples."
+        if ev.centre == "sample"
+        else f"Mean ± std over B = {ev.n_bootstrap} paired bootstrap resamples (the paper's)."
+    )
     if judged.ok:
         st.caption(
             f"{judged.reason}. {boot} Bold: best per column; underlined: second. "

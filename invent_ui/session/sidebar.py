@@ -20,7 +20,15 @@ from typing import Any
 
 import streamlit as st
 
-from invent_core.config import MAX_TEMPERATURE, OptionSpec, RunConfig, iter_options
+from invent_core.config import (
+    DEFAULT_PROFILE,
+    MAX_TEMPERATURE,
+    PROFILES,
+    OptionSpec,
+    RunConfig,
+    iter_options,
+    profile_options,
+)
 from invent_core.embedders import available_embedders
 from invent_core.llm import ENGINES, available_llms
 from invent_core.llm.local import MAX_THREADS
@@ -101,6 +109,7 @@ def sidebar_settings() -> Settings:
     sb.header("Settings")
     sb.caption("Shared by every page. Changing them never re-runs anything by itself.")
     _llm_widgets(sb, canon)
+    _profile_widget(sb, canon)
     _main_widgets(sb, canon)
     with sb.expander("Advanced"):
         _advanced_widgets(canon)
@@ -251,6 +260,27 @@ def _threads_widget(sb: Any, canon: dict[str, Any]) -> None:
             "work, 1 is often faster. Cached answers stay valid whatever the count.",
         )
     )
+
+
+def _profile_widget(sb: Any, canon: dict[str, Any]) -> None:
+    """The ``--profile`` of the command line: picking one sets its scoring options once.
+
+    The options stay editable afterwards (a profile is a base, as on the command line).
+    """
+    choice = sb.selectbox(
+        "Profile",
+        list(PROFILES),
+        key=_seed("profile", DEFAULT_PROFILE),
+        format_func=lambda name: f"{name} · {PROFILES[name].help.split(':')[0].split(' (')[0]}",
+        help="; ".join(f"{p.name}: {p.help}" for p in PROFILES.values()),
+    )
+    applied = state.SIDEBAR_PREFIX + "profile_applied"
+    if st.session_state.get(applied, DEFAULT_PROFILE) == choice:
+        return
+    for name, value in profile_options(choice).items():
+        canon[name] = value
+        st.session_state[state.SIDEBAR_PREFIX + name] = value  # the widgets below show it
+    st.session_state[applied] = choice
 
 
 def _main_widgets(sb: Any, canon: dict[str, Any]) -> None:

@@ -16,17 +16,20 @@ from invent_core.questions.datasets import load_dataset
 from .loading import Folder
 from .paper import PAPER_DATASETS, PAPER_TABLE1, PAPER_TSU, TSU_COLUMNS
 from .plots import plot_auroc, plot_difficulty
+from .reading import code_line, paired_lines
 from .text import (
     LABELS,
     METRICS,
     accuracy_text,
     best_baseline,
+    centre_words,
     folder_stem,
     folder_title,
     md_table,
     method_label,
     metric_cell,
     pm,
+    pm_ci,
     reported_methods,
     settings_line,
     verdict,
@@ -41,7 +44,7 @@ def overview(folders: list[Folder]) -> list[str]:
         best, names = best_baseline(res)
         judged = (res.get("judgement") or {}).get("ok", True)
         rows.append([folder_title(f), str(res.get("n_questions")), f.llm, accuracy_text(res).removeprefix("accuracy "),
-                     pm(*metric_cell(res, "inv_entropy", "auroc")),
+                     pm_ci(res, "inv_entropy", "auroc"),
                      f"{names} {pm(best)}" if best is not None else "–",
                      "yes" if judged else "no"])  # fmt: skip
     header = [
@@ -56,8 +59,25 @@ def overview(folders: list[Folder]) -> list[str]:
     return md_table(header, rows)
 
 
-def evaluate_section(f: Folder, docs: Path) -> list[str]:
-    """Accuracy, every method's metrics with ± next to the paper's, a verdict and an AUROC plot."""
+def measured_lines(res: dict[str, Any]) -> list[str]:
+    """What the table measured (``results.json``'s ``measured`` block), as a list under it."""
+    block = res.get("measured")
+    if not block:
+        return []
+    labels = res.get("labels", {})
+    lines = [f"- Labels: {block['label_rule']}.", f"- Scored answer: {block['answer_scored']}.",
+             "- Orientation: every method's value is an uncertainty (higher = less to be trusted); "
+             "the metrics rank answers by its negative."]  # fmt: skip
+    lines += [f"- **{labels.get(m, m)}: possibly inverted** (AUROC below 0.5 beyond its interval)."
+              for m in block.get("possibly_inverted", [])]  # fmt: skip
+    return ["", *lines]
+
+
+def evaluate_section(f: Folder, docs: Path, last_scoring: str | None = None) -> list[str]:
+    """Accuracy, every method's metrics with ± next to the paper's, a verdict and an AUROC plot.
+
+    Then what the table measured, the paired differences in words, and the code behind it.
+    """
     res = f.results
     labels = res.get("labels", {})
     paper = f.dataset if f.dataset in PAPER_DATASETS else None
@@ -65,15 +85,16 @@ def evaluate_section(f: Folder, docs: Path) -> list[str]:
     header += [f"paper {LABELS[m]}" for m in METRICS[:3]] if paper else []
     rows = []
     for method in reported_methods(res):
-        row = [labels.get(method, method)] + [pm(*metric_cell(res, method, m)) for m in METRICS]
+        row = [labels.get(method, method)] + [pm_ci(res, method, m) for m in METRICS]
         if paper:
             row += [
                 pm(*PAPER_TABLE1[m].get(method, {}).get(paper, (None, None))) for m in METRICS[:3]
             ]
         rows.append(row)
-    lines = [f"### {folder_title(f)}", "", settings_line(f), "", f"{accuracy_text(res)}; "
-             f"mean ± std over {res.get('n_bootstrap', res.get('n_boot'))} paired bootstrap resamples.", ""]  # fmt: skip
+    lines = [f"### {folder_title(f)}", "", settings_line(f), "",
+             f"{accuracy_text(res)}; {centre_words(res)}.", ""]  # fmt: skip
     lines += md_table(header, rows)
+    lines += measured_lines(res)
     judged = (res.get("judgement") or {}).get("ok", True)
     for method, why in res.get("skipped", {}).items() if judged else ():
         lines.append(f"\n{labels.get(method, method)}: {why}.")
@@ -82,7 +103,8 @@ def evaluate_section(f: Folder, docs: Path) -> list[str]:
     png = docs / f"results_{folder_stem(f)}_auroc.png"
     if plot_auroc(png, res, paper):
         lines += ["", f"![AUROC per method, {folder_title(f)}]({png.name})"]
-    return lines + ["", verdict(res), ""]
+    lines += ["", verdict(res), "", *paired_lines(res)]
+    return lines + [code_line(f.meta, last_scoring), ""]
 
 
 def tsu_section(f: Folder) -> list[str]:

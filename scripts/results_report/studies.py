@@ -155,3 +155,43 @@ def kernel_section(path: Path | None) -> list[str]:
         lines += md_table(["kernel", "AUROC", "Δ vs paper", "std across questions", "IQR"], rows)
         lines.append("")
     return lines
+
+
+def profile_section(root: Path) -> list[str]:
+    """The three profiles on one evaluation (``profile_study.json``, scripts/profile_study.py)."""
+    path = root / "profile_study.json"
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for name, p in data["profiles"].items():
+        kind = "±" if p["convention"] == "paper" else "± [95 %]"
+        cells = [_profile_cell(p[k], p["convention"]) for k in ("auroc", "prr")]
+        vs = p.get("vs_ours")
+        diff = (
+            f"{vs['difference']:+.3f} [{vs['ci95'][0]:+.3f}, {vs['ci95'][1]:+.3f}]" if vs else "–"
+        )
+        options = ", ".join(f"{k} {v}" for k, v in p["score"].items()) or "the defaults"
+        rows.append([f"`{name}`", options, f"{p['n_bootstrap']} ({kind})", *cells,
+                     "AP (AUPRC)" if p["prr_metric"] == "auprc" else "Malinin's", diff])  # fmt: skip
+    head = [
+        "profile",
+        "scoring options",
+        "resamples",
+        "Inv-Entropy AUROC",
+        "PRR",
+        "PRR is",
+        "AUROC − ours",
+    ]
+    return ["## Profiles: ours, the paper's text, the released code", "",
+            f"`{data['folder']}`: {data['n']} questions ({data['n_correct']} right), every saved run "
+            f"re-scored under each `--profile` (no LLM call, {data['seconds']:.0f} s), Inv-Entropy "
+            "evaluated under the profile's own convention; the last column is the paired AUROC "
+            "difference to ours over 1,000 shared resamples (`scripts/profile_study.py`).", "",
+            *md_table(head, rows), ""]  # fmt: skip
+
+
+def _profile_cell(cell: dict, convention: str) -> str:
+    text = pm(cell["centre"], cell["std"])
+    lo, hi = cell["ci95"]
+    return text if convention == "paper" else f"{text} [{lo:.3f}, {hi:.3f}]"

@@ -1,8 +1,11 @@
 """Cells, tables and sentences every section of RESULTS.md uses.
 
-Numbers are formatted here only (``pm``: ``"0.812 ± 0.020"``, never ``nan``);
-``metric_cell`` reads one (mean, std) out of a ``results.json`` dict
-(``{"results": {method: {metric: {"mean", "std", …}}}, "labels", "skipped", …}``).
+Numbers are formatted here only (``pm``: ``"0.812 ± 0.020"``, never ``nan``;
+``pm_ci``: ``"0.812 ± 0.020 [0.771, 0.850]"``); ``metric_cell`` reads one (centre,
+std) out of a ``results.json`` dict (``{"results": {method: {metric: {"point",
+"ci95", "std", "mean", …}}}, "centre", "labels", "skipped", …}``): the centre is
+the value on the sample, or the bootstrap mean for evaluations saved before
+(``"centre"`` absent) or made under the paper's convention.
 """
 
 from __future__ import annotations
@@ -85,8 +88,34 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def metric_cell(
     results: dict[str, Any], method: str, metric: str
 ) -> tuple[float | None, float | None]:
+    """(centre, std) of one cell: the sample value, or the bootstrap mean (see the module)."""
     cell = results.get("results", {}).get(method, {}).get(metric)
-    return (cell["mean"], cell["std"]) if cell else (None, None)
+    if not cell:
+        return None, None
+    sample = results.get("centre", "bootstrap_mean") == "sample"
+    return (cell["point"] if sample else cell["mean"]), cell["std"]
+
+
+def metric_ci(results: dict[str, Any], method: str, metric: str) -> tuple[float, float] | None:
+    """The cell's 95 % interval, or None (saved before intervals were recorded)."""
+    cell = results.get("results", {}).get(method, {}).get(metric) or {}
+    ci = cell.get("ci95")
+    return (float(ci[0]), float(ci[1])) if ci else None
+
+
+def pm_ci(results: dict[str, Any], method: str, metric: str) -> str:
+    """``"0.812 ± 0.020 [0.771, 0.850]"``: the centre, the std and the 95 % interval."""
+    text = pm(*metric_cell(results, method, metric))
+    ci = metric_ci(results, method, metric)
+    return f"{text} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and text != "–" else text
+
+
+def centre_words(results: dict[str, Any]) -> str:
+    """How the cells were made, in words, for the line above a table."""
+    n = results.get("n_bootstrap", results.get("n_boot"))
+    if results.get("centre") == "sample":
+        return f"value on the sample ± std [95 % percentile interval] over {n} paired bootstrap resamples"
+    return f"mean ± std over {n} paired bootstrap resamples"
 
 
 def method_label(method: str) -> str:
@@ -129,14 +158,22 @@ def verdict(results: dict[str, Any]) -> str:
             f"**The local model is too weak (or too strong) here:** {acc:.0%} of its answers are "
             f"right, so there are too few {few} answers for any method to show what it is worth."
         )
-    aurocs = [metric_cell(results, m, "auroc") for m in results.get("results", {})]
-    if all(mean is None or mean - 2 * (std or 0.0) <= 0.5 for mean, std in aurocs):
+    if not any(_above_chance(results, m) for m in results.get("results", {})):
         return (
-            "**No method beats chance beyond its bootstrap spread** (every AUROC's mean − 2σ ≤ "
-            "0.5): the model's correctness here is close to a coin toss for every method, so "
-            "this comparison with the paper's GPT-3.5-Turbo numbers says little."
+            "**No method beats chance beyond its bootstrap spread** (no AUROC interval lies "
+            "above 0.5): the model's correctness here is close to a coin toss for every method, "
+            "so this comparison with the paper's GPT-3.5-Turbo numbers says little."
         )
     return "At least one method separates right from wrong answers beyond its bootstrap spread."
+
+
+def _above_chance(results: dict[str, Any], method: str) -> bool:
+    """AUROC above 0.5 beyond its interval (or, saved before intervals, beyond mean − 2σ)."""
+    ci = metric_ci(results, method, "auroc")
+    if ci is not None:
+        return ci[0] > 0.5
+    mean, std = metric_cell(results, method, "auroc")
+    return mean is not None and mean - 2 * (std or 0.0) > 0.5
 
 
 def best_baseline(res: dict[str, Any]) -> tuple[float | None, str]:

@@ -306,6 +306,25 @@ def test_sidebar_has_a_widget_for_every_run_option():
     assert at.session_state["invent_settings"]["gaap_n_parents"] == 10
 
 
+def test_sidebar_profile_sets_the_scoring_options_in_one_word():
+    """The sidebar's Profile is --profile: released-code sets |cos|, B = 10 …; ours restores."""
+    at = open_page("app.py")
+    at.sidebar.selectbox(key="sb_profile").set_value("released-code").run()
+    assert_clean(at)
+    got = at.session_state["invent_settings"]
+    assert (got["affinity"], got["n_bootstrap"], got["max_variant"]) == (
+        "abs_cosine",
+        10,
+        "released_code",
+    )
+    assert at.selectbox(key="sb_affinity").value == "abs_cosine"
+    at.number_input(key="sb_n_bootstrap").set_value(20).run()  # still editable after
+    assert at.session_state["invent_settings"]["n_bootstrap"] == 20
+    at.sidebar.selectbox(key="sb_profile").set_value("ours").run()
+    assert at.session_state["invent_settings"]["affinity"] == "exp_cosine"
+    assert at.session_state["invent_settings"]["n_bootstrap"] == 30
+
+
 def test_compare_embedders(demo_run):
     at = open_page("2_Compare_embedders.py")
     assert_clean(at)

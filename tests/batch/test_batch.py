@@ -166,6 +166,9 @@ def test_wide_csv_matches_score_responses(minilm, wide_csv, tmp_path):
     assert meta["config"]["llm"] is None and meta["status"] == "finished"
     assert meta["models"]["embedder_sha256"].startswith("53aa5117")
     assert meta["versions"]["numpy"] == np.__version__
+    from invent_core.provenance import provenance
+
+    assert meta["provenance"] == provenance() and "commit" in meta["provenance"]
 
 
 def test_zero_llm_requests_with_a_real_server(minilm, wide_csv, tmp_path):
@@ -584,6 +587,10 @@ def test_shards_merge_to_one_run(minilm, tmp_path):
     assert m.n_rows == 20 and m.n_duplicates == len(records(parts[0]))
     assert_same_scores(records(merged), records(one))
     assert m.evaluation["n_judged"] == 20
+    from invent_core.provenance import provenance
+
+    sidecar = merged.with_name(merged.name + ".meta.json")
+    assert json.loads(sidecar.read_text())["provenance"] == provenance()
     with pytest.raises(BatchInputError, match=r"shard\(s\) 2/3 missing"):
         merge_outputs([parts[0], parts[2]], tmp_path / "m2.csv")
     assert merge_outputs([parts[0], parts[2]], tmp_path / "m2.csv", allow_partial=True).n_rows < 20

@@ -10,6 +10,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 from invent_core.evaluation.metrics import (
     METRICS,
+    N_BOOTSTRAP,
     auprc_released_code_score,
     auroc_score,
     bootstrap_indices,
@@ -259,6 +260,7 @@ def test_paired_bootstrap_reproducible_and_paired():
     b = paired_bootstrap("auroc", c, u, n_bootstrap=40, seed=11)
     np.testing.assert_array_equal(a.values, b.values)
     assert a.values.size == 40
+    assert paired_bootstrap("auroc", c, u, seed=11).values.size == N_BOOTSTRAP == 1000
     assert a.mean == pytest.approx(a.values.mean()) and a.std == pytest.approx(a.values.std())
     assert not np.array_equal(a.values, paired_bootstrap("auroc", c, u, seed=12).values)
     # paired: the oracle uncertainty stays perfect on every resample

@@ -85,7 +85,7 @@ def test_results_table_from_evaluation():
     m = t.marks()
     assert m[0, 0] == "best" and m[1, 0] == "second"  # AUROC
     assert m[0, 1] == "best"  # lowest Brier
-    assert t.mean[0, 0] == pytest.approx(ev.results["good"]["auroc"].mean)
+    assert t.mean[0, 0] == pytest.approx(ev.results["good"]["auroc"].point)  # the sample value
     assert np.isnan(t.mean[3]).all()
     assert r"Inv\_E" in t.to_latex()
     with pytest.raises(ValueError, match="not in this evaluation"):

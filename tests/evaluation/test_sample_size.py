@@ -141,3 +141,19 @@ def test_draw_sample_matches_load_dataset_with_the_same_seed():
 def test_draw_sample_validates(limit, seed, match):
     with pytest.raises(ValueError, match=match):
         draw_sample([1, 2, 3], limit, seed)
+
+
+def test_a_multiple_choice_sample_must_beat_guessing():
+    """MMLU at 22 % right against 25 % of guessing is not judgeable; 40 % is."""
+    from invent_core.evaluation.sample_size import above_guessing, guess_rate
+
+    assert guess_rate([4, 4, 4]) == 0.25 and guess_rate([4, None]) is None
+    assert guess_rate([2, 4]) == pytest.approx(0.375)
+    low = judgeable(100, 22, guess=0.25)
+    assert not low.ok and "not clearly above the 25% of guessing" in low.reason
+    assert judgeable(100, 40, guess=0.25).ok
+    assert judgeable(100, 22).ok  # free text: no guess rate
+    clear, p = above_guessing(100, 35, 0.25)
+    from scipy.stats import binom
+
+    assert clear and p == pytest.approx(binom.sf(34, 100, 0.25))

@@ -426,3 +426,21 @@ def test_cli_tsu_prints_a_plain_table_with_the_caveat(
     assert out.startswith("TSU (%), all 3 questions") and "Inv-Entropy" in out
     assert "Not judged: too few to judge: 3 questions (< 20)" in out and "<ins>" not in out
     assert "runs done 6/6" in err and "warning: metrics not judged" in err
+
+
+def test_every_experiment_artefact_records_its_provenance(tmp_path, data_file, minilm):
+    """config.json and results.json of evaluate, each saved run, and tsu's config.json."""
+    from invent_core.provenance import provenance
+
+    here = provenance()
+    evaluate(_cfg(data_file), tmp_path / "ev", llm_factory=ScriptLLM)
+    meta = json.loads((tmp_path / "ev" / "config.json").read_text())
+    assert meta["provenance"] == here and {"commit", "dirty", "version"} <= set(here)
+    results = json.loads((tmp_path / "ev" / "results.json").read_text())
+    assert results["provenance"] == here and results["profile"] == "ours"
+    assert results["measured"]["answer_scored"].startswith("the first reply to the original")
+    runs = list((tmp_path / "ev" / "runs").glob("*.json"))
+    assert runs and all(json.loads(p.read_text())["provenance"] == here for p in runs)
+    tsu(_cfg(data_file), [0.3, 1.2], tmp_path / "tsu", llm_factory=ScriptLLM)
+    assert json.loads((tmp_path / "tsu" / "config.json").read_text())["provenance"] == here
+    assert json.loads((tmp_path / "tsu" / "tsu.json").read_text())["provenance"] == here

@@ -136,7 +136,8 @@ def test_numbers_match_the_saved_runs_and_the_paper(report):
     table = next(t for t in _tables(text) if "paper AUROC (↑)" in t[0])
     row = next(r for r in table if r[0] == "Inv Entropy")
     cell = res["results"]["inv_entropy"]["auroc"]
-    assert row[1] == f"{cell['mean']:.3f} ± {cell['std']:.3f}"
+    lo, hi = cell["ci95"]  # the centre is the value on the sample, then std and interval
+    assert row[1] == f"{cell['point']:.3f} ± {cell['std']:.3f} [{lo:.3f}, {hi:.3f}]"
     assert row[5] == "0.780 ± 0.041"  # paper Table 1, MMLU, Inv-Entropy AUROC
     assert "accuracy 0.500 (12 of 24)" in text
     assert "n = 9, r = 5, T = 0.7, perturber paraphrase, embedder minilm" in text
@@ -276,3 +277,27 @@ def test_best_baseline_names_every_baseline_of_a_tie():
     res["results"]["lexsim"]["auroc"]["mean"] = 0.71
     assert _results("text").best_baseline(res) == (0.71, "lexsim")
     assert _results("text").best_baseline({"results": {}}) == (None, "")
+
+
+def test_paired_prose_follows_from_the_intervals_alone():
+    """Ahead, behind, not distinguishable: read off each interval, with the questions needed."""
+    rng = np.random.default_rng(1)
+    c = np.array([1, 0] * 30)
+    good = 1.0 - c + rng.normal(0, 0.4, 60)
+    ev = evaluate_scores({"inv_entropy": good, "lexsim": good + rng.normal(0, 0.05, 60),
+                          "kle": -good}, c, n_bootstrap=200, metrics=("auroc",))  # fmt: skip
+    res = ev.with_paired(["inv_entropy"]).to_dict() | {
+        "labels": {"inv_entropy": "Inv-Entropy", "lexsim": "LexSim", "kle": "KLE"},
+        "judgement": {"ok": True},
+    }
+    text = "\n".join(_results("reading").paired_lines(res))
+    d = res["paired"]["inv_entropy"]
+    assert d["kle"]["verdict"] == "ahead" and "is ahead of KLE (Δ +" in text
+    if d["lexsim"]["verdict"] == "not distinguishable at this size":
+        assert "not distinguishable at this size from LexSim" in text
+        assert "would need" in text
+    res["judgement"] = {
+        "ok": False,
+        "reason": "accuracy 22% is not clearly above the 25% of guessing",
+    }
+    assert "the ranking is not read" in _results("reading").paired_lines(res)[0]

@@ -21,8 +21,11 @@ Modules
   :func:`ece_loss` / :func:`reliability_diagram`, the expected calibration error of
   the isotonic-calibrated probabilities.
 - :mod:`.registry` — :data:`METRICS`, the metrics by name.
-- :mod:`.bootstrap` — :func:`bootstrap_indices` / :func:`paired_bootstrap`: mean ± std
-  over 40 resamples.
+- :mod:`.bootstrap` — :func:`bootstrap_indices` / :func:`paired_bootstrap`: std and
+  95 % percentile interval over 1,000 resamples (:data:`CONVENTIONS`: ours, and the
+  paper's mean ± std over 40).
+- :mod:`.paired` — :func:`paired_difference`: one method minus another over the same
+  resamples, with its interval, verdict and the questions a difference would need.
 - :mod:`.summary` — :func:`evaluate_scores`, every metric for every method on the same
   resamples; :func:`point_metrics`, full-sample values per method, with the reason
   when a metric is undefined (:func:`undefined_reason`); batch summaries use it.
@@ -32,7 +35,17 @@ Modules
 
 from __future__ import annotations
 
-from .bootstrap import N_BOOTSTRAP, BootstrapResult, bootstrap_indices, paired_bootstrap
+from .bootstrap import (
+    CI_LEVEL,
+    CONVENTIONS,
+    N_BOOTSTRAP,
+    PAPER_N_BOOTSTRAP,
+    BootstrapResult,
+    Convention,
+    bootstrap_indices,
+    paired_bootstrap,
+    percentile_interval,
+)
 from .calibration import (
     ReliabilityDiagram,
     brier_isotonic_loss,
@@ -41,6 +54,7 @@ from .calibration import (
     reliability_diagram,
 )
 from .inputs import confidence_from_uncertainty
+from .paired import AHEAD, BEHIND, NOT_DISTINGUISHABLE, PairedDifference, paired_difference
 from .ranking import (
     RejectionCurve,
     auprc_released_code_score,
@@ -64,6 +78,16 @@ __all__ = [
     "METRICS",
     "DEFAULT_METRICS",
     "N_BOOTSTRAP",
+    "PAPER_N_BOOTSTRAP",
+    "CI_LEVEL",
+    "CONVENTIONS",
+    "Convention",
+    "percentile_interval",
+    "PairedDifference",
+    "paired_difference",
+    "AHEAD",
+    "BEHIND",
+    "NOT_DISTINGUISHABLE",
     "Metric",
     "RejectionCurve",
     "ReliabilityDiagram",

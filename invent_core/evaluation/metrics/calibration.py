@@ -19,11 +19,26 @@ from numpy.typing import ArrayLike
 from .inputs import Seed, _check_inputs, confidence_from_uncertainty
 
 
-def _fit_isotonic(conf_train: np.ndarray, y_train: np.ndarray, conf_eval: np.ndarray):
-    from sklearn.isotonic import IsotonicRegression
+def _pava(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted pool-adjacent-violators: the non-decreasing fit of ``y`` (already ordered)."""
+    from sklearn._isotonic import _inplace_contiguous_isotonic_regression
 
-    iso = IsotonicRegression(increasing=True, y_min=0.0, y_max=1.0, out_of_bounds="clip")
-    return iso.fit(conf_train, y_train.astype(np.float64)).predict(conf_eval)
+    out, wt = np.array(y, dtype=np.float64), np.array(w, dtype=np.float64)
+    _inplace_contiguous_isotonic_regression(out, wt)  # scikit-learn's own PAVA, in place
+    return out
+
+
+def _fit_isotonic(conf_train: np.ndarray, y_train: np.ndarray, conf_eval: np.ndarray):
+    """Increasing isotonic fit of ``y_train`` on ``conf_train``, read at ``conf_eval``, in [0, 1].
+
+    What scikit-learn's ``IsotonicRegression(y_min=0, y_max=1, out_of_bounds="clip")``
+    computes (tied x pooled to their mean, linear between fitted points, clipped
+    outside), without its per-call overhead: the bootstrap fits it tens of thousands of times.
+    """
+    x, inverse, counts = np.unique(conf_train, return_inverse=True, return_counts=True)
+    y_mean = np.bincount(inverse, weights=y_train.astype(np.float64)) / counts
+    fitted = np.clip(_pava(y_mean, counts.astype(np.float64)), 0.0, 1.0)
+    return np.interp(np.clip(conf_eval, x[0], x[-1]), x, fitted)
 
 
 def isotonic_probabilities(
@@ -70,7 +85,8 @@ def isotonic_probabilities(
     folds = np.array_split(rng.permutation(c.size), n_folds)
     prob = np.empty(c.size, dtype=np.float64)
     for test in folds:
-        train = np.setdiff1d(np.arange(c.size), test, assume_unique=True)
+        train = np.ones(c.size, dtype=bool)
+        train[test] = False
         prob[test] = _fit_isotonic(conf[train], c[train], conf[test])
     return prob
 

@@ -2,14 +2,17 @@
 
 :func:`evaluate_scores` takes ``{method: (n,) uncertainty}`` and (n,)
 correctness and returns an :class:`Evaluation` (method -> metric ->
-:class:`MetricSummary`: bootstrap mean/std, the resample values, the
-full-sample value), JSON round-trippable as ``results.json`` holds it.
+:class:`MetricSummary`: the full-sample value, bootstrap mean/std, the 95 %
+percentile interval, the resample values), JSON round-trippable as
+``results.json`` holds it. :meth:`Evaluation.with_paired` adds the paired
+differences of chosen methods to every other (:mod:`.paired`).
 :func:`point_metrics` gives full-sample values only, each method on its finite
 rows, with :func:`undefined_reason` saying why a metric has no value.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,26 +20,42 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .bootstrap import N_BOOTSTRAP, bootstrap_indices, paired_bootstrap
+from .bootstrap import N_BOOTSTRAP, Centre, bootstrap_indices, paired_bootstrap, percentile_interval
 from .inputs import OnSingleClass, _check_inputs
+from .paired import PairedDifference, paired_difference
 from .registry import DEFAULT_METRICS, _get_metric
 
 
 @dataclass(frozen=True)
 class MetricSummary:
-    """One method × metric cell: bootstrap mean/std, the resample values, full-sample value."""
+    """One method × metric cell: bootstrap mean/std, the resample values, full-sample value.
+
+    ``point`` is the metric on the whole sample, the centre a table shows (ours);
+    ``mean`` the bootstrap mean (the paper's centre); ``ci95`` the 95 %
+    percentile interval over the resamples.
+    """
 
     mean: float
     std: float
     point: float
     values: np.ndarray = field(repr=False)
 
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The 95 % percentile interval over the resamples."""
+        return percentile_interval(self.values)
+
+    def centre(self, kind: Centre = "sample") -> float:
+        """The value a table shows: the sample value (ours) or the bootstrap mean (the paper's)."""
+        return self.point if kind == "sample" else self.mean
+
     def to_dict(self) -> dict[str, Any]:
         """Return the cell as a JSON-ready dict (the resample values as a list)."""
         return {
-            "mean": self.mean,
-            "std": self.std,
             "point": self.point,
+            "ci95": list(self.ci95),
+            "std": self.std,
+            "mean": self.mean,
             "values": [float(v) for v in self.values],
         }
 
@@ -57,6 +76,10 @@ class Evaluation:
     metrics : the metric names, in column order.
     n_questions, n_correct, n_bootstrap, seed : what the figures rest on.
     skipped : method -> reason, for methods with no finite uncertainty at all.
+    centre : what a table shows as a cell's value: "sample" (ours) or
+        "bootstrap_mean" (the paper's convention).
+    paired : reference method -> other method -> :class:`PairedDifference`
+        (see :meth:`with_paired`).
     """
 
     results: dict[str, dict[str, MetricSummary]]
@@ -66,6 +89,8 @@ class Evaluation:
     n_bootstrap: int
     seed: int | None
     skipped: dict[str, str] = field(default_factory=dict)
+    centre: Centre = "sample"
+    paired: dict[str, dict[str, PairedDifference]] = field(default_factory=dict)
 
     @property
     def accuracy(self) -> float:
@@ -80,11 +105,42 @@ class Evaluation:
             "n_correct": self.n_correct,
             "n_bootstrap": self.n_bootstrap,
             "seed": self.seed,
+            "centre": self.centre,
             "skipped": dict(self.skipped),
             "results": {
                 meth: {k: s.to_dict() for k, s in row.items()} for meth, row in self.results.items()
             },
+            "paired": {
+                ref: {o: d.to_dict() for o, d in row.items()} for ref, row in self.paired.items()
+            },
         }
+
+    def with_paired(self, references: Sequence[str], metric: str = "auroc") -> Evaluation:
+        """Return the evaluation with each reference's paired difference to every other method.
+
+        References that were not evaluated are left out; the differences use the
+        resample values already stored, so they are paired with no new draw.
+        """
+        spec = _get_metric(metric)
+        paired: dict[str, dict[str, PairedDifference]] = {}
+        for ref in dict.fromkeys(references):
+            if metric not in self.results.get(ref, {}):
+                continue
+            a = self.results[ref][metric]
+            paired[ref] = {
+                other: paired_difference(
+                    ref,
+                    other,
+                    metric,
+                    (a.point, row[metric].point),
+                    (a.values, row[metric].values),
+                    n_questions=self.n_questions,
+                    higher_is_better=spec.higher_is_better,
+                )
+                for other, row in self.results.items()
+                if other != ref and metric in row
+            }
+        return dataclasses.replace(self, paired=paired)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Evaluation:
@@ -105,6 +161,11 @@ class Evaluation:
             n_bootstrap=int(data["n_bootstrap"] if "n_bootstrap" in data else data["n_boot"]),
             seed=data.get("seed"),
             skipped=dict(data.get("skipped") or {}),
+            centre=data.get("centre", "bootstrap_mean"),  # saved before the sample centre
+            paired={
+                ref: {o: PairedDifference.from_dict(d) for o, d in row.items()}
+                for ref, row in (data.get("paired") or {}).items()
+            },
         )
 
 
@@ -116,8 +177,9 @@ def evaluate_scores(
     seed: int = 0,
     metrics: Sequence[str] = DEFAULT_METRICS,
     on_single_class: OnSingleClass = "redraw",
+    centre: Centre = "sample",
 ) -> Evaluation:
-    """Every metric for every method, with paired-bootstrap mean ± std.
+    """Every metric for every method: its sample value, paired-bootstrap std and 95 % interval.
 
     All methods and metrics are evaluated on the *same* resamples (drawn once from
     ``seed``), so differences between methods are paired too.
@@ -128,10 +190,11 @@ def evaluate_scores(
         A method whose values are all NaN (unavailable) is listed in ``skipped``;
         a partly-NaN method raises ValueError naming it.
     correct : array of shape (n,), 0/1 or bool — judgements of the same responses.
-    n_bootstrap : int, default :data:`N_BOOTSTRAP` (40, paper, Appendix "Calculation of Mean and Variance")
+    n_bootstrap : int, default :data:`N_BOOTSTRAP` (1,000; the paper's 40 is ``PAPER_N_BOOTSTRAP``)
     seed : int, default 0
     metrics : names from :data:`METRICS`, default all.
     on_single_class : {"redraw", "skip"}, see :func:`bootstrap_indices`.
+    centre : what the tables show, "sample" (ours) or "bootstrap_mean" (the paper's).
 
     Returns
     -------
@@ -181,6 +244,7 @@ def evaluate_scores(
         n_bootstrap=n_bootstrap,
         seed=seed,
         skipped=skipped,
+        centre=centre,
     )
 
 

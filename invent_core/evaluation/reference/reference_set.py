@@ -52,6 +52,8 @@ class ReferenceSet:
     correct : (k,) 0/1 correctness of their answers, or None.
     settings : what the values were computed with (measure, dataset, model,
         n, r, kernel, embedder, seed …); shown next to every percentile.
+    provenance : the code that built the set (:func:`invent_core.provenance.provenance`);
+        None for sets saved before it was recorded.
 
     Raises
     ------
@@ -67,6 +69,7 @@ class ReferenceSet:
     sources: Sequence[str] | None = None
     embeddings: np.ndarray | None = None
     placement: Placement | None = None
+    provenance: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         """Check shapes and labels; store sorted-ready float/int arrays."""
@@ -267,6 +270,8 @@ class ReferenceSet:
             out["sources"] = list(self.sources)
         if self.embeddings is not None:
             out["embeddings"] = encode_embeddings(self.embeddings)
+        if self.provenance is not None:
+            out["provenance"] = dict(self.provenance)
         return out
 
     @classmethod
@@ -284,6 +289,7 @@ class ReferenceSet:
             questions=data.get("questions"),
             sources=data.get("sources"),
             embeddings=decode_embeddings(emb) if emb is not None else None,
+            provenance=data.get("provenance"),
         )
 
     def save(self, path: str | Path) -> Path:

@@ -1,0 +1,80 @@
+"""The metrics of a saved evaluation again, from its ``scores.csv``: no LLM call, no run read.
+
+:func:`recompute_evaluation` reads ``config.json`` and ``scores.csv`` of an
+``evaluate`` folder, evaluates the saved per-question scores with today's
+metrics (1,000 resamples by default, a 95 % interval per metric, the paired
+block), and rewrites ``results.{csv,md,tex,json}``. The scores themselves are
+left as they are, so ``config.json`` keeps the provenance of the code that made
+them — or says it was "made before provenance was recorded" rather than
+inventing a commit — and records the recomputation beside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from ..csv_safe import read_csv
+from ..evaluation.metrics import N_BOOTSTRAP
+from ..provenance import BEFORE_PROVENANCE, provenance
+from .config import ExperimentConfig
+from .evaluation import SCORE_COLUMNS, _evaluation, _write_evaluation, evaluation_table
+from .reading import measured, sample_guess_rate
+from .result import ExperimentResult, write_text
+from .sample import draw_examples
+
+__all__ = ["recompute_evaluation"]
+
+
+def _old_provenance(meta: dict) -> dict:
+    """The provenance of the saved scores, or a block that says none was recorded."""
+    if meta.get("provenance", {}).get("source") not in (None, BEFORE_PROVENANCE):
+        return meta["provenance"]
+    version = (meta.get("versions") or {}).get("invent_core")
+    return {"version": version, "commit": None, "dirty": None, "source": BEFORE_PROVENANCE}
+
+
+def recompute_evaluation(folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP) -> ExperimentResult:
+    """Rewrite ``results.*`` of an evaluate ``folder`` from its ``scores.csv``.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming ``config.json`` or ``scores.csv`` when the folder lacks it.
+    """
+    out = Path(folder)
+    for name in ("config.json", "scores.csv"):
+        if not (out / name).is_file():
+            raise FileNotFoundError(f"{out / name}: not found (not an evaluate folder)")
+    meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    cfg = ExperimentConfig.from_dict(meta["config"])
+    cfg = dataclasses.replace(cfg, n_bootstrap_metrics=n_bootstrap)
+    rows = list(read_csv(out / "scores.csv"))
+    methods = [c for c in (rows[0] if rows else {}) if c not in SCORE_COLUMNS]
+    judged = [r for r in rows if not r.get("error") and r.get("correct") not in ("", None)]
+    ids = {r["id"] for r in judged}
+    examples, _ = draw_examples(cfg)
+    guess = sample_guess_rate([ex for ex in examples if ex.id in ids])
+    evaluation, judgement = _evaluation(judged, methods, cfg, guess)
+    result = ExperimentResult(
+        judged,
+        methods,
+        evaluation=evaluation,
+        judgement=judgement,
+        table=evaluation_table(evaluation, judgement, methods, measured(cfg, evaluation)),
+        failed=[r for r in rows if r.get("error")],
+        sample=meta.get("sample", ""),
+    )
+    result.files = _write_evaluation(out, cfg, result)
+    meta |= {
+        "config": cfg.to_dict(),
+        "provenance": _old_provenance(meta),
+        "results_recomputed": {
+            **provenance(),
+            "from": "scores.csv",
+            "n_bootstrap": n_bootstrap,
+        },
+    }
+    write_text(out / "config.json", json.dumps(meta, indent=2, default=str))
+    return result

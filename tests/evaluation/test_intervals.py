@@ -1,0 +1,138 @@
+"""Intervals and paired differences against brute force on toy data; the centre is the sample value."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+
+from invent_core.evaluation.metrics import (
+    AHEAD,
+    BEHIND,
+    CONVENTIONS,
+    N_BOOTSTRAP,
+    NOT_DISTINGUISHABLE,
+    PAPER_N_BOOTSTRAP,
+    Evaluation,
+    PairedDifference,
+    auroc_score,
+    bootstrap_indices,
+    evaluate_scores,
+    percentile_interval,
+)
+from invent_core.evaluation.report import results_table
+
+
+def _brute_auroc(c, u) -> float:
+    """P(a right answer is less uncertain than a wrong one), ties 1/2, over every pair."""
+    right = [x for x, ok in zip(u, c) if ok]
+    wrong = [x for x, ok in zip(u, c) if not ok]
+    wins = sum(1.0 if r < w else 0.5 if r == w else 0.0 for r, w in itertools.product(right, wrong))
+    return wins / (len(right) * len(wrong))
+
+
+def _brute_percentile(values, q) -> float:
+    """Linear interpolation between order statistics (numpy's default), by hand."""
+    v = sorted(values)
+    pos = (len(v) - 1) * q / 100
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def _toy(n=30, seed=1):
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 2, n)
+    c[:2] = [0, 1]
+    u = np.round(rng.normal(size=n) - c, 1)  # rounded: ties on purpose
+    return c, u
+
+
+def test_auroc_equals_the_pairwise_count():
+    c, u = _toy()
+    assert auroc_score(c, u) == pytest.approx(_brute_auroc(c, u))
+    # a hand case: right answers 0.1, 0.5; wrong 0.3, 0.5 -> wins 1 + 1 + 0 + 0.5 over 4
+    assert auroc_score([1, 1, 0, 0], [0.1, 0.5, 0.3, 0.5]) == pytest.approx(2.5 / 4)
+
+
+def test_the_centre_is_the_sample_value_and_the_interval_a_percentile_bootstrap():
+    c, u = _toy()
+    ev = evaluate_scores({"a": u}, c, n_bootstrap=200, seed=3, metrics=("auroc",))
+    cell = ev.results["a"]["auroc"]
+    assert cell.point == pytest.approx(_brute_auroc(c, u))
+    assert cell.centre() == cell.point and cell.centre("bootstrap_mean") == cell.mean
+    idx = bootstrap_indices(c, n_bootstrap=200, seed=3)
+    by_hand = [_brute_auroc(c[i], u[i]) for i in idx]
+    np.testing.assert_allclose(cell.values, by_hand)
+    lo, hi = cell.ci95
+    assert lo == pytest.approx(_brute_percentile(by_hand, 2.5))
+    assert hi == pytest.approx(_brute_percentile(by_hand, 97.5))
+    assert cell.std == pytest.approx(np.std(by_hand))
+    # the table shows the sample value, with the interval after the std
+    table = results_table(ev)
+    assert table.mean[0, 0] == cell.point
+    assert f"[{lo:.3f}, {hi:.3f}]" in table.to_markdown()
+    assert "auroc_ci_low" in table.to_csv()
+
+
+def test_the_defaults_and_the_papers_convention():
+    assert N_BOOTSTRAP >= 1000 and PAPER_N_BOOTSTRAP == 40
+    assert CONVENTIONS["ours"].centre == "sample" and CONVENTIONS["ours"].n_bootstrap == N_BOOTSTRAP
+    assert CONVENTIONS["paper"].centre == "bootstrap_mean"
+    c, u = _toy()
+    ev = evaluate_scores({"a": u}, c, metrics=("auroc",))
+    assert ev.n_bootstrap == N_BOOTSTRAP and ev.results["a"]["auroc"].values.size == N_BOOTSTRAP
+    paper = evaluate_scores(
+        {"a": u}, c, n_bootstrap=PAPER_N_BOOTSTRAP, metrics=("auroc",), centre="bootstrap_mean"
+    )
+    assert results_table(paper).mean[0, 0] == paper.results["a"]["auroc"].mean
+
+
+def test_paired_differences_against_brute_force():
+    c, u = _toy(n=40, seed=5)
+    rng = np.random.default_rng(9)
+    v = u + rng.normal(scale=0.8, size=u.size)
+    ev = evaluate_scores({"a": u, "b": v, "c": -u}, c, n_bootstrap=300, seed=2, metrics=("auroc",))
+    ev = ev.with_paired(["a"])
+    d = ev.paired["a"]["b"]
+    idx = bootstrap_indices(c, n_bootstrap=300, seed=2)
+    diffs = [_brute_auroc(c[i], u[i]) - _brute_auroc(c[i], v[i]) for i in idx]
+    assert d.difference == pytest.approx(_brute_auroc(c, u) - _brute_auroc(c, v))
+    assert d.std == pytest.approx(np.std(diffs))
+    assert d.ci95[0] == pytest.approx(_brute_percentile(diffs, 2.5))
+    assert d.ci95[1] == pytest.approx(_brute_percentile(diffs, 97.5))
+    # the reversed score is behind by a clear margin
+    assert ev.paired["a"]["c"].verdict == AHEAD
+    expected = math.ceil(40 * (1.959963984540054 * d.std / abs(d.difference)) ** 2)
+    assert d.questions_needed == expected
+    # JSON round trip keeps every figure, and writes the verdict out
+    back = Evaluation.from_dict(json.loads(json.dumps(ev.to_dict())))
+    assert back.paired["a"]["b"] == d
+    assert ev.to_dict()["paired"]["a"]["c"]["verdict"] == AHEAD
+    assert ev.to_dict()["results"]["a"]["auroc"]["ci95"] == list(ev.results["a"]["auroc"].ci95)
+
+
+@pytest.mark.parametrize(
+    ("ci", "higher", "verdict"),
+    [
+        ((0.01, 0.2), True, AHEAD),
+        ((-0.2, -0.01), True, BEHIND),
+        ((-0.05, 0.2), True, NOT_DISTINGUISHABLE),
+        ((-0.2, -0.01), False, AHEAD),  # lower is better (Brier): a negative difference is ahead
+        ((0.0, 0.2), True, NOT_DISTINGUISHABLE),  # an end at 0 does not exclude it
+    ],
+)
+def test_a_verdict_follows_from_the_interval_alone(ci, higher, verdict):
+    d = PairedDifference("a", "b", "auroc", 0.1, 0.05, ci, 50, higher)
+    assert d.verdict == verdict
+
+
+def test_no_difference_needs_no_sample_size():
+    assert PairedDifference("a", "b", "auroc", 0.0, 0.05, (-0.1, 0.1), 50).questions_needed is None
+
+
+def test_percentile_interval_of_nothing_is_nan():
+    assert all(math.isnan(x) for x in percentile_interval([]))

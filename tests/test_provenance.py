@@ -1,0 +1,150 @@
+"""Provenance: the commit and uncommitted changes behind an artefact, read from git without a network."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from invent_core import __version__
+from invent_core.evaluation.reference import ReferenceSet
+from invent_core.provenance import (
+    BEFORE_PROVENANCE,
+    WHEEL,
+    _provenance,
+    is_older,
+    last_change,
+    provenance,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A git checkout holding invent_core/paper/x.py, committed twice."""
+    root = tmp_path / "repo"
+    (root / "invent_core" / "paper").mkdir(parents=True)
+    _git(root, "init", "-q")
+    for k in ("user.email", "user.name"):
+        _git(root, "config", k, "t@example.org")
+    commits = []
+    for text in ("a = 1\n", "a = 2\n"):
+        (root / "invent_core" / "paper" / "x.py").write_text(text)
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", "change")
+        commits.append(_git(root, "rev-parse", "HEAD"))
+    _provenance.cache_clear()
+    yield root, commits
+    _provenance.cache_clear()
+
+
+def test_this_checkout_records_its_commit_and_whether_it_is_dirty():
+    p = provenance()
+    if not (ROOT / ".git").exists():
+        assert p["source"] == WHEEL and p["commit"] is None
+        return
+    assert p["source"] == "git" and p["version"] == __version__
+    assert p["commit"] == _git(ROOT, "rev-parse", "HEAD")
+    assert p["dirty"] == bool(_git(ROOT, "status", "--porcelain", "--", "invent_core"))
+
+
+def test_a_commit_and_dirty_tree_in_a_fresh_repository(repo):
+    root, (first, second) = repo
+    assert provenance(root) == {
+        "version": __version__,
+        "commit": second,
+        "dirty": False,
+        "source": "git",
+    }
+    (root / "invent_core" / "paper" / "new.py").write_text("b = 1\n")  # untracked counts
+    _provenance.cache_clear()
+    assert provenance(root)["dirty"] is True
+
+
+def test_stale_is_told_by_the_last_change_to_scoring(repo):
+    root, (first, second) = repo
+    assert last_change(root=root) == second
+    assert is_older(first, second, root) is True and is_older(second, second, root) is False
+    assert is_older("0" * 40, second, root) is None  # a commit git does not know
+
+
+def test_no_git_directory_is_an_installed_wheel(tmp_path):
+    (tmp_path / "invent_core").mkdir()
+    p = provenance(tmp_path)
+    assert p == {"version": __version__, "commit": None, "dirty": None, "source": WHEEL}
+
+
+def test_no_git_program_is_said_not_guessed(repo, monkeypatch):
+    root, _ = repo
+    monkeypatch.setenv("PATH", str(root))  # no git on PATH
+    assert provenance(root)["source"] == "git unavailable" and provenance(root)["commit"] is None
+    assert last_change(root=root) is None and is_older("abc", "def", root) is None
+
+
+def test_a_reference_set_keeps_its_provenance(tmp_path):
+    ref = ReferenceSet(np.array([1.0, 2.0]), np.array([1, 0]), {"measure": "inv_entropy"},
+                       provenance=provenance())  # fmt: skip
+    back = ReferenceSet.load(ref.save(tmp_path / "ref.json"))
+    assert back.provenance == provenance()
+    sys.path.insert(0, str(ROOT / "scripts"))
+    made = importlib.import_module("make_reference").reference_provenance({"config": {}})
+    assert made["commit"] == provenance()["commit"]
+    assert made["scores"] == {"source": BEFORE_PROVENANCE}  # its evaluation recorded none
+
+
+def _code_line():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    return importlib.import_module("results_report.reading").code_line
+
+
+def test_the_results_generator_flags_a_stale_or_untraceable_evaluation():
+    code_line = _code_line()
+    old = {"provenance": {"version": "0.1.0", "commit": None, "dirty": None,
+                          "source": BEFORE_PROVENANCE}}  # fmt: skip
+    assert "possibly stale" in code_line(
+        old, "abc"
+    ) and "before their commit was recorded" in code_line(old, "abc")
+    assert "possibly stale" in code_line({"versions": {"invent_core": "0.1.0"}}, "abc")
+    if provenance()["source"] != "git":
+        pytest.skip("no git checkout: staleness cannot be checked")
+    last = last_change()
+    start = "7773efd"  # this feature began here; the scoring code changed after it
+    stale = {"provenance": {"version": "0.1.0", "commit": start, "dirty": False, "source": "git"}}
+    assert "**Stale:** made by code older than the last change to scoring" in code_line(stale, last)
+    fresh = {"provenance": {"version": "0.1.0", "commit": last, "dirty": True, "source": "git"}}
+    line = code_line(fresh, last)
+    assert "not older than the last change" in line and "uncommitted changes" in line
+
+
+def test_every_shipped_reference_says_where_it_came_from():
+    """Sets built before provenance was recorded say so instead of naming a commit."""
+    from invent_core.evaluation.reference import reference_dir
+
+    found = sorted(reference_dir().glob("*.json"))
+    assert found
+    for path in found:
+        prov = ReferenceSet.load(path).provenance
+        assert prov is not None and {"commit", "dirty", "source"} <= set(prov), path.name
+        assert prov["commit"] is not None or prov["source"] in (BEFORE_PROVENANCE, WHEEL)
+
+
+def test_metrics_recomputed_by_older_code_are_flagged_too():
+    if provenance()["source"] != "git":
+        pytest.skip("no git checkout: staleness cannot be checked")
+    code_line = _code_line()
+    meta = {"provenance": {"source": BEFORE_PROVENANCE},
+            "results_recomputed": {"commit": "7773efd", "dirty": False, "n_bootstrap": 1000}}  # fmt: skip
+    assert "**Stale:** that code is older" in code_line(meta, last_change())
+    meta["results_recomputed"]["commit"] = last_change()
+    assert "Stale" not in code_line(meta, last_change())
