@@ -45,5 +45,19 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
     lines += notes(root, "kernel_choice.md")
     lines += profile_section(root)
     lines += notes(root, "profiles.md")
+    lines += judge_section(root)
     lines += notes(root, "other_measurements.md")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def judge_section(root: Path) -> list[str]:
+    """The correctness judges against hand labels (``judge_agreement.md``, one level down)."""
+    text = notes(root, "judge_agreement.md")
+    if not text:
+        return []
+    body = [
+        "#" + line if line.startswith("## ") else line
+        for line in text[0].splitlines()
+        if not line.startswith("# ")
+    ]
+    return ["## Labels: the correctness judges against hand labels", *body, ""]
