@@ -265,7 +265,10 @@ MIN_CROSS_FIT = 10
 
 
 def _evaluation(
-    rows: list[dict[str, Any]], methods: list[str], cfg: ExperimentConfig, guess: float | None
+    rows: list[dict[str, Any]],
+    methods: list[str],
+    cfg: ExperimentConfig,
+    guess: float | None = None,
 ):
     """Return (Evaluation, Judgement) of the judged rows: every metric, paired bootstrap.
 
