@@ -37,7 +37,16 @@ __all__ = [
 
 #: Output columns holding text; every other column is numeric.
 TEXT_COLUMNS = frozenset(
-    {"id", "question", "answer", "response", "perturbations", "responses", "method_errors"}
+    {
+        "id",
+        "question",
+        "answer",
+        "response",
+        "perturbations",
+        "responses",
+        "method_errors",
+        "judge_reason",
+    }
 )
 #: Suffixes of text columns named after a measure (``inv_entropy_placed_among``).
 TEXT_SUFFIXES = ("_placed_among",)
