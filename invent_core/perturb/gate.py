@@ -55,6 +55,7 @@ from ..config import GateConfig
 from ..paper.random_walk import KERNEL_TAU
 from ..questions.mmlu import scenarios
 from .asks_same import rule_verdict
+from .meaning import changed_meaning
 from .text import (
     candidate_vocabulary,
     content_words,
@@ -225,6 +226,8 @@ def _changed_meaning(
 ) -> str | None:
     if not cfg.meaning_check:
         return None
+    if not cfg.both_ways:  # the question-to-rewording rules only
+        return changed_meaning(text, original)
     verdict = rule_verdict(original, text, cfg)
     if verdict is not None:
         return None if verdict.same else verdict.detail
@@ -235,7 +238,7 @@ def _changed_meaning(
 
 def undecided(text: str, original: str, cfg: GateConfig) -> bool:
     """Whether only the rewording model can tell if ``text`` asks what ``original`` asks."""
-    return cfg.meaning_check and rule_verdict(original, text, cfg) is None
+    return cfg.meaning_check and cfg.both_ways and rule_verdict(original, text, cfg) is None
 
 
 def _not_a_question(text: str, original: str) -> str | None:

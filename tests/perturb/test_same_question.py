@@ -102,11 +102,17 @@ def test_the_gate_asks_the_model_only_about_undecided_survivors_in_one_batch():
         "How many centimetres are in 6 metres?",
         "Tell me, how many centimetres are in 5 metres?",
     ]
-    verdicts = gate_candidates(cands, q, config=GateConfig(), verify=verify)
+    both = GateConfig(both_ways=True, llm_verify=True)  # the check both ways, the model asked
+    verdicts = gate_candidates(cands, q, config=both, verify=verify)
     assert asked == [[(q, cands[0])]]
     assert [v.accepted for v in verdicts] == [False, False, True]
     assert "model" in verdicts[0].detail
-    assert [v.accepted for v in gate_candidates(cands, q, verify=lambda p: [True] * len(p))][0]
+    yes = gate_candidates(cands, q, config=both, verify=lambda p: [True] * len(p))
+    assert [v.accepted for v in yes][0]
+    # by default the gate keeps the one-way check: no model asked
+    asked.clear()
+    gate_candidates(cands, q, verify=verify)
+    assert asked == []
 
 
 def test_gaap_members_are_flagged_with_the_same_check():
