@@ -193,15 +193,15 @@ def test_merge_output_that_is_a_part_is_refused(minilm, tmp_path):
 # Item 4: an OS lock on the output; two real processes and kill -9
 # --------------------------------------------------------------------------
 
-# After three rows it holds while the file argv[3] exists (the test never removes it, so
-# the run stays alive until it is killed, however slow the machine makes the CLI calls).
+# After three rows it holds while the file argv[3] (when given) exists: the test never
+# removes it, so the run stays alive until killed, however slow the CLI calls are.
 SLOW_WORKER = """
 import os, sys, time
 from invent_core.batch import batch_score
 from invent_core.config import RunConfig
 def hold(ev):
     time.sleep(0.3)
-    while ev.done >= 3 and os.path.exists(sys.argv[3]):
+    while ev.done >= 3 and len(sys.argv) > 3 and os.path.exists(sys.argv[3]):
         time.sleep(0.2)
 batch_score(sys.argv[1], sys.argv[2], RunConfig().replace(n_bootstrap=5), progress=hold)
 """

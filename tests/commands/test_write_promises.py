@@ -213,7 +213,9 @@ def test_batch_lock_cannot_be_bypassed_through_a_symbolic_link(tmp_path):
     link.symlink_to(out)
     worker = tmp_path / "worker.py"
     worker.write_text(SLOW_WORKER)
-    first = subprocess.Popen([sys.executable, str(worker), inp, out], env=env())
+    held = tmp_path / "hold"  # the first run holds after three rows until it is killed
+    held.touch()
+    first = subprocess.Popen([sys.executable, str(worker), inp, out, held], env=env())
     try:
         deadline = time.monotonic() + 240
         while not out.exists() or out.read_bytes().count(b"\n") < 3:
