@@ -52,6 +52,7 @@ def _record(i: int) -> dict:
             else "none like this one (no question is close enough)"
         ),
         "correct": i % 2,
+        "judge_reason": f"the reference '{i + 1}' is in the answer" if i % 2 else "no match",
         "perturbations": json.dumps([f"Variant {k}?" for k in range(2)]),
         "responses": json.dumps([["a", "b"], ["c", "d"]]),
         "method_errors": "" if i != 1 else json.dumps({"ni_entropy": "failed"}),
