@@ -205,11 +205,10 @@ def test_the_pipeline_stores_the_placement_and_a_rescore_places_the_new_score():
     """Whoever saves a run keeps its placement: the pipeline computes it, re-scoring redoes it."""
     import dataclasses
 
-    from invent_core.engine.artifact import RunArtifact as Artifact
     from invent_core.engine.placement import placement
 
     runs = ROOT / "docs" / "results" / "evaluate-arithmetic-100" / "runs"
-    art = Artifact.load(sorted(runs.glob("*.json"))[0])  # the shipped references' settings
+    art = RunArtifact.load(sorted(runs.glob("*.json"))[0])  # the shipped references' settings
     placed = placement(art)
     assert placed is not None and placed["measure"] == "inv_entropy"
     assert placed["value"] == pytest.approx(art.score.measures["inv_entropy"])
