@@ -16,6 +16,7 @@ the ratio to the wall the same question took through llama.cpp on the CPU
 when it was recorded (its load average beside it).
 
     python benchmarks/bench_gpu.py --random-weights              # 0.5b, 1.5b, 7b shapes, CUDA
+    python benchmarks/bench_gpu.py --random-weights --step-latency 1,32,128 --concurrent 16
     python benchmarks/bench_gpu.py --model hf:/path/to/Qwen2.5-7B-Instruct
     python benchmarks/bench_gpu.py --device cpu --quick          # the tiny test model: seconds
     python benchmarks/bench_gpu.py --compare-cpu --questions 2   # packaged 0.5B: transformers vs llama.cpp
@@ -29,8 +30,14 @@ the recorded length). No model file has to travel to the GPU machine: carry
 the tokenizer folder (about 11 MB).
 
 Targets on one H100: ≤ 1.5 s per question at the 0.5B shape, ≤ 4 s
-at 7B; 300 questions at 7B ≤ 15 min. Not yet measured: no GPU was lent to the
-session that wrote this (only ``--device cpu --quick`` ran, in the tests).
+at 7B; 300 questions at 7B ≤ 15 min. Measured on a lent H200 on 2026-11-27
+(``docs/bench_gpu_2026-11-27.txt``): one question at a time 4.0-11.6 s (missed:
+a question is a chain of small batches, each paced by the decode step's
+kernel launches, 55-90 ms eager whatever the batch or size); 16 questions in
+flight, as ``batch`` runs them, 96 questions/min at 0.5B and 73 at 7B (300 at
+7B ≈ 4.1 min: met). ``--step-latency`` shows the step eager on both KV caches
+and as a CUDA graph (3-8 ms at 0.5B), ``--concurrent`` the throughput,
+``--kv-cache static,dynamic`` both decode paths in one run.
 
 Measured on the CPU (``--compare-cpu --questions 2``, 2 shared cores,
 2026-11-25, the two TriviaQA questions of the workload, natural reply
@@ -49,6 +56,7 @@ machine these walls say more about the neighbours than about the engines.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -219,6 +227,161 @@ def _requests(call: dict[str, Any], forced: bool) -> list:
     return out
 
 
+def _copy(question: dict[str, Any], k: int) -> dict[str, Any]:
+    """The question's calls with every seed moved by ``k`` (copy k is a different question's work)."""
+    calls = [
+        {**c, "requests": [{**r, "seed": (r["seed"] or 0) + 7919 * k} for r in c["requests"]]}
+        for c in question["calls"]
+    ]
+    return {**question, "calls": calls}
+
+
+def concurrent(llm: Any, questions: list[dict[str, Any]], k: int, forced: bool) -> None:
+    """``k`` questions in flight at once (the workload's, cycled): what a batch run sees.
+
+    One thread per question, as ``batch`` runs questions; the engine's
+    batcher decodes whatever meets. Prints questions per minute and the ratio
+    to one question at a time.
+    """
+    work = [_copy(questions[i % len(questions)], i) for i in range(k)]
+    walls: list[float] = [0.0] * k
+    s0 = _stats(llm)
+
+    def one(i: int) -> None:
+        walls[i] = replay(llm, work[i], forced)
+
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(k)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    s1 = _stats(llm)
+    print(
+        f"  {k:3d} in flight: {wall:6.2f} s for {k} questions = {60 * k / wall:6.1f} questions/min "
+        f"(each {min(walls):.2f}-{max(walls):.2f} s), decode {(s1[1] - s0[1]) / max(wall, 1e-9):7.0f} "
+        f"tok/s of wall; 300 questions ≈ {300 * wall / k / 60:.1f} min ({load()})"
+    )
+
+
+def step_latency(llm: Any, sizes: list[int], context: int = 256, steps: int = 20) -> None:
+    """Seconds of one decode step (B sequences, ``context`` tokens cached): the engine's floor."""
+    import torch
+    from transformers import DynamicCache
+
+    model = llm.loaded.model
+    for b in sizes:
+        ids = torch.randint(100, 1000, (b, context), device=model.device)
+        with torch.inference_mode():
+            cache = DynamicCache()
+            model(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1)
+            one = ids[:, -1:]
+            times = []
+            for _ in range(steps):
+                _sync(model.device)
+                t0 = time.perf_counter()
+                out = model(input_ids=one, past_key_values=cache, use_cache=True)
+                out.logits[:, -1, :].float().argmax(-1).tolist()
+                times.append(time.perf_counter() - t0)
+        times.sort()
+        med = times[len(times) // 2]
+        print(
+            f"  decode step, batch {b:3d}: {1000 * med:6.1f} ms (median of {steps}), "
+            f"{b / med:8.0f} tok/s ({load()})"
+        )
+
+
+def step_latency_graph(llm: Any, sizes: list[int], context: int = 256, steps: int = 20) -> None:
+    """One decode step with a static KV cache, eager and replayed as a CUDA graph (on CUDA).
+
+    The eager step's time hardly depends on the batch or the model's size on
+    the lent H200 (about 60-78 ms from 1 to 128 sequences, 0.5B and 7B
+    alike): the host's kernel launches, not the GPU's work. A CUDA graph
+    launches the step's kernels at once; this shows what that would buy.
+    """
+    import torch
+    from transformers import StaticCache
+
+    model = llm.loaded.model
+    cuda = str(model.device).startswith("cuda")
+    for b in sizes:
+        ids = torch.randint(100, 1000, (b, context), device=model.device)
+        with torch.inference_mode():
+            cache = StaticCache(config=model.config, max_cache_len=context + 4 * steps + 8)
+            first = torch.arange(context, device=model.device)
+            model(input_ids=ids, past_key_values=cache, cache_position=first, logits_to_keep=1)
+            one, at = ids[:, -1:].clone(), torch.tensor([context], device=model.device)
+            step = functools.partial(model, input_ids=one, past_key_values=cache, cache_position=at)
+            eager = _timed(step, model.device, steps)
+            graph = float("nan")
+            if cuda:
+                try:
+                    graph = _graph_timed(step, model.device, steps)
+                except Exception as err:  # noqa: BLE001 - a probe: say why and go on
+                    print(f"  CUDA graph capture failed at batch {b}: {type(err).__name__}: {err}")
+        print(
+            f"  static-cache step, batch {b:3d}: eager {1000 * eager:6.1f} ms, CUDA graph "
+            f"{1000 * graph:6.2f} ms ({load()})"
+        )
+
+
+def _timed(fn: Any, device: Any, steps: int) -> float:
+    """Median seconds of ``fn()`` (synchronised), after two warm-up calls."""
+    for _ in range(2):
+        fn()
+    times = []
+    for _ in range(steps):
+        _sync(device)
+        t0 = time.perf_counter()
+        fn()
+        _sync(device)
+        times.append(time.perf_counter() - t0)
+    return sorted(times)[len(times) // 2]
+
+
+def _graph_timed(step: Any, device: Any, steps: int) -> float:
+    """Capture ``step`` as a CUDA graph (warmed on a side stream) and time its replay."""
+    import torch
+
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    return _timed(graph.replay, device, steps)
+
+
+def launch_overhead(device: str = "cuda", n: int = 2000) -> None:
+    """Microseconds per tiny kernel launch, and a pure-Python loop: the host's speed."""
+    import torch
+
+    t0 = time.perf_counter()
+    sum(range(10**7))
+    py = time.perf_counter() - t0
+    line = f"host: sum(range(1e7)) {1000 * py:.0f} ms"
+    if torch.cuda.is_available() and device != "cpu":
+        x = torch.zeros(1, device="cuda")
+        _sync("cuda")
+        t0 = time.perf_counter()
+        for _ in range(n):
+            x.add_(1)
+        _sync("cuda")
+        line += f"; {1e6 * (time.perf_counter() - t0) / n:.1f} µs per tiny kernel launch"
+    print(f"{line} ({load()})")
+
+
+def _sync(device: Any) -> None:
+    import torch
+
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize(device)
+
+
 def _is_answer(call: dict[str, Any]) -> bool:
     return any(r["state"] is not None for r in call["requests"])
 
@@ -291,7 +454,9 @@ def _stats(llm: Any) -> tuple[int, int, float, float]:
 # -- building the models ------------------------------------------------------------------
 
 
-def random_model(shape: str, device: str, dtype: str, tokenizer: Path) -> Any:
+def random_model(
+    shape: str, device: str, dtype: str, tokenizer: Path, kv_cache: str = "auto"
+) -> Any:
     """An ``HFLLM`` on a Qwen2.5 shape with random weights, built on ``device``."""
     import torch
     from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
@@ -304,7 +469,7 @@ def random_model(shape: str, device: str, dtype: str, tokenizer: Path) -> Any:
     )
     llm = HFLLM(
         HFSource(tokenizer, name=f"random Qwen2.5-{shape}", sha256="0" * 64),
-        config=HFConfig(device=device, dtype=dtype),
+        config=HFConfig(device=device, dtype=dtype, kv_cache=kv_cache),
     )
     torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[llm.dtype]
     torch.manual_seed(0)
@@ -392,6 +557,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--questions", type=int, default=5)
     p.add_argument("--tokenizer", type=Path, default=None)
     p.add_argument("--quick", action="store_true", help="the tiny shape, one question")
+    p.add_argument(
+        "--kv-cache", default="auto", help="comma-separated: auto, static, dynamic (random weights)"
+    )
+    p.add_argument(
+        "--concurrent",
+        default="",
+        help="comma-separated counts of questions in flight at once (e.g. 8,32): throughput",
+    )
+    p.add_argument(
+        "--step-latency", default="", help="comma-separated batch sizes: one decode step's time"
+    )
     p.add_argument("--record", action="store_true", help="re-record the workload (packaged 0.5B)")
     p.add_argument("--compare-cpu", action="store_true", help="llama.cpp vs transformers, CPU")
     args = p.parse_args(argv)
@@ -404,17 +580,34 @@ def main(argv: list[str] | None = None) -> None:
     if args.compare_cpu:
         return compare_cpu(questions)
     _device_line(args.device)
+    launch_overhead(args.device)
     if args.quick or args.random_weights:
         from invent_core.llm.hf import packaged_tokenizer
 
         tok = args.tokenizer or packaged_tokenizer()
-        for shape in ["tiny"] if args.quick else args.shapes.split(","):
-            llm = random_model(shape, args.device, args.dtype, tok)
-            report(llm.label, [measure(llm, q, forced=True) for q in questions], questions)
+        for kv in args.kv_cache.split(","):
+            for shape in ["tiny"] if args.quick else args.shapes.split(","):
+                llm = random_model(shape, args.device, args.dtype, tok, kv)
+                name = f"{llm.label} · {'static' if llm.static else 'dynamic'} KV cache"
+                report(name, [measure(llm, q, forced=True) for q in questions], questions)
+                _extras(llm, args, questions, forced=True)
     for spec in args.model:
         llm = spec_model(spec, args.device, args.dtype)
         report(llm.label, [measure(llm, q, forced=False) for q in questions], questions)
+        _extras(llm, args, questions, forced=False)
     return None
+
+
+def _extras(
+    llm: Any, args: argparse.Namespace, questions: list[dict[str, Any]], forced: bool
+) -> None:
+    """``--step-latency`` and ``--concurrent``, after the one-at-a-time questions."""
+    if args.step_latency:
+        sizes = [int(b) for b in args.step_latency.split(",")]
+        step_latency(llm, sizes)
+        step_latency_graph(llm, sizes)
+    for k in [int(k) for k in args.concurrent.split(",") if k]:
+        concurrent(llm, questions, k, forced)
 
 
 def _device_line(device: str) -> None:

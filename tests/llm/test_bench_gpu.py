@@ -21,7 +21,8 @@ def test_quick_mode_replays_a_recorded_question_on_the_tiny_model():
     assert any(r["state"] is not None for c in q["calls"] for r in c["requests"])  # answers
     assert any(r["state"] is None for c in q["calls"] for r in c["requests"])  # paraphrases
     res = subprocess.run(
-        [sys.executable, "benchmarks/bench_gpu.py", "--device", "cpu", "--quick"],
+        [sys.executable, "benchmarks/bench_gpu.py", "--device", "cpu", "--quick"]
+        + ["--kv-cache", "static,dynamic", "--step-latency", "1,4", "--concurrent", "2"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -30,9 +31,12 @@ def test_quick_mode_replays_a_recorded_question_on_the_tiny_model():
     )
     assert res.returncode == 0, res.stderr[-2000:]
     out = res.stdout
-    assert "random Qwen2.5-tiny · transformers · cpu · fp32" in out
+    for kv in ("static", "dynamic"):  # both decode paths, in that order
+        assert f"random Qwen2.5-tiny · transformers · cpu · fp32 · {kv} KV cache" in out
+    assert out.count("decode step, batch   4") == 2 and out.count("static-cache step") == 4
+    assert out.count("2 in flight") == 2 and "questions/min" in out and "µs" not in out  # CPU
     line = next(ln for ln in out.splitlines() if "wall" in ln and "decode" in ln)
     assert "batches [" in line and "(load " in line and "llama.cpp CPU" in line
     forced = sum(max(1, r["tokens"]) for c in q["calls"] for r in c["requests"])
-    assert f"decoded {forced} tokens" in out  # the recorded lengths were forced
+    assert out.count(f"decoded {forced} tokens") == 2  # the recorded lengths were forced
     assert "mean wall" in out

@@ -273,6 +273,38 @@ def test_the_cli_says_what_runs_the_model(tiny, capsys):
     assert err[0] == "llm: tiny · transformers · cpu · fp32" and err[1].startswith("estimate:")
 
 
+def test_the_static_kv_cache_draws_the_same_tokens_as_the_dynamic_one(tiny_folder):
+    """Mixed rows (prompt lengths, greedy and sampled, stops, lengths, log-probs): same output.
+
+    The static path is the engine's default on CUDA; here both run on the CPU.
+    """
+    reqs = [ask("What is 2+2?", k, max_tokens=6) for k in range(3)]
+    reqs += [
+        ask("Name the capital of France, please, in one word.", k, max_tokens=9) for k in (0, 1)
+    ]
+    reqs += [Request(user("Say a colour."), temperature=0.0, seed=1, max_tokens=5, stop=("e",))]
+    reqs += [
+        Request(
+            user("True or False?"), temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=3
+        )
+    ]
+    runs = {}
+    for kv in ("dynamic", "static"):
+        llm = get_llm(f"hf:{tiny_folder}", cache=None)
+        llm = HFLLM(llm.source, config=HFConfig(kv_cache=kv))
+        assert llm.static is (kv == "static")
+        runs[kv] = llm.complete_many(reqs)
+        assert llm.batch_sizes == [len(reqs)]
+    for a, b in zip(runs["dynamic"], runs["static"], strict=True):
+        assert (a.text, a.finish_reason, a.usage) == (b.text, b.finish_reason, b.usage)
+        assert a.logprobs == b.logprobs or (
+            [t for t, _ in a.logprobs] == [t for t, _ in b.logprobs]
+            and all(abs(x - y) < 1e-4 for (_, x), (_, y) in zip(a.logprobs, b.logprobs))
+        )
+    assert len({c.text for c in runs["static"][:3]}) == 3  # seeds still make distinct samples
+    assert HFLLM(check_source(tiny_folder), config=HFConfig()).static is False  # CPU: auto
+
+
 def test_engine_settings_are_checked_before_anything_loads():
     assert HFConfig().resolve() == ("cpu", "fp32")  # this machine: no CUDA
     with pytest.raises(ValueError, match="torch sees no CUDA"):
@@ -281,6 +313,8 @@ def test_engine_settings_are_checked_before_anything_loads():
         HFConfig(dtype="bf16").resolve()
     with pytest.raises(ValueError, match="--llm-dtype must be one of"):
         HFConfig(dtype="fp8")
+    with pytest.raises(ValueError, match="kv_cache must be one of auto, static, dynamic"):
+        HFConfig(kv_cache="paged")
 
 
 def test_a_hub_cache_snapshot_is_named_after_its_repository(tiny_folder, tmp_path):
