@@ -42,6 +42,7 @@ from .cancel import current_cancel
 from .gguf_file import GGUFFileError, gguf_problem
 from .hf_batcher import Batcher, Ticket
 from .hf_decode import BatchStats, Row, decode_batch
+from .hf_sampling import SAMPLERS
 from .local import LOCAL_MODELS
 from .model_files import content_name, folder_problem
 
@@ -67,7 +68,11 @@ class HFConfig:
     "auto" is the preallocated static cache on CUDA (about 3x faster per
     decode step on the H200 measured, :mod:`.hf_decode`), the dynamic one on
     the CPU (no gain there, and it drops finished rows); "static" and
-    "dynamic" force one. Both draw the same tokens for a row.
+    "dynamic" force one. Both draw the same tokens for a row. ``sampling``
+    "llamacpp" draws as llama.cpp's server does by default (top-k 40,
+    top-p 0.95, min-p 0.05, then the temperature: the two engines answer
+    alike); "plain" is the OpenAI API's (and the paper's) temperature-only
+    sampling (:mod:`.hf_sampling`).
     """
 
     device: str = "auto"
@@ -75,6 +80,7 @@ class HFConfig:
     max_batch: int | None = None
     memory_fraction: float = 0.8  # of the free memory a batch's KV cache and logits may use
     kv_cache: str = "auto"
+    sampling: str = "llamacpp"
 
     def __post_init__(self) -> None:
         """Check the names; whether CUDA exists is checked by :meth:`resolve`."""
@@ -84,6 +90,10 @@ class HFConfig:
             raise ValueError(f"device must be auto, cpu or cuda[:N], got {self.device!r}")
         if self.max_batch is not None and self.max_batch < 1:
             raise ValueError(f"max_batch must be >= 1 or None, got {self.max_batch}")
+        if self.sampling not in SAMPLERS:
+            raise ValueError(
+                f"sampling must be one of {', '.join(SAMPLERS)}, got {self.sampling!r}"
+            )
         if self.kv_cache not in KV_CACHES:
             raise ValueError(
                 f"kv_cache must be one of {', '.join(KV_CACHES)}, got {self.kv_cache!r}"
@@ -340,7 +350,7 @@ class HFLLM(CachedLLM):
         kind = self.device.split(":")[0]
         return (
             f"transformers:sha256={weights_digest(self.source)};dtype={self.dtype};device={kind}"
-            f"|model={self.source.model or self.source.display}"
+            f";sampling={self.config.sampling}|model={self.source.model or self.source.display}"
         )
 
     @property
@@ -454,13 +464,21 @@ class HFLLM(CachedLLM):
                 max_tokens=int(r.max_tokens),
                 stop=r.stop,
                 top_logprobs=(r.top_logprobs or 1) if r.logprobs else 0,
+                frequency_penalty=float(r.frequency_penalty or 0.0),
             )
             for p, g in enumerate(groups)
             for r in g
         ]
         t0 = time.perf_counter()
         decoded = decode_batch(
-            ld.model, ld.tokenizer, prompts, rows, eos=ld.eos, stats=self.stats, static=self.static
+            ld.model,
+            ld.tokenizer,
+            prompts,
+            rows,
+            eos=ld.eos,
+            stats=self.stats,
+            static=self.static,
+            chain=SAMPLERS[self.config.sampling],
         )
         latency = time.perf_counter() - t0
         self.batch_sizes.append(len(rows))

@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .hf_sampling import SamplerChain, sample
+
 
 @dataclass(frozen=True)
 class Row:
@@ -42,6 +44,7 @@ class Row:
     max_tokens: int
     stop: tuple[str, ...] = ()
     top_logprobs: int = 0  # > 0: the first token's top alternatives (P(True), VU)
+    frequency_penalty: float = 0.0  # over the chain's penalty window (prompt and reply)
 
 
 @dataclass
@@ -115,28 +118,6 @@ def first_token_logprobs(logits: Any, k: int, tokenizer: Any) -> list[list[Any]]
     ]
 
 
-def sample(logits: Any, temps: Sequence[float], uniforms: Sequence[float]) -> list[int]:
-    """One token per row of (B, V) ``logits``: argmax at temperature 0, else inverse-CDF sampling.
-
-    Plain temperature sampling (no top-k / top-p), as the OpenAI API's
-    default; ``uniforms`` are the rows' own draws in [0, 1), so a row's token
-    depends on its logits and its seed only, never on its batch neighbours'.
-    """
-    import torch
-
-    device = logits.device
-    t = torch.tensor(list(temps), dtype=torch.float32, device=device)
-    greedy = logits.argmax(dim=-1)
-    warm = t > 0
-    if not bool(warm.any()):
-        return greedy.tolist()
-    probs = torch.softmax(logits / t.clamp_min(1e-6)[:, None], dim=-1)
-    cdf = probs.cumsum(dim=-1)
-    u = torch.tensor(list(uniforms), dtype=cdf.dtype, device=device)[:, None] * cdf[:, -1:]
-    drawn = torch.searchsorted(cdf, u).squeeze(-1).clamp_max(logits.shape[-1] - 1)
-    return torch.where(warm, drawn, greedy).tolist()
-
-
 _PIECES: dict[tuple[int, int], str] = {}  # (id(tokenizer), token) -> the token's text
 
 
@@ -184,10 +165,12 @@ def decode_batch(
     eos: set[int],
     stats: BatchStats | None = None,
     static: bool = False,
+    chain: SamplerChain | None = None,
 ) -> list[Decoded]:
     """Decode ``rows`` (each continuing one of ``prompts``) together; one :class:`Decoded` per row.
 
-    ``static``: the preallocated-cache path (module docstring).
+    ``static``: the preallocated-cache path (module docstring); ``chain``: the
+    sampler chain (:mod:`.hf_sampling`; None: plain temperature sampling).
     """
     import time
 
@@ -198,7 +181,8 @@ def decode_batch(
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(eos)
     with torch.inference_mode():
         if static:
-            outs = _decode_static(model, tokenizer, prompts, rows, pad, eos, stats)
+            draw = _Drawer(rows, prompts, chain)
+            outs = _decode_static(model, tokenizer, prompts, rows, pad, eos, stats, draw)
             return _texts(outs, tokenizer)
         logits, cache, mask = _prefill(model, prompts, pad)
         index = torch.tensor([r.prompt for r in rows], device=model.device)
@@ -207,7 +191,8 @@ def decode_batch(
         stats.sequences += len(rows)
         stats.prompt_tokens += sum(len(p) for p in prompts)
         stats.prefill_seconds += time.perf_counter() - t0
-        outs = _decode_steps(model, tokenizer, rows, logits, cache, mask, eos, stats)
+        draw = _Drawer(rows, prompts, chain)
+        outs = _decode_steps(model, tokenizer, rows, logits, cache, mask, eos, stats, draw)
     return _texts(outs, tokenizer)
 
 
@@ -219,21 +204,19 @@ def _texts(outs: list[Decoded], tokenizer: Any) -> list[Decoded]:
     return outs
 
 
-def _decode_steps(model, tokenizer, rows, logits, cache, mask, eos, stats) -> list[Decoded]:
+def _decode_steps(model, tokenizer, rows, logits, cache, mask, eos, stats, draw) -> list[Decoded]:
     """The decode loop: sample, record, drop finished rows from the cache, step the rest."""
     import time
 
     import torch
 
     t0 = time.perf_counter()
-    outs = [Decoded() for _ in rows]
-    rngs = [random.Random(r.seed) for r in rows]
+    outs = draw.outs
     _first_logprobs(outs, rows, logits, tokenizer)
     live = list(range(len(rows)))  # row indices still decoding, in batch order
     pos = mask.sum(dim=-1)
     while live:
-        temps = [rows[i].temperature for i in live]
-        toks = sample(logits, temps, [rngs[i].random() for i in live])
+        toks = draw(logits, live)
         stats.decode_tokens += len(live)
         keep = [
             j
@@ -295,7 +278,7 @@ def _static_prefill(model: Any, prompts, rows, pad: int) -> tuple[Any, Any, Any,
     return out.logits[:, -1, :].float(), cache, full, width
 
 
-def _decode_static(model, tokenizer, prompts, rows, pad, eos, stats) -> list[Decoded]:
+def _decode_static(model, tokenizer, prompts, rows, pad, eos, stats, draw) -> list[Decoded]:
     """Prefill and decode on a StaticCache; every row steps until the last one is done."""
     import time
 
@@ -307,17 +290,17 @@ def _decode_static(model, tokenizer, prompts, rows, pad, eos, stats) -> list[Dec
     stats.prompt_tokens += sum(len(prompts[r.prompt]) for r in rows)
     stats.prefill_seconds += time.perf_counter() - t0
     t0 = time.perf_counter()
-    outs = [Decoded() for _ in rows]
-    rngs = [random.Random(r.seed) for r in rows]
+    outs = draw.outs
     _first_logprobs(outs, rows, logits, tokenizer)
     done = [False] * len(rows)
     pos = full[:, :width].sum(dim=-1)
     for step in range(full.shape[1] - width):
-        # a finished row draws nothing (temperature 0: argmax), so each live row
-        # uses the same uniforms, in the same order, as on the dynamic path
-        temps = [0.0 if d else r.temperature for r, d in zip(rows, done, strict=True)]
-        draws = [0.0 if d else g.random() for g, d in zip(rngs, done, strict=True)]
-        toks = sample(logits, temps, draws)
+        # only the live rows draw: each uses the same uniforms, in the same order,
+        # as on the dynamic path (a finished row's token is never read)
+        live = [i for i, d in enumerate(done) if not d]
+        toks = [0] * len(rows)
+        for i, t in zip(live, draw(logits[live] if len(live) < len(rows) else logits, live)):
+            toks[i] = t
         stats.decode_tokens += done.count(False)
         for i, r in enumerate(rows):
             done[i] = done[i] or _finished(outs[i], r, toks[i], eos, tokenizer)
@@ -336,3 +319,32 @@ def _decode_static(model, tokenizer, prompts, rows, pad, eos, stats) -> list[Dec
         logits = out.logits[:, -1, :].float()
     stats.decode_seconds += time.perf_counter() - t0
     return outs
+
+
+class _Drawer:
+    """Each row's seeded uniforms and penalty window; ``draw(logits, live)`` samples live rows.
+
+    ``logits`` holds one row per live row, in ``live``'s order.
+    """
+
+    def __init__(self, rows: Sequence[Row], prompts, chain: SamplerChain | None) -> None:
+        self.rows, self.prompts, self.chain = rows, prompts, chain
+        self.outs = [Decoded() for _ in rows]
+        self.rngs = [random.Random(r.seed) for r in rows]
+
+    def __call__(self, logits: Any, live: list[int]) -> list[int]:
+        temps = [self.rows[i].temperature for i in live]
+        uniforms = [self.rngs[i].random() for i in live]
+        return sample(logits, temps, uniforms, self.chain, self._windows(live))
+
+    def _windows(self, live: list[int]) -> list[tuple[list[int], float] | None] | None:
+        """Per live row with a frequency penalty: the last ``penalty_last_n`` prompt+reply tokens."""
+        if not any(self.rows[i].frequency_penalty for i in live):
+            return None
+        n = (self.chain or SamplerChain.plain()).penalty_last_n
+        out: list[tuple[list[int], float] | None] = []
+        for i in live:
+            r = self.rows[i]
+            seen = list(self.prompts[r.prompt]) + self.outs[i].tokens
+            out.append((seen[-n:], r.frequency_penalty) if r.frequency_penalty else None)
+        return out

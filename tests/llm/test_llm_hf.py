@@ -172,7 +172,8 @@ def test_a_rerun_is_read_from_the_cache(tiny_folder, tmp_path):
 def test_identity_is_the_weights_digest_engine_and_dtype(tiny_folder, tmp_path):
     llm = get_llm(f"hf:{tiny_folder}", cache=None)
     base, _, model = llm.identity.rpartition("|model=")
-    assert base.startswith("transformers:sha256=") and base.endswith(";dtype=fp32;device=cpu")
+    assert base.startswith("transformers:sha256=")
+    assert base.endswith(";dtype=fp32;device=cpu;sampling=llamacpp")
     assert model == "Qwen2ForCausalLM"  # read from config.json, not the folder's name
     assert llm.label == "tiny · transformers · cpu · fp32"  # people see the folder's name
     same = shutil.copytree(tiny_folder, tmp_path / "tiny")
