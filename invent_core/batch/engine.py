@@ -49,8 +49,8 @@ with :func:`invent_core.evaluation.correctness.judge_correct`),
 ``[perturbations, responses]`` (JSON, when the LLM generated them, so the
 output can be re-scored without an LLM), ``degenerate`` (why the row's scores
 say nothing: every perturbation a copy of the question, as
-:attr:`~invent_core.engine.artifact.RunArtifact.degenerate`; empty otherwise), ``method_errors`` (JSON: why a
-baseline has no value) and ``seconds``. Rows are in input order.
+:attr:`~invent_core.engine.artifact.RunArtifact.degenerate`; empty otherwise),
+``method_errors`` (JSON: why a baseline has no value) and ``seconds``. Rows are in input order.
 
 Sidecars: ``OUTPUT.meta.json`` (the batch settings and ``config.to_dict()``,
 package versions, embedder and LLM identities with their sha256, and the

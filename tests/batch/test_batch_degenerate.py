@@ -40,11 +40,9 @@ COPIES = {
     "responses": [["12", "12"], ["12", "13"], ["11", "12"]],
 }
 REWORDED = {
+    **COPIES,
     "id": "reworded",
-    "question": "What is 7 + 5?",
-    "answer": "12",
     "perturbations": ["What do you get when you add 7 and 5?", "What is the sum of 7 and 5?"],
-    "responses": [["12", "12"], ["12", "13"], ["11", "12"]],
 }
 
 
