@@ -47,8 +47,10 @@ and for pre-generated responses, whose LLM is unknown), ``[correct]`` (when the 
 has answers: the response to the original question, replication 0, judged
 with :func:`invent_core.evaluation.correctness.judge_correct`),
 ``[perturbations, responses]`` (JSON, when the LLM generated them, so the
-output can be re-scored without an LLM), ``method_errors`` (JSON: why a
-baseline has no value) and ``seconds``. Rows are in input order.
+output can be re-scored without an LLM), ``degenerate`` (why the row's scores
+say nothing: every perturbation a copy of the question, as
+:attr:`~invent_core.engine.artifact.RunArtifact.degenerate`; empty otherwise),
+``method_errors`` (JSON: why a baseline has no value) and ``seconds``. Rows are in input order.
 
 Sidecars: ``OUTPUT.meta.json`` (the batch settings and ``config.to_dict()``,
 package versions, embedder and LLM identities with their sha256, and the
@@ -90,7 +92,13 @@ from ..evaluation.correctness import DEFAULT_JUDGE
 from ..progress import ProgressCallback
 from ..questions import schema as qs
 from .loop import score_rows
-from .output import OutputLock, evaluate_output, export_results, write_json_atomic
+from .output import (
+    OutputLock,
+    count_degenerate,
+    evaluate_output,
+    export_results,
+    write_json_atomic,
+)
 from .plan import plan_batch
 from .session import BatchRun, BatchSummary, now, start_run
 
@@ -110,6 +118,7 @@ def _finish(run: BatchRun) -> BatchSummary:
             ev["accuracy"],
             ev["n_judged"],
         )
+    summary.n_degenerate = count_degenerate(plan.paths["checkpoint"])
     summary.seconds = time.perf_counter() - run.t_start
     meta["status"] = "finished" if summary.ok else "finished with errors"
     meta["finished"] = now()

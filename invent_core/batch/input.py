@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import Literal
 
 from ..questions import schema as qs
-from ..questions.files import BatchInputError, QuestionFile, check_rows, inspect_file
+from ..questions.files import (
+    LONG_COLUMNS,
+    PREGENERATED_COLUMNS,
+    BatchInputError,
+    QuestionFile,
+    check_rows,
+    inspect_file,
+)
 
 __all__ = [
     "LONG_COLUMNS",
@@ -43,16 +50,6 @@ __all__ = [
     "inspect_input",
     "role_columns",
 ]
-
-#: Columns of the long layout (one row per response).
-LONG_COLUMNS: tuple[str, ...] = ("perturbation_index", "replication_index", "response")
-#: Columns of pre-generated responses, wide and long, besides the question schema's.
-PREGENERATED_COLUMNS: tuple[str, ...] = (
-    "perturbations",
-    "responses",
-    "perturbation",
-    *LONG_COLUMNS,
-)
 
 Layout = Literal["questions", "wide", "long"]
 

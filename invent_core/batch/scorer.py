@@ -19,6 +19,7 @@ from ..evaluation.correctness import DEFAULT_JUDGE, judge_verdict
 from ..evaluation.reference import record_columns
 from ..methods.context import ScoringContext
 from ..methods.registry import compute_methods
+from ..perturb.gate import copies_warning
 from ..perturb.paraphrase import distinct_states
 from .rows import InputRow
 
@@ -27,6 +28,9 @@ __all__ = ["BATCH_JUDGES", "REFERENCE_MEASURE", "RowScorer", "output_columns"]
 #: The correctness judges a batch offers: the offline ones (a file of pre-generated
 #: responses has no LLM to ask).
 BATCH_JUDGES: tuple[str, ...] = ("paraphrase", "match")
+
+#: Why a row of pre-generated responses measures nothing (its ``degenerate`` cell).
+FILE_COPIES_HINT = "the file's perturbations: give rewordings that differ from the question"
 
 #: The measure given a percentile and P(correct) against the shipped reference set.
 REFERENCE_MEASURE = "inv_entropy"
@@ -44,7 +48,7 @@ def output_columns(method_names: Sequence[str], *, has_answers: bool, generated:
         cols += ["correct", "judge_reason"]
     if generated:
         cols += ["perturbations", "responses"]
-    cols += ["method_errors", "seconds"]
+    cols += ["degenerate", "method_errors", "seconds"]
     return cols
 
 
@@ -106,11 +110,12 @@ class RowScorer:
         )
 
     def _generate(self, row: InputRow):
-        """Run the pipeline on a question-only row: its ScoringContext and its placement.
+        """Run the pipeline on a question-only row: its ScoringContext and the run.
 
         The pipeline placed the run among the shipped reference questions like it
-        (the artefact's ``reference``); the row's columns show that placement.
-        Pre-generated responses have no known LLM, so no reference applies to them.
+        (the artefact's ``reference``); the row's columns show that placement, and
+        the run's ``degenerate`` reason. Pre-generated responses have no known LLM,
+        so no reference applies to them.
         """
         run = run_question(
             row.question,
@@ -120,17 +125,17 @@ class RowScorer:
             choices=row.choices,
             embedder=self.sim,
         )
-        return ScoringContext.from_run(run, llm=self.llm), run.reference  # keeps the run's score
+        return ScoringContext.from_run(run, llm=self.llm), run  # keeps the run's score
 
     def score(self, row: InputRow) -> dict[str, Any]:
         """The output record of one row (raises when the Inv measures cannot be computed)."""
         t0 = time.perf_counter()
         record: dict[str, Any] = {"id": row.id, "row": row.index, "question": row.question}
-        placed = None
+        run = None
         if row.responses is not None:
             ctx = self._context(row)
         else:
-            ctx, placed = self._generate(row)
+            ctx, run = self._generate(row)
             record["perturbations"] = json.dumps(list(ctx.questions[1:]), ensure_ascii=False)
             record["responses"] = json.dumps(ctx.responses, ensure_ascii=False)
         results = compute_methods(ctx, self.method_names)
@@ -145,8 +150,13 @@ class RowScorer:
         )
         for name, res in results.items():
             record[name] = res.value if res.ok else None
-        if inv is not None and row.responses is None:
-            record.update(record_columns(placed, measure=REFERENCE_MEASURE))
+        if inv is not None and run is not None:
+            record.update(record_columns(run.reference, measure=REFERENCE_MEASURE))
+        if run is None:  # a file's rewordings: the same rule as a run's
+            degenerate = copies_warning(row.question, row.perturbations or [], FILE_COPIES_HINT)
+        else:
+            degenerate = run.degenerate
+        record["degenerate"] = degenerate or ""  # every perturbation a copy: the scores say nothing
         errors = {name: res.error for name, res in results.items() if not res.ok}
         record["method_errors"] = json.dumps(errors, ensure_ascii=False) if errors else ""
         if row.answers:

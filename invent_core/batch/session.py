@@ -52,6 +52,8 @@ class BatchSummary:
         reason, when every answer is right or wrong or too few rows have values).
     accuracy, n_judged : share of correct responses and how many were judged.
     dropped : what resuming removed from the output (corrupt rows), one message each.
+    n_degenerate : rows of the output whose ``degenerate`` cell says their scores
+        measure nothing (every perturbation a copy of the question).
     """
 
     input: str
@@ -71,6 +73,7 @@ class BatchSummary:
     evaluation: dict[str, dict[str, Any]] = field(default_factory=dict)
     accuracy: float | None = None
     n_judged: int = 0
+    n_degenerate: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)  # the first few, for display
 
     @property

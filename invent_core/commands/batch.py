@@ -164,6 +164,12 @@ def _report(summary: Any) -> int:
     )
     for note in summary.dropped:
         print(f"warning: {summary.checkpoint}: {note}", file=sys.stderr)
+    if summary.n_degenerate:  # scores that say nothing: named, not mixed in silently
+        print(
+            f"warning: {summary.n_degenerate} row(s) are degenerate (every perturbation a copy "
+            "of the question): their scores measure nothing; see the degenerate column",
+            file=sys.stderr,
+        )
     print_evaluation(summary.accuracy, summary.n_judged, summary.evaluation)
     if summary.ok:
         return 0

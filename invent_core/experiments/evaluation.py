@@ -47,6 +47,7 @@ from .result import (
     EVALUATE_FILES,
     ExperimentResult,
     check_folder,
+    degenerate_line,
     input_files,
     method_labels,
     write_config,
@@ -84,6 +85,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "reference",
     "correct",
     "judge_reason",
+    "degenerate",
     "error",
 )
 
@@ -178,6 +180,7 @@ def _judged_row(ex, run, values: dict[str, float], cfg: ExperimentConfig, llm: A
         "canonical": canonical,
         "correct": int(verdict.correct),
         "judge_reason": verdict.reason,
+        "degenerate": run.degenerate or "",  # why the scores say nothing, else empty
         "error": "",
         **values,
     }
@@ -188,6 +191,8 @@ def _saved_row(ex, prev: dict[str, Any] | None, methods, columns: list[str]) -> 
     if prev is None or prev.get("correct") in ("", None) or prev.get("error"):
         return None
     if not prev.get("judge_reason"):  # judged before the reason was kept: judge it again
+        return None
+    if "degenerate" not in prev:  # saved before degenerate runs were named: read its run again
         return None
     if prev.get("question") != ex.question:  # the id now names another question: score it again
         return None
@@ -307,20 +312,23 @@ def _number(value: Any) -> float:
         return float("nan")
 
 
-def evaluation_table(evaluation, judgement, methods: Sequence[str], block=None):
+def evaluation_table(evaluation, judgement, methods: Sequence[str], block=None, degenerate=0):
     """Build the :class:`~invent_core.evaluation.report.ResultsTable` of an evaluation, honest about its sample.
 
     Not judgeable: greyed with the reason (or every cell "n/a — all answers
     wrong" when a class is missing), nothing marked best. Cross-fitted
     metrics left out on a small sample show "–" with a note. ``block``, a
     :func:`~invent_core.experiments.reading.measured` dict, puts what the table
-    measured under it.
+    measured under it. ``degenerate``: how many of the questions are degenerate
+    (a note says so under the table).
     """
     rt = results_table(evaluation, labels=method_labels(methods))
     notes = measured_notes(block, method_labels(methods)) if block and evaluation.results else []
     if evaluation.results and evaluation.n_questions < MIN_CROSS_FIT:
         notes.append(f"Brier (cross-fit) and ECE need at least {MIN_CROSS_FIT} questions.")
     notes += [f"{method_labels([m])[m]}: {why}" for m, why in evaluation.skipped.items()]
+    if degenerate:
+        notes.append(degenerate_line(degenerate, evaluation.n_questions) + ".")
     if not evaluation.results:
         rt = dataclasses.replace(rt, missing=judgement.reason)
     rt = dataclasses.replace(rt, notes=tuple(notes))
@@ -354,6 +362,7 @@ def _write_evaluation(out: Path, cfg: ExperimentConfig, result: ExperimentResult
         **_rounded_values(ev.to_dict()),
         "judgement": {"ok": judgement.ok, "reason": judgement.reason},
         "failed": [{"id": r["id"], "error": r["error"]} for r in result.failed],
+        "degenerate": result.degenerate,  # per question: why its scores say nothing
         "sample": result.sample,
         "profile": cfg.profile,
         "measured": measured(cfg, ev),
@@ -438,10 +447,11 @@ def _finish_evaluation(out: Path, cfg, rows, methods, drawn, llm, t0) -> Experim
         evaluation=evaluation,
         llm_started=llm.started,
         judgement=judgement,
-        table=evaluation_table(evaluation, judgement, methods, measured(cfg, evaluation)),
         failed=[r for r in rows if r.get("error")],
         sample=sample,
     )
+    block = measured(cfg, evaluation)
+    result.table = evaluation_table(evaluation, judgement, methods, block, len(result.degenerate))
     result.files = _write_evaluation(out, cfg, result)
     accuracy = evaluation.accuracy if evaluation.n_questions else None
     wall = time.perf_counter() - t0  # this call only: a resumed evaluation reads saved rows fast

@@ -62,10 +62,11 @@ def recompute_evaluation(folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP) 
         methods,
         evaluation=evaluation,
         judgement=judgement,
-        table=evaluation_table(evaluation, judgement, methods, measured(cfg, evaluation)),
         failed=[r for r in rows if r.get("error")],
         sample=meta.get("sample", ""),
     )
+    block = measured(cfg, evaluation)
+    result.table = evaluation_table(evaluation, judgement, methods, block, len(result.degenerate))
     result.files = _write_evaluation(out, cfg, result)
     meta |= {
         "config": cfg.to_dict(),

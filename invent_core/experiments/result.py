@@ -25,6 +25,7 @@ __all__ = [
     "EVALUATE_FILES",
     "FolderMismatch",
     "check_folder",
+    "degenerate_line",
     "TSU_FILES",
     "ExperimentResult",
     "input_files",
@@ -61,6 +62,7 @@ class ExperimentResult:
     failed : rows of questions (runs) whose generation failed, with their ``error``.
     sample : how the questions were drawn ("15 of 300 questions, drawn with seed 0").
     notes : what was found damaged in the folder and done about it (file, row, cell).
+    degenerate : (property) the judged questions whose run is degenerate, with why.
     """
 
     rows: list[dict[str, Any]]
@@ -76,9 +78,18 @@ class ExperimentResult:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def degenerate(self) -> list[dict[str, str]]:
+        """``[{"id", "reason"}]`` of the rows whose run measures nothing (every perturbation a copy)."""
+        return [
+            {"id": r["id"], "reason": r["degenerate"]} for r in self.rows if r.get("degenerate")
+        ]
+
+    @property
     def warnings(self) -> list[str]:
-        """One line per thing a reader must know: damaged rows, failed questions, metrics not judged."""
+        """One line per thing a reader must know: damaged, failed or degenerate rows, unjudged metrics."""
         out = list(self.notes)
+        if self.degenerate:
+            out.append(degenerate_line(len(self.degenerate), len(self.rows)))
         if self.failed:
             first = self.failed[0].get("error", "")
             out.append(
@@ -88,6 +99,15 @@ class ExperimentResult:
         if self.judgement is not None and not self.judgement.ok:
             out.append(f"metrics not judged: {self.judgement.reason}")
         return out
+
+
+def degenerate_line(n: int, total: int) -> str:
+    """The sentence under an evaluation's table and among its warnings when ``n`` runs are degenerate."""
+    return (
+        f"{n} of {total} questions are degenerate (every perturbation a copy of the question): "
+        "their Inv-Entropy is ln(n + 1) whatever the answers; they are counted as they are, "
+        "listed with the reason under 'degenerate' in scores.csv and results.json"
+    )
 
 
 class FolderMismatch(BatchInputError):

@@ -59,6 +59,7 @@ from .meaning import changed_meaning
 from .text import (
     candidate_vocabulary,
     content_words,
+    copy_key,
     duplicate_key,
     entity_kept,
     is_question,
@@ -429,14 +430,22 @@ def copies_warning(question: str, perturbations: Sequence[str], hint: str = "") 
 
     Then the n + 1 states are one: P_x is uniform and Inv-Entropy is exactly
     ln(n + 1) whatever the answers, a number that says nothing about the
-    question. ``hint`` says why it happened and what to change.
+    question. A number written another way ("What is seven + 5?" for "What is
+    7 + 5?", all that GAAP's meaning check keeps of an arithmetic question) is
+    still the question: the states differ only by that spelling's embedding, and
+    Inv-Entropy stays within a hair of ln(n + 1). ``hint`` says why it happened
+    and what to change.
     """
     n = len(perturbations)
-    key = duplicate_key(question)
-    if not n or any(duplicate_key(p) != key for p in perturbations):
+    key = copy_key(question)
+    if not n or any(copy_key(p) != key for p in perturbations):
         return None
+    exact = all(duplicate_key(p) == duplicate_key(question) for p in perturbations)
+    what = (
+        "the question itself" if exact else "the question itself up to how its numbers are written"
+    )
     return (
-        f"degenerate result: all {n} perturbations are the question itself, so Inv-Entropy is "
-        f"ln(n + 1) = {math.log(n + 1):.4f} whatever the answers and measures nothing about "
-        "this question" + (f" ({hint})" if hint else "")
+        f"degenerate result: all {n} perturbations are {what}, so Inv-Entropy is "
+        f"{'' if exact else 'about '}ln(n + 1) = {math.log(n + 1):.4f} whatever the answers "
+        "and measures nothing about this question" + (f" ({hint})" if hint else "")
     )

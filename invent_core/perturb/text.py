@@ -273,3 +273,13 @@ def duplicate_key(text: str) -> str:
     for short, full in _CONTRACTIONS.items():
         s = s.replace(short, full)
     return " ".join(re.findall(r"\w+", s))
+
+
+def copy_key(text: str) -> str:
+    """:func:`duplicate_key` with number words written as digits ("seven" → "7").
+
+    Two wordings with one key ask the same thing in the same words: GAAP's
+    WordNet mutation "7" → "seven" is the only change its meaning check lets
+    through on an arithmetic question, and such a variant is a copy.
+    """
+    return " ".join(_NUMBER_WORDS.get(w, w) for w in duplicate_key(text).split())

@@ -21,7 +21,12 @@ import numpy as np
 
 from invent_core.env import assets_dir
 from invent_core.errors import InventError
-from invent_core.questions.files import BatchInputError, check_rows, inspect_file
+from invent_core.questions.files import (
+    BatchInputError,
+    check_rows,
+    inspect_file,
+    pregenerated_columns,
+)
 from invent_core.questions.schema import (
     ANSWER_COLUMNS,
     FIELD_SIZE_LIMIT,
@@ -273,6 +278,8 @@ def load_examples_file(
     - choices (optional): options as a JSON list or "a|b"; makes the task "mmlu".
     - task (optional): "qa", "mmlu" or "gsm8k"; default "mmlu" with choices, else "qa".
     - id (optional): default ``"<file stem>:<line>"``.
+    - pre-generated perturbations or responses (``perturbations``, ``responses``, the
+      long layout's columns): refused, naming the column; ``batch`` scores them.
 
     Returns
     -------
@@ -282,7 +289,8 @@ def load_examples_file(
     ------
     DatasetFileError
         Naming the file, line and column: missing/empty file, not UTF-8, no question
-        column, an empty question, a missing answer with ``require_answers``, bad task.
+        column, an empty question, a missing answer with ``require_answers``, bad task,
+        a column of pre-generated perturbations or responses.
     """
     p = Path(path)
     examples: list[Example] = []
@@ -290,6 +298,7 @@ def load_examples_file(
         # per row: JSON rows need not share their keys (a CSV header gives every row the same)
         where = f"{p}" if not examples else f"{p} line {lineno}"
         cols = resolve_columns(row.keys())
+        _refuse_pregenerated(where, row.keys())
         if cols.question is None:
             found = ", ".join(repr(k) for k in row.keys() if k is not None) or "none"
             raise DatasetFileError(
@@ -322,6 +331,18 @@ def load_examples_file(
         raise DatasetFileError(f"{p}: no rows after the header")
     _check_unique_ids(p, examples)
     return examples
+
+
+def _refuse_pregenerated(where: str, columns: Iterable[str | None]) -> None:
+    """Refuse pre-generated perturbations or responses: they would be dropped without a word."""
+    found = pregenerated_columns(columns)
+    if found:
+        raise DatasetFileError(
+            f"{where}: column {found[0]!r} holds pre-generated perturbations or responses, which "
+            "evaluate and tsu do not read (they reword and answer every question themselves); "
+            "score them with `python -m invent_core batch FILE -o OUT` (AUROC and PRR with an "
+            "answer column), or remove the column to generate new ones"
+        )
 
 
 def _check_unique_ids(path: Path, examples: list[Example]) -> None:

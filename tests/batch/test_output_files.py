@@ -55,6 +55,7 @@ def _record(i: int) -> dict:
         "judge_reason": f"the reference '{i + 1}' is in the answer" if i % 2 else "no match",
         "perturbations": json.dumps([f"Variant {k}?" for k in range(2)]),
         "responses": json.dumps([["a", "b"], ["c", "d"]]),
+        "degenerate": "" if i != 2 else "degenerate result: all 9 perturbations are the question",
         "method_errors": "" if i != 1 else json.dumps({"ni_entropy": "failed"}),
         "seconds": 0.5 * i,
     }

@@ -46,6 +46,7 @@ TEXT_COLUMNS = frozenset(
         "responses",
         "method_errors",
         "judge_reason",
+        "degenerate",
     }
 )
 #: Suffixes of text columns named after a measure (``inv_entropy_placed_among``).

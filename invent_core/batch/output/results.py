@@ -11,7 +11,7 @@ from ...methods.registry import list_methods
 from ...questions.files import BatchInputError
 from .files import iter_records, read_columns, write_records
 
-__all__ = ["evaluate_output", "export_results"]
+__all__ = ["count_degenerate", "evaluate_output", "export_results"]
 
 
 def export_results(source: str | os.PathLike, dest: str | os.PathLike) -> int:
@@ -24,6 +24,13 @@ def export_results(source: str | os.PathLike, dest: str | os.PathLike) -> int:
     if cols is None:
         raise BatchInputError("no rows to export", file=source)
     return write_records(iter_records(source), dest, cols)
+
+
+def count_degenerate(path: str | os.PathLike) -> int:
+    """Rows of a result file whose ``degenerate`` cell gives a reason (their scores say nothing)."""
+    if "degenerate" not in (read_columns(path) or []):
+        return 0  # written before the column existed
+    return sum(1 for rec in iter_records(path) if rec.get("degenerate"))
 
 
 def evaluate_output(

@@ -44,12 +44,16 @@ question (a per-row error).
 from __future__ import annotations
 
 from .error import BatchInputError
+from .pregenerated import LONG_COLUMNS, PREGENERATED_COLUMNS, pregenerated_columns
 from .reader import QuestionFile, check_rows, inspect_file, read_bounded_line
 
 __all__ = [
+    "LONG_COLUMNS",
+    "PREGENERATED_COLUMNS",
     "BatchInputError",
     "QuestionFile",
     "check_rows",
     "inspect_file",
+    "pregenerated_columns",
     "read_bounded_line",
 ]
