@@ -106,7 +106,7 @@ def _texts(value: Any, name: str) -> list[str]:
 
 
 def _answer_grid(value: Any, name: str, m: int) -> list[list[str]]:
-    """n + 1 lists of r strings (the checks the scorer repeats; here worded for a line)."""
+    """N + 1 lists of r strings (the checks the scorer repeats; here worded for a line)."""
     if not isinstance(value, list):
         raise qs.SchemaError(f"expected a list of {m} lists of strings", column=name)
     if len(value) != m:

@@ -23,7 +23,7 @@ from ..engine.artifact import RunArtifact
 from ..experiments.runs import run_path
 from ..questions import schema as qs
 from ..questions.files import BatchInputError
-from ..questions.samples import Sample, is_samples_file, is_uqlm_frame, read_uqlm
+from ..questions.samples import Sample, is_samples_file, read_uqlm
 
 __all__ = ["SourceKind", "check_output", "read_source", "source_kind", "write_samples"]
 
@@ -106,7 +106,9 @@ def _evaluation(folder: Path) -> Iterator[Sample]:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         temperature = float(config["config"]["run"]["temperature"])
     except (ValueError, KeyError, TypeError) as err:
-        raise BatchInputError(f"not an evaluate config ({err})", file=folder / "config.json")
+        raise BatchInputError(
+            f"not an evaluate config ({err})", file=folder / "config.json"
+        ) from None
     for row, rec in enumerate(read_csv(folder / "scores.csv"), start=1):
         if (rec.get("error") or "").strip():
             continue  # the question failed: there are no answers to share
