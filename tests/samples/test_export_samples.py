@@ -185,3 +185,12 @@ def test_options_are_checked_before_anything_is_written(tmp_path, capsys):
     assert out.read_text(encoding="utf-8") == "kept\n"  # a bad source writes nothing
     assert cli(["export-samples", str(out), "-o", str(out)]) == 2
     assert "is the source" in capsys.readouterr().err
+
+
+def test_the_example_line_of_the_docs_is_read(tmp_path):
+    text = (ROOT / "docs/samples.md").read_text(encoding="utf-8")
+    line = next(ln for ln in text.splitlines() if ln.startswith('{"schema"'))
+    path = tmp_path / "s.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    (sample,) = read_samples(path)
+    assert sample.correct == 1 and len(sample.questions) == 3 and sample.settings["score"]
