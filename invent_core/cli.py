@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 
 #: command modules under invent_core.commands, in the order --help lists them
-COMMANDS: tuple[str, ...] = ("score", "batch", "merge", "evaluate", "tsu", "run")
+COMMANDS: tuple[str, ...] = (
+    "score",
+    "batch",
+    "merge",
+    "export-samples",
+    "evaluate",
+    "tsu",
+    "run",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"invent_core.commands.{name}").register(sub)
+        importlib.import_module(f"invent_core.commands.{name.replace('-', '_')}").register(sub)
     return parser
 
 

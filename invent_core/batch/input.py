@@ -19,6 +19,10 @@ Long (one row per response)
     (0 … r-1), ``perturbation`` (the perturbed question; may be blank for
     index 0) and ``response``. The rows of one question must be contiguous;
     they are grouped by ``id`` (or by the question text without an id column).
+UQLM's result frame (``prompts``, ``responses``, ``sampled_responses``)
+    The prompt alone (n = 0), its answers UQLM's response then the sampled
+    ones (:mod:`invent_core.questions.samples`): only the methods that need
+    no rewordings score it.
 
 :func:`inspect_input` adds the layout to what the reader learned
 (:class:`InputInfo`); a file with neither layout's columns is ``"questions"``
@@ -41,6 +45,7 @@ from ..questions.files import (
     check_rows,
     inspect_file,
 )
+from ..questions.samples import is_uqlm_frame
 
 __all__ = [
     "LONG_COLUMNS",
@@ -51,7 +56,7 @@ __all__ = [
     "role_columns",
 ]
 
-Layout = Literal["questions", "wide", "long"]
+Layout = Literal["questions", "wide", "long", "uqlm"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,6 +77,8 @@ def role_columns(columns: list[str]) -> tuple[qs.ColumnMap, dict[str, str]]:
 
 
 def _layout(path: Path, columns: list[str], col: dict[str, str]) -> Layout:
+    if is_uqlm_frame(columns):
+        return "uqlm"
     if "responses" in col:
         if "perturbations" not in col:
             raise BatchInputError(

@@ -66,6 +66,19 @@ def _check_options(
     return config
 
 
+def _without_rewordings(methods: str | Iterable[str] | None) -> list[str]:
+    """The methods chosen for answers with no rewordings (UQLM's frame); refuse any that needs them."""
+    chosen = resolve_methods(methods or "inv")
+    need = [m.name for m in chosen if "perturbations" in m.needs]
+    if need:
+        able = [m.name for m in list_methods() if not {"perturbations", "llm"} & set(m.needs)]
+        raise ValueError(
+            f"--methods: UQLM's result frame has no rewordings (each prompt alone, n = 0), and "
+            f"{', '.join(need)} need them; choose among {', '.join(able)}"
+        )
+    return [m.name for m in chosen]
+
+
 def plan_batch(
     input: str | os.PathLike,
     output: str | os.PathLike,
@@ -89,6 +102,8 @@ def plan_batch(
     output_format(out_path)
     paths = sidecar_paths(out_path)
     info = inspect_input(in_path, encoding=encoding)
+    if info.layout == "uqlm":
+        method_names = _without_rewordings(methods)
     check_output_paths([out_path, *paths.values()], [in_path])
     return Plan(
         in_path,

@@ -22,6 +22,7 @@ from typing import Any
 from ..engine.scoring import ResponseShapeError, validate_responses
 from ..questions import schema as qs
 from ..questions.files import BatchInputError, read_bounded_line
+from ..questions.samples import SCHEMA, uqlm_answers
 from .input import InputInfo, role_columns
 
 __all__ = ["InputRow", "RowReader"]
@@ -234,10 +235,20 @@ class RowReader:
     def _row(self, index: int, line: int, rec: dict[str, Any]) -> InputRow:
         row = self._base(index, line, rec)
         if self.info.layout == "wide":
+            if rec.get("schema", SCHEMA) != SCHEMA:  # a samples file of another version
+                raise _Problem(f"{rec.get('schema')!r} is not {SCHEMA!r}", "schema")
             perts = _json_list(rec.get(self.name("perturbations")), "perturbations")
             reps = _json_list(rec.get(self.name("responses")), "responses")
             row.perturbations, row.responses = _wide_responses(row.question, perts, reps)
             _need_perturbations(row, "perturbations", line)
+        elif self.info.layout == "uqlm":  # no rewordings: the prompt's answers alone
+            try:
+                answers = uqlm_answers(
+                    rec.get(self.name("responses")), rec.get(self.name("sampled_responses"))
+                )
+            except qs.SchemaError as err:
+                raise _Problem(err.reason, err.column) from None
+            row.perturbations, row.responses = [], [answers]
         return row
 
     def __iter__(self) -> Iterator[InputRow]:

@@ -16,9 +16,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "score",
         help="score already-generated responses (no LLM call)",
         description="Score a JSON file with keys 'questions' (original first, then its "
-        "perturbations) and 'responses' (one list of r answers per question).",
+        "perturbations) and 'responses' (one list of r answers per question), or every "
+        "question of a samples file (export-samples, docs/samples.md) with the settings it "
+        "records; an option typed here wins.",
     )
-    p.add_argument("file", type=Path, help="JSON file with 'questions' and 'responses'")
+    p.add_argument(
+        "file", type=Path, help="JSON file with 'questions' and 'responses', or a samples file"
+    )
     add_config_args(p, ScoreConfig)
     p.add_argument(
         "--made-by",
@@ -70,6 +74,28 @@ def load_score_input(path: Path) -> tuple[list[str], list[list[str]]]:
         raise ValueError(f"{path}: {err}") from None
 
 
+def load_samples(path: Path) -> list | None:
+    """The samples of a samples file; None for any other file; UQLM's frame refused.
+
+    UQLM's result frame has no rewordings, and every measure ``score`` prints
+    needs them, so it is refused here, pointing to ``batch``, which scores its
+    answers with the methods that need only replications.
+    """
+    from ..questions.samples import is_samples_file, read_samples, read_uqlm
+
+    if is_samples_file(path):
+        return list(read_samples(path))
+    if path.is_file() and path.suffix.lower() in (".csv", ".parquet", ".jsonl"):
+        read_uqlm(path)  # refuses anything that is not UQLM's frame, naming the row and column
+        raise ValueError(
+            f"{path}: UQLM's result frame has no rewordings (each prompt is the original "
+            "question alone, n = 0), and Inv-Entropy and its variants need the answers to "
+            "reworded questions; score its answers with the methods that need only "
+            f"replications: batch {path} -o scores.csv --methods semantic_entropy,lexsim,degmat"
+        )
+    return None
+
+
 def main(args: argparse.Namespace) -> int:
     """Run the command; exit 2 on an unusable file, 141 when stdout is closed early."""
     from ._exits import run_guarded
@@ -109,23 +135,61 @@ def _main(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--made-by: {args.made_by!r} is not a packaged model (qwen0.5b, qwen1.5b)"
         )
+    samples = load_samples(args.file)
+    if samples is not None:
+        return _score_samples(args, samples)
     questions, responses = load_score_input(args.file)
     res = score_responses(questions, responses, config)
-    line, described = _reference(res, config, args.made_by, questions[0])
+    _report(args, res, config)
+    return 0
+
+
+def _score_samples(args: argparse.Namespace, samples: list) -> int:
+    """Every question of a samples file, each with the scoring settings it records."""
+    from ..engine.scoring import score_responses
+
+    configs = []
+    for s in samples:  # every check first: a bad sample stops before any score
+        if not s.perturbations:
+            raise ValueError(
+                f"{args.file}: question {s.id!r} has no rewordings (n = 0); Inv-Entropy and its "
+                "variants need them (batch scores such answers with --methods that need only "
+                "replications)"
+            )
+        try:
+            base = ScoreConfig.from_dict(s.settings["score"]) if "score" in s.settings else None
+        except (TypeError, ValueError, AttributeError) as err:
+            raise ValueError(f"{args.file}: question {s.id!r}: settings.score: {err}") from None
+        configs.append(config_from_args(args, ScoreConfig, base=base))
+    reports = []
+    for s, config in zip(samples, configs, strict=True):
+        res = score_responses(s.questions, s.responses, config)
+        if not args.json:
+            print(f"{s.id}: {s.question}")
+        reports.append({"id": s.id, **_report(args, res, config, quiet=args.json)})
     if args.json:
-        out = {
-            "measures": res.measures,
-            "intervals_90": {k: res.interval(k) for k in res.measures},
-            "embedder": res.embedder,
-            "n_perturbations": res.n_perturbations,
-            "n_replications": res.n_replications,
-            "n_bootstrap": config.n_bootstrap,
-            "seed": config.seed,
-            "config": config.to_dict(),
-            "reference": described,
-        }
-        print(json.dumps(out, indent=2))
-        return 0
+        print(json.dumps(reports, indent=2))
+    return 0
+
+
+def _report(args, res, config: ScoreConfig, *, quiet: bool = False) -> dict:
+    """Print one question set's scores (text, or JSON unless ``quiet``); the JSON object."""
+    line, described = _reference(res, config, args.made_by, res.questions[0])
+    out = {
+        "measures": res.measures,
+        "intervals_90": {k: res.interval(k) for k in res.measures},
+        "embedder": res.embedder,
+        "n_perturbations": res.n_perturbations,
+        "n_replications": res.n_replications,
+        "n_bootstrap": config.n_bootstrap,
+        "seed": config.seed,
+        "config": config.to_dict(),
+        "reference": described,
+    }
+    if args.json:
+        if not quiet:
+            print(json.dumps(out, indent=2))
+        return out
     print(
         f"{res.n_perturbations} perturbations × {res.n_replications} replications, "
         f"B = {config.n_bootstrap}, embedder {res.embedder}, affinity {config.affinity}"
@@ -135,4 +199,4 @@ def _main(args: argparse.Namespace) -> int:
         print(f"  {name:<16} {value:8.4f}   90% [{lo:.4f}, {hi:.4f}]")
     print("higher = more uncertain")
     print(line)
-    return 0
+    return out

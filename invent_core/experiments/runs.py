@@ -35,6 +35,7 @@ __all__ = [
     "get_run",
     "in_flight_width",
     "requested_methods",
+    "run_path",
     "saved_run",
     "score_run",
 ]
@@ -45,8 +46,13 @@ def _safe(name: str) -> str:
     return f"{slug}-{hashlib.sha1(str(name).encode()).hexdigest()[:8]}"
 
 
+def run_path(runs_dir: Path, example_id: str, temperature: float) -> Path:
+    """Where an evaluation keeps the run of one question at one temperature."""
+    return runs_dir / f"{_safe(example_id)}_T{temperature:g}.json"
+
+
 def _run_path(runs_dir: Path, example: Any, temperature: float) -> Path:
-    return runs_dir / f"{_safe(example.id)}_T{temperature:g}.json"
+    return run_path(runs_dir, example.id, temperature)
 
 
 def get_run(

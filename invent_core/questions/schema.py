@@ -49,8 +49,8 @@ __all__ = [
     "resolve_columns",
 ]
 
-#: Accepted names of the question column.
-QUESTION_COLUMNS: tuple[str, ...] = ("question", "questions", "query", "prompt")
+#: Accepted names of the question column ("prompts": UQLM's result frame).
+QUESTION_COLUMNS: tuple[str, ...] = ("question", "questions", "query", "prompt", "prompts")
 #: Answer columns, in the order their values are merged (canonical answer first).
 #: "value": the paper's released tool reads ``question,value`` CSVs.
 ANSWER_COLUMNS: tuple[str, ...] = ("answer", "answers", "value", "reference", "references")

@@ -20,6 +20,7 @@ PREGENERATED_COLUMNS: tuple[str, ...] = (
     "perturbations",
     "responses",
     "perturbation",
+    "sampled_responses",  # UQLM's result frame
     *LONG_COLUMNS,
 )
 
