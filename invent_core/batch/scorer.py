@@ -16,7 +16,7 @@ from typing import Any
 from ..config import RunConfig
 from ..engine.pipeline import run_question
 from ..evaluation.correctness import DEFAULT_JUDGE, judge_verdict
-from ..evaluation.reference import record_columns
+from ..evaluation.reference import own_placement, own_reference_file, record_columns
 from ..methods.context import ScoringContext
 from ..methods.registry import compute_methods
 from ..perturb.paraphrase import distinct_states
@@ -145,7 +145,12 @@ class RowScorer:
         )
         for name, res in results.items():
             record[name] = res.value if res.ok else None
-        if inv is not None and row.responses is None:
+        if inv is not None and row.responses is not None and own_reference_file() is not None:
+            # --reference: the user's own set places answers from an unknown model too
+            placed = own_placement(
+                inv.value, row.question, self.sim, task=row.task, measure=REFERENCE_MEASURE
+            )
+        if inv is not None and (row.responses is None or placed is not None):
             record.update(record_columns(placed, measure=REFERENCE_MEASURE))
         errors = {name: res.error for name, res in results.items() if not res.ok}
         record["method_errors"] = json.dumps(errors, ensure_ascii=False) if errors else ""

@@ -27,6 +27,7 @@ from ._common import (
     llm_from_args,
 )
 from ._exits import ROWS_FAILED, run_guarded
+from .reference import add_reference_arg, check_reference, using_reference
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="inv",
         help="baselines besides the Inv measures: inv (none), all, baselines, or names",
     )
+    add_reference_arg(p)
     add_llm_args(p)
     add_config_args(p)
     p.add_argument(
@@ -152,6 +154,8 @@ def _check_options(args: argparse.Namespace) -> Any:
     if args.concurrency is not None and args.concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1, got {args.concurrency}")
     check_llm_args(args)  # a missing hf: path fails now, not at the first row needing an LLM
+    if args.reference is not None:  # the spec: a file of responses never starts the LLM
+        check_reference(args.reference, config, args.model or args.llm)
     return config
 
 
@@ -186,23 +190,24 @@ def _main(args: argparse.Namespace) -> int:
     # built on first use only: a file of pre-generated responses never starts an LLM
     llm = LazyLLM(partial(llm_from_args, args))
     printer = None if args.quiet else _Printer()
-    try:
-        summary = batch_score(
-            args.input,
-            args.output,
-            config,
-            llm=llm,
-            methods=args.methods,
-            shard=args.shard,
-            progress=printer,
-            resume=args.resume,
-            dataset=args.dataset,
-            judge=args.judge,
-            encoding=args.encoding,
-        )
-    finally:
-        if printer is not None:
-            printer.close()
+    with using_reference(args.reference):
+        try:
+            summary = batch_score(
+                args.input,
+                args.output,
+                config,
+                llm=llm,
+                methods=args.methods,
+                shard=args.shard,
+                progress=printer,
+                resume=args.resume,
+                dataset=args.dataset,
+                judge=args.judge,
+                encoding=args.encoding,
+            )
+        finally:
+            if printer is not None:
+                printer.close()
     return _report(summary)
 
 
