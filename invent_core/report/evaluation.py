@@ -65,7 +65,14 @@ def read_folder(folder: str | Path) -> dict[str, Any]:
     return {
         "title": f"Evaluation {folder.name}",
         "config": meta.get("config", {}),
-        "provenance": meta.get("provenance") or {},
+        "provenance": {
+            **(meta.get("provenance") or {}),
+            **(
+                {"metrics recomputed by": meta["results_recomputed"]}
+                if "results_recomputed" in meta
+                else {}
+            ),
+        },
         "sample": meta.get("sample", ""),
         "methods": methods,
         "labels": results.get("labels") or method_labels(methods),
