@@ -190,27 +190,27 @@ def _main(args: argparse.Namespace) -> int:
     # built on first use only: a file of pre-generated responses never starts an LLM
     llm = LazyLLM(partial(llm_from_args, args))
     printer = None if args.quiet else _Printer()
-    with using_reference(args.reference):
-        try:
-            summary = batch_score(
-                args.input,
-                args.output,
-                config,
-                llm=llm,
-                methods=args.methods,
-                shard=args.shard,
-                progress=printer,
-                resume=args.resume,
-                dataset=args.dataset,
-                judge=args.judge,
-                encoding=args.encoding,
-            )
-        finally:
-            if printer is not None:
-                printer.close()
+    try:
+        summary = batch_score(
+            args.input,
+            args.output,
+            config,
+            llm=llm,
+            methods=args.methods,
+            shard=args.shard,
+            progress=printer,
+            resume=args.resume,
+            dataset=args.dataset,
+            judge=args.judge,
+            encoding=args.encoding,
+        )
+    finally:
+        if printer is not None:
+            printer.close()
     return _report(summary)
 
 
 def main(args: argparse.Namespace) -> int:
     """Run the command; see the module docstring for the exit statuses."""
-    return run_guarded(_main, args, writing=str(args.output))
+    with using_reference(args.reference):  # every row placed among --reference's questions
+        return run_guarded(_main, args, writing=str(args.output))
