@@ -16,6 +16,8 @@ COMMANDS: tuple[str, ...] = (
     "evaluate",
     "tsu",
     "run",
+    "report",
+    "reference",
 )
 
 

@@ -28,7 +28,7 @@ from invent_ui.data.experiments import (
 )
 from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import error_text, guarded, job_panel, reattach, show_error
-from invent_ui.render import evaluation_view, spread_view, views
+from invent_ui.render import evaluation_view, report_button, spread_view, views
 from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
 
@@ -242,5 +242,6 @@ evaluation_view.leaderboard(ev, cfg, labels, judged, n_rows=len(rows), n_pos=n_p
 spread_view.method_agreement(table, labels)
 
 evaluation_view.curves(correct, table, labels, judged)
+report_button.evaluation_report_button(payload, key="eval_report")
 with st.expander(f"Per-question answers and uncertainties ({len(rows)})"):
     evaluation_view.per_question(per_question)

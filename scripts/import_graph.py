@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("invent_core.batch",),
     ("invent_core.experiments",),
     ("invent_core.samples",),
+    ("invent_core.report",),
     ("invent_core.commands", "invent_core.cli", "invent_core.__main__"),
     ("invent_ui",),
     ("pages", "app"),

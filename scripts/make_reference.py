@@ -20,72 +20,21 @@ method could not score are left out. No LLM call; the embedder is the packaged o
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import hashlib
-import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+# the build itself is the library's (invent_core.experiments.own_reference), shared
+# with ``invent reference build``; a folder's relabels.jsonl is applied when present
+from invent_core.experiments.own_reference import (  # noqa: E402
+    build_reference,
+    reference_file_name,
+    reference_provenance,
+)
 
-def llm_identity_of(folder: Path) -> str | None:
-    """The LLM identity recorded by the folder's saved runs (the first that has one)."""
-    for path in sorted((folder / "runs").glob("*.json")):
-        try:
-            identities = json.loads(path.read_text(encoding="utf-8")).get("identities") or {}
-        except (OSError, ValueError):
-            continue
-        if identities.get("llm"):
-            return str(identities["llm"])
-    return None
-
-
-def build(folder: Path, measure: str):
-    """The reference set of one evaluate folder and one measure."""
-    from invent_core.config import RunConfig
-    from invent_core.evaluation.reference import ReferenceSet, reference_settings
-
-    meta = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    cfg = meta["config"]
-    config = RunConfig.from_dict(cfg["run"]) if "run" in cfg else RunConfig.from_settings(cfg)
-    settings = reference_settings(config, llm_identity_of(folder), measure)
-    settings |= {
-        "dataset": cfg.get("dataset") or Path(str(cfg.get("data"))).stem,
-        "seed": config.seed,
-        "sample": meta.get("sample", ""),
-        "source": folder.name,
-    }
-    ref = ReferenceSet.from_scores_csv(folder / "scores.csv", measure=measure, settings=settings)
-    ref = dataclasses.replace(ref, provenance=reference_provenance(meta))
-    if ref.questions is None:
-        return ref  # an old scores.csv without questions: a pooled-only reference
-    from invent_core.embedders import get_embedder
-
-    return ref.with_embeddings(get_embedder(config.score.embedder))
-
-
-def reference_provenance(meta: dict) -> dict:
-    """The code that built the set, and that of the evaluation it was built from."""
-    from invent_core.provenance import BEFORE_PROVENANCE, provenance
-
-    return {**provenance(), "scores": meta.get("provenance") or {"source": BEFORE_PROVENANCE}}
-
-
-def file_name(ref) -> str:
-    """``<source>__<measure>__<8 hex of the matched settings>.json``.
-
-    ``<source>`` is the evaluate folder's name without ``evaluate-``
-    (``arithmetic``, ``arithmetic-heldout``): two samples of one dataset with
-    the same settings are two files, both pooled by ``for_settings``.
-    """
-    from invent_core.evaluation.reference import MATCH_KEYS
-
-    key = json.dumps({k: ref.settings.get(k) for k in MATCH_KEYS}, sort_keys=True)
-    digest = hashlib.sha1(key.encode()).hexdigest()[:8]
-    source = str(ref.settings.get("source") or ref.settings["dataset"]).removeprefix("evaluate-")
-    return f"{source}__{ref.settings['measure']}__{digest}.json"
+__all__ = ["build_reference", "main", "reference_file_name", "reference_provenance"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or reference_dir()
     for folder in args.folders:
         for measure in [m.strip() for m in args.measures.split(",") if m.strip()]:
-            ref = build(folder, measure)
-            path = ref.save(out / file_name(ref))
+            ref = build_reference(folder, measure=measure)
+            path = ref.save(out / reference_file_name(ref))
             labels = "with labels" if ref.has_labels else "no labels"
             embedded = "question embeddings" if ref.embeddings is not None else "no questions"
             print(f"{path}: {ref.size} questions, {labels}, {embedded} ({folder})")

@@ -16,7 +16,7 @@ from typing import Any
 from ..config import RunConfig
 from ..engine.pipeline import run_question
 from ..evaluation.correctness import DEFAULT_JUDGE, judge_verdict
-from ..evaluation.reference import record_columns
+from ..evaluation.reference import own_placement, own_reference_file, record_columns
 from ..methods.context import ScoringContext
 from ..methods.registry import compute_methods
 from ..perturb.gate import copies_warning
@@ -150,8 +150,14 @@ class RowScorer:
         )
         for name, res in results.items():
             record[name] = res.value if res.ok else None
-        if inv is not None and run is not None:
-            record.update(record_columns(run.reference, measure=REFERENCE_MEASURE))
+        placed = run.reference if run is not None else None
+        if inv is not None and row.responses is not None and own_reference_file() is not None:
+            # --reference: the user's own set places answers from an unknown model too
+            placed = own_placement(
+                inv.value, row.question, self.sim, task=row.task, measure=REFERENCE_MEASURE
+            )
+        if inv is not None and (run is not None or placed is not None):
+            record.update(record_columns(placed, measure=REFERENCE_MEASURE))
         if run is None:  # a file's rewordings: the same rule as a run's
             degenerate = copies_warning(row.question, row.perturbations or [], FILE_COPIES_HINT)
         else:

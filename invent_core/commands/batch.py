@@ -27,6 +27,7 @@ from ._common import (
     llm_from_args,
 )
 from ._exits import ROWS_FAILED, run_guarded
+from .reference import add_reference_arg, check_reference, using_reference
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="inv",
         help="baselines besides the Inv measures: inv (none), all, baselines, or names",
     )
+    add_reference_arg(p)
     add_llm_args(p)
     add_config_args(p)
     p.add_argument(
@@ -152,6 +154,8 @@ def _check_options(args: argparse.Namespace) -> Any:
     if args.concurrency is not None and args.concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1, got {args.concurrency}")
     check_llm_args(args)  # a missing hf: path fails now, not at the first row needing an LLM
+    if args.reference is not None:  # the spec: a file of responses never starts the LLM
+        check_reference(args.reference, config, args.model or args.llm)
     return config
 
 
@@ -214,4 +218,5 @@ def _main(args: argparse.Namespace) -> int:
 
 def main(args: argparse.Namespace) -> int:
     """Run the command; see the module docstring for the exit statuses."""
-    return run_guarded(_main, args, writing=str(args.output))
+    with using_reference(args.reference):  # every row placed among --reference's questions
+        return run_guarded(_main, args, writing=str(args.output))

@@ -17,6 +17,7 @@ from ._common import (
     paraphrase_identity,
     print_estimate,
 )
+from .reference import add_reference_arg, check_reference, using_reference
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--choice", action="append", dest="choices", help="an MMLU option (repeat)")
     p.add_argument("--save", type=Path, help="write the run artifact (JSON) here")
     p.add_argument("--json", action="store_true", help="print the run artifact as JSON")
+    add_reference_arg(p)
     add_llm_args(p)
     p.set_defaults(func=main)
 
@@ -68,12 +70,15 @@ def _main(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)  # an invalid option fails here, before any model loads
     llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
-    if not args.save:
-        return _run(args, config, llm)
-    _check_save(args.save)
-    # held from before the work until the file is saved: a second run to it exits 4 at once
-    with OutputLock(lock_path(args.save), args.save):
-        return _run(args, config, llm)
+    if args.reference is not None:
+        check_reference(args.reference, config, llm_identity(args, llm))
+    with using_reference(args.reference):
+        if not args.save:
+            return _run(args, config, llm)
+        _check_save(args.save)
+        # held from before the work until the file is saved: a second run to it exits 4 at once
+        with OutputLock(lock_path(args.save), args.save):
+            return _run(args, config, llm)
 
 
 def _run(args: argparse.Namespace, config, llm) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..config import ScoreConfig
 from ._common import add_config_args, config_from_args
+from .reference import add_reference_arg, check_reference, using_reference
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "default paraphrase perturber and temperature: Inv-Entropy is then also placed among "
         "the shipped reference runs of those settings (percentile, P(correct))",
     )
+    add_reference_arg(p)
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=main)
 
@@ -103,12 +105,18 @@ def main(args: argparse.Namespace) -> int:
     return run_guarded(_main, args)
 
 
-def _reference(res, config: ScoreConfig, made_by: str | None, question: str):
+def _reference(res, config: ScoreConfig, made_by: str | None, question: str, own: bool = False):
     """(line, describe dict or None) of Inv-Entropy among ``made_by``'s reference questions like ``question``."""
     from ..config import RunConfig
     from ..evaluation.reference import for_settings, reference_line
 
     value = float(res.measures["inv_entropy"])
+    if own:  # --reference: the user's set, whoever made the answers (its settings checked)
+        from ..embedders import get_embedder
+        from ..evaluation.reference import own_placed, question_task
+
+        ref = own_placed(question, get_embedder(config.embedder), task=question_task(question))
+        return reference_line(value, ref), ref.describe(value)
     if made_by is None:
         line = (
             "inv_entropy: responses from an unknown LLM, so no reference percentile "
@@ -127,6 +135,7 @@ def _reference(res, config: ScoreConfig, made_by: str | None, question: str):
 
 
 def _main(args: argparse.Namespace) -> int:
+    from ..config import RunConfig
     from ..engine.scoring import score_responses
     from ..llm.names import local_model
 
@@ -139,6 +148,11 @@ def _main(args: argparse.Namespace) -> int:
     if samples is not None:
         return _score_samples(args, samples)
     questions, responses = load_score_input(args.file)
+    if args.reference is not None:  # n and r are the file's: checked once it is read
+        shape = RunConfig(
+            n_perturbations=len(questions) - 1, n_replications=len(responses[0]), score=config
+        )
+        check_reference(args.reference, shape, args.made_by)
     res = score_responses(questions, responses, config)
     _report(args, res, config)
     return 0
@@ -174,7 +188,10 @@ def _score_samples(args: argparse.Namespace, samples: list) -> int:
 
 def _report(args, res, config: ScoreConfig, *, quiet: bool = False) -> dict:
     """Print one question set's scores (text, or JSON unless ``quiet``); the JSON object."""
-    line, described = _reference(res, config, args.made_by, res.questions[0])
+    with using_reference(args.reference):
+        line, described = _reference(
+            res, config, args.made_by, res.questions[0], own=args.reference is not None
+        )
     out = {
         "measures": res.measures,
         "intervals_90": {k: res.interval(k) for k in res.measures},

@@ -42,6 +42,7 @@ Modules, bottom to top
 - :mod:`.reference_set` — :class:`ReferenceSet`: values, labels, JSON.
 - :mod:`.neighbours` — :func:`place`: a question among the reference questions like it.
 - :mod:`.shipped` — :func:`for_settings` / :func:`for_run`: the shipped files, matched.
+- :mod:`.own` — :func:`load_own_reference`, :func:`settings_mismatch`: ``--reference FILE``.
 - :mod:`.lines` — :func:`reference_line`, :func:`columns`, :func:`placement_record`.
 """
 
@@ -58,6 +59,13 @@ from .lines import (
     reference_source,
 )
 from .neighbours import answer_format, local_radii, place, question_task
+from .own import (
+    load_own_reference,
+    own_placed,
+    own_placement,
+    own_reference_file,
+    settings_mismatch,
+)
 from .placement import K_NEAREST, LOCAL_RATIO, MIN_LIKE, SIMILARITY_FLOOR, Placement
 from .reference_set import ReferenceSet
 from .shipped import MATCH_KEYS, for_run, for_settings, reference_dir, reference_settings
@@ -87,4 +95,9 @@ __all__ = [
     "reference_source",
     "calibration_note",
     "columns",
+    "load_own_reference",
+    "settings_mismatch",
+    "own_placed",
+    "own_placement",
+    "own_reference_file",
 ]

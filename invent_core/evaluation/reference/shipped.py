@@ -52,7 +52,11 @@ LEGACY_SETTINGS: dict[str, Any] = {"answer_similarity": "embedding", "padding": 
 
 
 def reference_dir() -> Path:
-    """Return the folder of shipped references: ``$INVENT_REFERENCE_DIR`` or ``<repo>/assets/reference``."""
+    """Return the folder of shipped references: ``$INVENT_REFERENCE_DIR`` or ``<repo>/assets/reference``.
+
+    ``$INVENT_REFERENCE_DIR`` may also name one file: a reference of one's own
+    (``--reference FILE``), used instead of the shipped ones.
+    """
     env = os.environ.get("INVENT_REFERENCE_DIR")
     return Path(env) if env else assets_dir() / "reference"
 
@@ -120,6 +124,13 @@ def _load(path: Path) -> tuple[ReferenceSet, str] | None:
     return _LOADED[key]
 
 
+def _reference_files(where: Path) -> list[Path]:
+    """The reference files of a folder, or the one file named (``--reference FILE``)."""
+    if where.is_file():
+        return [where]
+    return sorted(where.glob("*.json")) if where.is_dir() else []
+
+
 def _matches(settings: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
     return all(settings.get(k, LEGACY_SETTINGS.get(k)) == v for k, v in wanted.items())
 
@@ -154,7 +165,7 @@ def for_settings(
     wanted = reference_settings(config, llm_identity, measure)
     folder = Path(directory) if directory is not None else reference_dir()
     found, seen = [], set()
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+    for path in _reference_files(folder):
         loaded = _load(path)  # a damaged file is no reference (warned); the others still count
         if loaded is None or loaded[1] in seen:
             continue  # a copy of a file already pooled counts once

@@ -1,0 +1,142 @@
+"""One model, two engines: do llama.cpp and transformers answer alike? (packaged 0.5B, CPU)
+
+Runs ``invent evaluate`` on the same testbed questions (the shipped
+arithmetic sample, ``--limit N``, the defaults: T = 0.7, seeded requests, the
+same prompts) once per engine, each with its own LLM cache (so a killed run
+resumes), then pairs the questions and prints, with paired 95 % intervals
+over 1,000 question resamples:
+
+- accuracy (the first reply to the original question judged right);
+- agreement: the share of a question's r replies to the original question
+  that equal its most frequent reply (how sure the model is, per engine);
+- Inv-Entropy's AUROC on each engine's own labels, and their difference.
+
+What must hold for the engines to count as equivalent: every paired interval
+holds 0. The transformers engine draws with llama.cpp's sampler chain
+(:mod:`invent_core.llm.hf_sampling`) from the same weights, de-quantised
+from the GGUF to fp32, so small differences remain (quantised vs fp32
+arithmetic, and each engine's own random numbers).
+
+    python benchmarks/bench_engine_parity.py [--questions 50] [--out /tmp/parity]
+    python benchmarks/bench_engine_parity.py --report-only --out /tmp/parity
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from invent_core.evaluation.metrics import METRICS, percentile_interval  # noqa: E402
+
+ENGINES = ("llamacpp", "transformers")
+METHODS = "inv_entropy,semantic_entropy"
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.2f}"
+
+
+def evaluate(engine: str, n: int, out: Path) -> float:
+    """``invent evaluate`` with one engine; the wall seconds (resumes a killed run)."""
+    folder = out / engine
+    cmd = [sys.executable, "-m", "invent_core", "evaluate", "--dataset", "arithmetic"]
+    cmd += ["--limit", str(n), "--methods", METHODS, "--llm", "local", "--llm-engine", engine]
+    cmd += ["--cache", str(out / f"{engine}.sqlite"), "-o", str(folder), "-q"]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    print(f"  {engine:<12} evaluated {n} questions in {wall:7.1f} s ({load()})", flush=True)
+    return wall
+
+
+def per_question(folder: Path) -> dict[str, dict]:
+    """question text -> {correct, inv_entropy, agreement} of one evaluation folder."""
+    import csv
+
+    runs = {}
+    for f in (folder / "runs").glob("*.json"):
+        art = json.loads(f.read_text())
+        first = [str(a) for a in (art.get("cleaned_responses") or art["responses"])[0]]
+        runs[art["question"]] = Counter(first).most_common(1)[0][1] / len(first)
+    out = {}
+    with open(folder / "scores.csv", newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            if row.get("error") or row["correct"] == "":
+                continue
+            out[row["question"]] = {
+                "correct": int(row["correct"]),
+                "inv_entropy": float(row["inv_entropy"]),
+                "agreement": runs.get(row["question"], float("nan")),
+            }
+    return out
+
+
+def paired(a: np.ndarray, b: np.ndarray, stat, n_boot: int = 1000, seed: int = 0):
+    """stat(a) − stat(b) and its 95 % interval over joint question resamples."""
+    rng = np.random.default_rng(seed)
+    n, diffs = len(a), []
+    while len(diffs) < n_boot:
+        idx = rng.integers(0, n, n)
+        d = stat(a[idx]) - stat(b[idx])
+        if np.isfinite(d):
+            diffs.append(d)
+    return stat(a) - stat(b), percentile_interval(np.array(diffs))
+
+
+def report(out: Path) -> None:
+    """Pair the two folders' questions and print the comparison."""
+    a, b = (per_question(out / e) for e in ENGINES)
+    shared = sorted(set(a) & set(b))
+    print(f"\n{len(shared)} questions answered by both engines ({load()})")
+    auroc = METRICS["auroc"].func
+
+    def auc(rows: np.ndarray) -> float:
+        c, u = rows[:, 0], rows[:, 1]
+        return float(auroc(c, u)) if 0 < c.sum() < len(c) else float("nan")
+
+    cols = {
+        e: np.array([[q[s]["correct"], q[s]["inv_entropy"], q[s]["agreement"]] for s in shared])
+        for e, q in zip(ENGINES, (a, b))
+    }
+    x, y = cols["llamacpp"], cols["transformers"]
+    rows = [
+        ("accuracy", lambda r: float(r[:, 0].mean())),
+        ("agreement with the modal reply", lambda r: float(np.nanmean(r[:, 2]))),
+        ("Inv-Entropy AUROC", auc),
+    ]
+    print(f"  {'':32} {'llama.cpp':>10} {'transformers':>13} {'difference [95% CI]':>28}")
+    for name, stat in rows:
+        d, (lo, hi) = paired(x, y, stat)
+        verdict = "holds 0" if lo <= 0 <= hi else "DIFFERS"
+        print(
+            f"  {name:32} {stat(x):10.3f} {stat(y):13.3f} {d:+9.3f} [{lo:+.3f}, {hi:+.3f}] {verdict}"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--questions", type=int, default=50)
+    p.add_argument("--out", type=Path, default=Path("/tmp/engine-parity"))
+    p.add_argument("--report-only", action="store_true")
+    args = p.parse_args(argv)
+    print(f"bench_engine_parity: {time.strftime('%Y-%m-%d %H:%M')} ({load()})")
+    args.out.mkdir(parents=True, exist_ok=True)
+    if not args.report_only:
+        for engine in ENGINES:
+            evaluate(engine, args.questions, args.out)
+    report(args.out)
+
+
+if __name__ == "__main__":
+    main()

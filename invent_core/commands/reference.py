@@ -1,0 +1,115 @@
+"""``invent reference build DIR -o ref.json``, and ``--reference FILE`` on run, batch and score.
+
+A reference set of one's own: an evaluation of the user's questions (with a
+reviewer's relabels, ``DIR/relabels.jsonl``) becomes a file in the shipped
+references' format; ``--reference FILE`` places a question among its questions
+(percentile, P(correct)) instead of among the shipped ones. The file is checked
+before any model loads or any file is written: a damaged file or one made with
+other settings is refused with the option that differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+#: The variable the reference lookup reads (a folder of references, or one file).
+REFERENCE_ENV = "INVENT_REFERENCE_DIR"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``reference`` command (``reference build``)."""
+    p = sub.add_parser(
+        "reference",
+        help="build a reference set of your own from an evaluation (for --reference)",
+        description="Reference sets place a question's Inv-Entropy among reference questions "
+        "(percentile, P(correct)). Build one from your own evaluation and pass it to run, "
+        "batch or score with --reference FILE.",
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    b = actions.add_parser(
+        "build",
+        help="turn an evaluate folder (and its relabels.jsonl) into a reference file",
+        description="Turn an evaluate output folder into a reference set: each question's "
+        "value of the measure, its label (the reviewer's where DIR/relabels.jsonl relabels "
+        "it), its text and its embedding. No LLM call.",
+    )
+    b.add_argument("folder", type=Path, metavar="DIR", help="an evaluate output folder")
+    b.add_argument("-o", "--output", type=Path, required=True, help="the reference file to write")
+    b.add_argument("--measure", default="inv_entropy", help="the method whose values the set holds")
+    b.add_argument(
+        "--no-relabels", action="store_true", help="use the judge's labels even with relabels"
+    )
+    b.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Build the set; exit 2 on an unusable folder or relabel file."""
+    from ._exits import run_guarded
+
+    return run_guarded(_build, args, writing=str(args.output))
+
+
+def _build(args: argparse.Namespace) -> int:
+    from ..experiments.own_reference import build_reference
+
+    if args.output.is_dir():
+        raise ValueError(f"-o {args.output}: a folder; name the reference file to write")
+    ref = build_reference(args.folder, measure=args.measure, relabels=not args.no_relabels)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    ref.save(args.output)
+    labels = "labelled" if ref.has_labels else "no labels"
+    relabelled = ref.settings.get("relabelled")
+    by_hand = f", {relabelled} label(s) changed by hand" if relabelled is not None else ""
+    print(f"{args.output}: {ref.size} questions of {args.folder.name}, {labels}{by_hand}")
+    print(f"use it with: invent run QUESTION --reference {args.output}")
+    return 0
+
+
+def add_reference_arg(p: argparse.ArgumentParser) -> None:
+    """``--reference FILE``: place questions among this set instead of the shipped ones."""
+    p.add_argument(
+        "--reference",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="a reference set of your own (invent reference build): the percentile and "
+        "P(correct) place the question among its questions instead of the shipped references",
+    )
+
+
+def check_reference(path: Path, config: Any, llm_identity: str | None) -> None:
+    """Refuse an unreadable file, or one made with other settings (naming what differs)."""
+    from ..evaluation.reference import load_own_reference, settings_mismatch
+
+    try:
+        ref = load_own_reference(path)
+    except (OSError, ValueError) as err:
+        raise ValueError(f"--reference {err}") from None
+    differ = settings_mismatch(ref, config, llm_identity=llm_identity)
+    if differ:
+        raise ValueError(
+            f"--reference {path}: made with other settings than this run "
+            f"({'; '.join(differ)}); its percentiles would not be comparable"
+        )
+
+
+@contextlib.contextmanager
+def using_reference(path: Path | None) -> Iterator[None]:
+    """Within the block, every placement reads ``path`` instead of the shipped references."""
+    if path is None:
+        yield
+        return
+    before = os.environ.get(REFERENCE_ENV)
+    os.environ[REFERENCE_ENV] = str(Path(path).resolve())
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(REFERENCE_ENV, None)
+        else:
+            os.environ[REFERENCE_ENV] = before

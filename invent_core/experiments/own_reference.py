@@ -1,0 +1,192 @@
+"""An evaluation made into a reference set: the shipped ones and one's own (``invent reference build``).
+
+:func:`build_reference` turns an ``evaluate`` folder (``config.json``,
+``scores.csv``, ``runs/``) into a :class:`~invent_core.evaluation.reference.ReferenceSet`
+of one measure, in the format of the shipped references
+(``invent.reference/1``): each question's value, its label, its text, its
+dataset and its embedding by the run's embedder, and the settings a run must
+share with it (:data:`~invent_core.evaluation.reference.MATCH_KEYS`).
+
+A reviewer's relabels are a layer beside the evaluation, ``relabels.jsonl``:
+one JSON object per line, the question's ``id`` (or ``question_id``) and its
+new label under ``correct`` (or ``label``: true/false, 1/0, "right"/"wrong").
+A later line for the same id overrides an earlier one (the file is appended
+to). The judge's ``scores.csv`` is never changed; the set carries the labels as
+relabelled and says how many were changed by hand (``settings["relabelled"]``).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..config import RunConfig
+from ..embedders import get_embedder
+from ..evaluation.reference import MATCH_KEYS, ReferenceSet, reference_settings
+from ..evaluation.reference.reference_set import _finite
+from ..provenance import BEFORE_PROVENANCE, provenance
+
+__all__ = [
+    "RELABELS_FILE",
+    "build_reference",
+    "llm_identity_of",
+    "read_relabels",
+    "reference_file_name",
+]
+
+#: The relabel layer an evaluation folder may hold beside ``scores.csv``.
+RELABELS_FILE = "relabels.jsonl"
+
+#: The words a relabel may use for a label, and the label each means.
+_LABEL_WORDS = {"right": 1, "correct": 1, "true": 1, "1": 1, "wrong": 0, "incorrect": 0}
+_LABEL_WORDS |= {"false": 0, "0": 0}
+
+
+def _label(value: Any) -> int | None:
+    """1 (right), 0 (wrong) or None for a value that names neither."""
+    if isinstance(value, bool) or value in (0, 1):
+        return int(value)
+    return _LABEL_WORDS.get(str(value).strip().lower())
+
+
+def _relabel_line(path: Path, number: int, line: str) -> tuple[str, int]:
+    """One line's ``(question id, label)``; ValueError naming the file and the line."""
+    where = f"{path}, line {number}"
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{where}: not JSON ({err.msg})") from err
+    if not isinstance(obj, Mapping):
+        raise ValueError(f"{where}: a relabel is a JSON object, got {type(obj).__name__}")
+    qid = obj.get("id", obj.get("question_id"))
+    if qid in (None, ""):
+        raise ValueError(f"{where}: no question id (an 'id' or 'question_id' field)")
+    label = _label(obj.get("correct", obj.get("label")))
+    if label is None:
+        raise ValueError(f"{where}: no label ('correct' or 'label': true/false, right/wrong)")
+    return str(qid), label
+
+
+def read_relabels(folder: str | Path) -> dict[str, int]:
+    """Question id → the reviewer's label, from ``folder/relabels.jsonl`` ({} without one).
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the line of a line that is not a relabel.
+    """
+    path = Path(folder) / RELABELS_FILE
+    if not path.is_file():
+        return {}
+    out: dict[str, int] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            qid, label = _relabel_line(path, number, line)
+            out[qid] = label  # the latest relabel of a question wins
+    return out
+
+
+def llm_identity_of(folder: Path) -> str | None:
+    """The LLM identity recorded by the folder's saved runs (the first that has one)."""
+    for path in sorted((folder / "runs").glob("*.json")):
+        try:
+            identities = json.loads(path.read_text(encoding="utf-8")).get("identities") or {}
+        except (OSError, ValueError):
+            continue
+        if identities.get("llm"):
+            return str(identities["llm"])
+    return None
+
+
+def _read_meta(folder: Path) -> dict[str, Any]:
+    """``config.json`` of an evaluate folder; a clear error naming what is missing."""
+    for name in ("config.json", "scores.csv"):
+        if not (folder / name).is_file():
+            raise FileNotFoundError(f"{folder / name}: not found (not an evaluate folder)")
+    try:
+        return json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{folder / 'config.json'}: not valid JSON ({err.msg})") from err
+
+
+def _scored_ids(folder: Path, measure: str) -> list[str]:
+    """The ids of ``scores.csv``'s rows the set keeps, in its order (finite ``measure``)."""
+    with open(folder / "scores.csv", newline="", encoding="utf-8") as fh:
+        return [r.get("id") or "" for r in csv.DictReader(fh) if _finite(r.get(measure))]
+
+
+def _relabelled(ref: ReferenceSet, ids: list[str], relabels: Mapping[str, int], where: Path):
+    """The set with the reviewer's labels; ValueError naming an id the evaluation lacks."""
+    unknown = sorted(set(relabels) - set(ids))
+    if unknown:
+        raise ValueError(
+            f"{where / RELABELS_FILE}: {len(unknown)} relabelled question(s) not among the "
+            f"scored questions of {where / 'scores.csv'}: {', '.join(unknown[:5])}"
+        )
+    if ref.correct is None:
+        raise ValueError(f"{where / 'scores.csv'}: unjudged rows; relabels need every label")
+    correct = [relabels.get(qid, int(c)) for qid, c in zip(ids, ref.correct, strict=True)]
+    changed = sum(int(a != int(b)) for a, b in zip(correct, ref.correct, strict=True))
+    settings = {**ref.settings, "relabelled": changed}
+    return dataclasses.replace(ref, correct=correct, settings=settings)
+
+
+def build_reference(
+    folder: str | Path, *, measure: str = "inv_entropy", relabels: bool = True, embedder: Any = None
+) -> ReferenceSet:
+    """The reference set of one evaluate folder and one measure, relabelled where reviewed.
+
+    Parameters
+    ----------
+    folder : an ``evaluate`` output folder.
+    measure : the method whose values the set holds (a column of ``scores.csv``).
+    relabels : apply ``folder/relabels.jsonl`` when there is one.
+    embedder : embeds the question texts (default: the evaluation's own embedder).
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        Naming the file (and line) that is missing or damaged.
+    """
+    folder = Path(folder)
+    meta = _read_meta(folder)
+    cfg = meta["config"]
+    config = RunConfig.from_dict(cfg["run"]) if "run" in cfg else RunConfig.from_settings(cfg)
+    settings = reference_settings(config, llm_identity_of(folder), measure)
+    settings |= {
+        "dataset": cfg.get("dataset") or Path(str(cfg.get("data"))).stem,
+        "seed": config.seed,
+        "sample": meta.get("sample", ""),
+        "source": folder.name,
+    }
+    ref = ReferenceSet.from_scores_csv(folder / "scores.csv", measure=measure, settings=settings)
+    ref = dataclasses.replace(ref, provenance=reference_provenance(meta))
+    layer = read_relabels(folder) if relabels else {}
+    if layer:
+        ref = _relabelled(ref, _scored_ids(folder, measure), layer, folder)
+    if ref.questions is None:
+        return ref  # an old scores.csv without questions: a pooled-only reference
+    return ref.with_embeddings(embedder or get_embedder(config.score.embedder))
+
+
+def reference_provenance(meta: dict) -> dict:
+    """The code that built the set, and that of the evaluation it was built from."""
+    return {**provenance(), "scores": meta.get("provenance") or {"source": BEFORE_PROVENANCE}}
+
+
+def reference_file_name(ref: ReferenceSet) -> str:
+    """``<source>__<measure>__<8 hex of the matched settings>.json``.
+
+    ``<source>`` is the evaluate folder's name without ``evaluate-``
+    (``arithmetic``, ``arithmetic-heldout``): two samples of one dataset with
+    the same settings are two files, both pooled by ``for_settings``.
+    """
+    key = json.dumps({k: ref.settings.get(k) for k in MATCH_KEYS}, sort_keys=True)
+    digest = hashlib.sha1(key.encode()).hexdigest()[:8]
+    source = str(ref.settings.get("source") or ref.settings["dataset"]).removeprefix("evaluate-")
+    return f"{source}__{ref.settings['measure']}__{digest}.json"
