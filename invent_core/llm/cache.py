@@ -37,6 +37,7 @@ from typing import TypeVar
 from ..env import cache_dir
 from ..errors import CacheWarning
 from .base import Completion, Request
+from .thinking import join_thinking, split_thinking
 
 _T = TypeVar("_T")
 
@@ -359,9 +360,11 @@ class LLMCache:
                 self.hits += 1
         if row is None:
             return None
-        text, usage, latency, logprobs, finish = row
+        raw, usage, latency, logprobs, finish = row
+        text, thinking = split_thinking(raw)
         return Completion(
             text=text,
+            thinking=thinking,
             usage=json.loads(usage),
             latency=float(latency),
             logprobs=json.loads(logprobs) if logprobs is not None else None,
@@ -374,7 +377,7 @@ class LLMCache:
         row = (
             cache_key(identity, request),
             identity,
-            completion.text,
+            join_thinking(completion.text, completion.thinking),  # the reply as it came
             json.dumps(completion.usage),
             float(completion.latency),
             json.dumps(completion.logprobs) if completion.logprobs is not None else None,

@@ -37,7 +37,7 @@ from ..errors import LLMError, ModelLoadError
 from ..packaged import file_sha256
 from .base import Completion, Request
 from .cache import LLMCache
-from .cached import CachedLLM, Pending
+from .cached import CachedLLM, Pending, thinking_suffix
 from .cancel import current_cancel
 from .gguf_file import GGUFFileError, gguf_problem
 from .hf_batcher import Batcher, Ticket
@@ -67,7 +67,9 @@ class HFConfig:
     "auto" is the preallocated static cache on CUDA (about 3x faster per
     decode step on the H200 measured, :mod:`.hf_decode`), the dynamic one on
     the CPU (no gain there, and it drops finished rows); "static" and
-    "dynamic" force one. Both draw the same tokens for a row.
+    "dynamic" force one. Both draw the same tokens for a row. ``thinking``:
+    whether a reasoning model's chat template may open a ``<think>`` block
+    (``enable_thinking``, for templates that read it; off by default).
     """
 
     device: str = "auto"
@@ -75,6 +77,7 @@ class HFConfig:
     max_batch: int | None = None
     memory_fraction: float = 0.8  # of the free memory a batch's KV cache and logits may use
     kv_cache: str = "auto"
+    thinking: bool = False  # ours: traces are not answers (llm/thinking.py)
 
     def __post_init__(self) -> None:
         """Check the names; whether CUDA exists is checked by :meth:`resolve`."""
@@ -340,8 +343,13 @@ class HFLLM(CachedLLM):
         kind = self.device.split(":")[0]
         return (
             f"transformers:sha256={weights_digest(self.source)};dtype={self.dtype};device={kind}"
-            f"|model={self.source.model or self.source.display}"
+            f"|model={self.source.model or self.source.display}{thinking_suffix(self)}"
         )
+
+    @property
+    def thinking(self) -> bool:
+        """Whether a reasoning model may think (:attr:`HFConfig.thinking`)."""
+        return self.config.thinking
 
     @property
     def label(self) -> str:
@@ -436,8 +444,15 @@ class HFLLM(CachedLLM):
         """The chat prompt's token ids (the model's own chat template; plain lines without one)."""
         tok = self.loaded.tokenizer
         msgs = [dict(m) for m in messages]
-        if getattr(tok, "chat_template", None):
-            text = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+        template = getattr(tok, "chat_template", None)
+        if template:
+            # a reasoning model's template (Qwen3) thinks unless told not to; others ignore it
+            switch = (
+                {"enable_thinking": self.thinking} if "enable_thinking" in str(template) else {}
+            )
+            text = tok.apply_chat_template(
+                msgs, add_generation_prompt=True, tokenize=False, **switch
+            )
         else:
             text = "".join(m["content"] + "\n" for m in msgs)
         return list(tok(text, add_special_tokens=False)["input_ids"])
