@@ -56,8 +56,11 @@ class Server:
                 status, payload = outer.reply(body)
                 data = json.dumps(payload).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
+                for key, value in (
+                    ("Content-Type", "application/json"),
+                    ("Content-Length", len(data)),
+                ):
+                    self.send_header(key, str(value))
                 self.end_headers()
                 self.wfile.write(data)
 
@@ -142,8 +145,8 @@ class Suffix:
 
 @pytest.mark.parametrize("server", ["tags"], indirect=True)
 def test_a_run_keeps_the_traces_beside_the_answers(server, minilm, tmp_path):
-    from invent_core.config import RunConfig
     from invent_core import run_question
+    from invent_core.config import RunConfig
     from invent_core.perturb import available_perturbers, register_perturber
 
     if Suffix.name not in available_perturbers():
