@@ -60,6 +60,14 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--base-url", default=None, help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
     )
+    g.add_argument(
+        "--thinking",
+        choices=("on", "off"),
+        default="off",
+        help="let a reasoning model (Qwen3, DeepSeek-R1) think before answering (default off: "
+        "enable_thinking=false where the server or chat template takes it); <think> traces are "
+        "always kept out of the answers, and on is part of the cache key",
+    )
     g.add_argument("--model", default=None, help="model name on the server")
     g.add_argument(
         "--api-key-env",
@@ -331,6 +339,7 @@ def _one_llm(args: argparse.Namespace, spec: str, base_url: str | None, model: s
 
     cache: Any = None if args.no_cache else (args.cache or True)
     kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
+    kwargs["thinking"] = getattr(args, "thinking", "off") == "on"
     if spec != "openai":
         kwargs["engine"] = getattr(args, "llm_engine", "auto")
         kwargs["dtype"] = getattr(args, "llm_dtype", "auto")

@@ -58,7 +58,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_llm_args(p)
     add_config_args(p)
     p.add_argument(
-        "--shard", default=None, help="i/N: score only part i of N (by a hash of the id)"
+        "--shard",
+        default=None,
+        help="i/N: score only part i of N (by a hash of the id); auto: i and N from a Slurm "
+        "array or a Kubernetes indexed Job (with INVENT_SHARD_COUNT), see docs/cluster.md",
     )
     p.add_argument(
         "--dataset",
@@ -154,9 +157,22 @@ def _check_options(args: argparse.Namespace) -> Any:
     if args.concurrency is not None and args.concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1, got {args.concurrency}")
     check_llm_args(args)  # a missing hf: path fails now, not at the first row needing an LLM
+    if args.shard is not None and args.shard.strip().lower() == "auto":
+        args.shard = _auto_shard()
     if args.reference is not None:  # the spec: a file of responses never starts the LLM
         check_reference(args.reference, config, args.model or args.llm)
     return config
+
+
+def _auto_shard() -> tuple[int, int]:
+    """The array task's part, from the scheduler's variables, said on stderr."""
+    import os
+
+    from ..batch.shards import shard_from_env
+
+    i, n, where = shard_from_env(os.environ)
+    print(f"shard {i}/{n} ({where})", file=sys.stderr, flush=True)
+    return i, n
 
 
 def _report(summary: Any) -> int:

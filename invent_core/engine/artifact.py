@@ -38,7 +38,10 @@ class RunArtifact:
     ----------
     questions : the original question first, then its n perturbations (m = n + 1).
     prompts : the m answer prompts actually sent.
-    raw_responses : m × r answers as the LLM returned them (state-major).
+    raw_responses : m × r answers as the LLM returned them (state-major), a
+        reasoning model's thinking taken out.
+    thinking : m × r thinking traces taken out of the answers (``""`` where
+        none), or ``None`` when no answer had one (:mod:`invent_core.llm.thinking`).
     responses : m × r canonical answers (:func:`invent_core.responses.answers.postprocess`):
         what is embedded, scored and judged.
     config : every option of the run (the source of truth; see :attr:`settings`).
@@ -92,6 +95,7 @@ class RunArtifact:
     adaptive: AdaptiveRecord | None = None
     reference: dict[str, Any] | None = None
     provenance: dict[str, Any] | None = None
+    thinking: list[list[str]] | None = None
 
     FORMAT = "invent.run/2"  # /1 kept a flat ``settings`` dict instead of ``config``
     _READS = (None, "invent.run/1", FORMAT)

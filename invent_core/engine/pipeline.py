@@ -38,6 +38,7 @@ from ..llm import Request, resolve_llm, user
 from ..llm.base import derive_seed
 from ..llm.paraphraser import split_llm
 from ..llm.pool import RequestPool, gather
+from ..llm.thinking import traces_of
 from ..perturb.base import get_perturber
 from ..perturb.gate import GateVerdict, summarize
 from ..perturb.paraphrase import distinct_states
@@ -515,6 +516,7 @@ class _QuestionRun:
             questions=questions,
             prompts=answer_prompts(questions, self.task, self.choices),
             raw_responses=[[c.text for c in reps] for reps in self.completions],
+            thinking=traces_of(self.completions),
             responses=[list(r) for r in self.score.responses],
             config=dataclasses.replace(self.config, score=self.score.config),
             identities={**identities, "embedder": self.score.embedder},

@@ -164,6 +164,8 @@ class Completion:
         token, ``[[token, logprob], …]`` best first; else ``None``.
     cached
         True when read from the persistent cache (no request was sent).
+    thinking
+        A reasoning model's trace, taken out of ``text`` (:mod:`.thinking`); ``""`` when none.
     """
 
     text: str
@@ -172,6 +174,7 @@ class Completion:
     logprobs: list[list[Any]] | None = None
     cached: bool = False
     finish_reason: str | None = None
+    thinking: str = ""
 
     def first_token_prob(self, *candidates: str) -> float:
         """Return the summed probability of first tokens that match ``candidates``.

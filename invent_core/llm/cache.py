@@ -9,6 +9,14 @@ connection per thread (and per process), WAL journal, a busy timeout and one
 short transaction per write. SQLite's atomic commit means a crash mid-write
 loses at most that row. The cache is an optimisation: a corrupt, read-only or
 unreachable file is repaired or bypassed with a warning, never an error.
+
+WAL keeps its index in shared memory, which processes on different hosts of a
+network file system (NFS, CIFS, Lustre, GPFS, BeeGFS, sshfs, …) do not share:
+there it can corrupt the file. A cache whose folder is on one of those
+(:func:`filesystem_type` reads ``/proc/mounts``) switches to the rollback
+journal (``journal_mode=DELETE``, locking the whole file through the file
+system, ``synchronous=FULL``) and says so once; a cluster's tasks are better
+given one local cache each (docs/cluster.md).
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -28,6 +37,7 @@ from typing import TypeVar
 from ..env import cache_dir
 from ..errors import CacheWarning
 from .base import Completion, Request
+from .thinking import join_thinking, split_thinking
 
 _T = TypeVar("_T")
 
@@ -43,6 +53,54 @@ CREATE TABLE IF NOT EXISTS completions (
     created REAL NOT NULL
 )
 """
+
+
+#: File-system types (as ``/proc/mounts`` names them) on which SQLite's WAL is unsafe:
+#: no memory shared between the hosts that open the file.
+NETWORK_FILESYSTEMS = frozenset(
+    {
+        "nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "ceph",
+        "glusterfs", "afs", "9p", "panfs", "orangefs", "fuse.sshfs", "fuse.ceph",
+        "fuse.glusterfs", "fuse.s3fs", "fuse.gcsfuse", "fuse.rclone", "fuse.beegfs",
+    }
+)  # fmt: skip
+#: Where the kernel lists the mounted file systems (Linux).
+MOUNTS = Path("/proc/mounts")
+#: Journal modes a cache may be asked for; "auto" picks by the file system.
+JOURNAL_MODES = ("auto", "wal", "delete")
+
+
+def filesystem_type(path: str | os.PathLike, mounts: str | os.PathLike | None = None) -> str | None:
+    r"""The type of the file system holding ``path`` (e.g. ``"nfs4"``); None when unknown.
+
+    The mount point that is the longest prefix of the resolved path wins (the
+    last listed, when one is mounted over another); ``mounts`` is a table in
+    ``/proc/mounts`` form (octal escapes such as ``\040`` for a space), default :data:`MOUNTS`.
+    """
+    target = os.path.realpath(path)
+    try:
+        lines = (
+            Path(MOUNTS if mounts is None else mounts)
+            .read_text(encoding="utf-8", errors="replace")
+            .splitlines()
+        )
+    except OSError:
+        return None  # not Linux, or no /proc: assume a local disk
+    best, fstype = -1, None
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[1])
+        inside = point == "/" or target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= best:
+            best, fstype = len(point), fields[2]
+    return fstype
+
+
+def journal_mode_for(folder: str | os.PathLike, mounts: str | os.PathLike | None = None) -> str:
+    """``"delete"`` on a network file system (:data:`NETWORK_FILESYSTEMS`), else ``"wal"``."""
+    return "delete" if filesystem_type(folder, mounts) in NETWORK_FILESYSTEMS else "wal"
 
 
 def default_cache_path() -> Path:
@@ -90,9 +148,20 @@ class LLMCache:
         SQLite file; created with its folder. Default ``default_cache_path()``.
     busy_timeout_ms
         How long a writer waits for another one's lock.
+    journal
+        ``"auto"`` (WAL, or DELETE on a network file system, said once with a
+        ``CacheWarning``), ``"wal"`` or ``"delete"``.
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, *, busy_timeout_ms: int = 30_000):
+    def __init__(
+        self,
+        path: str | os.PathLike | None = None,
+        *,
+        busy_timeout_ms: int = 30_000,
+        journal: str = "auto",
+    ):
+        if journal not in JOURNAL_MODES:
+            raise ValueError(f"journal must be one of {', '.join(JOURNAL_MODES)}, got {journal!r}")
         self.path = Path(path) if path is not None else default_cache_path()
         self.busy_timeout_ms = int(busy_timeout_ms)
         self._local = threading.local()
@@ -108,11 +177,25 @@ class LLMCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             self._turn_off(f"its folder cannot be created ({err})")
+        self.journal = journal if journal != "auto" else self._auto_journal()
         self._connect()  # open (and repair) now so problems show early
 
     def __repr__(self) -> str:
         """Show the file."""
         return f"LLMCache({str(self.path)!r})"
+
+    def _auto_journal(self) -> str:
+        """WAL, or DELETE (said once) when the cache's folder is on a network file system."""
+        mode = journal_mode_for(self.path.parent)
+        if mode == "delete":
+            self._warn_once(
+                "journal",
+                f"LLM cache {self.path} is on a network file system "
+                f"({filesystem_type(self.path.parent)}), where SQLite's write-ahead log is unsafe: "
+                "using journal_mode=DELETE instead (slower with many writers; a local --cache "
+                "per task is faster)",
+            )
+        return mode
 
     # -- connection ---------------------------------------------------------------
     def _open(self) -> sqlite3.Connection:
@@ -127,7 +210,7 @@ class LLMCache:
         try:
             conn.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
             if self.writable:
-                _setup(conn)
+                _setup(conn, self.journal)
             conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # reads the header
         except BaseException:
             conn.close()
@@ -277,9 +360,11 @@ class LLMCache:
                 self.hits += 1
         if row is None:
             return None
-        text, usage, latency, logprobs, finish = row
+        raw, usage, latency, logprobs, finish = row
+        text, thinking = split_thinking(raw)
         return Completion(
             text=text,
+            thinking=thinking,
             usage=json.loads(usage),
             latency=float(latency),
             logprobs=json.loads(logprobs) if logprobs is not None else None,
@@ -292,7 +377,7 @@ class LLMCache:
         row = (
             cache_key(identity, request),
             identity,
-            completion.text,
+            join_thinking(completion.text, completion.thinking),  # the reply as it came
             json.dumps(completion.usage),
             float(completion.latency),
             json.dumps(completion.logprobs) if completion.logprobs is not None else None,
@@ -332,12 +417,13 @@ class LLMCache:
             self._local.conn = None
 
 
-def _setup(conn: sqlite3.Connection) -> None:
-    """WAL journal and the schema; retried while another process is creating them."""
+def _setup(conn: sqlite3.Connection, journal: str = "wal") -> None:
+    """The journal (WAL, or DELETE) and the schema; retried while another process creates them."""
     for attempt in range(50):
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(f"PRAGMA journal_mode={journal.upper()}")
+            # WAL commits are atomic at NORMAL; a rollback journal needs FULL to survive a crash
+            conn.execute(f"PRAGMA synchronous={'NORMAL' if journal == 'wal' else 'FULL'}")
             conn.execute(_SCHEMA)
             return
         except sqlite3.OperationalError as err:

@@ -33,7 +33,17 @@ from .cancel import raise_if_cancelled, sending_for
 if TYPE_CHECKING:
     from ..progress import CancelToken, CountCallback
 
-__all__ = ["CachedLLM", "Count", "Pending"]
+__all__ = ["CachedLLM", "Count", "Pending", "thinking_suffix"]
+
+
+def thinking_suffix(llm: object) -> str:
+    """``"|thinking=on"`` for a backend that lets a reasoning model think, else ``""``.
+
+    Part of such a backend's identity, hence of the cache key and the run's
+    provenance: answers made while thinking are never reused with it off. Off
+    (the default) adds nothing, so the keys of earlier caches stay valid.
+    """
+    return "|thinking=on" if getattr(llm, "thinking", False) else ""
 
 
 class Count:

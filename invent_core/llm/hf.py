@@ -37,7 +37,7 @@ from ..errors import LLMError, ModelLoadError
 from ..packaged import file_sha256
 from .base import Completion, Request
 from .cache import LLMCache
-from .cached import CachedLLM, Pending
+from .cached import CachedLLM, Pending, thinking_suffix
 from .cancel import current_cancel
 from .gguf_file import GGUFFileError, gguf_problem
 from .hf_batcher import Batcher, Ticket
@@ -73,6 +73,8 @@ class HFConfig:
     top-p 0.95, min-p 0.05, then the temperature: the two engines answer
     alike); "plain" is the OpenAI API's (and the paper's) temperature-only
     sampling (:mod:`.hf_sampling`).
+    ``thinking``: whether a reasoning model's chat template may open a
+    ``<think>`` block (``enable_thinking``, for templates that read it; off by default).
     """
 
     device: str = "auto"
@@ -81,6 +83,7 @@ class HFConfig:
     memory_fraction: float = 0.8  # of the free memory a batch's KV cache and logits may use
     kv_cache: str = "auto"
     sampling: str = "llamacpp"
+    thinking: bool = False  # ours: traces are not answers (llm/thinking.py)
 
     def __post_init__(self) -> None:
         """Check the names; whether CUDA exists is checked by :meth:`resolve`."""
@@ -351,7 +354,13 @@ class HFLLM(CachedLLM):
         return (
             f"transformers:sha256={weights_digest(self.source)};dtype={self.dtype};device={kind}"
             f";sampling={self.config.sampling}|model={self.source.model or self.source.display}"
+            f"{thinking_suffix(self)}"
         )
+
+    @property
+    def thinking(self) -> bool:
+        """Whether a reasoning model may think (:attr:`HFConfig.thinking`)."""
+        return self.config.thinking
 
     @property
     def label(self) -> str:
@@ -446,8 +455,15 @@ class HFLLM(CachedLLM):
         """The chat prompt's token ids (the model's own chat template; plain lines without one)."""
         tok = self.loaded.tokenizer
         msgs = [dict(m) for m in messages]
-        if getattr(tok, "chat_template", None):
-            text = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+        template = getattr(tok, "chat_template", None)
+        if template:
+            # a reasoning model's template (Qwen3) thinks unless told not to; others ignore it
+            switch = (
+                {"enable_thinking": self.thinking} if "enable_thinking" in str(template) else {}
+            )
+            text = tok.apply_chat_template(
+                msgs, add_generation_prompt=True, tokenize=False, **switch
+            )
         else:
             text = "".join(m["content"] + "\n" for m in msgs)
         return list(tok(text, add_special_tokens=False)["input_ids"])

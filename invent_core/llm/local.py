@@ -28,7 +28,7 @@ from typing import Any
 from ..errors import LLMError, LLMTimeout, ModelLoadError
 from ..packaged import PackagedPart, assemble, model_cache, parts_installed, verify_file
 from .cache import LLMCache
-from .cached import Pending
+from .cached import Pending, thinking_suffix
 from .openai_compat import OpenAICompatLLM
 from .retry import RetryPolicy, brief
 
@@ -339,6 +339,7 @@ class LocalLLM(OpenAICompatLLM):
         timeout: float = 120.0,
         retry: RetryPolicy | None = None,
         server_config: ServerConfig | None = None,
+        thinking: bool = False,
     ) -> None:
         self.spec = spec
         self.server_config = server_config or ServerConfig()
@@ -355,6 +356,7 @@ class LocalLLM(OpenAICompatLLM):
             timeout=timeout,
             retry=retry,
             name=spec.name,
+            thinking=thinking,
         )
         self._server: LocalServer | None = None
         self._server_lock = threading.Lock()
@@ -380,7 +382,7 @@ class LocalLLM(OpenAICompatLLM):
         """
         digest = self.spec.verified_sha256()
         named = next((m.name for m in LOCAL_MODELS.values() if m.sha256 == digest), self.spec.name)
-        return f"local:sha256={digest}|model={named}"
+        return f"local:sha256={digest}|model={named}{thinking_suffix(self)}"
 
     @property
     def max_choices(self) -> int:  # type: ignore[override]

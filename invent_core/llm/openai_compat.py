@@ -32,7 +32,7 @@ from ..errors import LLMError, LLMTimeout
 from ._http import http_client, split_credentials
 from .base import Completion, Request
 from .cache import LLMCache
-from .cached import CachedLLM, Pending
+from .cached import CachedLLM, Pending, thinking_suffix
 from .cancel import current_cancel, sending_for
 from .replies import (
     check_usable,
@@ -72,6 +72,11 @@ class OpenAICompatLLM(CachedLLM):
         cut off at the deadline; the attempt then counts as a timeout.
     retry
         The retry policy (the client's own retries are off).
+    thinking
+        Whether a reasoning model may think (default False). Sent as
+        ``chat_template_kwargs={"enable_thinking": …}`` (vLLM, SGLang, llama.cpp);
+        a server that refuses the field (400/422) is asked again without it, once,
+        and then never sent it. On, it is part of the identity (``|thinking=on``).
     """
 
     #: Whether a timed-out attempt is tried again (a remote server may be busy
@@ -99,6 +104,7 @@ class OpenAICompatLLM(CachedLLM):
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
         name: str = "openai",
+        thinking: bool = False,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
@@ -122,6 +128,8 @@ class OpenAICompatLLM(CachedLLM):
         self._stats_lock = threading.Lock()
         self.requests_sent = 0  # HTTP attempts, including retries
         self.completions_made = 0
+        self.thinking = bool(thinking)
+        self.sends_thinking_switch = True  # False once the server refused the field
 
     def __repr__(self) -> str:
         """Show the URL and model, never a key."""
@@ -140,8 +148,8 @@ class OpenAICompatLLM(CachedLLM):
 
     @property
     def identity(self) -> str:
-        """Cache-key identity: the base URL without credentials, plus the model."""
-        return f"{self._identity_base()}|model={self.model}"
+        """Cache-key identity: the base URL without credentials, plus the model (and thinking on)."""
+        return f"{self._identity_base()}|model={self.model}{thinking_suffix(self)}"
 
     # -- client -----------------------------------------------------------------
     def _base_url_for_client(self) -> str:
@@ -188,7 +196,18 @@ class OpenAICompatLLM(CachedLLM):
             with self._stats_lock:
                 self.requests_sent += 1
             with self._in_flight:
-                return fn(client)
+                switch = self.sends_thinking_switch
+                try:
+                    return fn(client)
+                except Exception as err:
+                    if not (switch and getattr(err, "status_code", None) in (400, 422)):
+                        raise
+                self.sends_thinking_switch = False  # maybe the field it refused: once without
+                try:  # fn builds its request again
+                    return fn(client)
+                except Exception:
+                    self.sends_thinking_switch = True  # the field was not what it refused
+                    raise
 
         result = self.retry.run(
             attempt,
@@ -231,12 +250,13 @@ class OpenAICompatLLM(CachedLLM):
             kwargs["logprobs"] = True
             if request.top_logprobs:
                 kwargs["top_logprobs"] = int(request.top_logprobs)
+        if self.sends_thinking_switch:
+            kwargs["extra_body"] = {"chat_template_kwargs": {"enable_thinking": self.thinking}}
         return kwargs
 
     def _send(self, request: Request) -> Completion:
-        kwargs = self._kwargs(request)
-
         def call(client: Any) -> Completion:
+            kwargs = self._kwargs(request)  # per attempt: the thinking switch may have been dropped
             t0 = time.perf_counter()
             resp = client.chat.completions.create(**kwargs)
             if request.stop and empty_before_stop(resp):
@@ -258,25 +278,23 @@ class OpenAICompatLLM(CachedLLM):
         carry none; a choice with no text is returned as it is (the caller
         asks it again on its own).
         """
-        kwargs = self._kwargs(request)
         if on_choice is not None and self.streams_choices:
             return self._call_with_retry(
-                lambda client: stream_choices(client, kwargs, n, on_choice), made=n
+                lambda client: stream_choices(client, self._kwargs(request), n, on_choice), made=n
             )
 
         def call(client: Any) -> list[Completion]:
             t0 = time.perf_counter()
-            resp = client.chat.completions.create(**kwargs, n=n)
+            resp = client.chat.completions.create(**self._kwargs(request), n=n)
             return read_choices(resp, n, time.perf_counter() - t0)
 
         return self._call_with_retry(call, made=n)
 
     def _send_streaming(self, request: Request, stop_when: Callable[[str], bool]) -> Completion:
-        kwargs = self._kwargs(request)
-        kwargs.pop("logprobs", None)
-        kwargs.pop("top_logprobs", None)
-
         def call(client: Any) -> Completion:
+            kwargs = self._kwargs(request)
+            kwargs.pop("logprobs", None)
+            kwargs.pop("top_logprobs", None)
             t0 = time.perf_counter()
             stream = client.chat.completions.create(
                 **kwargs, stream=True, stream_options={"include_usage": True}

@@ -9,7 +9,10 @@ without ``message``, the wrong number of choices, no text at all — raises
 when every attempt fails, reported, never cached.
 
 Shapes: ``usage`` is ``{"prompt_tokens": int, "completion_tokens": int}``;
-first-token logprobs are ``[[token, logprob], …]`` best first.
+first-token logprobs are ``[[token, logprob], …]`` best first. A reasoning
+model's trace (``<think>…</think>`` in the text, or the ``reasoning_content``
+vLLM and SGLang send beside it) goes to ``Completion.thinking``, never into
+the text (:mod:`.thinking`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .base import Completion, Request
+from .thinking import split_thinking
 
 __all__ = [
     "MalformedReply",
@@ -63,6 +67,12 @@ def check_usable(completion: Completion, request: Request) -> Completion:
     """
     if completion.text or (request.logprobs and completion.logprobs):
         return completion
+    if completion.thinking:
+        raise MalformedReply(
+            f"the reply is all thinking ({len(completion.thinking)} characters) and no answer "
+            f"(finish_reason={completion.finish_reason!r}): turn thinking off (--thinking off) "
+            "or raise the token budget"
+        )
     raise MalformedReply(
         f"the reply has no text (finish_reason={completion.finish_reason!r}): "
         "content null, empty, or a stream that ended without any"
@@ -84,14 +94,24 @@ def read_reply(resp: Any, request: Request, latency: float) -> Completion:
     if not choices or getattr(choices[0], "message", None) is None:
         raise MalformedReply(f"reply without choices: {str(resp)[:200]}")
     choice = choices[0]
+    text, thinking = _answer_and_thinking(choice.message)
     completion = Completion(
-        text=choice.message.content or "",
+        text=text,
+        thinking=thinking,
         usage=usage(resp),
         latency=latency,
         logprobs=_first_token_logprobs(choice) if request.logprobs else None,
         finish_reason=getattr(choice, "finish_reason", None),
     )
     return check_usable(completion, request)
+
+
+def _answer_and_thinking(message: Any) -> tuple[str, str]:
+    """A message's answer and thinking: its ``content`` split, with ``reasoning_content``."""
+    reasoning = getattr(message, "reasoning_content", None)
+    if reasoning is None:  # the openai client keeps fields it does not know in model_extra
+        reasoning = (getattr(message, "model_extra", None) or {}).get("reasoning_content")
+    return split_thinking(message.content or "", reasoning if isinstance(reasoning, str) else None)
 
 
 def read_choices(resp: Any, n: int, latency: float) -> list[Completion]:
@@ -103,9 +123,11 @@ def read_choices(resp: Any, n: int, latency: float) -> list[Completion]:
     choices = sorted(getattr(resp, "choices", None) or [], key=lambda c: c.index)
     if len(choices) != n or any(getattr(c, "message", None) is None for c in choices):
         raise MalformedReply(f"asked for {n} choices, got {len(choices)}: {str(resp)[:200]}")
+    split = [_answer_and_thinking(c.message) for c in choices]
     return [
         Completion(
-            text=c.message.content or "",
+            text=split[k][0],
+            thinking=split[k][1],
             usage=usage(resp) if k == 0 else {},
             latency=latency,
             finish_reason=getattr(c, "finish_reason", None),
@@ -135,7 +157,8 @@ def read_stream(stream: Any, stop_when: Callable[[str], bool]) -> Completion:
                 break
     if finish == "early_stop" and not usage_d["completion_tokens"]:
         usage_d["completion_tokens"] = len(parts)  # llama.cpp streams one token per chunk
-    return Completion(text="".join(parts), usage=usage_d, finish_reason=finish)
+    text, thinking = split_thinking("".join(parts))
+    return Completion(text=text, thinking=thinking, usage=usage_d, finish_reason=finish)
 
 
 def stream_choices(
@@ -176,9 +199,11 @@ def stream_choices(
             f"the stream ended with {finish.count(None)} of {n} choices unfinished"
         )
     latency = time.perf_counter() - t0
+    split = [split_thinking("".join(t)) for t in texts]
     return [
         Completion(
-            text="".join(texts[k]),
+            text=split[k][0],
+            thinking=split[k][1],
             usage=usage_d if k == 0 else {},
             latency=latency,
             finish_reason=finish[k],

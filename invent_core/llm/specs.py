@@ -58,6 +58,7 @@ def get_llm(
     server_config: ServerConfig | None = None,
     engine: str = "auto",
     dtype: str = "auto",
+    thinking: bool = False,
 ) -> LLM:
     """Return an LLM backend by name.
 
@@ -88,8 +89,9 @@ def get_llm(
         reply's last byte (default 120 local, 60 remote); ``LLMTimeout`` if missed.
     retry
         Retry policy (default ``RetryPolicy()``).
-    server_config, engine, dtype
-        llama.cpp settings; what runs a packaged model (:func:`choose_engine`); ``HFConfig.dtype``.
+    server_config, engine, dtype, thinking
+        llama.cpp settings; what runs a packaged model (:func:`choose_engine`); ``HFConfig.dtype``;
+        let a reasoning model think (default False: ``enable_thinking`` false).
 
     Raises
     ------
@@ -99,8 +101,8 @@ def get_llm(
     if not isinstance(spec, str):
         return _as_llm(spec)
     name = spec.strip().lower()
-    opts = _backend_opts(concurrency, timeout, retry)
-    hf = _on_transformers(spec, engine, HFConfig(dtype=dtype, max_batch=concurrency), cache)
+    opts = {**_backend_opts(concurrency, timeout, retry), "thinking": bool(thinking)}
+    hf = _on_transformers(spec, engine, _hf_config(dtype, concurrency, thinking), cache)
     if hf is not None:
         return hf
     if name in LOCAL_ALIASES:
@@ -146,6 +148,11 @@ def _unknown(spec: str) -> ValueError:
         f"unknown LLM {spec!r}: choose one of 'local', 'qwen0.5b', 'qwen1.5b', 'openai', "
         f"'gguf:FILE', 'hf:PATH' (installed now: {', '.join(available_llms())})"
     )
+
+
+def _hf_config(dtype: str, concurrency: int | None, thinking: bool) -> HFConfig:
+    """The transformers engine's settings from ``get_llm``'s options."""
+    return HFConfig(dtype=dtype, max_batch=concurrency, thinking=bool(thinking))
 
 
 def _on_transformers(spec: str, engine: str, config: HFConfig, cache: Any) -> LLM | None:

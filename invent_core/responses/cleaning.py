@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from ..llm.thinking import split_thinking
 from ..prompts import GSM8K_SUFFIX, QA_SUFFIX
 
 #: chat-template and formatting tokens; the text from the first one on is dropped.
@@ -156,7 +157,8 @@ def clean_response(text: str | None, question: str | None = None) -> str:
     """
     if not text:
         return ""
-    out = remove_echo(str(text), question)
+    # a reasoning model's trace is not the answer (also in answers read from a file)
+    out = remove_echo(split_thinking(str(text))[0], question)
     out = cut_format_tokens(out)
     out = first_line(out)
     return strip_answer_decorations(out)
