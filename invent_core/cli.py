@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 
 #: command modules under invent_core.commands, in the order --help lists them
-COMMANDS: tuple[str, ...] = ("score", "batch", "merge", "evaluate", "tsu", "run")
+COMMANDS: tuple[str, ...] = (
+    "score",
+    "batch",
+    "merge",
+    "evaluate",
+    "compare",
+    "tsu",
+    "run",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,7 +3,8 @@
 :func:`recompute_evaluation` reads ``config.json`` and ``scores.csv`` of an
 ``evaluate`` folder, evaluates the saved per-question scores with today's
 metrics (1,000 resamples by default, a 95 % interval per metric, the paired
-block), and rewrites ``results.{csv,md,tex,json}``. The scores themselves are
+block), and rewrites ``results.{csv,md,tex,json}``. The reviewer's layer
+(``relabels.jsonl``, :mod:`.relabel`) is applied; ``labels=`` adds a relabel file to it. The scores themselves are
 left as they are, so ``config.json`` keeps the provenance of the code that made
 them — or says it was "made before provenance was recorded" rather than
 inventing a commit — and records the recomputation beside it.
@@ -21,6 +22,7 @@ from ..provenance import BEFORE_PROVENANCE, provenance
 from .config import ExperimentConfig
 from .evaluation import SCORE_COLUMNS, _evaluation, _write_evaluation, evaluation_table
 from .reading import measured, sample_guess_rate
+from .relabel import noted, read_relabels, with_layer
 from .result import ExperimentResult, write_text
 from .sample import draw_examples
 
@@ -35,8 +37,13 @@ def _old_provenance(meta: dict) -> dict:
     return {"version": version, "commit": None, "dirty": None, "source": BEFORE_PROVENANCE}
 
 
-def recompute_evaluation(folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP) -> ExperimentResult:
+def recompute_evaluation(
+    folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP, labels: str | Path | None = None
+) -> ExperimentResult:
     """Rewrite ``results.*`` of an evaluate ``folder`` from its ``scores.csv``.
+
+    ``labels``: a relabel file added to the folder's layer before the metrics apply it
+    (read and checked before anything is written).
 
     Raises
     ------
@@ -47,12 +54,15 @@ def recompute_evaluation(folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP) 
     for name in ("config.json", "scores.csv"):
         if not (out / name).is_file():
             raise FileNotFoundError(f"{out / name}: not found (not an evaluate folder)")
+    if labels is not None:
+        read_relabels(labels)  # a bad line is refused before the layer or any result is written
     meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
     cfg = ExperimentConfig.from_dict(meta["config"])
     cfg = dataclasses.replace(cfg, n_bootstrap_metrics=n_bootstrap)
     rows = list(read_csv(out / "scores.csv"))
     methods = [c for c in (rows[0] if rows else {}) if c not in SCORE_COLUMNS]
     judged = [r for r in rows if not r.get("error") and r.get("correct") not in ("", None)]
+    judged, layer = with_layer(out, judged, labels)
     ids = {r["id"] for r in judged}
     examples, _ = draw_examples(cfg)
     guess = sample_guess_rate([ex for ex in examples if ex.id in ids])
@@ -62,9 +72,12 @@ def recompute_evaluation(folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP) 
         methods,
         evaluation=evaluation,
         judgement=judgement,
-        table=evaluation_table(evaluation, judgement, methods, measured(cfg, evaluation)),
+        table=noted(
+            evaluation_table(evaluation, judgement, methods, measured(cfg, evaluation)), layer
+        ),
         failed=[r for r in rows if r.get("error")],
         sample=meta.get("sample", ""),
+        relabels=layer,
     )
     result.files = _write_evaluation(out, cfg, result)
     meta |= {

@@ -61,6 +61,8 @@ class ExperimentResult:
     failed : rows of questions (runs) whose generation failed, with their ``error``.
     sample : how the questions were drawn ("15 of 300 questions, drawn with seed 0").
     notes : what was found damaged in the folder and done about it (file, row, cell).
+    relabels : the :class:`~invent_core.experiments.relabel.RelabelSummary` of the
+        reviewer's layer the metrics applied (None: no layer).
     """
 
     rows: list[dict[str, Any]]
@@ -74,6 +76,7 @@ class ExperimentResult:
     failed: list[dict[str, Any]] = field(default_factory=list)
     sample: str = ""
     notes: list[str] = field(default_factory=list)
+    relabels: Any = None  # invent_core.experiments.relabel.RelabelSummary
 
     @property
     def warnings(self) -> list[str]:
