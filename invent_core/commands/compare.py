@@ -74,7 +74,7 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     """Print the comparison; exit 2 naming the problem (a folder, an option, different questions)."""
-    from ..experiments.compare import compare_evaluations, compare_methods
+    from ..experiments.comparison import compare_evaluations, compare_methods
 
     opts = check_args(args)
     methods = opts.pop("methods")
