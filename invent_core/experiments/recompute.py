@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..csv_safe import read_csv
 from ..evaluation.metrics import N_BOOTSTRAP
@@ -22,11 +24,11 @@ from ..provenance import BEFORE_PROVENANCE, provenance
 from .config import ExperimentConfig
 from .evaluation import SCORE_COLUMNS, _evaluation, _write_evaluation, evaluation_table
 from .reading import measured, sample_guess_rate
-from .relabel import noted, read_relabels, with_layer
+from .relabel import Relabel, RelabelSummary, apply_relabels, noted, read_relabels, with_layer
 from .result import ExperimentResult, write_text
 from .sample import draw_examples
 
-__all__ = ["recompute_evaluation"]
+__all__ = ["recompute_evaluation", "relabelled_evaluation"]
 
 
 def _old_provenance(meta: dict) -> dict:
@@ -35,6 +37,34 @@ def _old_provenance(meta: dict) -> dict:
         return meta["provenance"]
     version = (meta.get("versions") or {}).get("invent_core")
     return {"version": version, "commit": None, "dirty": None, "source": BEFORE_PROVENANCE}
+
+
+def _guess(cfg: ExperimentConfig, rows) -> float | None:
+    """A blind guess's accuracy on the rows' questions (None: free text, or the sample is gone)."""
+    ids = {str(r["id"]) for r in rows}
+    try:
+        examples, _ = draw_examples(cfg)
+    except (OSError, ValueError):  # an uploaded file no longer there: free text assumed
+        return None
+    return sample_guess_rate([ex for ex in examples if ex.id in ids])
+
+
+def relabelled_evaluation(
+    rows: Sequence[Mapping[str, Any]],
+    methods: Sequence[str],
+    cfg: ExperimentConfig,
+    relabels: Sequence[Relabel],
+    *,
+    source: str = "",
+) -> tuple[list[dict[str, Any]], Any, Any, RelabelSummary]:
+    """The judged rows with a layer applied, and their metrics again.
+
+    Returns (rows, Evaluation, Judgement, what the layer did); reads and writes no
+    file (the dashboard's at-once view of a relabel).
+    """
+    judged, layer = apply_relabels(rows, relabels, source=source)
+    evaluation, judgement = _evaluation(judged, list(methods), cfg, _guess(cfg, judged))
+    return judged, evaluation, judgement, layer
 
 
 def recompute_evaluation(
@@ -63,10 +93,7 @@ def recompute_evaluation(
     methods = [c for c in (rows[0] if rows else {}) if c not in SCORE_COLUMNS]
     judged = [r for r in rows if not r.get("error") and r.get("correct") not in ("", None)]
     judged, layer = with_layer(out, judged, labels)
-    ids = {r["id"] for r in judged}
-    examples, _ = draw_examples(cfg)
-    guess = sample_guess_rate([ex for ex in examples if ex.id in ids])
-    evaluation, judgement = _evaluation(judged, methods, cfg, guess)
+    evaluation, judgement = _evaluation(judged, methods, cfg, _guess(cfg, judged))
     result = ExperimentResult(
         judged,
         methods,

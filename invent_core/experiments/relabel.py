@@ -215,7 +215,7 @@ def apply_relabels(
     """The rows with the layer applied, and what it did (applying it twice changes nothing).
 
     Each row keeps the judge's label as ``judge_correct``; ``correct`` is the last
-    relabel of its id whose ``answer`` is the row's canonical answer (or empty),
+    relabel of its id whose ``answer`` is the row's canonical answer or response (or empty),
     else the judge's; ``relabel_reason`` says why when a reviewer spoke.
     """
     latest = {r.id: r for r in relabels}
@@ -226,9 +226,10 @@ def apply_relabels(
         judge = _judge_label(row)
         new = {**row, "correct": judge, "judge_correct": judge, "relabel_reason": ""}
         r = latest.get(str(row["id"]))
-        seen = str(row.get("canonical") or row.get("response") or "")
-        if r is not None and r.answer and r.answer != seen:
-            stale.append(f"{r.id}: relabelled {r.answer!r}, the row now holds {seen!r}")
+        seen = {str(row.get(k) or "") for k in ("canonical", "response")} - {""}
+        if r is not None and r.answer and r.answer not in seen:
+            now = row.get("canonical") or row.get("response")
+            stale.append(f"{r.id}: relabelled {r.answer!r}, the row now holds {now!r}")
         elif r is not None:
             new |= {"correct": int(r.label), "relabel_reason": r.reason or "(no reason given)"}
             reviewed.append(r.id)
