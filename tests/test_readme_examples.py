@@ -49,6 +49,7 @@ NOT_RUN = {
     "evaluate": "generates runs for 30 questions with the packaged LLM (minutes)",
     "tsu": "generates runs at four temperatures with the packaged LLM (minutes)",
     "score": "examples.json is the reader's file; the ex.json transcript runs score for real",
+    "compare": "reads saved evaluate folders; tests/experiments/test_comparison.py runs it on toy ones",
 }
 
 
