@@ -99,8 +99,9 @@ def differences(res: Any) -> None:
         f"**A** = `{a}` · **B** = `{b}` · {res.n_shared} paired questions "
         f"(A {res.n_a}, B {res.n_b}); A − B over {res.n_bootstrap} paired bootstrap resamples."
     )
+    names = views.method_labels()
     rows = [
-        {"method": m, "metric": METRICS[c.metric].label, "A": c.value_a, "B": c.value_b,
+        {"method": names.get(m, m), "metric": METRICS[c.metric].label, "A": c.value_a, "B": c.value_b,
          "A − B": c.difference.difference, "95 % low": c.difference.ci95[0],
          "95 % high": c.difference.ci95[1], "verdict (A)": c.difference.verdict}
         for m, cells in res.results.items() for c in cells
