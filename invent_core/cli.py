@@ -14,6 +14,7 @@ COMMANDS: tuple[str, ...] = (
     "merge",
     "export-samples",
     "evaluate",
+    "compare",
     "tsu",
     "run",
     "report",

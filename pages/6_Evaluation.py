@@ -28,7 +28,7 @@ from invent_ui.data.experiments import (
 )
 from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import error_text, guarded, job_panel, reattach, show_error
-from invent_ui.render import evaluation_view, report_button, spread_view, views
+from invent_ui.render import evaluation_view, relabel_view, report_button, spread_view, views
 from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
 
@@ -212,6 +212,7 @@ payload = views.result_or_demo(
     hint="Run your own above.",
     kind="evaluation",  # a reload shows the last evaluation made here
 )
+payload = relabel_view.applied(payload)  # the reviewer's labels, metrics recomputed from them
 cfg = payload_config(payload)
 labels = payload.get("labels", {})
 rows = payload["rows"]
@@ -230,6 +231,7 @@ if payload.get("evaluation") is None or one_class:
     )
     st.subheader(f"Per question ({len(rows)})")
     evaluation_view.per_question(per_question)
+    relabel_view.control(payload)
     st.stop()
 
 arrays = guarded("Reading the evaluation", eval_arrays, payload)
@@ -245,3 +247,4 @@ evaluation_view.curves(correct, table, labels, judged)
 report_button.evaluation_report_button(payload, key="eval_report")
 with st.expander(f"Per-question answers and uncertainties ({len(rows)})"):
     evaluation_view.per_question(per_question)
+relabel_view.control(payload)

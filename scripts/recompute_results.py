@@ -5,7 +5,8 @@
 Each folder's per-question scores are evaluated again with today's metrics: the
 value on the sample, the std and a 95 % percentile interval over 1,000 paired
 resamples, the paired block of Inv-Entropy and the best baseline, what the table
-measured. ``config.json`` keeps the provenance of the scores (or says they were
+measured. The reviewer's relabels (``relabels.jsonl``) are applied; ``--labels FILE``
+adds a relabel file to a folder's layer first. ``config.json`` keeps the provenance of the scores (or says they were
 made before provenance was recorded) and records the recomputation.
 """
 
@@ -29,11 +30,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("folders", nargs="+", type=Path)
     p.add_argument("--n-bootstrap", type=int, default=N_BOOTSTRAP)
+    p.add_argument("--labels", type=Path, default=None, help="relabel file added to each layer")
     args = p.parse_args(argv)
     if args.n_bootstrap < 1:
         p.error(f"--n-bootstrap must be at least 1, got {args.n_bootstrap}")
     for folder in args.folders:
-        res = recompute_evaluation(folder, n_bootstrap=args.n_bootstrap)
+        res = recompute_evaluation(folder, n_bootstrap=args.n_bootstrap, labels=args.labels)
         print(f"{folder}: {res.evaluation.n_questions} questions, {res.judgement.reason}")
     return 0
 

@@ -50,6 +50,7 @@ NOT_RUN = {
     "tsu": "generates runs at four temperatures with the packaged LLM (minutes)",
     "score": "examples.json is the reader's file; the ex.json transcript runs score for real",
     "export-samples": "exports the reader's runs; tests/samples runs it on shipped runs",
+    "compare": "reads saved evaluate folders; tests/experiments/test_comparison.py runs it on toy ones",
 }
 
 

@@ -60,6 +60,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "-o", "--out", default=None, help="output folder (default runs/evaluate-<dataset>)"
     )
     add_fresh_arg(p)
+    p.add_argument(
+        "--labels",
+        default=None,
+        metavar="FILE",
+        help="a relabel file (JSON Lines: id, label, answer, reason, when, who): added to the "
+        "folder's relabels.jsonl; the metrics apply it, scores.csv keeps the judge's labels",
+    )
     p.add_argument("-q", "--quiet", action="store_true")
     add_config_args(p)
     add_llm_args(p)
@@ -174,7 +181,10 @@ def main(args: argparse.Namespace) -> int:
 def _main(args: argparse.Namespace) -> int:
     from ..batch.output import output_folder
     from ..experiments import EVALUATE_FILES, draw_examples
+    from ..experiments.relabel import read_relabels
 
+    if args.labels is not None:
+        read_relabels(args.labels)  # a bad line is refused (file, line, field) before any work
     boot = (
         {}
         if args.n_bootstrap_metrics is None
@@ -201,7 +211,14 @@ def _evaluate_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sam
     seconds = print_estimate(cfg.run, identity, len(examples), para, llm=llm)
     try:
         with CliProgress(quiet=args.quiet, outer="questions", estimate=seconds) as progress:
-            res = evaluate(cfg, out, llm_factory=lambda: llm, progress=progress, fresh=args.fresh)
+            res = evaluate(
+                cfg,
+                out,
+                llm_factory=lambda: llm,
+                progress=progress,
+                fresh=args.fresh,
+                labels=args.labels,
+            )
     except Cancelled as err:
         return interrupted(str(err))
     except KeyboardInterrupt:

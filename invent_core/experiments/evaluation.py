@@ -43,6 +43,7 @@ from ..provenance import provenance
 from ..responses.canonical import canonical_answer
 from .config import ExperimentConfig
 from .reading import measured, measured_notes, sample_guess_rate, with_paired_block
+from .relabel import noted, with_layer
 from .result import (
     EVALUATE_FILES,
     ExperimentResult,
@@ -368,6 +369,8 @@ def _write_evaluation(out: Path, cfg: ExperimentConfig, result: ExperimentResult
         "measured": measured(cfg, ev),
         "provenance": provenance(),
     }
+    if result.relabels is not None:
+        payload["relabels"] = result.relabels.to_dict()
     write_text(out / "results.json", json.dumps(payload, indent=2))
     return files
 
@@ -393,6 +396,7 @@ def evaluate(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     fresh: bool = False,
+    labels: str | Path | None = None,
 ) -> ExperimentResult:
     """Table 1 for one dataset: per-question scores, correctness, and metric means ± std.
 
@@ -409,6 +413,9 @@ def evaluate(
         finished (they are kept in ``scores.csv``; the same call resumes).
     fresh : use a folder made with another LLM than ``cfg.llm`` (else refused with
         :class:`~invent_core.experiments.result.FolderMismatch`); none of its runs is reused.
+    labels : a relabel file (:mod:`~invent_core.experiments.relabel`) added to the
+        folder's layer ``relabels.jsonl``; the metrics are computed with the layer
+        applied (``scores.csv`` keeps the judge's labels).
 
     Returns
     -------
@@ -428,18 +435,22 @@ def evaluate(
         report = ProgressReporter(progress)
         rows, notes = _evaluate_rows(examples, cfg, out, methods, llm, report, cancel)
         guess = sample_guess_rate(examples)
-        result = _finish_evaluation(out, cfg, rows, methods, (sample, guess), llm, t0)
+        drawn = (sample, guess)
+        result = _finish_evaluation(out, cfg, rows, methods, drawn, llm, t0, labels=labels)
         result.notes = notes
         return result
 
 
-def _finish_evaluation(out: Path, cfg, rows, methods, drawn, llm, t0) -> ExperimentResult:
+def _finish_evaluation(
+    out: Path, cfg, rows, methods, drawn, llm, t0, *, labels=None
+) -> ExperimentResult:
     """Judge the rows, write ``results.*`` and ``config.json``; the :class:`ExperimentResult`.
 
-    ``drawn``: (how the sample was drawn, a blind guess's accuracy or None).
+    ``drawn``: (how the sample was drawn, a blind guess's accuracy or None);
+    ``labels``: a relabel file added to the folder's layer, which the metrics apply.
     """
     sample, guess = drawn
-    judged = [r for r in rows if not r.get("error")]
+    judged, layer = with_layer(out, [r for r in rows if not r.get("error")], labels)
     evaluation, judgement = _evaluation(judged, methods, cfg, guess)
     result = ExperimentResult(
         judged,
@@ -449,12 +460,17 @@ def _finish_evaluation(out: Path, cfg, rows, methods, drawn, llm, t0) -> Experim
         judgement=judgement,
         failed=[r for r in rows if r.get("error")],
         sample=sample,
+        relabels=layer,
     )
     block = measured(cfg, evaluation)
-    result.table = evaluation_table(evaluation, judgement, methods, block, len(result.degenerate))
+    result.table = noted(
+        evaluation_table(evaluation, judgement, methods, block, len(result.degenerate)), layer
+    )
     result.files = _write_evaluation(out, cfg, result)
     accuracy = evaluation.accuracy if evaluation.n_questions else None
     wall = time.perf_counter() - t0  # this call only: a resumed evaluation reads saved rows fast
     meta = {"n_questions": len(judged), "accuracy": accuracy, "sample": sample}
+    if layer is not None:
+        meta["relabels"] = {"file": layer.source, "changed": len(layer.changed)}
     write_config(out, cfg, meta | {"wall_seconds": wall})
     return result

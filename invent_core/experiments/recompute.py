@@ -3,7 +3,8 @@
 :func:`recompute_evaluation` reads ``config.json`` and ``scores.csv`` of an
 ``evaluate`` folder, evaluates the saved per-question scores with today's
 metrics (1,000 resamples by default, a 95 % interval per metric, the paired
-block), and rewrites ``results.{csv,md,tex,json}``. The scores themselves are
+block), and rewrites ``results.{csv,md,tex,json}``. The reviewer's layer
+(``relabels.jsonl``, :mod:`.relabel`) is applied; ``labels=`` adds a relabel file to it. The scores themselves are
 left as they are, so ``config.json`` keeps the provenance of the code that made
 them — or says it was "made before provenance was recorded" rather than
 inventing a commit — and records the recomputation beside it.
@@ -13,7 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..csv_safe import read_csv
 from ..evaluation.metrics import N_BOOTSTRAP
@@ -21,10 +24,11 @@ from ..provenance import BEFORE_PROVENANCE, provenance
 from .config import ExperimentConfig
 from .evaluation import SCORE_COLUMNS, _evaluation, _write_evaluation, evaluation_table
 from .reading import measured, sample_guess_rate
+from .relabel import Relabel, RelabelSummary, apply_relabels, noted, read_relabels, with_layer
 from .result import ExperimentResult, write_text
 from .sample import draw_examples
 
-__all__ = ["recompute_evaluation"]
+__all__ = ["recompute_evaluation", "relabelled_evaluation"]
 
 
 def _old_provenance(meta: dict) -> dict:
@@ -35,8 +39,41 @@ def _old_provenance(meta: dict) -> dict:
     return {"version": version, "commit": None, "dirty": None, "source": BEFORE_PROVENANCE}
 
 
-def recompute_evaluation(folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP) -> ExperimentResult:
+def _guess(cfg: ExperimentConfig, rows) -> float | None:
+    """A blind guess's accuracy on the rows' questions (None: free text, or the sample is gone)."""
+    ids = {str(r["id"]) for r in rows}
+    try:
+        examples, _ = draw_examples(cfg)
+    except (OSError, ValueError):  # an uploaded file no longer there: free text assumed
+        return None
+    return sample_guess_rate([ex for ex in examples if ex.id in ids])
+
+
+def relabelled_evaluation(
+    rows: Sequence[Mapping[str, Any]],
+    methods: Sequence[str],
+    cfg: ExperimentConfig,
+    relabels: Sequence[Relabel],
+    *,
+    source: str = "",
+) -> tuple[list[dict[str, Any]], Any, Any, RelabelSummary]:
+    """The judged rows with a layer applied, and their metrics again.
+
+    Returns (rows, Evaluation, Judgement, what the layer did); reads and writes no
+    file (the dashboard's at-once view of a relabel).
+    """
+    judged, layer = apply_relabels(rows, relabels, source=source)
+    evaluation, judgement = _evaluation(judged, list(methods), cfg, _guess(cfg, judged))
+    return judged, evaluation, judgement, layer
+
+
+def recompute_evaluation(
+    folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP, labels: str | Path | None = None
+) -> ExperimentResult:
     """Rewrite ``results.*`` of an evaluate ``folder`` from its ``scores.csv``.
+
+    ``labels``: a relabel file added to the folder's layer before the metrics apply it
+    (read and checked before anything is written).
 
     Raises
     ------
@@ -47,16 +84,16 @@ def recompute_evaluation(folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP) 
     for name in ("config.json", "scores.csv"):
         if not (out / name).is_file():
             raise FileNotFoundError(f"{out / name}: not found (not an evaluate folder)")
+    if labels is not None:
+        read_relabels(labels)  # a bad line is refused before the layer or any result is written
     meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
     cfg = ExperimentConfig.from_dict(meta["config"])
     cfg = dataclasses.replace(cfg, n_bootstrap_metrics=n_bootstrap)
     rows = list(read_csv(out / "scores.csv"))
     methods = [c for c in (rows[0] if rows else {}) if c not in SCORE_COLUMNS]
     judged = [r for r in rows if not r.get("error") and r.get("correct") not in ("", None)]
-    ids = {r["id"] for r in judged}
-    examples, _ = draw_examples(cfg)
-    guess = sample_guess_rate([ex for ex in examples if ex.id in ids])
-    evaluation, judgement = _evaluation(judged, methods, cfg, guess)
+    judged, layer = with_layer(out, judged, labels)
+    evaluation, judgement = _evaluation(judged, methods, cfg, _guess(cfg, judged))
     result = ExperimentResult(
         judged,
         methods,
@@ -64,9 +101,12 @@ def recompute_evaluation(folder: str | Path, *, n_bootstrap: int = N_BOOTSTRAP) 
         judgement=judgement,
         failed=[r for r in rows if r.get("error")],
         sample=meta.get("sample", ""),
+        relabels=layer,
     )
     block = measured(cfg, evaluation)
-    result.table = evaluation_table(evaluation, judgement, methods, block, len(result.degenerate))
+    result.table = noted(
+        evaluation_table(evaluation, judgement, methods, block, len(result.degenerate)), layer
+    )
     result.files = _write_evaluation(out, cfg, result)
     meta |= {
         "config": cfg.to_dict(),

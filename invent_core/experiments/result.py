@@ -63,6 +63,8 @@ class ExperimentResult:
     sample : how the questions were drawn ("15 of 300 questions, drawn with seed 0").
     notes : what was found damaged in the folder and done about it (file, row, cell).
     degenerate : (property) the judged questions whose run is degenerate, with why.
+    relabels : the :class:`~invent_core.experiments.relabel.RelabelSummary` of the
+        reviewer's layer the metrics applied (None: no layer).
     """
 
     rows: list[dict[str, Any]]
@@ -76,6 +78,7 @@ class ExperimentResult:
     failed: list[dict[str, Any]] = field(default_factory=list)
     sample: str = ""
     notes: list[str] = field(default_factory=list)
+    relabels: Any = None  # invent_core.experiments.relabel.RelabelSummary
 
     @property
     def degenerate(self) -> list[dict[str, str]]:

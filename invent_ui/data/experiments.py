@@ -50,7 +50,15 @@ def _eval_row(r: Mapping[str, Any], methods: Sequence[str]) -> dict[str, Any]:
         "correct": int(_num(r["correct"])),
         "judge_reason": str(r.get("judge_reason") or ""),  # none in evaluations made before it
         **{m: _num(r.get(m)) for m in methods},
+        **_hand_label(r),
     }
+
+
+def _hand_label(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The judge's label and the reviewer's reason of a row the relabel layer was applied to."""
+    if "judge_correct" not in r:
+        return {}
+    return {"judge_correct": int(_num(r["judge_correct"])), "relabel_reason": r["relabel_reason"]}
 
 
 def eval_payload(
@@ -77,6 +85,7 @@ def eval_payload(
         "labels": _labels(result.methods),
         "rows": _rows_with_answers(result.rows, result.methods, out),
         "evaluation": evaluation.to_dict() if evaluation is not None else None,
+        **({"folder": str(out)} if out is not None else {}),  # where its relabels are kept
     }
 
 
@@ -139,6 +148,7 @@ def folder_payload(
         "rows": rows,
         "evaluation": None,
         "reason": reason,
+        "folder": str(out),
     }
 
 
@@ -163,6 +173,9 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
         }
         if reasons:
             row["why (judge)"] = r.get("judge_reason", "")
+        if "judge_correct" in r:  # the reviewer's layer applied: both labels, and why
+            row["judge said"] = bool(r["judge_correct"])
+            row["why (reviewer)"] = r.get("relabel_reason", "")
         row.update({labels.get(m, m): _num(r.get(m)) for m in payload["methods"]})
         rows.append(row)
     return pd.DataFrame(rows)

@@ -15,12 +15,14 @@ and wrapped hover texts. Testable by reading the figure's data back.
 - :mod:`~invent_ui.plots.gaap` — GAAP evolution's generations.
 - :mod:`~invent_ui.plots.tsu` — uncertainty against temperature, TSU bars.
 - :mod:`~invent_ui.plots.curves` — ROC, rejection and reliability curves.
+- :mod:`~invent_ui.plots.compare` — two evaluations' paired differences with their intervals.
 
 Callers use the face: ``from invent_ui import plots; plots.roc_figure(...)``.
 """
 
 from __future__ import annotations
 
+from .compare import paired_differences_figure
 from .curves import rejection_figure, reliability_figure, roc_figure
 from .gaap import gaap_fitness_box_figure, gaap_generations_figure
 from .matrices import difference_heatmap, heatmap_figure, shared_range, walk_heatmaps
@@ -47,6 +49,7 @@ __all__ = [
     "heatmap_figure",
     "measures_comparison_figure",
     "measures_grid_figure",
+    "paired_differences_figure",
     "reference_figure",
     "rejection_figure",
     "reliability_figure",

@@ -71,4 +71,10 @@ PAGES: tuple[PageInfo, ...] = (
         ":material/compare:",
         "two runs in columns on the same colour scales, and the measures' difference",
     ),
+    PageInfo(
+        "pages/9_Compare_evaluations.py",
+        "Compare evaluations",
+        ":material/difference:",
+        "two evaluations question by question: paired differences, where they disagree",
+    ),
 )

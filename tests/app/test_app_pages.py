@@ -93,6 +93,7 @@ def test_every_page_is_a_file_with_the_expected_name():
         "6_Evaluation.py",
         "7_History.py",
         "8_Side_by_side.py",
+        "9_Compare_evaluations.py",
     ]
 
 
@@ -132,7 +133,7 @@ def test_home_shows_one_right_and_one_wrong_answer_side_by_side():
         z = decode(chart(at, f"home_p_x_given_y_{label}")["data"][0]["z"])
         np.testing.assert_allclose(z.sum(axis=1), 1.0)
         assert chart(at, f"home_{label}_reference")["data"]  # the marker on the distribution
-    assert len(at.main.get("page_link")) == len(PAGES) == 8  # every page
+    assert len(at.main.get("page_link")) == len(PAGES) == 9  # every page
     nav = [link.proto.label for link in at.sidebar.get("page_link")]
     assert nav[:2] == ["Home", "Explore a question"] and "History" in nav  # not "app"
     assert at.sidebar.selectbox(key="sb_llm").value == "qwen0.5b"

@@ -48,6 +48,7 @@ PAGES = {
     "Evaluation": 3,
     "History": 0,  # whatever earlier runs left
     "Side_by_side": 0,
+    "Compare_evaluations": 1,  # the paired differences of two shipped evaluations
     "": 4,  # home: the right and the wrong answer, each a reference chart and a P(X|Y)
 }
 CHART = '[data-testid="stPlotlyChart"] .main-svg'

@@ -1,0 +1,136 @@
+"""``python -m invent_core compare A [B]``: two evaluations (or two methods of one), paired."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ._common import _parse_optional
+
+#: Rewordings printed per side of a disagreement (the run holds them all).
+SHOWN_REWORDINGS = 3
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``compare`` command."""
+    p = sub.add_parser(
+        "compare",
+        help="compare two evaluations question by question (or two methods of one)",
+        description="Pair the questions of two evaluate folders (by id, else by question "
+        "text), give each metric's paired difference A − B with its 95 %% interval over the "
+        "same bootstrap resamples, and list the questions where the two disagree most. "
+        "With one folder and --methods X,Y: method X minus method Y. The reviewer's "
+        "relabels (relabels.jsonl) are applied. No LLM call, no file written.",
+    )
+    p.add_argument("folders", nargs="+", metavar="FOLDER", help="one or two evaluate folders")
+    p.add_argument(
+        "--methods",
+        default=None,
+        help="comma list: the methods compared on both evaluations (default: every one both "
+        "hold); with one folder exactly two, the first minus the second",
+    )
+    p.add_argument(
+        "--metrics", default=None, help="comma list of metrics (default auroc,prr,brier)"
+    )
+    p.add_argument(
+        "--intersection",
+        action="store_true",
+        help="compare evaluations over different questions on the ones they share",
+    )
+    p.add_argument("--n-bootstrap", type=int, default=None, help="paired resamples (default 1,000)")
+    p.add_argument("--seed", type=_parse_optional(int), default=0, help="seed of the resamples")
+    p.add_argument("--top", type=int, default=10, help="disagreements listed (default 10)")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.set_defaults(func=main)
+
+
+def _names(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def check_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The options as keyword arguments, refused naming the option before anything is read."""
+    from ..evaluation.compare import COMPARE_METRICS
+    from ..evaluation.metrics import METRICS, N_BOOTSTRAP
+
+    if len(args.folders) > 2:
+        raise ValueError(f"compare takes one or two evaluate folders, got {len(args.folders)}")
+    methods = _names(args.methods)
+    if len(args.folders) == 1 and len(methods) != 2:
+        raise ValueError("with one folder, --methods must name exactly two methods: X,Y")
+    metrics = _names(args.metrics) or list(COMPARE_METRICS)
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise ValueError(f"--metrics: unknown {unknown[0]!r}; choose from {', '.join(METRICS)}")
+    n_bootstrap = N_BOOTSTRAP if args.n_bootstrap is None else args.n_bootstrap
+    if n_bootstrap < 1:
+        raise ValueError(f"--n-bootstrap must be at least 1, got {n_bootstrap}")
+    if args.top < 0:
+        raise ValueError(f"--top must be 0 or more, got {args.top}")
+    opts = {"metrics": metrics, "n_bootstrap": n_bootstrap, "seed": args.seed or 0, "top": args.top}
+    return opts | {"methods": methods}
+
+
+def main(args: argparse.Namespace) -> int:
+    """Print the comparison; exit 2 naming the problem (a folder, an option, different questions)."""
+    from ..experiments.comparison import compare_evaluations, compare_methods
+
+    opts = check_args(args)
+    methods = opts.pop("methods")
+    if len(args.folders) == 1:
+        res = compare_methods(args.folders[0], *methods, **opts)
+    else:
+        a, b = args.folders
+        res = compare_evaluations(a, b, methods=methods, intersection=args.intersection, **opts)
+    if args.json:
+        print(json.dumps(res.to_dict(), indent=2))
+    else:
+        print_comparison(res)
+    return 0
+
+
+def _fmt(x: float) -> str:
+    return "n/a" if x != x else f"{x:+.3f}"
+
+
+def print_comparison(res: Any) -> None:
+    """The counts, a table per method (A, B, A − B [95 %], verdict), then the disagreements."""
+    a, b = res.names
+    print(f"A = {a}; B = {b}")
+    print(
+        f"{res.n_shared} paired questions (A {res.n_a}, B {res.n_b}); A − B over "
+        f"{res.n_bootstrap} paired bootstrap resamples, 95 % percentile interval"
+    )
+    for method, rows in res.results.items():
+        print(f"\n{method}")
+        for c in rows:
+            d = c.difference
+            lo, hi = d.ci95
+            print(
+                f"  {c.metric:<9} A {c.value_a:.3f}  B {c.value_b:.3f}  A − B {_fmt(d.difference)}"
+                f" [{_fmt(lo)}, {_fmt(hi)}]  {d.verdict}"
+            )
+    for method, why in res.skipped.items():
+        print(f"\n{method}: not compared ({why})")
+    if res.disagreements:
+        print(f"\nWhere A and B rank the uncertainty furthest apart ({len(res.disagreements)}):")
+    for d in res.disagreements:
+        print_disagreement(d, res.names)
+
+
+def print_disagreement(d: Any, names: tuple[str, str]) -> None:
+    """One question: the gap, each side's answer, label and run, and a few rewordings."""
+    print(f"\n  [{d.gap:.2f}] {d.question}")
+    words_a, words_b = d.rewordings()
+    one_run = d.runs[0] == d.runs[1]  # two methods of one evaluation: the same run
+    sides = zip(names, d.scores, d.rows, d.runs, (words_a, [] if one_run else words_b), strict=True)
+    for i, (name, score, row, run, words) in enumerate(sides):
+        mark = "right" if int(row["correct"]) else "wrong"
+        hand = " (relabelled)" if row.get("relabel_reason") else ""
+        answer = row.get("canonical") or row.get("response")
+        print(f"    {name}: {answer!r} — {mark}{hand}; uncertainty {score:.3f}")
+        for w in words[:SHOWN_REWORDINGS]:
+            print(f"      reworded: {w}")
+        if run is not None and not (one_run and i):
+            print(f"      run: {run}")
