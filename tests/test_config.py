@@ -41,7 +41,7 @@ def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
 def test_every_command_is_built():
     assert set(subparsers()) == {
         *("score", "batch", "merge", "evaluate", "tsu", "run", "report", "reference"),
-        "export-samples",
+        *("export-samples", "compare"),
     }
 
 
