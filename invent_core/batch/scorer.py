@@ -97,13 +97,14 @@ class RowScorer:
         if texts:
             self.sim.encode(list(dict.fromkeys(texts)))
 
-    def _context(self, row: InputRow):
-        """The ScoringContext of a pre-generated row (no LLM at all)."""
+    def _context(self, row: InputRow, responses=None, llm: Any = None):
+        """The ScoringContext of a row's texts and ``responses`` (default: the file's; no LLM)."""
         cfg = self.config
         return ScoringContext(
             [row.question, *(row.perturbations or [])],
-            row.responses,
+            row.responses if responses is None else responses,
             cfg.score,
+            llm=llm,
             embedder=self.sim,
             task=row.task,
             choices=row.choices,
@@ -143,17 +144,7 @@ class RowScorer:
         r = cfg.n_replications
         raw = [[c.text for c in done[i * r : (i + 1) * r]] for i in range(len(questions))]
         _, canonical, _ = postprocess_responses(questions, raw, task=row.task, choices=row.choices)
-        ctx = ScoringContext(
-            questions,
-            canonical,
-            cfg.score,
-            llm=self.llm,
-            embedder=self.sim,
-            task=row.task,
-            choices=row.choices,
-            temperature=cfg.temperature,
-        )
-        return ctx, None  # no run: the rewordings are the file's
+        return self._context(row, canonical, self.llm), None  # no run: the file's rewordings
 
     def score(self, row: InputRow) -> dict[str, Any]:
         """The output record of one row (raises when the Inv measures cannot be computed)."""
