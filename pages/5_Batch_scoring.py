@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from invent_core.batch import inspect_input, iter_records
+from invent_core.batch import LLM_LAYOUTS, inspect_input, iter_records
 from invent_core.methods.registry import list_methods
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui.data import batch_rows, uploads
@@ -62,6 +62,7 @@ except Exception as err:  # noqa: BLE001 - shown with the uploaded file's name, 
     st.stop()
 layout_text = {
     "questions": "questions only: the LLM will generate perturbations and answers",
+    "reworded": "questions and their perturbations: the LLM will answer them (no rewording)",
     "wide": "pre-generated responses (wide): no LLM call",
     "long": "pre-generated responses (long, one row per response): no LLM call",
 }[info.layout]
@@ -119,7 +120,7 @@ elif done_before:
 
 def _start(label: str, source, output, config) -> None:
     """Score ``source`` into ``output`` in a background job (progress per row, Cancel)."""
-    llm = resources.llm_for(settings) if info.layout == "questions" else None
+    llm = resources.llm_for(settings) if info.layout in LLM_LAYOUTS else None
 
     def work(progress, cancel):
         model = CancellableLLM(llm, cancel) if llm is not None else None

@@ -12,7 +12,9 @@ perturber, embedder, kernel, B, seed, the sample and the wall time; gives
 accuracy and every method's AUROC / PRR / Brier / ECE as mean ± std over the
 paired bootstrap next to the paper's Table 1 (``tab:accuracy_based``, GPT-3.5-
 Turbo, DeBERTa) and the TSU table next to the paper's (``tab:tsu_horizontal``);
-the testbed (``--dataset arithmetic``) by difficulty; the kernel study
+how many questions are degenerate (every perturbation a copy of the question:
+``results.json``'s list, else the saved runs, else "not recorded"); the testbed
+(``--dataset arithmetic``) by difficulty; the kernel study
 (``scripts/kernel_study.py --out``); and says plainly where the local model is
 too weak for a comparison to mean anything. Plots are drawn with Pillow.
 

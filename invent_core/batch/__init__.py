@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ..questions.files import BatchInputError
 from .engine import batch_score
-from .input import InputInfo, inspect_input
+from .input import LLM_LAYOUTS, InputInfo, inspect_input
 from .merge import MergeSummary, merge_outputs
 from .output import (
     OutputBusyError,
@@ -42,6 +42,7 @@ from .session import BatchSummary
 from .shards import parse_shard, shard_of
 
 __all__ = [
+    "LLM_LAYOUTS",
     "BatchInputError",
     "BatchSummary",
     "InputInfo",

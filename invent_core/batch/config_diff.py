@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..config import RunConfig, ScoreConfig, flat_values
+from .input import LLM_LAYOUTS
 
 __all__ = ["comparable_config", "config_diff"]
 
@@ -34,7 +35,7 @@ def comparable_config(batch_config: dict[str, Any]) -> dict[str, Any]:
             flat = flat_values(RunConfig.from_dict(run))
         except (ValueError, TypeError) as err:
             raise ValueError(f"the sidecar's run configuration cannot be read: {err}") from None
-        generated = batch_config.get("layout") == "questions"
+        generated = batch_config.get("layout") in LLM_LAYOUTS
         out.update(
             (k, v)
             for k, v in flat.items()

@@ -19,6 +19,10 @@ Long (one row per response)
     (0 … r-1), ``perturbation`` (the perturbed question; may be blank for
     index 0) and ``response``. The rows of one question must be contiguous;
     they are grouped by ``id`` (or by the question text without an id column).
+Rewordings only (``perturbations``, no ``responses``)
+    The file's n perturbed questions (a JSON list, as in the wide layout) are
+    kept as they are and only answered: the LLM is asked r times for each
+    state, never to reword (layout ``"reworded"``).
 UQLM's result frame (``prompts``, ``responses``, ``sampled_responses``)
     The prompt alone (n = 0), its answers UQLM's response then the sampled
     ones (:mod:`invent_core.questions.samples`): only the methods that need
@@ -26,7 +30,7 @@ UQLM's result frame (``prompts``, ``responses``, ``sampled_responses``)
 
 :func:`inspect_input` adds the layout to what the reader learned
 (:class:`InputInfo`); a file with neither layout's columns is ``"questions"``
-(the LLM generates).
+(the LLM rewords and answers).
 """
 
 from __future__ import annotations
@@ -50,13 +54,17 @@ from ..questions.samples import is_uqlm_frame
 __all__ = [
     "LONG_COLUMNS",
     "PREGENERATED_COLUMNS",
+    "LLM_LAYOUTS",
     "InputInfo",
     "Layout",
     "inspect_input",
     "role_columns",
 ]
 
-Layout = Literal["questions", "wide", "long", "uqlm"]
+Layout = Literal["questions", "reworded", "wide", "long", "uqlm"]
+
+#: The layouts whose answers the LLM generates (rewording them too for ``"questions"``).
+LLM_LAYOUTS: tuple[Layout, ...] = ("questions", "reworded")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,6 +106,8 @@ def _layout(path: Path, columns: list[str], col: dict[str, str]) -> Layout:
                 column=missing[0],
             )
         return "long"
+    if "perturbations" in col:  # the file's rewordings: the LLM answers them, never rewords
+        return "reworded"
     return "questions"
 
 

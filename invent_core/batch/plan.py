@@ -17,7 +17,7 @@ from ..config import RunConfig
 from ..evaluation.correctness import DEFAULT_JUDGE, MATCHERS
 from ..methods.registry import list_methods, resolve_methods
 from ..perturb.base import get_perturber
-from .input import InputInfo, inspect_input
+from .input import LLM_LAYOUTS, InputInfo, inspect_input
 from .output import check_output_paths, output_format, sidecar_paths
 from .scorer import BATCH_JUDGES
 from .shards import parse_shard
@@ -42,8 +42,8 @@ class Plan:
 
     @property
     def generated(self) -> bool:
-        """Whether the LLM generates perturbations and responses (a question-only file)."""
-        return self.info.layout == "questions"
+        """Whether the LLM generates the responses (and rewords a question-only file)."""
+        return self.info.layout in LLM_LAYOUTS
 
 
 def _check_options(

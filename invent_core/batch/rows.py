@@ -88,6 +88,18 @@ def _wide_responses(
     return list(perturbations), reps
 
 
+def _given_perturbations(perturbations: Any) -> list[str]:
+    """The perturbed questions of a row the LLM is to answer, stripped; a blank one is refused."""
+    if not isinstance(perturbations, list) or not all(isinstance(p, str) for p in perturbations):
+        raise _Problem(
+            "expected a JSON list of strings (the n perturbed questions)", "perturbations"
+        )
+    blank = next((k for k, p in enumerate(perturbations, start=1) if not p.strip()), None)
+    if blank is not None:
+        raise _Problem(f"perturbation {blank} is blank", "perturbations")
+    return [p.strip() for p in perturbations]
+
+
 def _wide_reason(err: Any, n: int) -> str:
     if err.kind == "count":
         return (
@@ -240,6 +252,10 @@ class RowReader:
             perts = _json_list(rec.get(self.name("perturbations")), "perturbations")
             reps = _json_list(rec.get(self.name("responses")), "responses")
             row.perturbations, row.responses = _wide_responses(row.question, perts, reps)
+            _need_perturbations(row, "perturbations", line)
+        elif self.info.layout == "reworded":  # the file's rewordings; the LLM answers them
+            perts = _json_list(rec.get(self.name("perturbations")), "perturbations")
+            row.perturbations = _given_perturbations(perts)
             _need_perturbations(row, "perturbations", line)
         elif self.info.layout == "uqlm":  # no rewordings: the prompt's answers alone
             try:

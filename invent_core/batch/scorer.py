@@ -1,7 +1,8 @@
 """Scoring one batch row with one :class:`~invent_core.config.RunConfig`.
 
-A row with pre-generated responses is scored without an LLM; a row with a
-question only runs the whole pipeline (perturb → answer → score). Both end
+A row with pre-generated responses is scored without an LLM; a row with its own
+perturbations but no responses has the LLM answer them (never reword); a row
+with a question only runs the whole pipeline (perturb → answer → score). All end
 in the same :class:`~invent_core.methods.registry.ScoringContext`, so the Inv
 measures and the baselines are the ones ``run`` and ``score`` compute.
 """
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..config import RunConfig
-from ..engine.pipeline import run_question
+from ..engine.pipeline import answer_requests, postprocess_responses, run_question
 from ..evaluation.correctness import DEFAULT_JUDGE, judge_verdict
 from ..evaluation.reference import own_placement, own_reference_file, record_columns
 from ..methods.context import ScoringContext
@@ -96,13 +97,14 @@ class RowScorer:
         if texts:
             self.sim.encode(list(dict.fromkeys(texts)))
 
-    def _context(self, row: InputRow):
-        """The ScoringContext of a pre-generated row (no LLM at all)."""
+    def _context(self, row: InputRow, responses=None, llm: Any = None):
+        """The ScoringContext of a row's texts and ``responses`` (default: the file's; no LLM)."""
         cfg = self.config
         return ScoringContext(
             [row.question, *(row.perturbations or [])],
-            row.responses,
+            row.responses if responses is None else responses,
             cfg.score,
+            llm=llm,
             embedder=self.sim,
             task=row.task,
             choices=row.choices,
@@ -127,6 +129,23 @@ class RowScorer:
         )
         return ScoringContext.from_run(run, llm=self.llm), run  # keeps the run's score
 
+    def _answer(self, row: InputRow):
+        """Ask the LLM the row's own perturbations (r answers to each state, no rewording).
+
+        The requests are a run's own (:func:`~invent_core.engine.pipeline.answer_requests`:
+        seeds, stop, token budget), cleaned and made canonical as a run's answers are.
+        """
+        cfg = self.config
+        questions = [row.question, *(row.perturbations or [])]
+        states = list(enumerate(questions))
+        done = self.llm.complete_many(
+            answer_requests(states, cfg, task=row.task, choices=row.choices)
+        )
+        r = cfg.n_replications
+        raw = [[c.text for c in done[i * r : (i + 1) * r]] for i in range(len(questions))]
+        _, canonical, _ = postprocess_responses(questions, raw, task=row.task, choices=row.choices)
+        return self._context(row, canonical, self.llm), None  # no run: the file's rewordings
+
     def score(self, row: InputRow) -> dict[str, Any]:
         """The output record of one row (raises when the Inv measures cannot be computed)."""
         t0 = time.perf_counter()
@@ -134,8 +153,8 @@ class RowScorer:
         run = None
         if row.responses is not None:
             ctx = self._context(row)
-        else:
-            ctx, run = self._generate(row)
+        else:  # the LLM answers the file's rewordings, or rewords the question too
+            ctx, run = self._answer(row) if row.perturbations else self._generate(row)
             record["perturbations"] = json.dumps(list(ctx.questions[1:]), ensure_ascii=False)
             record["responses"] = json.dumps(ctx.responses, ensure_ascii=False)
         results = compute_methods(ctx, self.method_names)
@@ -151,7 +170,7 @@ class RowScorer:
         for name, res in results.items():
             record[name] = res.value if res.ok else None
         placed = run.reference if run is not None else None
-        if inv is not None and row.responses is not None and own_reference_file() is not None:
+        if inv is not None and run is None and own_reference_file() is not None:
             # --reference: the user's own set places answers from an unknown model too
             placed = own_placement(
                 inv.value, row.question, self.sim, task=row.task, measure=REFERENCE_MEASURE

@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Score every question of a CSV or JSON Lines file. Columns: question (required), "
         "id, answer/value (then correctness, AUROC and PRR), and optionally pre-generated "
         "'perturbations' + 'responses' (JSON) or the long layout (perturbation_index, "
-        "replication_index, perturbation, response), in which case no LLM is called. "
+        "replication_index, perturbation, response), in which case no LLM is called; "
+        "'perturbations' alone: the LLM answers them and rewords nothing. "
         "Each finished question is appended to OUTPUT at once; re-running the same command resumes.",
     )
     p.add_argument("input", type=Path, help="CSV (.csv/.tsv) or JSON Lines (.jsonl) file")

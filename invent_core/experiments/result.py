@@ -92,7 +92,8 @@ class ExperimentResult:
         """One line per thing a reader must know: damaged, failed or degenerate rows, unjudged metrics."""
         out = list(self.notes)
         if self.degenerate:
-            out.append(degenerate_line(len(self.degenerate), len(self.rows)))
+            where = TSU_WHERE if self.tsu is not None else {}  # a sweep counts runs, not questions
+            out.append(degenerate_line(len(self.degenerate), len(self.rows), **where))
         if self.failed:
             first = self.failed[0].get("error", "")
             out.append(
@@ -104,12 +105,18 @@ class ExperimentResult:
         return out
 
 
-def degenerate_line(n: int, total: int) -> str:
+#: Where a TSU sweep lists its degenerate runs (one per question and temperature).
+TSU_WHERE = {"what": "runs", "files": "uq.csv and tsu.json"}
+
+
+def degenerate_line(
+    n: int, total: int, *, what: str = "questions", files: str = "scores.csv and results.json"
+) -> str:
     """The sentence under an evaluation's table and among its warnings when ``n`` runs are degenerate."""
     return (
-        f"{n} of {total} questions are degenerate (every perturbation a copy of the question): "
+        f"{n} of {total} {what} are degenerate (every perturbation a copy of the question): "
         "their Inv-Entropy is ln(n + 1) whatever the answers; they are counted as they are, "
-        "listed with the reason under 'degenerate' in scores.csv and results.json"
+        f"listed with the reason under 'degenerate' in {files}"
     )
 
 

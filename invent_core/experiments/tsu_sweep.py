@@ -92,7 +92,15 @@ def _tsu_run(ex, t: float, cfg, out: Path, methods, llm, cancel) -> dict[str, An
         raise  # the model cannot load: every run would fail alike
     except LLMError as err:  # this run only; the sweep goes on
         return {**failed_row(ex, err), "temperature": t}
-    return {"id": ex.id, "question": ex.question, "temperature": t, **values}
+    # why the run's scores say nothing (every perturbation a copy), else empty
+    degenerate = run.degenerate or ""
+    return {
+        "id": ex.id,
+        "question": ex.question,
+        "temperature": t,
+        **values,
+        "degenerate": degenerate,
+    }
 
 
 def _tsu_runs(examples, temps, cfg, out: Path, methods, llm, report, cancel):
@@ -188,7 +196,7 @@ def _finish_tsu(
     out: Path, cfg, temps, rows, failed, uq, sample, methods, llm, t0
 ) -> ExperimentResult:
     """Write ``uq.csv``, ``tsu.*`` and ``config.json``; the :class:`ExperimentResult`."""
-    write_csv(out / "uq.csv", rows, ["id", "question", "temperature", *methods])
+    write_csv(out / "uq.csv", rows, ["id", "question", "temperature", *methods, "degenerate"])
     available = {m: v for m, v in uq.items() if not np.isnan(v).all()}
     if not available:
         raise InventError(
@@ -207,6 +215,11 @@ def _finish_tsu(
             {"id": r["id"], "temperature": r["temperature"], "error": r["error"]} for r in failed
         ],
         "sample": sample,
+        "degenerate": [
+            {"id": r["id"], "temperature": r["temperature"], "reason": r["degenerate"]}
+            for r in rows
+            if r["degenerate"]
+        ],
     }
     files = _write_tsu(out, rt, table, temps, extra)
     wall = time.perf_counter() - t0

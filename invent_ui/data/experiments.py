@@ -51,7 +51,13 @@ def _eval_row(r: Mapping[str, Any], methods: Sequence[str]) -> dict[str, Any]:
         "judge_reason": str(r.get("judge_reason") or ""),  # none in evaluations made before it
         **{m: _num(r.get(m)) for m in methods},
         **_hand_label(r),
+        **_degenerate(r),
     }
+
+
+def _degenerate(r: Mapping[str, Any]) -> dict[str, str]:
+    """Why the row's scores say nothing ("" when they do); nothing when the row never recorded it."""
+    return {"degenerate": str(r.get("degenerate") or "")} if "degenerate" in r else {}
 
 
 def _hand_label(r: Mapping[str, Any]) -> dict[str, Any]:
@@ -89,13 +95,16 @@ def eval_payload(
     }
 
 
-def _answers_by_question(runs_dir: Path) -> dict[str, list[str]]:
-    """Question → the r answers to it, from the runs an evaluation saved (the core's reader)."""
-    out: dict[str, list[str]] = {}
+def _runs_by_question(runs_dir: Path) -> dict[str, tuple[list[str], str]]:
+    """Question → (the r answers to it, why its run is degenerate or ""), from the saved runs."""
+    out: dict[str, tuple[list[str], str]] = {}
     for path in sorted(runs_dir.glob("*.json")) if runs_dir.is_dir() else []:
         try:
             run = RunArtifact.load(path)
-            out[str(run.question).strip()] = [str(a) for a in run.responses[0]]
+            out[str(run.question).strip()] = (
+                [str(a) for a in run.responses[0]],
+                run.degenerate or "",
+            )
         except (OSError, ValueError, KeyError, IndexError, TypeError):
             continue  # a run cut short: its question has no answers to show
     return out
@@ -104,14 +113,32 @@ def _answers_by_question(runs_dir: Path) -> dict[str, list[str]]:
 def _rows_with_answers(
     saved: Sequence[Mapping[str, Any]], methods: Sequence[str], out: Path | None
 ) -> list[dict[str, Any]]:
-    """Payload rows, each with the r answers to its question (``" | "``-joined) when known."""
-    answers = _answers_by_question(Path(out) / "runs") if out is not None else {}
+    """Payload rows, each with the r answers to its question (``" | "``-joined) when known.
+
+    A row saved before degenerate runs were named takes the reason from its run.
+    """
+    runs = _runs_by_question(Path(out) / "runs") if out is not None else {}
     rows = []
     for r in saved:
         row = _eval_row(r, methods)
-        row["answers"] = " | ".join(answers.get(str(r["question"]).strip(), []))
+        answers, degenerate = runs.get(str(r["question"]).strip(), ([], None))
+        row["answers"] = " | ".join(answers)
+        if "degenerate" not in row and degenerate is not None:
+            row["degenerate"] = degenerate
         rows.append(row)
     return rows
+
+
+def degenerate_count(payload: Mapping[str, Any]) -> int | None:
+    """How many questions of an evaluation payload are degenerate; None: not recorded.
+
+    A payload made before degenerate runs were named (and without its runs) has no
+    ``degenerate`` in its rows: its count is unknown, not zero.
+    """
+    rows = payload.get("rows") or []
+    if not rows or not all("degenerate" in r for r in rows):
+        return None
+    return sum(1 for r in rows if r["degenerate"])
 
 
 def _rewording_model(llm: str | None, paraphrase_llm: str | None) -> dict[str, str]:
@@ -156,12 +183,14 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
     """One row per question: question, answers, canonical answer, reference, correct, every score.
 
     When the evaluation kept the judge's reasons, "why (judge)" follows "correct": which
-    reference the answer matched, or why it was judged wrong.
+    reference the answer matched, or why it was judged wrong. When it recorded them, the
+    last column, "degenerate", says why a question's scores say nothing (empty otherwise).
     """
     import pandas as pd
 
     labels = payload.get("labels", {})
     reasons = any(r.get("judge_reason") for r in payload["rows"])
+    recorded = degenerate_count(payload) is not None
     rows = []
     for r in payload["rows"]:
         row = {
@@ -177,6 +206,8 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
             row["judge said"] = bool(r["judge_correct"])
             row["why (reviewer)"] = r.get("relabel_reason", "")
         row.update({labels.get(m, m): _num(r.get(m)) for m in payload["methods"]})
+        if recorded:  # why the scores say nothing about this question (every rewording a copy)
+            row["degenerate"] = r["degenerate"]
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -16,6 +16,8 @@ import streamlit as st
 from invent_core.evaluation.advice import model_advice
 from invent_core.evaluation.report import results_table
 from invent_core.experiments import difficulty_levels
+from invent_core.experiments.result import degenerate_line
+from invent_ui.data.experiments import degenerate_count
 
 from . import results_view, views
 from .downloads import download_buttons
@@ -49,6 +51,22 @@ def summary_tiles(payload: Mapping[str, Any], cfg: Any, n_pos: int) -> None:
     advice = model_advice(n_pos / len(rows), len(rows), llm) if rows else None
     if advice:
         st.warning(advice, icon=":material/lightbulb:")
+    degenerate_note(payload)
+
+
+def degenerate_note(payload: Mapping[str, Any]) -> None:
+    """How many questions are degenerate (their scores say nothing), or that it was not recorded."""
+    n, total = degenerate_count(payload), len(payload["rows"])
+    if n is None:
+        st.caption(
+            "Degenerate questions (every perturbation a copy of the question): not recorded in "
+            "this evaluation, made before they were named."
+        )
+    elif n:
+        st.warning(
+            f"{degenerate_line(n, total, files='the per-question table')}.",
+            icon=":material/content_copy:",
+        )
 
 
 def per_question(table: Any) -> None:

@@ -2,8 +2,9 @@
 
 A folder holds ``config.json`` (the experiment's config, the sample, the wall
 time), ``results.json`` (an evaluation) or ``tsu.json``, the per-question
-``runs/*.json`` (their timings and LLM identity are summed and named here) and,
-for ``evaluate``, ``scores.csv`` (one row per question).
+``runs/*.json`` (their timings and LLM identity are summed and named here, and
+whether each is degenerate) and, for ``evaluate``, ``scores.csv`` (one row per
+question); for ``tsu``, ``uq.csv`` (one row per question and temperature).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from invent_core.engine.artifact import RunArtifact
 from invent_core.llm.names import describe_llm
 
 
@@ -29,7 +31,17 @@ class Folder:
     llm: str = "unknown LLM"
     run_seconds: float = 0.0  # generation + scoring, summed over the saved runs
     n_runs: int = 0
-    scores: list[dict[str, str]] = field(default_factory=list)
+    scores: list[dict[str, str]] = field(default_factory=list)  # scores.csv, or a sweep's uq.csv
+    # (question, why its saved run is degenerate: "" when it is not, None: a run that cannot tell)
+    run_degenerate: list[tuple[str, str | None]] = field(default_factory=list)
+
+
+def _degenerate(run: dict[str, Any]) -> str | None:
+    """Why a saved run measures nothing ("" when it measures something); None: not a full run."""
+    try:
+        return RunArtifact.from_dict(run).degenerate or ""
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
 
 
 def load_folder(path: Path) -> Folder | None:
@@ -48,8 +60,10 @@ def load_folder(path: Path) -> Folder | None:
         folder.run_seconds += float((run.get("timings") or {}).get("total", 0.0))
         folder.n_runs += 1
         folder.llm = describe_llm((run.get("identities") or {}).get("llm") or "") or folder.llm
-    if (path / "scores.csv").is_file():
-        with open(path / "scores.csv", newline="", encoding="utf-8") as fh:
+        folder.run_degenerate.append((str(run.get("question", "")).strip(), _degenerate(run)))
+    table = path / ("scores.csv" if kind == "evaluate" else "uq.csv")
+    if table.is_file():
+        with open(table, newline="", encoding="utf-8") as fh:
             folder.scores = list(csv.DictReader(fh))
     return folder
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from invent_core.questions.datasets import load_dataset
 
+from .degenerate import count_cell, degenerate_of, degenerate_sentence
 from .loading import Folder
 from .paper import PAPER_DATASETS, PAPER_TABLE1, PAPER_TSU, TSU_COLUMNS
 from .plots import plot_auroc, plot_difficulty
@@ -46,7 +47,7 @@ def overview(folders: list[Folder]) -> list[str]:
         rows.append([folder_title(f), str(res.get("n_questions")), f.llm, accuracy_text(res).removeprefix("accuracy "),
                      pm_ci(res, "inv_entropy", "auroc"),
                      f"{names} {pm(best)}" if best is not None else "–",
-                     "yes" if judged else "no"])  # fmt: skip
+                     "yes" if judged else "no", count_cell(degenerate_of(f))])  # fmt: skip
     header = [
         "dataset",
         "n",
@@ -55,6 +56,7 @@ def overview(folders: list[Folder]) -> list[str]:
         "Inv-Entropy AUROC",
         "best baseline AUROC",
         "judgeable",
+        "degenerate",
     ]
     return md_table(header, rows)
 
@@ -92,7 +94,8 @@ def evaluate_section(f: Folder, docs: Path, last_scoring: str | None = None) -> 
             ]
         rows.append(row)
     lines = [f"### {folder_title(f)}", "", settings_line(f), "",
-             f"{accuracy_text(res)}; {centre_words(res)}.", ""]  # fmt: skip
+             f"{accuracy_text(res)}; {centre_words(res)}.", "",
+             degenerate_sentence(f, degenerate_of(f)), ""]  # fmt: skip
     lines += md_table(header, rows)
     lines += measured_lines(res)
     judged = (res.get("judgement") or {}).get("ok", True)
@@ -122,6 +125,7 @@ def tsu_section(f: Folder) -> list[str]:
     ]  # fmt: skip
     judgement = f.results.get("judgement") or {}
     lines = [f"### TSU, {f.dataset}", "", settings_line(f), ""]
+    lines += [degenerate_sentence(f, degenerate_of(f)), ""]
     lines += [f"Temperatures {f.results.get('temperatures')}; paper columns: {paper_name}.", ""]
     lines += md_table(header, rows)
     if judgement and not judgement.get("ok", True):

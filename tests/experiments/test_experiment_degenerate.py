@@ -1,5 +1,6 @@
 """evaluate names its degenerate questions: per question in scores.csv and results.json, a count
-under the table and among the warnings, and again when only its saved runs are read.
+under the table and among the warnings, and again when only its saved runs are read; tsu names
+its degenerate runs in uq.csv and tsu.json.
 
 The pipeline runs for real (gate, MiniLM, scoring); the scripted LLM rewords
 Japan's question as itself, so the gate accepts no rewording, the run pads with
@@ -14,7 +15,7 @@ import json
 import pytest
 from test_experiment_honest import RUN, ScriptLLM
 
-from invent_core.experiments import ExperimentConfig, evaluate
+from invent_core.experiments import ExperimentConfig, evaluate, tsu
 from invent_core.experiments.recompute import recompute_evaluation
 from invent_core.llm import Completion
 
@@ -93,3 +94,19 @@ def test_recomputed_results_keep_the_count(evaluated):
     res = recompute_evaluation(out, n_bootstrap=5)
     assert [d["id"] for d in res.degenerate] == ["q2"]
     assert SENTENCE in (out / "results.md").read_text()
+
+
+def test_tsu_names_each_degenerate_run_in_uq_csv_and_tsu_json(evaluated, tmp_path):
+    cfg, _, first = evaluated
+    out = tmp_path / "tsu"
+    res = tsu(cfg, [0.3, 1.0], out, llm_factory=EchoLLM)
+    with open(out / "uq.csv", newline="") as fh:
+        uq = list(csv.DictReader(fh))
+    assert len(uq) == 6
+    named = {(r["id"], r["temperature"]): r["degenerate"] for r in uq}
+    assert named[("q2", "0.3")] == named[("q2", "1.0")] == first.degenerate[0]["reason"]
+    assert all(why == "" for (qid, _), why in named.items() if qid != "q2")
+    saved = json.loads((out / "tsu.json").read_text())["degenerate"]
+    assert [(d["id"], d["temperature"]) for d in saved] == [("q2", 0.3), ("q2", 1.0)]
+    line = "2 of 6 runs are degenerate (every perturbation a copy of the question)"
+    assert any(w.startswith(line) and "uq.csv and tsu.json" in w for w in res.warnings)

@@ -72,7 +72,10 @@ def report(tmp_path_factory):
     # mmlu: informative Inv-Entropy, noisy LexSim, 12 right and 12 wrong
     correct = np.array([1, 0] * 12)
     mmlu = {"inv_entropy": 1.0 - correct + rng.normal(0, 0.3, 24), "lexsim": rng.normal(0, 1, 24)}
-    _evaluate_folder(root, "mmlu", [f"m{i}" for i in range(24)], correct, mmlu)
+    folder = _evaluate_folder(root, "mmlu", [f"m{i}" for i in range(24)], correct, mmlu)
+    saved = json.loads((folder / "results.json").read_text())  # two questions' rewordings copies
+    saved["degenerate"] = [{"id": i, "reason": "degenerate result: …"} for i in ("m3", "m7")]
+    (folder / "results.json").write_text(json.dumps(saved))
     # triviaqa: every answer wrong
     _evaluate_folder(
         root, "triviaqa", ["t0", "t1", "t2"], [0, 0, 0], {"inv_entropy": [1.0, 2.0, 3.0]}
@@ -301,3 +304,41 @@ def test_paired_prose_follows_from_the_intervals_alone():
         "reason": "accuracy 22% is not clearly above the 25% of guessing",
     }
     assert "the ranking is not read" in _results("reading").paired_lines(res)[0]
+
+
+def test_each_evaluation_says_how_many_questions_are_degenerate(report):
+    _, _, text = report
+    overview = next(t for t in _tables(text) if t[0][-1] == "degenerate")
+    cells = {row[0].split(" (")[0]: row[-1] for row in overview[1:]}
+    assert cells["mmlu"] == "2 of 24"  # results.json's list
+    assert cells["triviaqa"] == "not recorded"  # no list, and its runs cannot tell
+    section = text.split("### mmlu")[1].split("###")[0]
+    assert "**Degenerate questions: 2 of 24** (from results.json): `m3`, `m7`." in section
+    assert "not recorded" in text.split("### triviaqa")[1].split("###")[0]
+
+
+def test_a_folder_without_the_list_is_counted_from_its_saved_runs(tmp_path):
+    import dataclasses
+
+    from invent_core.engine.artifact import RunArtifact
+    from invent_ui import assets
+
+    run = RunArtifact.load(assets.DEMO_RUN)
+    copies = dataclasses.replace(run, question="Who?", questions=["Who?"] * len(run.questions))
+    folder = _evaluate_folder(tmp_path, "x", ["a", "b"], [0, 0], {"inv_entropy": [0.1, 0.9]})
+    for path in (folder / "runs").glob("*.json"):
+        path.unlink()
+    run.save(folder / "runs" / "a.json")
+    copies.save(folder / "runs" / "b.json")
+    rows = list(csv.DictReader((folder / "scores.csv").open()))
+    rows[0]["question"], rows[1]["question"] = run.question, "Who?"
+    with open(folder / "scores.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    mod, loading = _results("degenerate"), _results("loading")
+    found = mod.degenerate_of(loading.load_folder(folder))
+    assert (found.n, found.total, found.ids) == (1, 2, ("b",))
+    assert "from its 2 saved runs" in mod.degenerate_sentence(loading.load_folder(folder), found)
+    (folder / "runs" / "a.json").unlink()  # a judged question without its run: unknown
+    assert mod.degenerate_of(loading.load_folder(folder)) is None

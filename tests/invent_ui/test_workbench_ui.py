@@ -124,9 +124,45 @@ def test_per_question_payload_of_an_evaluation_folder(tmp_path, demo_run):
         "correct",
         "Inv-Entropy",
         "LexSim",
+        "degenerate",  # read from its run: scores.csv was saved without the column
     ]
     assert table["answers"][0] == " | ".join(demo_run.responses[0])
+    assert table["degenerate"][0] == ""
     assert experiments.folder_payload(tmp_path / "nothing", cfg, reason="x") is None
+
+
+def test_a_folder_saved_before_degenerate_was_named_takes_it_from_its_runs(tmp_path, demo_run):
+    import dataclasses
+
+    from invent_core.experiments import ExperimentConfig
+
+    q = demo_run.question
+    copies = dataclasses.replace(demo_run, questions=[q] * len(demo_run.questions))
+    assert copies.degenerate  # every perturbation the question itself
+    other = dataclasses.replace(demo_run, question="Who won?", questions=["Who won?", *demo_run.questions[1:]])  # fmt: skip
+    out = tmp_path / "eval"
+    (out / "runs").mkdir(parents=True)
+    copies.save(out / "runs" / "q1_T0.7.json")
+    other.save(out / "runs" / "q2_T0.7.json")
+    row = {
+        "dataset": "triviaqa",
+        "response": "x",
+        "reference": "y",
+        "correct": 0,
+        "inv_entropy": 2.3,
+    }
+    pd.DataFrame([{"id": "q1", "question": q, **row}, {"id": "q2", "question": "Who won?", **row},
+                  {"id": "q3", "question": "No run saved?", **row}]).to_csv(out / "scores.csv", index=False)  # fmt: skip
+    cfg = ExperimentConfig(dataset="triviaqa", limit=3)
+    payload = experiments.folder_payload(out, cfg, reason="cancelled")
+    # q3 has no run: whether it is degenerate is unknown, so the count is too
+    assert [r.get("degenerate") for r in payload["rows"]] == [copies.degenerate, "", None]
+    assert experiments.degenerate_count(payload) is None
+    assert "degenerate" not in experiments.per_question_table(payload).columns
+    payload["rows"] = payload["rows"][:2]
+    assert experiments.degenerate_count(payload) == 1
+    table = experiments.per_question_table(payload)
+    assert table["degenerate"].tolist() == [copies.degenerate, ""]
 
 
 def test_evaluation_folder_question_starting_with_equals_shows_without_apostrophe(tmp_path):
