@@ -50,6 +50,7 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--paraphrase-base-url",
         default=None,
+        action=_AppendUrl,
         help="for --paraphrase-llm openai: its server (default: --base-url)",
     )
     g.add_argument(
@@ -58,7 +59,12 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         help="for --paraphrase-llm openai: its model (default: --model)",
     )
     g.add_argument(
-        "--base-url", default=None, help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
+        "--base-url",
+        default=None,
+        action=_AppendUrl,
+        help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1; repeat it for several "
+        "servers of the same model (each request goes to the least busy one; one that fails "
+        "is taken out and retried later)",
     )
     g.add_argument("--model", default=None, help="model name on the server")
     g.add_argument(
@@ -68,9 +74,12 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--concurrency",
-        type=int_in(1, MAX_CONCURRENCY),
+        type=concurrency_arg,
         default=None,
-        help=f"LLM requests in flight at once (1 … {MAX_CONCURRENCY})",
+        metavar="{N,auto,auto:N}",
+        help=f"LLM requests in flight at once (1 … {MAX_CONCURRENCY}), or auto (the default for "
+        "--llm openai: grows while the latency holds, halves on HTTP 429, 503 or a timeout; "
+        "auto:N caps it at N, default 64); local models: their server's slots",
     )
     g.add_argument(
         "--threads",
@@ -89,6 +98,27 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
 
 #: The most LLM requests in flight: one thread each (``--concurrency 10**9`` never returned).
 MAX_CONCURRENCY = 256
+
+
+class _AppendUrl(argparse.Action):
+    """``--base-url`` given again adds a server: the URLs are kept comma-separated."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        """Add ``values`` to the URLs given before."""
+        before = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{before},{values}" if before else values)
+
+
+def concurrency_arg(text: str) -> int | str:
+    """An argparse type: an integer in 1 … MAX_CONCURRENCY, ``auto`` or ``auto:N``."""
+    if not text.strip().lower().startswith("auto"):
+        return int_in(1, MAX_CONCURRENCY)(text)
+    from ..llm.concurrency import parse_concurrency
+
+    try:
+        return str(parse_concurrency(text))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err).removeprefix("concurrency ")) from None
 
 
 def int_in(low: int, high: int):
@@ -433,6 +463,7 @@ class CliProgress:
         left until a rate is measured (:func:`estimate_left`; it never grows).
     stream : where to print (default ``sys.stderr``).
     interval : seconds between lines (:data:`invent_core.progress.RENDER_INTERVAL`).
+    llm : the backend; under ``--concurrency auto`` the line shows its limit now.
     """
 
     def __init__(
@@ -444,13 +475,14 @@ class CliProgress:
         stream: Any = None,
         interval: float | None = None,
         clock: Any = None,
+        llm: Any = None,
     ) -> None:
         import threading
         import time
 
         from ..progress import RENDER_INTERVAL, ProgressTracker
 
-        self.quiet, self.outer, self.estimate = quiet, outer, estimate
+        self.quiet, self.outer, self.estimate, self.llm = quiet, outer, estimate, llm
         self.stream = stream if stream is not None else sys.stderr
         self.interval = RENDER_INTERVAL if interval is None else interval
         self._clock = clock or time.monotonic
@@ -484,6 +516,9 @@ class CliProgress:
         left = self._time_left(snap, elapsed)
         if left is not None:
             parts.append(left)
+        note = concurrency_note(self.llm)
+        if note:
+            parts.append(note)
         return " · ".join(parts) if snap else f"starting · {format_seconds(elapsed)} elapsed"
 
     def _time_left(self, snap: list[Any], elapsed: float) -> str | None:
@@ -538,6 +573,20 @@ class CliProgress:
             self.stream.write("\n")
             self.stream.flush()
             self._width = 0
+
+
+def concurrency_note(llm: Any) -> str | None:
+    """``"12 in flight allowed (auto)"`` for a backend under ``--concurrency auto``, else None.
+
+    Never builds a backend that is not built yet (a lazy one).
+    """
+    if llm is None or getattr(llm, "started", True) is False:
+        return None
+    try:
+        live = getattr(llm, "live_concurrency", None)
+    except Exception:  # noqa: BLE001 - a progress line never fails a command
+        return None
+    return f"{live} in flight allowed (auto)" if isinstance(live, int) else None
 
 
 def estimate_left(estimate: Any, elapsed: float) -> str | None:
