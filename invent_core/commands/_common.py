@@ -516,10 +516,9 @@ class CliProgress:
         left = self._time_left(snap, elapsed)
         if left is not None:
             parts.append(left)
+        text = " · ".join(parts) if snap else f"starting · {format_seconds(elapsed)} elapsed"
         note = concurrency_note(self.llm)
-        if note:
-            parts.append(note)
-        return " · ".join(parts) if snap else f"starting · {format_seconds(elapsed)} elapsed"
+        return f"{text} · {note}" if note else text
 
     def _time_left(self, snap: list[Any], elapsed: float) -> str | None:
         from ..progress import format_seconds
