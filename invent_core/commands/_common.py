@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Any
 
+from ._served import AppendUrl, add_server_args, concurrency_note, int_in  # noqa: F401 - batch reads concurrency_note here
+
 
 def add_llm_args(p: argparse.ArgumentParser) -> None:
     """--llm, --base-url, --model, --api-key-env, --concurrency, --threads, --no-cache, --cache."""
@@ -50,7 +52,7 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--paraphrase-base-url",
         default=None,
-        action=_AppendUrl,
+        action=AppendUrl,
         help="for --paraphrase-llm openai: its server (default: --base-url)",
     )
     g.add_argument(
@@ -58,29 +60,7 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="for --paraphrase-llm openai: its model (default: --model)",
     )
-    g.add_argument(
-        "--base-url",
-        default=None,
-        action=_AppendUrl,
-        help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1; repeat it for several "
-        "servers of the same model (each request goes to the least busy one; one that fails "
-        "is taken out and retried later)",
-    )
-    g.add_argument("--model", default=None, help="model name on the server")
-    g.add_argument(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        help="environment variable holding the API key (the key is never written anywhere)",
-    )
-    g.add_argument(
-        "--concurrency",
-        type=concurrency_arg,
-        default=None,
-        metavar="{N,auto,auto:N}",
-        help=f"LLM requests in flight at once (1 … {MAX_CONCURRENCY}), or auto (the default for "
-        "--llm openai: grows while the latency holds, halves on HTTP 429, 503 or a timeout; "
-        "auto:N caps it at N, default 64); local models: their server's slots",
-    )
+    add_server_args(g)
     g.add_argument(
         "--threads",
         type=int_in(1, MAX_THREADS),
@@ -94,46 +74,6 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         "--no-cache", action="store_true", help="do not read or write the persistent LLM cache"
     )
     g.add_argument("--cache", default=None, metavar="PATH", help="SQLite file for the LLM cache")
-
-
-#: The most LLM requests in flight: one thread each (``--concurrency 10**9`` never returned).
-MAX_CONCURRENCY = 256
-
-
-class _AppendUrl(argparse.Action):
-    """``--base-url`` given again adds a server: the URLs are kept comma-separated."""
-
-    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
-        """Add ``values`` to the URLs given before."""
-        before = getattr(namespace, self.dest, None)
-        setattr(namespace, self.dest, f"{before},{values}" if before else values)
-
-
-def concurrency_arg(text: str) -> int | str:
-    """An argparse type: an integer in 1 … MAX_CONCURRENCY, ``auto`` or ``auto:N``."""
-    if not text.strip().lower().startswith("auto"):
-        return int_in(1, MAX_CONCURRENCY)(text)
-    from ..llm.concurrency import parse_concurrency
-
-    try:
-        return str(parse_concurrency(text))
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err).removeprefix("concurrency ")) from None
-
-
-def int_in(low: int, high: int):
-    """An argparse type: an integer in [low, high], else a usage error naming the bounds."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be in {low} … {high:,}, got {value:,}")
-        return value
-
-    return parse
 
 
 def _parse_optional(kind: type):
@@ -572,20 +512,6 @@ class CliProgress:
             self.stream.write("\n")
             self.stream.flush()
             self._width = 0
-
-
-def concurrency_note(llm: Any) -> str | None:
-    """``"12 in flight allowed (auto)"`` for a backend under ``--concurrency auto``, else None.
-
-    Never builds a backend that is not built yet (a lazy one).
-    """
-    if llm is None or getattr(llm, "started", True) is False:
-        return None
-    try:
-        live = getattr(llm, "live_concurrency", None)
-    except Exception:  # noqa: BLE001 - a progress line never fails a command
-        return None
-    return f"{live} in flight allowed (auto)" if isinstance(live, int) else None
 
 
 def estimate_left(estimate: Any, elapsed: float) -> str | None:

@@ -8,7 +8,7 @@ upper bound, default :attr:`ConcurrencyConfig.max`) starts at
 
 - **grow** after each window (as many answers as the limit) in which the
   limit was reached and the median latency stayed within
-  :attr:`ConcurrencyConfig.latency_tolerance` of the lowest seen: doubling
+  :attr:`ConcurrencyConfig.latency_tolerance` of the lowest window median seen: doubling
   until the first overload (slow start), then doubling back up to just below
   the in-flight count that overloaded the server, then one more every
   :attr:`ConcurrencyConfig.probe_every` windows (the server may have grown);
@@ -48,8 +48,8 @@ class ConcurrencyConfig:
     #: Default upper bound of ``auto``: where ``benchmarks/bench_scaleout.py``
     #: measured 81 % of the ideal request rate against one endpoint.
     max: int = 64
-    #: A window whose median latency exceeds this multiple of the lowest latency
-    #: seen does not grow the limit: the server queues rather than serves.
+    #: A window whose median latency exceeds this multiple of the lowest window
+    #: median seen does not grow the limit: the server queues rather than serves.
     latency_tolerance: float = 2.0
     #: Windows held just below the last overload before one more request is tried.
     probe_every: int = 8
@@ -134,13 +134,18 @@ class AdaptiveLimit:
         return self.epoch
 
     def succeeded(self, latency: float) -> None:
-        """A request was answered after ``latency`` seconds; grows the limit at a window's end."""
-        self._fastest = min(self._fastest, latency)
+        """A request was answered after ``latency`` seconds; grows the limit at a window's end.
+
+        A window is slow against the fastest window's median, not the fastest
+        single answer: on a busy client one early, lucky reply would stop all growth.
+        """
         self._latencies.append(latency)
         if len(self._latencies) < self.limit:
             return
         saturated = self._peak >= self.limit
-        slow = statistics.median(self._latencies) > self.config.latency_tolerance * self._fastest
+        median = statistics.median(self._latencies)
+        slow = median > self.config.latency_tolerance * self._fastest
+        self._fastest = min(self._fastest, median)
         if slow and self.ceiling is None:
             self.ceiling = self.limit + 1  # latency rose first: slow start ends here
         if saturated and not slow:

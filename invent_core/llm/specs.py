@@ -71,8 +71,7 @@ def get_llm(
         or ``"gguf:FILE"`` (any GGUF file, embedded as the packaged ones). An object that already is an LLM is returned as is.
     base_url
         For ``"openai"``: the server's ``…/v1`` URL; default ``$OPENAI_BASE_URL``
-        or ``https://api.openai.com/v1``. Several servers of one model: a list,
-        or the URLs separated by commas (:mod:`.endpoints`). Credentials in it are sent as basic
+        or ``https://api.openai.com/v1``; several servers: a list (:mod:`.endpoints`). Credentials in it are sent as basic
         auth, never shown, saved or hashed (``redact_url``).
     model
         For ``"openai"``: model name; default ``$OPENAI_MODEL`` or, when the
@@ -83,10 +82,8 @@ def get_llm(
         ``True``: the default SQLite file ``<cache_dir>/llm_cache.sqlite``; a
         path: that file; ``None``/``False``: no persistent cache.
     concurrency
-        Requests in flight at once: an integer, or ``"auto"`` / ``"auto:N"``
-        (:mod:`.concurrency`). Default ``auto:64`` for servers; for local
-        models the server's slots (``ServerConfig.n_parallel``), which ``auto``
-        also means there.
+        Requests in flight: an integer, ``"auto"`` or ``"auto:N"`` (:mod:`.concurrency`);
+        default ``auto:64`` for servers, the slots (``ServerConfig.n_parallel``) locally.
     timeout
         Total deadline of one request attempt in seconds, from connecting to the
         reply's last byte (default 120 local, 60 remote); ``LLMTimeout`` if missed.
@@ -104,8 +101,7 @@ def get_llm(
         return _as_llm(spec)
     name = spec.strip().lower()
     opts = _backend_opts(concurrency, timeout, retry, served=name == "openai")
-    batch = opts.get("concurrency")
-    batch = None if isinstance(batch, Concurrency) else batch  # served only: no model here
+    batch = None if isinstance(opts.get("concurrency"), Concurrency) else opts.get("concurrency")
     hf = _on_transformers(spec, engine, HFConfig(dtype=dtype, max_batch=batch), cache)
     if hf is not None:
         return hf
