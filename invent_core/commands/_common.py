@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Any
 
+from ._served import AppendUrl, add_server_args, concurrency_note, int_in  # noqa: F401 - batch reads concurrency_note here
+
 
 def add_llm_args(p: argparse.ArgumentParser) -> None:
     """--llm, --base-url, --model, --api-key-env, --concurrency, --threads, --no-cache, --cache."""
@@ -50,6 +52,7 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--paraphrase-base-url",
         default=None,
+        action=AppendUrl,
         help="for --paraphrase-llm openai: its server (default: --base-url)",
     )
     g.add_argument(
@@ -57,9 +60,7 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="for --paraphrase-llm openai: its model (default: --model)",
     )
-    g.add_argument(
-        "--base-url", default=None, help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
-    )
+    add_server_args(g)
     g.add_argument(
         "--thinking",
         choices=("on", "off"),
@@ -67,18 +68,6 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         help="let a reasoning model (Qwen3, DeepSeek-R1) think before answering (default off: "
         "enable_thinking=false where the server or chat template takes it); <think> traces are "
         "always kept out of the answers, and on is part of the cache key",
-    )
-    g.add_argument("--model", default=None, help="model name on the server")
-    g.add_argument(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        help="environment variable holding the API key (the key is never written anywhere)",
-    )
-    g.add_argument(
-        "--concurrency",
-        type=int_in(1, MAX_CONCURRENCY),
-        default=None,
-        help=f"LLM requests in flight at once (1 … {MAX_CONCURRENCY})",
     )
     g.add_argument(
         "--threads",
@@ -93,25 +82,6 @@ def add_llm_args(p: argparse.ArgumentParser) -> None:
         "--no-cache", action="store_true", help="do not read or write the persistent LLM cache"
     )
     g.add_argument("--cache", default=None, metavar="PATH", help="SQLite file for the LLM cache")
-
-
-#: The most LLM requests in flight: one thread each (``--concurrency 10**9`` never returned).
-MAX_CONCURRENCY = 256
-
-
-def int_in(low: int, high: int):
-    """An argparse type: an integer in [low, high], else a usage error naming the bounds."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be in {low} … {high:,}, got {value:,}")
-        return value
-
-    return parse
 
 
 def _parse_optional(kind: type):
@@ -442,6 +412,7 @@ class CliProgress:
         left until a rate is measured (:func:`estimate_left`; it never grows).
     stream : where to print (default ``sys.stderr``).
     interval : seconds between lines (:data:`invent_core.progress.RENDER_INTERVAL`).
+    llm : the backend; under ``--concurrency auto`` the line shows its limit now.
     """
 
     def __init__(
@@ -453,13 +424,14 @@ class CliProgress:
         stream: Any = None,
         interval: float | None = None,
         clock: Any = None,
+        llm: Any = None,
     ) -> None:
         import threading
         import time
 
         from ..progress import RENDER_INTERVAL, ProgressTracker
 
-        self.quiet, self.outer, self.estimate = quiet, outer, estimate
+        self.quiet, self.outer, self.estimate, self.llm = quiet, outer, estimate, llm
         self.stream = stream if stream is not None else sys.stderr
         self.interval = RENDER_INTERVAL if interval is None else interval
         self._clock = clock or time.monotonic
@@ -493,7 +465,9 @@ class CliProgress:
         left = self._time_left(snap, elapsed)
         if left is not None:
             parts.append(left)
-        return " · ".join(parts) if snap else f"starting · {format_seconds(elapsed)} elapsed"
+        text = " · ".join(parts) if snap else f"starting · {format_seconds(elapsed)} elapsed"
+        note = concurrency_note(self.llm)
+        return f"{text} · {note}" if note else text
 
     def _time_left(self, snap: list[Any], elapsed: float) -> str | None:
         from ..progress import format_seconds

@@ -23,6 +23,7 @@ from ._common import (
     add_config_args,
     add_llm_args,
     check_llm_args,
+    concurrency_note,
     config_from_args,
     llm_from_args,
 )
@@ -98,9 +99,10 @@ def _fmt_eta(seconds: float | None) -> str:
 class _Printer:
     """A progress line on stderr: rewritten in place on a terminal, else every 5 s."""
 
-    def __init__(self) -> None:
+    def __init__(self, llm: Any = None) -> None:
         self.tty = sys.stderr.isatty()
         self.last = 0.0
+        self.llm = llm  # under --concurrency auto, its limit now ends the line
 
     def __call__(self, event: Any) -> None:
         """Print one :class:`~invent_core.progress.Progress` event (stage ``"rows"``)."""
@@ -111,6 +113,8 @@ class _Printer:
         self.last = now
         pct = 100 * done / total if total else 100
         line = f"{done}/{total} rows ({pct:.0f}%)  ETA {_fmt_eta(eta)}"
+        note = concurrency_note(self.llm)
+        line += f"  {note}" if note else ""
         print(
             ("\r" + line) if self.tty else line,
             end="" if self.tty else "\n",
@@ -155,7 +159,7 @@ def print_evaluation(accuracy: float | None, n_judged: int, methods: dict[str, A
 def _check_options(args: argparse.Namespace) -> Any:
     """The run config, after every option is checked (before any file is touched)."""
     config = config_from_args(args)
-    if args.concurrency is not None and args.concurrency < 1:
+    if isinstance(args.concurrency, int) and args.concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1, got {args.concurrency}")
     check_llm_args(args)  # a missing hf: path fails now, not at the first row needing an LLM
     if args.shard is not None and args.shard.strip().lower() == "auto":
@@ -212,7 +216,7 @@ def _main(args: argparse.Namespace) -> int:
     config = _check_options(args)
     # built on first use only: a file of pre-generated responses never starts an LLM
     llm = LazyLLM(partial(llm_from_args, args))
-    printer = None if args.quiet else _Printer()
+    printer = None if args.quiet else _Printer(llm)
     try:
         summary = batch_score(
             args.input,

@@ -210,7 +210,9 @@ def _evaluate_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sam
     para = paraphrase_identity(args, llm)
     seconds = print_estimate(cfg.run, identity, len(examples), para, llm=llm)
     try:
-        with CliProgress(quiet=args.quiet, outer="questions", estimate=seconds) as progress:
+        with CliProgress(
+            quiet=args.quiet, outer="questions", estimate=seconds, llm=llm
+        ) as progress:
             res = evaluate(
                 cfg,
                 out,

@@ -90,7 +90,7 @@ def _run(args: argparse.Namespace, config, llm) -> int:
         None if args.json else print_estimate(config, llm_identity(args, llm), 1, para, llm=llm)
     )
     try:
-        with CliProgress(quiet=args.json, estimate=seconds) as progress:
+        with CliProgress(quiet=args.json, estimate=seconds, llm=llm) as progress:
             art = run_question(
                 args.question,
                 config,

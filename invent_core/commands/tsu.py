@@ -89,7 +89,7 @@ def _tsu_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) 
         cfg.run, llm_identity(args, llm), n_runs, para, llm=llm, reworded=len(examples)
     )  # one set of rewordings a question: its other temperatures read them from the cache
     try:
-        with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds) as progress:
+        with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds, llm=llm) as progress:
             res = tsu(
                 cfg,
                 args.temperatures,

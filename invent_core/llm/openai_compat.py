@@ -19,11 +19,12 @@ as an answer.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any
@@ -34,6 +35,17 @@ from .base import Completion, Request
 from .cache import LLMCache
 from .cached import CachedLLM, Pending, thinking_suffix
 from .cancel import current_cancel, sending_for
+from .concurrency import Concurrency, parse_concurrency
+from .endpoints import (
+    DOWN,
+    FAILED,
+    OVERLOAD,
+    Endpoint,
+    Router,
+    agreed_model,
+    endpoints_identity,
+    split_base_urls,
+)
 from .replies import (
     check_usable,
     empty_before_stop,
@@ -42,9 +54,18 @@ from .replies import (
     read_stream,
     stream_choices,
 )
-from .retry import RetryPolicy, brief, is_timeout, retry_wait
+from .retry import RetryPolicy, brief, is_timeout, outcome, retry_wait
 
 __all__ = ["OpenAICompatLLM"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds the model list of each endpoint may take at start-up (the health check).
+HEALTH_CHECK_TIMEOUT = 10.0
+
+
+class EndpointRetired(LLMError):
+    """An endpoint came back serving another model: the request goes elsewhere."""
 
 
 class OpenAICompatLLM(CachedLLM):
@@ -55,7 +76,11 @@ class OpenAICompatLLM(CachedLLM):
     base_url
         e.g. ``https://api.openai.com/v1``, ``http://127.0.0.1:8000/v1`` (vLLM).
         Credentials in it (``https://user:key@host/v1``) are sent as HTTP basic
-        auth and removed from the URL kept, shown, saved and hashed.
+        auth and removed from the URL kept, shown, saved and hashed. Several
+        servers of the same model: a list, or one string with the URLs
+        separated by commas or spaces (:mod:`.endpoints`: least-loaded routing,
+        health, re-sending; checked to serve the same model before the first
+        request).
     model
         Model name the server serves. ``None``: asked from ``/v1/models`` on
         first use (works when the server serves exactly one).
@@ -65,7 +90,9 @@ class OpenAICompatLLM(CachedLLM):
     cache
         An ``LLMCache`` or None (no persistent cache).
     concurrency
-        Requests in flight at once in ``complete_many`` (default 4).
+        Requests in flight at once: an integer, or ``"auto"`` / ``"auto:N"``
+        (the default, ``auto:64``), which adapts to the server up to N
+        (:mod:`.concurrency`).
     timeout
         Total deadline of one attempt, in seconds (default 60): connecting,
         waiting and reading the whole reply. A server that trickles bytes is
@@ -96,27 +123,35 @@ class OpenAICompatLLM(CachedLLM):
     def __init__(
         self,
         *,
-        base_url: str,
+        base_url: str | Sequence[str],
         model: str | None = None,
         api_key: str | None = None,
         cache: LLMCache | None = None,
-        concurrency: int = 4,
+        concurrency: int | str | Concurrency | None = None,
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
         name: str = "openai",
         thinking: bool = False,
     ) -> None:
-        if concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        setting = parse_concurrency(concurrency)
         if not timeout > 0:
             raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
         self.name = name
-        url, self._url_auth = split_credentials(base_url.rstrip("/"))
-        self.base_url = url  # never holds credentials: it is shown and part of the identity
+        pairs = [split_credentials(url) for url in split_base_urls(base_url)]
+        if not pairs:
+            raise ValueError(f"base_url names no server: {base_url!r}")
+        # never hold credentials: they are shown and part of the identity
+        self.base_urls = tuple(url for url, _ in pairs)
+        self.base_url = ",".join(self.base_urls)
+        self._url_auth = pairs[0][1]
         self._model = model
         self._api_key = api_key
         self.cache = cache
-        self.concurrency = int(concurrency)
+        self.concurrency_setting = setting
+        self.concurrency = setting.limit  # the most in flight (threads); ``auto`` adapts below it
+        self._router = Router.build(pairs, adaptive=setting.limit if setting.adaptive else None)
+        self._checked = not self._router.several  # several: their models are compared first
+        self._router.endpoints[0].verified = self._checked  # one: the server is whatever it is
         # One budget for the whole backend: pipelined batch rows, a page and its
         # baselines all share it, so ``concurrency`` is the requests in flight, full stop.
         self._in_flight = threading.BoundedSemaphore(self.concurrency)
@@ -124,6 +159,7 @@ class OpenAICompatLLM(CachedLLM):
         self.retry = retry or RetryPolicy()
         self._client: Any = None
         self._client_lock = threading.Lock()
+        self._check_lock = threading.Lock()
         self._rng = random.Random()
         self._stats_lock = threading.Lock()
         self.requests_sent = 0  # HTTP attempts, including retries
@@ -136,20 +172,32 @@ class OpenAICompatLLM(CachedLLM):
         return f"{type(self).__name__}(base_url={self.base_url!r}, model={self._model!r})"
 
     # -- identity -------------------------------------------------------------
-    def _identity_base(self) -> str:
-        return self.base_url
-
     @property
     def model(self) -> str:
-        """The model name sent with each request (asked from the server when not given)."""
+        """The model name sent with each request (asked from the server when not given).
+
+        With several endpoints, their model lists are read and compared first
+        (:meth:`_check_endpoints`).
+        """
+        if not self._checked:
+            self._check_endpoints()
         if self._model is None:
             self._model = self._discover_model()
         return self._model
 
     @property
     def identity(self) -> str:
-        """Cache-key identity: the base URL without credentials, plus the model (and thinking on)."""
-        return f"{self._identity_base()}|model={self.model}{thinking_suffix(self)}"
+        """Cache-key identity: the base URL(s) without credentials, plus the model.
+
+        Several endpoints: their sorted URLs (:func:`.endpoints.endpoints_identity`),
+        whichever of them answered; ``|thinking=on`` when a reasoning model may think.
+        """
+        return f"{endpoints_identity(self.base_urls, self.model)}{thinking_suffix(self)}"
+
+    @property
+    def live_concurrency(self) -> int | None:
+        """Requests allowed in flight now under ``auto`` (None: a fixed concurrency)."""
+        return self._router.live_limit
 
     # -- client -----------------------------------------------------------------
     def _base_url_for_client(self) -> str:
@@ -158,17 +206,77 @@ class OpenAICompatLLM(CachedLLM):
     def _get_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                import openai
-
-                key = self._api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
-                self._client = openai.OpenAI(
-                    base_url=self._base_url_for_client(),
-                    api_key=key,
-                    max_retries=0,
-                    timeout=self.timeout,
-                    http_client=http_client(self.timeout, self._url_auth),
-                )
+                self._client = self._new_client(self._base_url_for_client(), self._url_auth)
             return self._client
+
+    def _new_client(self, base_url: str, auth: tuple[str, str] | None) -> Any:
+        import openai
+
+        key = self._api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
+        return openai.OpenAI(
+            base_url=base_url,
+            api_key=key,
+            max_retries=0,
+            timeout=self.timeout,
+            http_client=http_client(self.timeout, auth),
+        )
+
+    def _client_for(self, endpoint: Endpoint) -> Any:
+        """The client of ``endpoint`` (one endpoint: :meth:`_get_client`, which subclasses shape)."""
+        if not self._router.several:
+            return self._get_client()
+        with self._client_lock:
+            if endpoint.client is None:
+                endpoint.client = self._new_client(endpoint.url, endpoint.auth)
+            return endpoint.client
+
+    # -- several endpoints ----------------------------------------------------------
+    def _models_at(self, endpoint: Endpoint) -> list[str]:
+        """The models ``endpoint`` lists (one attempt, a short deadline): its health check."""
+        client = self._client_for(endpoint).with_options(
+            timeout=min(self.timeout, HEALTH_CHECK_TIMEOUT)
+        )
+        return [m.id for m in client.models.list().data]
+
+    def _check_endpoints(self) -> None:
+        """Before the first request: every endpoint that answers must serve the same model.
+
+        One that does not answer is taken out and checked when it comes back
+        (:meth:`_verify`); none answering is an ``LLMError`` naming each.
+        """
+        with self._check_lock:
+            if self._checked:
+                return
+            served: dict[str, list[str]] = {}
+            failed: dict[str, Exception] = {}
+            for e in self._router.endpoints:
+                try:
+                    served[e.url] = self._models_at(e)
+                except Exception as err:  # noqa: BLE001 - any failure: not in service now
+                    failed[e.url] = err
+            if not served:
+                raise LLMError(
+                    "no endpoint answered its model list: "
+                    + "; ".join(f"{u}: {type(x).__name__}: {brief(x)}" for u, x in failed.items())
+                )
+            self._model = agreed_model(served, self._model)
+            for e in self._router.endpoints:
+                e.verified = e.url in served
+                if not e.verified:
+                    log.warning("%s is out of service for now: %s", e.url, brief(failed[e.url]))
+                    self._router.mark_down(e)
+            self._checked = True
+
+    def _verify(self, endpoint: Endpoint) -> None:
+        """An endpoint that was down at start-up, tried again: the same model, or out for good."""
+        models = self._models_at(endpoint)  # a failure: still down (the caller records it)
+        if self.model not in models:
+            served = ", ".join(repr(m) for m in models[:10]) or "no model"
+            why = f"{endpoint.url} came back serving {served}, not {self.model!r}"
+            log.warning("%s: taken out for good", why)
+            self._router.retire(endpoint, why)
+            raise EndpointRetired(why)
+        endpoint.verified = True
 
     def _discover_model(self) -> str:
         try:
@@ -190,35 +298,66 @@ class OpenAICompatLLM(CachedLLM):
 
         ``made``: the completions a success brings (counted in ``completions_made``).
         """
+        last: list[Endpoint | None] = [None]  # where the latest attempt went
 
         def attempt() -> Any:
-            client = self._get_client()
-            with self._stats_lock:
-                self.requests_sent += 1
             with self._in_flight:
-                switch = self.sends_thinking_switch
+                ticket = self._router.acquire()
+                last[0], err = ticket.endpoint, None
                 try:
-                    return fn(client)
-                except Exception as err:
-                    if not (switch and getattr(err, "status_code", None) in (400, 422)):
-                        raise
-                self.sends_thinking_switch = False  # maybe the field it refused: once without
-                try:  # fn builds its request again
-                    return fn(client)
-                except Exception:
-                    self.sends_thinking_switch = True  # the field was not what it refused
+                    if not ticket.endpoint.verified:
+                        self._verify(ticket.endpoint)
+                    client = self._client_for(ticket.endpoint)
+                    with self._stats_lock:
+                        self.requests_sent += 1
+                    return self._with_thinking_fallback(fn, client)
+                except BaseException as failure:
+                    err = failure
                     raise
+                finally:
+                    self._router.release(ticket, outcome(err))
 
-        result = self.retry.run(
+        several = self._router.several
+        policy = self.retry
+        if several:  # each endpoint may fail a request once more before it is taken out
+            n = policy.max_attempts + len(self._router.endpoints) - 1
+            policy = replace(policy, max_attempts=n)
+        result = policy.run(
             attempt,
             self._rng,
-            classify=lambda err: retry_wait(err, self.base_url, self._model),
+            classify=lambda err: self._retry_wait(err, last[0]),
             give_up=self._give_up,
-            retry_timeouts=self.retry_timeouts,
+            retry_timeouts=self.retry_timeouts or several,
         )
         with self._stats_lock:
             self.completions_made += made
         return result
+
+    def _retry_wait(self, err: Exception, endpoint: Endpoint | None) -> float | None:
+        """As :func:`.retry.retry_wait`; 0 (at once) when another endpoint can take the request."""
+        if isinstance(err, EndpointRetired):
+            return 0.0
+        url = endpoint.url if endpoint is not None else self.base_url
+        wait_s = retry_wait(err, url, self._model)
+        failing = outcome(err) in (DOWN, FAILED, OVERLOAD)
+        if failing and endpoint is not None and self._router.others_in_service(endpoint):
+            return 0.0
+        return wait_s
+
+    def _with_thinking_fallback(self, fn: Callable[[Any], Any], client: Any) -> Any:
+        """``fn(client)``; a 400/422 while the thinking switch is sent: once more without it."""
+        switch = self.sends_thinking_switch
+        try:
+            return fn(client)
+        except Exception as err:
+            if not (switch and getattr(err, "status_code", None) in (400, 422)):
+                raise
+        self.sends_thinking_switch = False  # maybe the field it refused: once without
+        try:  # fn builds its request again
+            return fn(client)
+        except Exception:
+            self.sends_thinking_switch = True  # the field was not what it refused
+            raise
 
     def _give_up(self, last: Exception | None, attempts: int) -> LLMError:
         """Build the error that ends a request: ``LLMTimeout`` when the last attempt timed out."""
@@ -397,13 +536,15 @@ class OpenAICompatLLM(CachedLLM):
             pending.answered(i, completion)
 
     def close(self) -> None:
-        """Close the HTTP client (a later call opens a new one)."""
+        """Close the HTTP clients (a later call opens new ones)."""
         with self._client_lock:
-            if self._client is not None:
-                try:
-                    self._client.close()
-                finally:
-                    self._client = None
+            clients = [self._client, *(e.client for e in self._router.endpoints)]
+            self._client = None
+            for e in self._router.endpoints:
+                e.client = None
+        for client in clients:
+            if client is not None:
+                client.close()
 
 
 def _each_job(run: Callable[[list[int]], None], jobs: list[list[int]], workers: int) -> None:

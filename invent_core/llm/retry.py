@@ -22,9 +22,10 @@ from typing import TypeVar
 from ..errors import LLMError
 from ._http import http_library
 from .cancel import current_cancel, raise_if_cancelled
+from .endpoints import DOWN, FAILED, OK, OTHER, OVERLOAD, THROTTLED
 from .replies import MalformedReply
 
-__all__ = ["RetryPolicy", "brief", "is_timeout", "retry_after", "retry_wait"]
+__all__ = ["RetryPolicy", "brief", "is_timeout", "outcome", "retry_after", "retry_wait"]
 
 log = logging.getLogger(__name__)
 
@@ -174,3 +175,28 @@ def is_timeout(err: BaseException | None) -> bool:
     import openai
 
     return isinstance(err, openai.APITimeoutError | http_library().TimeoutException)
+
+
+def outcome(err: BaseException | None) -> str:
+    """What a request's end says about its server (:meth:`~invent_core.llm.endpoints.Router.release`).
+
+    ``OK``; ``THROTTLED`` (429: slow down); ``OVERLOAD`` (503 or a timeout:
+    slow down, and the server may be failing); ``FAILED`` (another 5xx);
+    ``DOWN`` (no connection, or one dropped); ``OTHER`` (a 4xx or a malformed
+    reply: the request's fault, not the server's health).
+    """
+    import openai
+
+    if err is None:
+        return OK
+    if is_timeout(err):
+        return OVERLOAD
+    if isinstance(err, openai.APIStatusError):
+        if err.status_code == 429:
+            return THROTTLED
+        if err.status_code == 503:
+            return OVERLOAD
+        return FAILED if err.status_code >= 500 else OTHER
+    if isinstance(err, openai.APIConnectionError | http_library().TransportError):
+        return DOWN
+    return OTHER

@@ -13,6 +13,7 @@ from typing import Any
 
 from .base import LLM
 from .cache import LLMCache, resolve_cache
+from .concurrency import Concurrency, parse_concurrency
 from .engine import check_engine, choose_engine
 from .gguf_file import gguf_problem, gguf_spec
 from .hf import HFLLM, HFConfig, check_source, packaged_source
@@ -48,11 +49,11 @@ def resolve_llm(llm: str | LLM | None) -> LLM:
 def get_llm(
     spec: str | LLM = DEFAULT_LLM,
     *,
-    base_url: str | None = None,
+    base_url: str | list[str] | None = None,
     model: str | None = None,
     api_key: str | None = None,
     cache: bool | str | os.PathLike | LLMCache | None = True,
-    concurrency: int | None = None,
+    concurrency: int | str | Concurrency | None = None,
     timeout: float | None = None,
     retry: RetryPolicy | None = None,
     server_config: ServerConfig | None = None,
@@ -71,7 +72,7 @@ def get_llm(
         or ``"gguf:FILE"`` (any GGUF file, embedded as the packaged ones). An object that already is an LLM is returned as is.
     base_url
         For ``"openai"``: the server's ``…/v1`` URL; default ``$OPENAI_BASE_URL``
-        or ``https://api.openai.com/v1``. Credentials in it are sent as basic
+        or ``https://api.openai.com/v1``; several servers: a list (:mod:`.endpoints`). Credentials in it are sent as basic
         auth, never shown, saved or hashed (``redact_url``).
     model
         For ``"openai"``: model name; default ``$OPENAI_MODEL`` or, when the
@@ -82,8 +83,8 @@ def get_llm(
         ``True``: the default SQLite file ``<cache_dir>/llm_cache.sqlite``; a
         path: that file; ``None``/``False``: no persistent cache.
     concurrency
-        Requests in flight at once (default: the server's slots, ``ServerConfig.n_parallel``,
-        for local models; 4 for servers).
+        Requests in flight: an integer, ``"auto"`` or ``"auto:N"`` (:mod:`.concurrency`);
+        default ``auto:64`` for servers, the slots (``ServerConfig.n_parallel``) locally.
     timeout
         Total deadline of one request attempt in seconds, from connecting to the
         reply's last byte (default 120 local, 60 remote); ``LLMTimeout`` if missed.
@@ -101,8 +102,12 @@ def get_llm(
     if not isinstance(spec, str):
         return _as_llm(spec)
     name = spec.strip().lower()
-    opts = {**_backend_opts(concurrency, timeout, retry), "thinking": bool(thinking)}
-    hf = _on_transformers(spec, engine, _hf_config(dtype, concurrency, thinking), cache)
+    opts = {
+        **_backend_opts(concurrency, timeout, retry, served=name == "openai"),
+        "thinking": bool(thinking),
+    }
+    batch = None if isinstance(opts.get("concurrency"), Concurrency) else opts.get("concurrency")
+    hf = _on_transformers(spec, engine, _hf_config(dtype, batch, thinking), cache)
     if hf is not None:
         return hf
     if name in LOCAL_ALIASES:
@@ -127,10 +132,17 @@ def get_llm(
     raise _unknown(spec)
 
 
-def _backend_opts(concurrency: int | None, timeout: float | None, retry: Any) -> dict[str, Any]:
-    """The options given; None leaves the backend's own default. A concurrency below 1 is refused."""
-    if concurrency is not None and concurrency < 1:
-        raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+def _backend_opts(
+    concurrency: Any, timeout: float | None, retry: Any, *, served: bool
+) -> dict[str, Any]:
+    """The options given; None leaves the backend's own default. A concurrency below 1 is refused.
+
+    ``auto`` adapts on a served backend; an in-process model runs as many as it
+    was made for (llama.cpp's slots), so there it is the backend's default.
+    """
+    if concurrency is not None:
+        setting = parse_concurrency(concurrency)
+        concurrency = setting if served else (None if setting.adaptive else setting.limit)
     given = {"concurrency": concurrency, "timeout": timeout, "retry": retry}
     return {k: v for k, v in given.items() if v is not None}
 

@@ -52,7 +52,7 @@ class Settings:
     """Settings shared by every page (sidebar): the LLM backend and the run's config."""
 
     llm: str = "qwen0.5b"  # invent_core.llm: "local" is an alias of the packaged qwen0.5b
-    base_url: str = ""  # OpenAI-compatible server only; "" = $OPENAI_BASE_URL
+    base_url: str = ""  # OpenAI-compatible server(s), comma-separated; "" = $OPENAI_BASE_URL
     model: str = ""  # OpenAI-compatible server only; "" = $OPENAI_MODEL or the one served
     llm_engine: str = "auto"  # what runs a packaged model: invent_core.llm.ENGINES
     llm_threads: int = 0  # the embedded llama.cpp's CPU threads; 0 = its choice (all cores)

@@ -187,6 +187,9 @@ def _model_fields(sb: Any, canon: dict[str, Any], prefix: str) -> None:
                 f"{prefix}base_url", canon[f"{prefix}base_url"] or os.environ.get(env[0], "")
             ),
             placeholder="https://api.openai.com/v1" if not prefix else "the answering server's",
+            help="Several servers of the same model: their URLs separated by commas. Each "
+            "request goes to the least busy one; one that fails is taken out and tried again "
+            "later. Requests in flight adapt to the servers (429, 503 and timeouts halve them).",
         )
         canon[f"{prefix}model"] = sb.text_input(
             "Model" if not prefix else "Paraphrasing model name",

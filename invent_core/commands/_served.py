@@ -1,0 +1,86 @@
+"""The options of a served model (several ``--base-url``, ``--concurrency auto``), its progress note, and ``int_in``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_server_args(g: Any) -> None:
+    """--base-url, --model, --api-key-env, --concurrency: how a served model is reached."""
+    from ..llm.concurrency import MAX_CONCURRENCY
+
+    g.add_argument(
+        "--base-url",
+        default=None,
+        action=AppendUrl,
+        help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1; repeat it for several "
+        "servers of the same model (each request goes to the least busy one; one that fails "
+        "is taken out and retried later)",
+    )
+    g.add_argument("--model", default=None, help="model name on the server")
+    g.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        help="environment variable holding the API key (the key is never written anywhere)",
+    )
+    g.add_argument(
+        "--concurrency",
+        type=concurrency_arg,
+        default=None,
+        metavar="{N,auto,auto:N}",
+        help=f"LLM requests in flight at once (1 … {MAX_CONCURRENCY}), or auto (the default for "
+        "--llm openai: grows while the latency holds, halves on HTTP 429, 503 or a timeout; "
+        "auto:N caps it at N, default 64); local models: their server's slots",
+    )
+
+
+class AppendUrl(argparse.Action):
+    """``--base-url`` given again adds a server: the URLs are kept comma-separated."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        """Add ``values`` to the URLs given before."""
+        before = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{before},{values}" if before else values)
+
+
+def concurrency_arg(text: str) -> int | str:
+    """An argparse type: an integer in 1 … MAX_CONCURRENCY, ``auto`` or ``auto:N``."""
+    from ..llm.concurrency import MAX_CONCURRENCY, parse_concurrency
+
+    if not text.strip().lower().startswith("auto"):
+        return int_in(1, MAX_CONCURRENCY)(text)
+
+    try:
+        return str(parse_concurrency(text))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err).removeprefix("concurrency ")) from None
+
+
+def concurrency_note(llm: Any) -> str | None:
+    """``"12 in flight allowed (auto)"`` for a backend under ``--concurrency auto``, else None.
+
+    Never builds a backend that is not built yet (a lazy one).
+    """
+    if llm is None or getattr(llm, "started", True) is False:
+        return None
+    try:
+        live = getattr(llm, "live_concurrency", None)
+    except Exception:  # noqa: BLE001 - a progress line never fails a command
+        return None
+    return f"{live} in flight allowed (auto)" if isinstance(live, int) else None
+
+
+def int_in(low: int, high: int):
+    """An argparse type: an integer in [low, high], else a usage error naming the bounds."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be in {low} … {high:,}, got {value:,}")
+        return value
+
+    return parse
