@@ -394,6 +394,8 @@ class OpenAICompatLLM(CachedLLM):
         return kwargs
 
     def _send(self, request: Request) -> Completion:
+        self.model  # noqa: B018 - the endpoints' model check fails here, outside the retries
+
         def call(client: Any) -> Completion:
             kwargs = self._kwargs(request)  # per attempt: the thinking switch may have been dropped
             t0 = time.perf_counter()
@@ -417,6 +419,7 @@ class OpenAICompatLLM(CachedLLM):
         carry none; a choice with no text is returned as it is (the caller
         asks it again on its own).
         """
+        self.model  # noqa: B018 - the endpoints' model check fails here, outside the retries
         if on_choice is not None and self.streams_choices:
             return self._call_with_retry(
                 lambda client: stream_choices(client, self._kwargs(request), n, on_choice), made=n
@@ -430,6 +433,8 @@ class OpenAICompatLLM(CachedLLM):
         return self._call_with_retry(call, made=n)
 
     def _send_streaming(self, request: Request, stop_when: Callable[[str], bool]) -> Completion:
+        self.model  # noqa: B018 - the endpoints' model check fails here, outside the retries
+
         def call(client: Any) -> Completion:
             kwargs = self._kwargs(request)
             kwargs.pop("logprobs", None)

@@ -102,12 +102,9 @@ def get_llm(
     if not isinstance(spec, str):
         return _as_llm(spec)
     name = spec.strip().lower()
-    opts = {
-        **_backend_opts(concurrency, timeout, retry, served=name == "openai"),
-        "thinking": bool(thinking),
-    }
-    batch = None if isinstance(opts.get("concurrency"), Concurrency) else opts.get("concurrency")
-    hf = _on_transformers(spec, engine, _hf_config(dtype, batch, thinking), cache)
+    opts = _backend_opts(concurrency, timeout, retry, served=name == "openai")
+    opts["thinking"] = bool(thinking)
+    hf = _on_transformers(spec, engine, _hf_config(dtype, opts.get("concurrency"), thinking), cache)
     if hf is not None:
         return hf
     if name in LOCAL_ALIASES:
@@ -122,14 +119,19 @@ def get_llm(
     if name.startswith(GGUF_PREFIX):
         return _gguf_llm(spec.strip()[len(GGUF_PREFIX) :], base_url, cache, server_config, opts)
     if name == "openai":
-        return OpenAICompatLLM(
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
-            model=model or os.environ.get("OPENAI_MODEL") or None,
-            api_key=api_key,
-            cache=resolve_cache(cache),
-            **opts,
-        )
+        return _openai_llm(base_url, model, api_key, cache, opts)
     raise _unknown(spec)
+
+
+def _openai_llm(base_url: Any, model: str | None, api_key: str | None, cache: Any, opts) -> LLM:
+    """A served model; the URL and model default to ``OPENAI_BASE_URL`` / ``OPENAI_MODEL``."""
+    return OpenAICompatLLM(
+        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
+        model=model or os.environ.get("OPENAI_MODEL") or None,
+        api_key=api_key,
+        cache=resolve_cache(cache),
+        **opts,
+    )
 
 
 def _backend_opts(
@@ -162,9 +164,10 @@ def _unknown(spec: str) -> ValueError:
     )
 
 
-def _hf_config(dtype: str, concurrency: int | None, thinking: bool) -> HFConfig:
-    """The transformers engine's settings from ``get_llm``'s options."""
-    return HFConfig(dtype=dtype, max_batch=concurrency, thinking=bool(thinking))
+def _hf_config(dtype: str, concurrency: Any, thinking: bool) -> HFConfig:
+    """The transformers engine's settings from ``get_llm``'s options (an adaptive limit: its cap)."""
+    batch = None if isinstance(concurrency, Concurrency) else concurrency
+    return HFConfig(dtype=dtype, max_batch=batch, thinking=bool(thinking))
 
 
 def _on_transformers(spec: str, engine: str, config: HFConfig, cache: Any) -> LLM | None:
