@@ -69,7 +69,7 @@ def test_a_run_file_opens_from_its_link_and_keeps_it(dashboard):
     assert question in rescored.markdown[0].value
 
 
-def test_a_run_kept_in_the_history_opens_from_run_and_entry(dashboard, own_history):
+def test_a_run_kept_in_the_history_opens_from_run_and_entry(dashboard):
     run = RunArtifact.load(assets.DEMO_RUN)
     run.question = "a run kept in the history"
     entry = archive.keep_run(archive.store(), run)
@@ -161,7 +161,7 @@ def test_an_unknown_or_foreign_link_says_what_was_asked_and_why(dashboard, page,
     assert value in text
 
 
-def test_a_damaged_file_says_why_and_the_page_still_shows_something(dashboard, own_history):
+def test_a_damaged_file_says_why_and_the_page_still_shows_something(dashboard):
     (dashboard / "runs").mkdir()
     (dashboard / "runs" / "cut.json").write_text('{"question": "half a run', encoding="utf-8")
     (dashboard / "runs" / "other.json").write_text('{"format": 1}', encoding="utf-8")
@@ -171,6 +171,6 @@ def test_a_damaged_file_says_why_and_the_page_still_shows_something(dashboard, o
     at = _open("1_Explore_a_question.py", run="dashboard/runs/other.json")
     assert "other.json is not a saved run" in _refused(at)
     entry = archive.keep_run(archive.store(), RunArtifact.load(assets.DEMO_RUN))
-    (own_history / entry / "payload.json").write_bytes(b"\x00garbage")  # a disk fault
+    (archive.store().root / entry / "payload.json").write_bytes(b"\x00garbage")  # a disk fault
     at = _open("1_Explore_a_question.py", entry=entry)
     assert f"history entry {entry} is damaged" in _refused(at)
