@@ -248,6 +248,7 @@ def _own_pool(run: Any, name: str) -> Any:
             icon=":material/error:",
         )
         return None
+    st.caption(f"Reference questions from your file **{name}** (sidebar), not the shipped ones.")
     return replace(ref, settings={**ref.settings, "files": [Path(name).name]})
 
 

@@ -174,3 +174,106 @@ def test_a_damaged_file_says_why_and_the_page_still_shows_something(dashboard):
     (archive.store().root / entry / "payload.json").write_bytes(b"\x00garbage")  # a disk fault
     at = _open("1_Explore_a_question.py", entry=entry)
     assert f"history entry {entry} is damaged" in _refused(at)
+
+
+# --- the sidebar's own reference file ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def own_reference_file(tmp_path_factory) -> Path:
+    """What `invent reference build docs/results/evaluate-arithmetic-100` writes (LLM rewordings)."""
+    from invent_core.experiments.own_reference import build_reference
+
+    path = tmp_path_factory.mktemp("reference") / "arithmetic-mine.json"
+    build_reference(ROOT / "docs" / "results" / "evaluate-arithmetic-100").save(path)
+    return path
+
+
+def _pair_run() -> RunArtifact:
+    """A shipped run made with the settings of that evaluation (paraphrase, packaged 0.5B)."""
+    pair = json.loads(assets.DEMO_PAIR.read_text(encoding="utf-8"))["pair"]
+    return RunArtifact.from_dict(pair[0]["run"])
+
+
+def _own(at: AppTest) -> str | None:
+    """The reference file the sidebar chose (None: the shipped references)."""
+    here = state.OWN_REFERENCE in at.session_state
+    return at.session_state[state.OWN_REFERENCE] if here else None
+
+
+def _explore_with(run: RunArtifact) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "1_Explore_a_question.py"), default_timeout=TIMEOUT)
+    at.session_state[state.EXPLORE_RUN] = run
+    return at.run()
+
+
+def test_an_uploaded_reference_places_the_run_among_its_questions(
+    dashboard, own_reference_file, monkeypatch
+):
+    from invent_core.evaluation import reference
+    from invent_core.evaluation.reference import load_own_reference, place
+    from invent_ui.session import resources
+
+    run = _pair_run()
+    at = _explore_with(run)
+    assert any(c.value.startswith("Among ") for c in at.caption)  # the shipped references
+    data = own_reference_file.read_bytes()
+    at.file_uploader(key="sb_reference_upload").set_value(
+        ("arithmetic-mine.json", data, "application/json")
+    ).run()
+    assert_clean(at)
+    (kept,) = (dashboard / "references").glob("*.json")
+    assert kept.read_bytes() == data and _own(at) == places.name_of(kept)
+    assert any(f"your file **{places.name_of(kept)}**" in c.value for c in at.caption)
+    shipped_lookups = []
+    monkeypatch.setattr(reference, "for_settings", lambda *a, **k: shipped_lookups.append(a))
+    at.run()
+    assert_clean(at)
+    assert shipped_lookups == []  # the shipped references are not read
+    ref = place(load_own_reference(own_reference_file), run.question,
+                resources.embedder(run.config.score.embedder), task=run.task)  # fmt: skip
+    want = ref.describe(float(run.score.measures["inv_entropy"]))
+    percentile = next(m for m in at.metric if m.label == "Percentile")
+    assert percentile.value == f"{want['percentile']:.0f}"
+    # a run made with other settings (the demo run: GAAP) is refused, naming what differs
+    at.session_state[state.EXPLORE_RUN] = RunArtifact.load(assets.DEMO_RUN)
+    at.run()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "made with other settings than this run" in error and (
+        "perturber: file 'paraphrase', run 'gaap'" in error
+    )
+    assert not [m for m in at.metric if m.label == "Percentile"]  # no number from it
+    at.selectbox(key="sb_reference").set_value("shipped references").run()  # back to shipped
+    assert not at.exception and _own(at) is None
+
+
+def test_a_typed_reference_path_and_a_bad_file_are_checked(dashboard, own_reference_file):
+    target = dashboard / "references" / "typed.json"
+    target.parent.mkdir()
+    target.write_bytes(own_reference_file.read_bytes())
+    at = _explore_with(_pair_run())
+    at.file_uploader(key="sb_reference_upload").set_value(
+        ("notes.json", b'{"hello": 1}', "application/json")
+    ).run()
+    assert not at.exception
+    assert "Reference file refused: notes.json: not a reference set" in at.sidebar.error[0].value
+    assert _own(at) is None
+    assert list((dashboard / "references").glob("notes*")) == []  # not kept
+    at.text_input(key="sb_reference_path").input("/etc/passwd").run()
+    assert "'/etc/passwd' is an absolute path" in at.sidebar.error[0].value
+    at.text_input(key="sb_reference_path").input("dashboard/references/typed.json").run()
+    assert_clean(at)
+    assert _own(at) == "dashboard/references/typed.json"
+    assert any("your file **dashboard/references/typed.json**" in c.value for c in at.caption)
+
+
+def test_explore_offers_the_report_of_the_run_shown(dashboard):
+    from invent_core.report import run_report
+
+    run = _pair_run()
+    at = _explore_with(run)
+    button = next(b for b in at.get("download_button") if b.label == "Download report (HTML)")
+    assert button.proto.id and "explore_report" in button.proto.id
+    html = run_report(run)  # what the button's click makes
+    assert run.question in html and "<script" in html
