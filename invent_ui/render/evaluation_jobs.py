@@ -12,10 +12,12 @@ from typing import Any
 
 import streamlit as st
 
+import invent_core.experiments
 from invent_core.errors import Cancelled
 from invent_core.evaluation.sample_size import judgeable
-from invent_core.experiments import ExperimentConfig, evaluate
-from invent_ui.data.experiments import eval_payload, folder_payload, payload_config
+from invent_core.experiments import ExperimentConfig
+from invent_ui.data import experiments as payloads
+from invent_ui.data.experiments import folder_payload, payload_config
 from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import error_text, guarded
 from invent_ui.session import archive, resources, state
@@ -39,14 +41,15 @@ def start(settings: Any, cfg: ExperimentConfig, out: Path) -> None:
     history = archive.store()
 
     def work(progress, cancel):
-        result = evaluate(
+        # looked up through the modules at each call, as the page once did: tests replace them
+        result = invent_core.experiments.evaluate(
             cfg,
             out,
             llm_factory=lambda: CancellableLLM(llm, cancel),
             progress=progress,
             cancel=cancel,
         )
-        return eval_payload(result, cfg, llm=identity, out=out, paraphrase_llm=para)
+        return payloads.eval_payload(result, cfg, llm=identity, out=out, paraphrase_llm=para)
 
     def keep(payload) -> str:
         return archive.keep_payload(history, "evaluation", payload, title(payload))
