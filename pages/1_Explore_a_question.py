@@ -13,9 +13,10 @@ from invent_core.engine.pipeline import run_question
 from invent_core.engine.reask import reask
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run, record_artifact
+from invent_ui import assets
 from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
-from invent_ui.render import explore_view, spread_view, views
+from invent_ui.render import explore_view, link_view, report_button, spread_view, views
 from invent_ui.session import archive, links, resources, state
 from invent_ui.session.settings import run_fingerprint
 from invent_ui.session.sidebar import page_setup
@@ -111,7 +112,7 @@ def _fill_question_box(run, running: bool) -> None:
 
 # what is shown: a link's entry, else a reload's running or finished job, else the session's
 # run, else the newest run kept here, else the demo; decided before the form is drawn
-links.follow_link(state.EXPLORE_RUN, "run")
+link_view.follow(state.EXPLORE_RUN, "run")
 reattach(
     state.EXPLORE_JOB,
     (state.EXPLORE_QUESTION, state.EXPLORE_TASK, "explore_perturber"),
@@ -166,6 +167,7 @@ if pressed:
 job_panel(state.EXPLORE_JOB, kept=KEPT)
 
 run = st.session_state.get(state.EXPLORE_RUN)
+demo = None
 with st.expander("Open a saved run (JSON)"):
     up = st.file_uploader("Run file", type=["json"], key="explore_upload")
     if up is not None:
@@ -173,7 +175,7 @@ with st.expander("Open a saved run (JSON)"):
         if loaded is not None:
             run = loaded
 if run is None:
-    run = resources.demo_run()
+    run, demo = resources.demo_run(), ("run", assets.DEMO_RUN)
     st.info(
         "Showing the shipped demo run. Type a question and press **Run** for your own; "
         "earlier runs are under *Recent* in the sidebar and on the History page.",
@@ -187,7 +189,7 @@ st.subheader(run.question)
 st.caption(views.run_caption(run))
 views.measure_metrics(score)
 views.gate_summary(run)
-views.reference_panel(run, key="explore")
+views.reference_panel(run, key="explore", own=True)  # the sidebar's file, if chosen
 views.reference_check(run, st.session_state.get(state.EXPLORE_SAMPLE))
 spread_view.wording_spread(run.responses)
 st.download_button(
@@ -198,6 +200,12 @@ st.download_button(
     key="explore_download",
     on_click="ignore",
 )
+c_report, c_link = st.columns([1, 4])
+with c_report:
+    report_button.run_report_button(run, key="explore_report")
+with c_link:
+    link = link_view.link_params(state.EXPLORE_RUN, run, demo)
+    link_view.copy_link(link, what="run", key="explore_link")
 
 tab_walk, tab_pert, tab_boot, tab_base = st.tabs(
     ["Random walks", "Perturbations & answers", "Bootstrap", "Baselines"]

@@ -7,11 +7,11 @@ import dataclasses
 import streamlit as st
 
 from invent_core.embedders import available_embedders
-from invent_ui import plots
+from invent_ui import assets, plots
 from invent_ui.jobs.feedback import guarded
-from invent_ui.render import results_view, tables, views
+from invent_ui.render import link_view, results_view, tables, views
 from invent_ui.render.downloads import download_buttons
-from invent_ui.session import links, resources, state
+from invent_ui.session import resources, state
 from invent_ui.session.settings import EMBEDDER_LABELS, run_fingerprint
 from invent_ui.session.sidebar import page_setup
 
@@ -23,15 +23,16 @@ st.caption(
 )
 
 # the run Explore shows (a link's entry, else the newest run kept here), else the demo
-links.follow_link(state.EXPLORE_RUN, "run")
+link_view.follow(state.EXPLORE_RUN, "run")
 run = st.session_state.get(state.EXPLORE_RUN)
 if run is None:
     run = views.latest_kept("run", "run", state.EXPLORE_RUN)
-source = "the run shown on *Explore a question*"
+source, demo = "the run shown on *Explore a question*", None
 if run is None:
-    run = resources.demo_run()
+    run, demo = resources.demo_run(), ("run", assets.DEMO_RUN)
     source = "the shipped demo run"
 st.markdown(f"Rescoring {source}: **{run.question}**")
+link_view.copy_link(link_view.link_params(state.EXPLORE_RUN, run, demo), what="run", key="cmp_link")
 st.caption(views.run_caption(run))
 
 options = available_embedders()

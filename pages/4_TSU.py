@@ -21,9 +21,9 @@ from invent_ui.data.experiments import (
 )
 from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
-from invent_ui.render import results_view, views
+from invent_ui.render import link_view, results_view, views
 from invent_ui.render.downloads import download_buttons
-from invent_ui.session import archive, links, resources, state
+from invent_ui.session import archive, resources, state
 from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("TSU", icon="🌡️")
@@ -65,7 +65,7 @@ def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
 
 
 # a reload shows the running or last finished sweep, with its settings
-links.follow_link(state.TSU_PAYLOAD, "tsu")  # a link or a reload: the sweep it names
+link_view.follow(state.TSU_PAYLOAD, "tsu")  # a link or a reload: the sweep it names
 reattach(
     state.TSU_JOB,
     ("tsu_source", "tsu_question", "tsu_dataset", "tsu_limit", "tsu_temps"),
@@ -134,6 +134,8 @@ temps, questions, uq = arrays
 labels = payload.get("labels", {})
 cfg = payload_config(payload)
 judged = judgeable(len(questions))
+link = link_view.link_params(state.TSU_PAYLOAD, payload, ("tsu", assets.DEMO_TSU))
+link_view.copy_link(link, what="TSU sweep", key="tsu_link")
 st.markdown(
     f"**{len(questions)} question(s)** at T = {', '.join(f'{t:g}' for t in temps)} · "
     f"perturber {cfg.run.perturber} · n = {cfg.run.n_perturbations} · r = {cfg.run.n_replications}"

@@ -11,103 +11,35 @@ from __future__ import annotations
 
 import streamlit as st
 
-from invent_core.errors import Cancelled
 from invent_core.evaluation.metrics import undefined_reason
 from invent_core.evaluation.sample_size import MIN_PER_CLASS, MIN_QUESTIONS, judgeable
-from invent_core.experiments import JUDGES, ExperimentConfig, evaluate, select_examples
+from invent_core.experiments import JUDGES, ExperimentConfig, select_examples
 from invent_core.questions.datasets import available_datasets, load_dataset
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import assets
 from invent_ui.data.experiments import (
     eval_arrays,
-    eval_payload,
-    folder_payload,
     payload_config,
     payload_evaluation,
     per_question_table,
 )
-from invent_ui.jobs.background import CancellableLLM, start_job
-from invent_ui.jobs.feedback import error_text, guarded, job_panel, reattach, show_error
-from invent_ui.render import evaluation_view, relabel_view, report_button, spread_view, views
-from invent_ui.session import archive, links, resources, state
+from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
+from invent_ui.render import (
+    evaluation_jobs,
+    evaluation_view,
+    link_view,
+    relabel_view,
+    report_button,
+    spread_view,
+    views,
+)
+from invent_ui.session import links, resources, state
 from invent_ui.session.sidebar import page_setup
 
 settings = page_setup("Evaluation", icon="🏁")
 st.title("Evaluation")
 CAPTION = "How well does each method's uncertainty predict a wrong answer? AUROC, PRR ↑; Brier, ECE ↓ (isotonic); each its value on the sample ± std [95 % interval] over paired bootstrap resamples."  # fmt: skip
 st.caption(CAPTION)
-UNDEFINED = "AUROC, PRR, Brier and ECE compare the uncertainty of correct answers with that of \
-wrong ones, so they are undefined until both kinds are present"
-
-
-def _start(cfg: ExperimentConfig, out) -> None:
-    llm = resources.llm_for(settings)
-    ids = resources.llm_identities(settings)
-    identity, para = ids["llm_identity"], ids["paraphrase_identity"]
-    history = archive.store()
-
-    def work(progress, cancel):
-        result = evaluate(
-            cfg,
-            out,
-            llm_factory=lambda: CancellableLLM(llm, cancel),
-            progress=progress,
-            cancel=cancel,
-        )
-        return eval_payload(result, cfg, llm=identity, out=out, paraphrase_llm=para)
-
-    def keep(payload) -> str:
-        return archive.keep_payload(history, "evaluation", payload, _title(payload))
-
-    start_job(
-        state.EVAL_JOB,
-        work,
-        label=f"Evaluating {cfg.limit} {cfg.dataset} questions",
-        kind="evaluation",
-        on_done=keep,
-        context={"cfg": cfg, "out": out, "llm": identity, "paraphrase_llm": para},
-        expected=resources.expected_range(settings, cfg.run, cfg.limit),
-    )
-
-
-def _title(payload) -> str:
-    cfg = payload_config(payload)
-    return f"{cfg.dataset or 'file'} · {len(payload['rows'])} questions · seed {cfg.sample_seed}"
-
-
-def _salvage(job) -> bool:
-    """After a Cancel or a failure: show the questions that finished, and why there is no summary.
-
-    Returns whether any question had finished.
-    """
-    ctx = job.context
-    reason = error_text(job.error)  # "cancelled after 3 of 10; the 3 finished are kept" …
-    payload = folder_payload(
-        ctx["out"],
-        ctx["cfg"],
-        reason=reason,
-        llm=ctx["llm"],
-        paraphrase_llm=ctx.get("paraphrase_llm"),
-    )
-    if payload is None:
-        return False
-    rows = payload["rows"]
-    n_pos = sum(int(r["correct"]) for r in rows)
-    judged = judgeable(len(rows), n_pos)
-    if not judged.ok and not isinstance(job.error, Cancelled):
-        payload["reason"] = f"{judged.reason}. {UNDEFINED}"
-    st.session_state[state.EVAL_PAYLOAD] = payload
-    guarded(
-        "Keeping it in the history",
-        archive.keep_payload,
-        archive.store(),
-        "evaluation",
-        payload,
-        _title(payload),
-    )
-    return True
-
-
 # --- run ------------------------------------------------------------------------------------
 DEFAULT_DATASET = "arithmetic"
 FORM = (
@@ -118,7 +50,7 @@ FORM = (
     "eval_perturber",
     "eval_levels",
 )
-links.follow_link(state.EVAL_PAYLOAD, "evaluation")  # a link or a reload: the one it names
+link_view.follow(state.EVAL_PAYLOAD, "evaluation")  # a link or a reload: the one it names
 reattach(state.EVAL_JOB, FORM, shows=state.EVAL_PAYLOAD)  # a running evaluation
 with st.expander("Run an evaluation on a dataset sample", expanded=False):
     c1, c2, c3, c4 = st.columns(4)
@@ -187,7 +119,7 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
             out = resources.work_dir(
                 "eval", settings.key(dataset, run_cfg.perturber, judge, int(seed), *kept)
             )
-            _start(cfg, out)
+            evaluation_jobs.start(settings, cfg, out)
         except Exception as err:  # noqa: BLE001 - shown, not raised
             show_error(err, "The evaluation")
 
@@ -195,7 +127,7 @@ job = st.session_state.get(state.EVAL_JOB)
 if job is not None and job.take():
     if job.status == "done":
         links.show(state.EVAL_PAYLOAD, job.result, job.history_id)
-    elif _salvage(job) and job.status == "failed":
+    elif evaluation_jobs.salvage(job) and job.status == "failed":
         # every question finished but the summary is undefined: the per-question table
         # below says why; the job's exception is no failure to show
         del st.session_state[state.EVAL_JOB]
@@ -212,6 +144,7 @@ payload = views.result_or_demo(
     hint="Run your own above.",
     kind="evaluation",  # a reload shows the last evaluation made here
 )
+link = link_view.link_params(state.EVAL_PAYLOAD, payload, ("evaluation", assets.DEMO_EVAL))
 payload = relabel_view.applied(payload)  # the reviewer's labels, metrics recomputed from them
 cfg = payload_config(payload)
 labels = payload.get("labels", {})
@@ -244,7 +177,11 @@ evaluation_view.leaderboard(ev, cfg, labels, judged, n_rows=len(rows), n_pos=n_p
 spread_view.method_agreement(table, labels)
 
 evaluation_view.curves(correct, table, labels, judged)
-report_button.evaluation_report_button(payload, key="eval_report")
+c_report, c_link = st.columns([1, 4])
+with c_report:
+    report_button.evaluation_report_button(payload, key="eval_report")
+with c_link:
+    link_view.copy_link(link, what="evaluation", key="eval_link")
 with st.expander(f"Per-question answers and uncertainties ({len(rows)})"):
     evaluation_view.per_question(per_question)
 relabel_view.control(payload)

@@ -21,6 +21,7 @@ from invent_core.experiments.comparison import compare_evaluations, compare_meth
 from invent_core.experiments.reading import INV
 from invent_ui import plots
 from invent_ui.jobs.feedback import show_error
+from invent_ui.session import places
 
 from . import views
 
@@ -158,8 +159,9 @@ def open_run(path: Path) -> None:
     except (OSError, ValueError, KeyError, TypeError) as err:
         show_error(err, f"Opening {path}")
         return
-    views.show_run(run)
+    name = places.name_of(path)  # a run under a linkable folder keeps its link: ?run=<name>
+    views.show_run(run, link=("run", name) if name else None)
     try:
-        st.switch_page(EXPLORE)
+        st.switch_page(EXPLORE, query_params={"run": name} if name else None)
     except StreamlitPageNotFoundError:  # a page run on its own (tests): no other page to go to
         st.info(f"Opened: see {EXPLORE}.")

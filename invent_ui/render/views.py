@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from invent_core.evaluation.advice import model_advice
 from invent_core.evaluation.correctness import judge_correct
-from invent_core.evaluation.reference import MIN_NEAR, calibration_note, place, reference_source
+from invent_core.evaluation.reference import (
+    MIN_NEAR,
+    calibration_note,
+    place,
+    reference_source,
+    settings_mismatch,
+)
 from invent_core.llm.names import describe_llm
 from invent_core.methods.registry import list_methods
 from invent_core.perturb import available_perturbers, get_perturber
@@ -17,7 +25,7 @@ from invent_core.perturb.gaap import GaapResult
 from invent_core.perturb.gate import acceptance_line, distinct_warning
 from invent_ui import plots
 from invent_ui.jobs.feedback import guarded
-from invent_ui.session import archive, links, resources, state
+from invent_ui.session import archive, links, own_reference, resources, state
 
 from . import tables
 from .downloads import download_buttons
@@ -187,12 +195,15 @@ def job_running(key: str) -> bool:
     return job is not None and job.running
 
 
-def show_run(run: Any, entry_id: str | None = None) -> None:
-    """Show ``run`` on Explore (``entry_id``: its history entry); a GAAP run's trace too."""
+def show_run(run: Any, entry_id: str | None = None, link: tuple[str, str] | None = None) -> None:
+    """Show ``run`` on Explore, named by ``entry_id`` (its history entry) or ``link``; a GAAP trace too.
+
+    ``link``: the ``("run", name)`` of the file it was opened from (the URL's ``?run=``).
+    """
     trace = archive.gaap_payload_of_run(run)
     if trace is not None:
         links.show(state.GAAP_RESULT, GaapResult.from_dict(trace), None)
-    links.show(state.EXPLORE_RUN, run, entry_id)
+    links.show(state.EXPLORE_RUN, run, entry_id, link)
 
 
 def gate_summary(run: Any) -> None:
@@ -220,7 +231,28 @@ def gate_summary(run: Any) -> None:
             )
 
 
-def reference_panel(run: Any, *, key: str) -> None:
+def _own_pool(run: Any, name: str) -> Any:
+    """The sidebar's own reference file for ``run``, or None after saying why it is refused."""
+    try:
+        ref = own_reference.checked(name)
+    except ValueError as err:
+        st.error(f"**Your reference file cannot be used.** {err}", icon=":material/error:")
+        return None
+    differ = settings_mismatch(ref, run.config, llm_identity=run.identities.get("llm"))
+    if differ:
+        st.error(
+            f"**Your reference file {name} was made with other settings than this run** "
+            f"({'; '.join(differ)}), so its percentiles are not comparable and the run is not "
+            "placed. Pick the shipped references, or a file made with these settings, in the "
+            "sidebar's *Reference questions*.",
+            icon=":material/error:",
+        )
+        return None
+    st.caption(f"Reference questions from your file **{name}** (sidebar), not the shipped ones.")
+    return replace(ref, settings={**ref.settings, "files": [Path(name).name]})
+
+
+def reference_panel(run: Any, *, key: str, own: bool = False) -> None:
     """Inv-Entropy among the shipped reference questions like this one: percentile, P(right), chart.
 
     A bare 2.3101 says nothing; its place among reference questions scored with
@@ -234,7 +266,13 @@ def reference_panel(run: Any, *, key: str) -> None:
     value = run.score.measures.get("inv_entropy") if run.score is not None else None
     if value is None:
         return
-    pooled = resources.reference(run.config.to_dict(), run.identities.get("llm"))
+    name = own_reference.chosen() if own else None
+    if name:  # the sidebar's own file, instead of the shipped references
+        pooled = _own_pool(run, name)
+        if pooled is None:
+            return
+    else:
+        pooled = resources.reference(run.config.to_dict(), run.identities.get("llm"))
     if pooled is None:
         st.caption(
             "No shipped reference was made with these settings (model, perturber, n, r, T, "

@@ -22,6 +22,9 @@ from . import archive, state
 
 #: The URL's query parameter naming the history entry a page shows.
 PARAM = "entry"
+#: The query parameters naming a result by where it lies (:mod:`invent_ui.session.places`):
+#: ``?run=<file>``, ``?evaluation=<folder or file>``, ``?tsu=<folder or file>``.
+PATH_PARAMS = ("run", "evaluation", "tsu")
 
 
 def _shown() -> dict[str, str | None]:
@@ -29,27 +32,40 @@ def _shown() -> dict[str, str | None]:
     return st.session_state.setdefault(state.SHOWN_ENTRIES, {})
 
 
+def _linked() -> dict[str, tuple[str, str] | None]:
+    """Session key → the (query parameter, name) of the file it was opened from, if any."""
+    return st.session_state.setdefault(state.SHOWN_LINKS, {})
+
+
 def shown_id(key: str) -> str | None:
     """The history id of what ``key`` holds in this session, or None."""
     return _shown().get(key)
 
 
-def show(key: str, value: Any, entry_id: str | None) -> None:
-    """Put ``value`` under ``key`` and name its history entry in the URL (none: no entry)."""
+def shown_link(key: str) -> tuple[str, str] | None:
+    """The ``(parameter, name)`` of the file ``key``'s value was opened from, or None."""
+    return _linked().get(key)
+
+
+def show(key: str, value: Any, entry_id: str | None, link: tuple[str, str] | None = None) -> None:
+    """Put ``value`` under ``key`` and name it in the URL: its history entry, else ``link``."""
     st.session_state[key] = value
     if key == state.GAAP_RESULT:
         st.session_state[state.GAAP_GENERATION] = 0
     _shown()[key] = entry_id
-    name_in_url(entry_id)
+    _linked()[key] = None if entry_id else link
+    name_in_url(entry_id, _linked()[key])
 
 
-def name_in_url(entry_id: str | None) -> None:
-    """Make the address bar name ``entry_id`` (or nothing)."""
-    if entry_id:
-        if st.query_params.get(PARAM) != entry_id:
-            st.query_params[PARAM] = entry_id
-    elif PARAM in st.query_params:
-        del st.query_params[PARAM]
+def name_in_url(entry_id: str | None, link: tuple[str, str] | None = None) -> None:
+    """Make the address bar name ``entry_id``, else ``link`` (a path parameter), or nothing."""
+    wanted = {PARAM: entry_id} if entry_id else dict([link]) if link else {}
+    for param in (PARAM, *PATH_PARAMS):
+        if param in wanted:
+            if st.query_params.get(param) != wanted[param]:
+                st.query_params[param] = wanted[param]
+        elif param in st.query_params:
+            del st.query_params[param]
 
 
 def follow_link(key: str, kind: str) -> None:
@@ -61,7 +77,8 @@ def follow_link(key: str, kind: str) -> None:
     """
     wanted = st.query_params.get(PARAM)
     if not wanted:
-        name_in_url(shown_id(key) if key in st.session_state else None)
+        here = key in st.session_state
+        name_in_url(shown_id(key) if here else None, shown_link(key) if here else None)
         return
     if shown_id(key) == wanted and key in st.session_state:
         return

@@ -37,6 +37,7 @@ from . import state
 from .history_view import quiet_page_link, recent_in_sidebar
 from .navigation import HOME, PAGES
 from .own_model import check_model_path
+from .own_reference import reference_picker
 from .settings import EMBEDDER_LABELS, LLM_LABELS, OWN_MODEL, Settings
 
 #: Options chosen on each page that runs something, not in the sidebar.
@@ -114,6 +115,7 @@ def sidebar_settings() -> Settings:
     with sb.expander("Advanced"):
         _advanced_widgets(canon)
         _nli_folder(canon)
+    reference_picker(sb)
     try:
         problem = _unusable_model(canon)
         if problem is not None:

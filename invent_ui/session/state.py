@@ -46,6 +46,10 @@ SIDE_BY_SIDE = "side_by_side"
 EVAL_SEED = "eval_seed"
 #: Session key → the history id of what it holds (the URL's ``?entry=``; invent_ui.session.links).
 SHOWN_ENTRIES = "shown_entries"
+#: Session key → the (query parameter, name) of the file it was opened from (``?run=`` …).
+SHOWN_LINKS = "shown_links"
+#: The sidebar's own reference file (a name under invent_ui.session.places), or None: shipped.
+OWN_REFERENCE = "own_reference"
 #: Explore: (history id, question) of the run the question box was last filled from,
 #: and what was typed in the box (a page switch drops a widget's own state).
 EXPLORE_BOX_FOR = "explore_box_for"

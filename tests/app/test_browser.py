@@ -77,11 +77,9 @@ def chromium_path() -> str:
     return CHROMIUM
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def start_server(log: Path) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on a free port of 127.0.0.1, healthy; (process, base URL)."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = dict(os.environ)
     with open(log, "wb") as fh:
         proc = subprocess.Popen(
             [
@@ -98,7 +96,7 @@ def server(tmp_path_factory):
                 "true",
             ],  # fmt: skip
             cwd=ROOT,
-            env=env,
+            env=dict(os.environ),
             stdout=fh,
             stderr=subprocess.STDOUT,
         )
@@ -108,19 +106,29 @@ def server(tmp_path_factory):
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
                 if r.read().strip() == b"ok":
-                    break
+                    return proc, url
         except OSError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             pytest.fail(f"streamlit did not start on {url}:\n{log.read_text()[-3000:]}")
         time.sleep(0.5)
-    yield url
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    """End the server this test started (its own process, by its handle)."""
     proc.terminate()
     try:
         proc.wait(timeout=15)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    proc, url = start_server(tmp_path_factory.mktemp("streamlit") / "server.log")
+    yield url
+    stop_server(proc)
 
 
 @pytest.fixture(scope="module")
