@@ -51,6 +51,8 @@ NOT_RUN = {
     "score": "examples.json is the reader's file; the ex.json transcript runs score for real",
     "export-samples": "exports the reader's runs; tests/samples runs it on shipped runs",
     "compare": "reads saved evaluate folders; tests/experiments/test_comparison.py runs it on toy ones",
+    "report": "writes a 5 MB page in ~10 s; tests/report/test_html_report.py runs it on a shipped one",
+    "reference": "reads 100 saved runs (~1 min); tests/commands/test_own_reference.py runs it",
 }
 
 
