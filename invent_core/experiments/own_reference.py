@@ -30,6 +30,7 @@ from ..embedders import get_embedder
 from ..evaluation.reference import MATCH_KEYS, ReferenceSet, reference_settings
 from ..evaluation.reference.reference_set import _finite
 from ..provenance import BEFORE_PROVENANCE, provenance
+from .relabel import RELABELS, folder_relabels
 
 __all__ = [
     "RELABELS_FILE",
@@ -40,55 +41,17 @@ __all__ = [
 ]
 
 #: The relabel layer an evaluation folder may hold beside ``scores.csv``.
-RELABELS_FILE = "relabels.jsonl"
-
-#: The words a relabel may use for a label, and the label each means.
-_LABEL_WORDS = {"right": 1, "correct": 1, "true": 1, "1": 1, "wrong": 0, "incorrect": 0}
-_LABEL_WORDS |= {"false": 0, "0": 0}
-
-
-def _label(value: Any) -> int | None:
-    """1 (right), 0 (wrong) or None for a value that names neither."""
-    if isinstance(value, bool) or value in (0, 1):
-        return int(value)
-    return _LABEL_WORDS.get(str(value).strip().lower())
-
-
-def _relabel_line(path: Path, number: int, line: str) -> tuple[str, int]:
-    """One line's ``(question id, label)``; ValueError naming the file and the line."""
-    where = f"{path}, line {number}"
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{where}: not JSON ({err.msg})") from err
-    if not isinstance(obj, Mapping):
-        raise ValueError(f"{where}: a relabel is a JSON object, got {type(obj).__name__}")
-    qid = obj.get("id", obj.get("question_id"))
-    if qid in (None, ""):
-        raise ValueError(f"{where}: no question id (an 'id' or 'question_id' field)")
-    label = _label(obj.get("correct", obj.get("label")))
-    if label is None:
-        raise ValueError(f"{where}: no label ('correct' or 'label': true/false, right/wrong)")
-    return str(qid), label
+RELABELS_FILE = RELABELS
 
 
 def read_relabels(folder: str | Path) -> dict[str, int]:
-    """Question id → the reviewer's label, from ``folder/relabels.jsonl`` ({} without one).
+    """Question id → the reviewer's label (1 right, 0 wrong) from the folder's layer ({} without one).
 
-    Raises
-    ------
-    ValueError
-        Naming the file and the line of a line that is not a relabel.
+    The layer is the Evaluation page's and ``evaluate --labels``'s
+    (:mod:`.relabel`: ``id`` and ``label`` per line); the latest line for a
+    question wins. A bad line is refused naming the file, the line and the field.
     """
-    path = Path(folder) / RELABELS_FILE
-    if not path.is_file():
-        return {}
-    out: dict[str, int] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            qid, label = _relabel_line(path, number, line)
-            out[qid] = label  # the latest relabel of a question wins
-    return out
+    return {r.id: int(r.label) for r in folder_relabels(folder)}
 
 
 def llm_identity_of(folder: Path) -> str | None:

@@ -67,9 +67,9 @@ def test_relabels_change_the_labels_not_the_judges_file(evaluation, tmp_path):
     before = (folder / "scores.csv").read_bytes()
     flipped = 1 - int(rows[3]["correct"])
     (folder / "relabels.jsonl").write_text(
-        json.dumps({"id": rows[3]["id"], "correct": bool(1 - flipped)})
+        json.dumps({"id": rows[3]["id"], "label": bool(1 - flipped)})
         + "\n"
-        + json.dumps({"id": rows[3]["id"], "correct": bool(flipped), "why": "later wins"})
+        + json.dumps({"id": rows[3]["id"], "label": bool(flipped), "reason": "later wins"})
         + "\n"
     )
     out = tmp_path / "relabelled.json"
@@ -82,9 +82,10 @@ def test_relabels_change_the_labels_not_the_judges_file(evaluation, tmp_path):
 @pytest.mark.parametrize(
     ("line", "said"),
     [
-        ("not json", "line 1: not JSON"),
-        ('{"correct": 1}', "no question id"),
-        ('{"id": "nope", "correct": 1}', "not among the scored questions"),
+        ("not json", "not JSON"),
+        ('{"label": true}', "id"),
+        ('{"id": "x", "correct": true}', "label"),  # the layer's field is "label"
+        ('{"id": "nope", "label": true}', "not among the scored questions"),
     ],
 )
 def test_a_bad_relabel_file_names_the_file_and_writes_nothing(

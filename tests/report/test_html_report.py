@@ -86,7 +86,7 @@ def test_drill_down_shows_rewordings_and_relabels(tmp_path):
             shutil.copy(path, folder / "runs")
             rewording = run["questions"][1]
     (folder / "relabels.jsonl").write_text(
-        json.dumps({"id": first["id"], "correct": 1 - int(first["correct"])}) + "\n"
+        json.dumps({"id": first["id"], "label": bool(1 - int(first["correct"]))}) + "\n"
     )
     out = tmp_path / "r.html"
     assert cli(["report", str(folder), "-o", str(out)]) == 0
