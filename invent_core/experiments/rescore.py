@@ -33,7 +33,10 @@ from .result import ExperimentResult, write_text
 from .runs import run_path, score_run
 from .sample import draw_examples
 
-__all__ = ["NoLLM", "RescoreReport", "rescore_evaluation"]
+__all__ = ["RESCORED_FROM", "NoLLM", "RescoreReport", "rescore_evaluation"]
+
+#: ``from`` of the ``results_recomputed`` block a rescore writes.
+RESCORED_FROM = "runs/ (scored and judged again, no LLM call)"
 
 
 class NoLLM:
@@ -134,7 +137,7 @@ def rescore_evaluation(
     write_csv(out / "scores.csv", rows, [*SCORE_COLUMNS, *methods])
     drawn = (meta.get("sample", ""), _guess(cfg, rows))
     result = _finish_evaluation(out, cfg, rows, methods, drawn, NoLLM(), t0)
-    _keep_generation_facts(out, meta)
+    _keep_generation_facts(out, meta, n_bootstrap)
     before = {str(r["id"]): str(r["correct"]) for r in old}
     changed = sum(before[str(r["id"])] != str(r["correct"]) for r in rows)
     n = len(rows)
@@ -142,10 +145,19 @@ def rescore_evaluation(
     return RescoreReport(result, unavailable, changed)
 
 
-def _keep_generation_facts(out: Path, before: dict[str, Any]) -> None:
-    """config.json: the versions and provenance of the generation kept beside the rescore's."""
+def _keep_generation_facts(out: Path, before: dict[str, Any], n_bootstrap: int) -> None:
+    """config.json: the versions and provenance of the generation kept beside the rescore's.
+
+    ``results_recomputed`` is the block a metrics-only recompute writes too, so a
+    reader (RESULTS, the HTML report) names the code behind the metrics alike.
+    """
     meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
-    meta["rescored"] = {"from": "runs/ (no LLM call)", "seconds": meta.get("wall_seconds")}
+    meta["results_recomputed"] = {
+        **meta["provenance"],
+        "from": RESCORED_FROM,
+        "n_bootstrap": n_bootstrap,
+        "seconds": meta.get("wall_seconds"),
+    }
     meta["generated_by"] = {
         "versions": before.get("versions"),
         "provenance": before.get("provenance"),

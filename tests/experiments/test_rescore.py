@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from invent_core.errors import LLMError
-from invent_core.experiments.rescore import NoLLM, rescore_evaluation
+from invent_core.experiments.rescore import RESCORED_FROM, NoLLM, rescore_evaluation
 from invent_core.experiments.runs import run_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,5 +75,6 @@ def test_rescore_reads_the_saved_answers_and_records_both_codes(folder):
     meta = json.loads((folder / "config.json").read_text())
     assert meta["provenance"]["source"] == "git" and meta["provenance"]["commit"]
     assert meta["generated_by"]["provenance"] == generated.get("provenance")
-    assert meta["rescored"]["from"].startswith("runs/")
+    assert meta["results_recomputed"]["from"] == RESCORED_FROM
+    assert meta["results_recomputed"]["commit"] == meta["provenance"]["commit"]
     assert json.loads((folder / "results.json").read_text())["n_bootstrap"] == 50
