@@ -30,7 +30,7 @@ READING = """\
 ## Reading it
 
 - The paraphrase judge is the default of `evaluate`, `batch` and the Evaluation
-  page; `match` is the rule judge every shipped evaluation was made with.
+  page; `match` is the rule judge every other shipped evaluation was made with.
 - SciQ: the paraphrase judge misses 8 answers labelled right (synonyms WordNet
   lacks: "silicic lava" for "felsic magmas", "material" for "medium", "impacts"
   for "a collision"; answers that leave a word out: "host" for "host cell") and
@@ -41,7 +41,10 @@ READING = """\
   a judge accepts a wrong answer.
 - The saved SciQ evaluation was made with `match` and the two wrong references
   (corrected since in `assets/datasets/sciq_sample300.jsonl`); by hand 58 of its
-  140 answers are right (41 %), not 44 (31 %).
+  140 answers are right (41 %), not 44 (31 %). It has since been re-judged by
+  the paraphrase judge with the corrected references and rescored from its saved
+  runs (no LLM call: `scripts/recompute_results.py --rescore --judge
+  paraphrase`): 54 right, 10 verdicts changed; RESULTS reads those labels.
 """
 
 

@@ -8,6 +8,12 @@ resamples, the paired block of Inv-Entropy and the best baseline, what the table
 measured. The reviewer's relabels (``relabels.jsonl``) are applied; ``--labels FILE``
 adds a relabel file to a folder's layer first. ``config.json`` keeps the provenance of the scores (or says they were
 made before provenance was recorded) and records the recomputation.
+
+``--rescore`` goes further: every saved run under ``runs/`` is scored again by
+today's code (no LLM call: P(True) and VU read the answers the runs keep) and
+judged again (``--judge`` names another offline judge), so the scores and the
+labels, not only the metrics, are made by this commit; a method that would need
+the LLM is left without a value and named.
 """
 
 from __future__ import annotations
@@ -19,8 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from invent_core.evaluation.correctness import JUDGE_METHODS, LLM_JUDGES  # noqa: E402
 from invent_core.evaluation.metrics import N_BOOTSTRAP  # noqa: E402
 from invent_core.experiments import recompute_evaluation  # noqa: E402
+from invent_core.experiments.rescore import rescore_evaluation  # noqa: E402
+
+OFFLINE_JUDGES = [j for j in JUDGE_METHODS if j not in LLM_JUDGES]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,10 +41,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("folders", nargs="+", type=Path)
     p.add_argument("--n-bootstrap", type=int, default=N_BOOTSTRAP)
     p.add_argument("--labels", type=Path, default=None, help="relabel file added to each layer")
+    p.add_argument("--rescore", action="store_true", help="score and judge the saved runs again")
+    p.add_argument("--judge", choices=OFFLINE_JUDGES, default=None,
+                   help="with --rescore: the judge (default: the folder's own)")  # fmt: skip
     args = p.parse_args(argv)
     if args.n_bootstrap < 1:
         p.error(f"--n-bootstrap must be at least 1, got {args.n_bootstrap}")
+    if args.judge and not args.rescore:
+        p.error("--judge needs --rescore (the labels are made when the runs are judged)")
+    if args.rescore and args.labels:
+        p.error("--labels with --rescore: rescore first, then add the relabels")
     for folder in args.folders:
+        if args.rescore:
+            rep = rescore_evaluation(folder, judge=args.judge, n_bootstrap=args.n_bootstrap)
+            print(f"{folder}: rescored {rep.result.evaluation.n_questions} questions, "
+                  f"{rep.relabelled} verdicts changed; {rep.result.judgement.reason}")  # fmt: skip
+            for m, why in rep.unavailable.items():
+                print(f"  {m}: no value on {why}")
+            continue
         res = recompute_evaluation(folder, n_bootstrap=args.n_bootstrap, labels=args.labels)
         print(f"{folder}: {res.evaluation.n_questions} questions, {res.judgement.reason}")
     return 0

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from invent_core.provenance import last_change
 
+from .confound import confound_section
 from .loading import load_folders
 from .sections import evaluate_section, overview, testbed_section, tsu_section
 from .studies import (
@@ -27,6 +28,7 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
              "from those runs; the paper's are from its Table 1 (`tab:accuracy_based`: GPT-3.5-Turbo, "
              "ChatGPT paraphrasing, DeBERTa) and its TSU table (`tab:tsu_horizontal`).", ""]  # fmt: skip
     lines += ["## Overview", "", *overview(folders), ""]
+    lines += confound_section(folders)
     lines += accuracy_section(root.parent, {f.dataset for f in folders if f.kind == "evaluate"})
     lines += ["## Per dataset", ""]
     for f in (f for f in folders if f.kind == "evaluate"):

@@ -13,6 +13,7 @@ from typing import Any
 
 from invent_core.questions.datasets import load_dataset
 
+from .confound import confound_line
 from .degenerate import count_cell, degenerate_of, degenerate_sentence
 from .loading import Folder
 from .paper import PAPER_DATASETS, PAPER_TABLE1, PAPER_TSU, TSU_COLUMNS
@@ -106,7 +107,7 @@ def evaluate_section(f: Folder, docs: Path, last_scoring: str | None = None) -> 
     png = docs / f"results_{folder_stem(f)}_auroc.png"
     if plot_auroc(png, res, paper):
         lines += ["", f"![AUROC per method, {folder_title(f)}]({png.name})"]
-    lines += ["", verdict(res), "", *paired_lines(res)]
+    lines += ["", verdict(res), "", confound_line(f), "", *paired_lines(res)]
     return lines + [code_line(f.meta, last_scoring), ""]
 
 

@@ -1,0 +1,98 @@
+"""The counts behind a saved evaluation's questions, and its headline set beside them.
+
+:func:`question_counts` reads each question's saved run and counts, with no
+model: the distinct rewordings the run was asked (texts other than the
+original's, after case and spacing) and the distinct canonical answers among the
+replies to the original question. :func:`folder_confound` sets a method's AUROC
+(Inv-Entropy by default) beside each count's on the folder's judged questions
+(:func:`~invent_core.evaluation.confound.count_confound`), with the
+evaluation's own resamples, so the method's interval is the one its table shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..csv_safe import read_csv
+from ..engine.artifact import RunArtifact
+from ..evaluation.confound import COUNT_LABELS, CountCheck, count_confound
+from ..responses.canonical import canonical_answer
+from .config import ExperimentConfig
+from .runs import run_path
+
+__all__ = ["distinct_answers", "distinct_rewordings", "folder_confound", "question_counts"]
+
+
+def _norm(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def distinct_rewordings(questions: Sequence[str]) -> int:
+    """How many different rewordings follow the original ``questions[0]`` (padding counted once)."""
+    original = _norm(questions[0]) if questions else ""
+    return len({_norm(q) for q in questions[1:]} - {original})
+
+
+def distinct_answers(replies: Sequence[str], *, task: str, choices: Sequence[str] | None) -> int:
+    """How many different canonical answers the replies hold (the reply itself where none)."""
+    forms = set()
+    for reply in replies:
+        form = canonical_answer(reply, task=task, choices=choices).text or reply
+        forms.add(_norm(form))
+    return len(forms)
+
+
+def _run_counts(run: RunArtifact) -> dict[str, int]:
+    cleaned = getattr(run, "cleaned_responses", None) or run.responses
+    choices = list(run.choices) if run.choices else None
+    return {
+        "distinct_rewordings": distinct_rewordings(run.questions),
+        "distinct_answers": distinct_answers(cleaned[0], task=run.task, choices=choices),
+    }
+
+
+def question_counts(folder: str | Path, ids: Sequence[str]) -> dict[str, dict[str, int]]:
+    """Per question id, {count name: value} from the saved runs of an evaluate ``folder``.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the first run the folder lacks (an evaluation shipped without runs).
+    """
+    out = Path(folder)
+    meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    temperature = ExperimentConfig.from_dict(meta["config"]).run.temperature
+    counts = {}
+    for i in ids:
+        path = run_path(out / "runs", i, temperature)
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no saved run of {i!r}, so nothing to count")
+        counts[i] = _run_counts(RunArtifact.load(path))
+    return counts
+
+
+def folder_confound(folder: str | Path, method: str = "inv_entropy") -> dict[str, CountCheck]:
+    """``method`` against every count of :data:`COUNT_LABELS` on a folder's judged questions.
+
+    The rows are those the evaluation's metrics read (no error, a label); the
+    resamples are the evaluation's (its ``n_bootstrap_metrics`` and seed).
+    """
+    out = Path(folder)
+    meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    cfg = ExperimentConfig.from_dict(meta["config"])
+    rows = [r for r in read_csv(out / "scores.csv") if not r.get("error") and r.get("correct")]
+    if rows and method not in rows[0]:
+        raise ValueError(f"{out / 'scores.csv'}: no column {method!r}")
+    counts = question_counts(out, [str(r["id"]) for r in rows])
+    return count_confound(
+        np.array([int(r["correct"]) for r in rows]),
+        np.array([float(r[method]) for r in rows]),
+        {name: [counts[str(r["id"])][name] for r in rows] for name in COUNT_LABELS},
+        method=method,
+        n_bootstrap=cfg.n_bootstrap_metrics,
+        seed=cfg.run.seed,
+    )
