@@ -12,7 +12,7 @@ from invent_core.progress import ProgressReporter
 from invent_ui import assets, plots
 from invent_ui.jobs.background import start_job
 from invent_ui.jobs.feedback import guarded, job_panel, reattach, show_error
-from invent_ui.render import tables, views
+from invent_ui.render import link_view, tables, views
 from invent_ui.render.downloads import download_buttons
 from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
@@ -89,6 +89,9 @@ if result is None:
         "Showing the shipped GAAP demo trace. Open *Run GAAP on a new question* for your own.",
         icon=":material/lightbulb:",
     )
+else:  # the session's own trace: its history entry names it
+    link = link_view.link_params(state.GAAP_RESULT, result)
+    link_view.copy_link(link, what="GAAP trace", key="gaap_link")
 
 trace = result.trace
 gens = tables.gaap_members(trace)

@@ -10,7 +10,7 @@ from invent_core.engine.pipeline import run_question
 from invent_ui import plots
 from invent_ui.jobs.background import CancellableLLM, start_job
 from invent_ui.jobs.feedback import guarded, job_panel, show_error
-from invent_ui.render import results_view, views
+from invent_ui.render import link_view, results_view, views
 from invent_ui.render.downloads import download_buttons
 from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
@@ -132,6 +132,9 @@ runs = {
 if None in runs.values():
     st.stop()
 left, right = runs["left"], runs["right"]
+if payload is st.session_state.get(state.SIDE_BY_SIDE):  # made here or opened from a link
+    link = link_view.link_params(state.SIDE_BY_SIDE, payload)
+    link_view.copy_link(link, what="comparison", key="side_link")
 
 # --- show -----------------------------------------------------------------------------------
 cols = st.columns(2)

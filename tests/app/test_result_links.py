@@ -277,3 +277,22 @@ def test_explore_offers_the_report_of_the_run_shown(dashboard):
     assert button.proto.id and "explore_report" in button.proto.id
     html = run_report(run)  # what the button's click makes
     assert run.question in html and "<script" in html
+
+
+# --- GAAP evolution and Side by side: their history entries, with a link to copy ----------
+def test_a_gaap_trace_and_a_comparison_offer_their_links(dashboard):
+    from invent_core.perturb.gaap import GaapResult
+
+    store = archive.store()
+    trace = GaapResult.from_dict(json.loads(Path(assets.DEMO_GAAP).read_text(encoding="utf-8")))
+    gaap = archive.keep_gaap(store, trace, settings={})
+    at = _open("3_GAAP_evolution.py", entry=gaap)
+    assert_clean(at)
+    assert _link(at) == f"?entry={gaap}"
+    run = RunArtifact.load(assets.DEMO_RUN).to_dict()
+    pair = archive.keep_payload(store, "comparison", {"left": run, "right": run}, "a pair")
+    at = _open("8_Side_by_side.py", entry=pair)
+    assert_clean(at)
+    assert _link(at) == f"?entry={pair}"
+    fresh = _open("3_GAAP_evolution.py")  # no link: the newest kept trace, still named
+    assert _link(fresh) == f"?entry={gaap}"
