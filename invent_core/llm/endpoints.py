@@ -51,17 +51,20 @@ OK, THROTTLED, OVERLOAD, DOWN, FAILED, OTHER = (
 
 
 def split_base_urls(value: str | Iterable[str]) -> list[str]:
-    """The URLs in ``value``: one string (comma-, space- or newline-separated) or several.
+    """The URLs in ``value``: one string (comma- or newline-separated) or several.
 
-    Trailing slashes go; a URL given twice counts once (first place kept).
+    Trailing slashes and surrounding blanks go; a URL given twice counts once
+    (first place kept). Blanks inside one do not separate: the packaged
+    models' own address (``local://Qwen2.5 Coder 0.5B``) holds some.
 
     Examples
     --------
-    >>> split_base_urls("http://a:1/v1, http://b:2/v1/ http://a:1/v1")
+    >>> split_base_urls("http://a:1/v1, http://b:2/v1/, http://a:1/v1")
     ['http://a:1/v1', 'http://b:2/v1']
     """
     items = [value] if isinstance(value, str) else list(value)
-    urls = [u.rstrip("/") for item in items for u in re.split(r"[\s,]+", item) if u.strip()]
+    parts = (u.strip() for item in items for u in re.split(r"[,\n]+", item))
+    urls = [u.rstrip("/") for u in parts if u]
     return list(dict.fromkeys(urls))
 
 

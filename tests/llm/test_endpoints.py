@@ -81,6 +81,9 @@ def test_several_urls_in_one_string_and_on_the_command_line():
         "http://a/v1",
         "http://b/v1",
     ]
+    assert split_base_urls("local://Qwen2.5 Coder 0.5B Instruct") == [  # a packaged model's
+        "local://Qwen2.5 Coder 0.5B Instruct"
+    ]
     p = argparse.ArgumentParser()
     add_llm_args(p)
     args = p.parse_args(["--base-url", "http://a/v1", "--base-url", "http://b/v1"])
