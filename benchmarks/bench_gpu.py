@@ -276,16 +276,8 @@ def step_latency(llm: Any, sizes: list[int], context: int = 256, steps: int = 20
         with torch.inference_mode():
             cache = DynamicCache()
             model(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1)
-            one = ids[:, -1:]
-            times = []
-            for _ in range(steps):
-                _sync(model.device)
-                t0 = time.perf_counter()
-                out = model(input_ids=one, past_key_values=cache, use_cache=True)
-                out.logits[:, -1, :].float().argmax(-1).tolist()
-                times.append(time.perf_counter() - t0)
-        times.sort()
-        med = times[len(times) // 2]
+            step = functools.partial(_dynamic_step, model, ids[:, -1:], cache)
+            med = _timed(step, model.device, steps, warmup=0)
         print(
             f"  decode step, batch {b:3d}: {1000 * med:6.1f} ms (median of {steps}), "
             f"{b / med:8.0f} tok/s ({load()})"
@@ -326,9 +318,15 @@ def step_latency_graph(llm: Any, sizes: list[int], context: int = 256, steps: in
         )
 
 
-def _timed(fn: Any, device: Any, steps: int) -> float:
-    """Median seconds of ``fn()`` (synchronised), after two warm-up calls."""
-    for _ in range(2):
+def _dynamic_step(model: Any, one: Any, cache: Any) -> None:
+    """One eager step on a growing DynamicCache, its next token read back (as the engine does)."""
+    out = model(input_ids=one, past_key_values=cache, use_cache=True)
+    out.logits[:, -1, :].float().argmax(-1).tolist()
+
+
+def _timed(fn: Any, device: Any, steps: int, warmup: int = 2) -> float:
+    """Median seconds of ``fn()`` (synchronised), after ``warmup`` untimed calls."""
+    for _ in range(warmup):
         fn()
     times = []
     for _ in range(steps):

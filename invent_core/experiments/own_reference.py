@@ -33,15 +33,11 @@ from ..provenance import BEFORE_PROVENANCE, provenance
 from .relabel import RELABELS, folder_relabels
 
 __all__ = [
-    "RELABELS_FILE",
     "build_reference",
     "llm_identity_of",
     "read_relabels",
     "reference_file_name",
 ]
-
-#: The relabel layer an evaluation folder may hold beside ``scores.csv``.
-RELABELS_FILE = RELABELS
 
 
 def read_relabels(folder: str | Path) -> dict[str, int]:
@@ -88,7 +84,7 @@ def _relabelled(ref: ReferenceSet, ids: list[str], relabels: Mapping[str, int], 
     unknown = sorted(set(relabels) - set(ids))
     if unknown:
         raise ValueError(
-            f"{where / RELABELS_FILE}: {len(unknown)} relabelled question(s) not among the "
+            f"{where / RELABELS}: {len(unknown)} relabelled question(s) not among the "
             f"scored questions of {where / 'scores.csv'}: {', '.join(unknown[:5])}"
         )
     if ref.correct is None:

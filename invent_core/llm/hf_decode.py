@@ -179,9 +179,9 @@ def decode_batch(
     stats = stats if stats is not None else BatchStats()
     t0 = time.perf_counter()
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(eos)
+    draw = _Drawer(rows, prompts, chain)
     with torch.inference_mode():
         if static:
-            draw = _Drawer(rows, prompts, chain)
             outs = _decode_static(model, tokenizer, prompts, rows, pad, eos, stats, draw)
             return _texts(outs, tokenizer)
         logits, cache, mask = _prefill(model, prompts, pad)
@@ -191,7 +191,6 @@ def decode_batch(
         stats.sequences += len(rows)
         stats.prompt_tokens += sum(len(p) for p in prompts)
         stats.prefill_seconds += time.perf_counter() - t0
-        draw = _Drawer(rows, prompts, chain)
         outs = _decode_steps(model, tokenizer, rows, logits, cache, mask, eos, stats, draw)
     return _texts(outs, tokenizer)
 
@@ -301,9 +300,9 @@ def _decode_static(model, tokenizer, prompts, rows, pad, eos, stats, draw) -> li
         toks = [0] * len(rows)
         for i, t in zip(live, draw(logits[live] if len(live) < len(rows) else logits, live)):
             toks[i] = t
-        stats.decode_tokens += done.count(False)
-        for i, r in enumerate(rows):
-            done[i] = done[i] or _finished(outs[i], r, toks[i], eos, tokenizer)
+        stats.decode_tokens += len(live)
+        for i in live:
+            done[i] = _finished(outs[i], rows[i], toks[i], eos, tokenizer)
         if all(done):
             break
         at = width + step
