@@ -166,21 +166,28 @@ def test_arithmetic_judge_is_exact_on_numbers(reply, reference, correct):
 
 
 def _saved_evaluations():
-    """(dataset, scores.csv rows) of every evaluation the results report is made from."""
+    """(scores.csv rows, the judge method its config.json recorded) of every evaluation the
+    results report is made from. Evaluations from before the judge was an option were judged
+    by the dataset's rule ("match")."""
     import csv
+    import json
 
     out = []
     for path in sorted((ROOT / "docs" / "results").glob("evaluate-*/scores.csv")):
         with open(path, newline="", encoding="utf-8") as fh:
             rows = [r for r in csv.DictReader(fh) if r.get("correct") in ("0", "1")]
-        out.append(pytest.param(rows, id=path.parent.name))
+        config = json.loads((path.parent / "config.json").read_text(encoding="utf-8"))
+        judge = config.get("config", {}).get("judge") or "match"
+        out.append(pytest.param(rows, judge, id=path.parent.name))
     return out
 
 
-@pytest.mark.parametrize("rows", _saved_evaluations())
-def test_saved_evaluations_judge_the_canonical_form_of_the_scored_reply(rows):
+@pytest.mark.parametrize(("rows", "judge"), _saved_evaluations())
+def test_saved_evaluations_judge_the_canonical_form_of_the_scored_reply(rows, judge):
     """On real replies of the packaged model: the stored canonical form is the canonical step's
-    output, and the stored verdict is the judge's verdict on it."""
+    output, and the stored verdict is the verdict of the judge the evaluation recorded
+    (a SciQ evaluation re-judged by "paraphrase" is checked by "paraphrase", not the rule)."""
+    from invent_core.evaluation.correctness import judge_verdict
     from invent_core.questions.datasets import load_dataset
 
     assert rows
@@ -190,5 +197,14 @@ def test_saved_evaluations_judge_the_canonical_form_of_the_scored_reply(rows):
         choices = list(ex.choices) if ex.choices else None
         got = canonical_answer(row["response"], task=ex.task, choices=choices)
         assert got.text == row["canonical"], row["id"]
-        verdict = judge_correct(got.text, list(ex.answers), dataset=ex.dataset, choices=choices)
-        assert verdict == bool(int(row["correct"])), row["id"]
+        verdict = judge_verdict(
+            got.text,
+            list(ex.answers),
+            dataset=ex.dataset,
+            question=ex.question,
+            choices=choices,
+            method=judge,
+        )
+        assert verdict.correct == bool(int(row["correct"])), row["id"]
+        if row.get("judge_reason"):
+            assert verdict.reason == row["judge_reason"], row["id"]
