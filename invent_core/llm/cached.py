@@ -111,7 +111,10 @@ class CachedLLM:
         """The stored completion of ``request``, or None (a miss, or no cache)."""
         if self.cache is None or identity is None:
             return None
-        return self.cache.get(identity, request)
+        hit = self.cache.get(identity, request)
+        if hit is not None and request.logprobs and not hit.logprobs:
+            return None  # stored without the logprobs asked for (grouped before a fix): ask again
+        return hit
 
     def _store(self, identity: str | None, request: Request, completion: Completion) -> None:
         """Keep ``completion`` as the answer to ``request`` (nothing without a cache)."""

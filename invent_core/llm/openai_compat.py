@@ -510,17 +510,22 @@ class OpenAICompatLLM(CachedLLM):
         (at most :attr:`max_choices` each) when the backend takes several
         choices per request: the replications of one prompt, and those of
         states with the same text (a perturbation padded by duplication), whose
-        shared prompt is then evaluated once.
+        shared prompt is then evaluated once. A request for logprobs always goes
+        alone, even beside an identical one: the choices of a grouped request
+        come back without them (they were lost, and cached lost, before).
         """
         if self.max_choices <= 1:
             return [[i] for i in todo]
+        alone: list[list[int]] = []
         groups: dict[Request, list[int]] = {}
         for i in todo:
             req = requests[i]
-            key = req if req.logprobs else replace(req, replication=0, state=None)
-            groups.setdefault(key, []).append(i)
+            if req.logprobs:  # n choices come back streamed, without logprobs: never grouped
+                alone.append([i])
+                continue
+            groups.setdefault(replace(req, replication=0, state=None), []).append(i)
         size = self.max_choices
-        return [g[j : j + size] for g in groups.values() for j in range(0, len(g), size)]
+        return alone + [g[j : j + size] for g in groups.values() for j in range(0, len(g), size)]
 
     def _run_job(self, pending: Pending, job: list[int], on_choice: Callable[[], None]) -> None:
         """Send one job: a request alone, or a group as one request with ``n`` choices.

@@ -208,3 +208,17 @@ def test_concurrent_requests_each_get_their_own_seeded_answer(local_llm):
     assert len({c.text for c in batch}) >= 2, [c.text for c in batch]
     one_by_one = [c.text for c in local_llm.complete_many(reqs, concurrency=1)]
     assert [c.text for c in local_llm.complete_many(reqs, concurrency=1)] == one_by_one
+
+
+def test_identical_logprob_requests_in_one_batch_keep_their_logprobs(local_llm):
+    """Two equal requests for logprobs used to be grouped as one request with n choices,
+    which streams back without logprobs (P(True), the answer judge then read the text)."""
+    r = Request(
+        messages=user("Is Oslo in Norway? Answer Yes or No."),
+        max_tokens=1,
+        logprobs=True,
+        top_logprobs=5,
+    )
+    out = local_llm.complete_many([r, r, replace(r, replication=1)])
+    assert all(c.logprobs for c in out)
+    assert out[0].logprobs == out[1].logprobs
