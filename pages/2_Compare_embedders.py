@@ -1,4 +1,5 @@
-"""Compare embedders: the same answers rescored with two or three embedders — no LLM call."""
+"""Compare embedders: the same answers rescored with two or three embedders ψ or answer
+similarities ψ_y — no new generation (ψ_y's judge option asks its judge, cached)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import dataclasses
 import streamlit as st
 
 from invent_core.embedders import available_embedders
+from invent_core.responses.same import ANSWER_SIMILARITIES
 from invent_ui import assets, plots
 from invent_ui.jobs.feedback import guarded
 from invent_ui.render import link_view, results_view, tables, views
@@ -18,8 +20,9 @@ from invent_ui.session.sidebar import page_setup
 settings = page_setup("Compare embedders", icon="🧭")
 st.title("Compare embedders")
 st.caption(
-    "The embedder ψ decides what 'similar' means. Here the same questions and answers are "
-    "scored again with other embedders (run.rescore: embeddings and bootstrap only, no LLM call)."
+    "The embedder ψ decides what 'similar' means, and ψ_y how two answers are compared. Here "
+    "the same questions and answers are scored again with other embedders or answer "
+    "similarities (run.rescore: no new generation; only ψ_y's judge asks an LLM, cached)."
 )
 
 # the run Explore shows (a link's entry, else the newest run kept here), else the demo
@@ -35,27 +38,55 @@ st.markdown(f"Rescoring {source}: **{run.question}**")
 link_view.copy_link(link_view.link_params(state.EXPLORE_RUN, run, demo), what="run", key="cmp_link")
 st.caption(views.run_caption(run))
 
-options = available_embedders()
-if settings.run.embedder not in options:
-    options.append(settings.run.embedder)
-chosen = st.multiselect(
-    "Embedders (two or three)",
-    options,
-    default=options[:3],
-    max_selections=3,
-    format_func=lambda s: EMBEDDER_LABELS.get(s, f"NLI · {s}"),
-    key="compare_embedders",
+vary = st.radio(
+    "Compare",
+    ["embedders (ψ)", "answer similarities (ψ_y)"],
+    horizontal=True,
+    key="compare_vary",
+    help="ψ compares questions and answers for the walk; ψ_y is how two answers are "
+    "compared (--answer-similarity). Only the judge option may ask an LLM, once per "
+    "undecided pair of answers, through the cache.",
 )
+by_embedder = vary.startswith("embedders")
+if by_embedder:
+    options = available_embedders()
+    if settings.run.embedder not in options:
+        options.append(settings.run.embedder)
+    chosen = st.multiselect(
+        "Embedders (two or three)",
+        options,
+        default=options[:3],
+        max_selections=3,
+        format_func=lambda s: EMBEDDER_LABELS.get(s, f"NLI · {s}"),
+        key="compare_embedders",
+    )
+    # every scoring option of the run (B, seed, affinity …) but ψ
+    variants = {n: dataclasses.replace(run.config.score, embedder=n) for n in chosen}
+else:
+    chosen = st.multiselect(
+        "Answer similarities (two or three)",
+        list(ANSWER_SIMILARITIES),
+        default=["embedding", "rules", "canonical"],
+        max_selections=3,
+        key="compare_similarities",
+    )
+    judge = settings.run.score.answer_judge
+    variants = {
+        n: dataclasses.replace(run.config.score, answer_similarity=n, answer_judge=judge)
+        for n in chosen
+    }
+    if "judge" in chosen:
+        st.caption(f"The judge option asks `{judge}` (the sidebar's *answer judge*) about the "
+                   "answer pairs the rules leave undecided; its answers are cached.")  # fmt: skip
+what = "embedder" if by_embedder else "answer similarity"
 if len(chosen) < 2:
-    st.info("Pick at least two embedders.")
+    st.info(f"Pick at least two {'embedders' if by_embedder else 'answer similarities'}.")
     st.stop()
 
 fp = run_fingerprint(run)
 scores = {}
-with st.spinner("Rescoring (embedding the texts once per embedder)…"):
-    for name in chosen:
-        # every scoring option of the run (B, seed, affinity …) but ψ
-        config = dataclasses.replace(run.config.score, embedder=name)
+with st.spinner("Rescoring (the stored answers, no new generation)…"):
+    for name, config in variants.items():
         res = guarded(f"Rescoring with {name}", resources.rescored, fp, config.to_dict(), run)
         if res is not None:
             scores[name] = res
@@ -67,17 +98,17 @@ st.subheader("Measures")
 table = tables.comparison_table({n: s.measures for n, s in scores.items()}, labels=labels)
 spread_max = float(table["spread"].max())
 st.dataframe(tables.style_comparison(table), width="stretch", height="content")
-download_buttons(st, "embedder comparison", table, key="compare_table")
+download_buttons(st, f"{what} comparison", table, key="compare_table")
 st.caption(
-    "Orange cells differ by more than 5 % from the first embedder; `spread` = max − min across "
-    "embedders, shaded only where it is more than 5 % of the first embedder's value (darker = "
+    f"Orange cells differ by more than 5 % from the first {what}; `spread` = max − min across "
+    f"them, shaded only where it is more than 5 % of the first one's value (darker = "
     f"more disagreement; largest spread {spread_max:.4f}). "
     f"B = {run.config.score.n_bootstrap} bootstrap resamples, the run's seed "
-    f"({run.config.seed}) and affinity ({run.config.score.affinity}) for every embedder."
+    f"({run.config.seed}) and affinity ({run.config.score.affinity}) for every {what}."
 )
 bars = plots.measures_comparison_figure({n: s.measures for n, s in scores.items()}, labels=labels)
 st.plotly_chart(bars, key="compare_bars")
-download_buttons(st, "embedder comparison chart", figure=bars, key="compare_bars", png_note=False)
+download_buttons(st, f"{what} comparison chart", figure=bars, key="compare_bars", png_note=False)
 
 st.subheader("Matrices side by side")
 which, colorscale = results_view.matrix_picker("compare")
@@ -108,4 +139,4 @@ for col, (name, sc) in zip(diff_cols, list(scores.items())[1:]):
         title=f"{name} − {base_name}",
     )
     results_view.chart(col, diff, name=f"{name} difference heatmap", key=f"compare_diff_{name}")
-st.caption("Red: the other embedder puts more probability there; blue: less.")
+st.caption(f"Red: the other {what} puts more probability there; blue: less.")

@@ -101,7 +101,7 @@ def rescore(runs: list[dict[str, Any]], *, r: int | None = None, **score_opts: A
 
     values = []
     for run in runs:
-        base = ScoreConfig(**(run.get("score", {}).get("config") or {}))
+        base = ScoreConfig.from_dict(run.get("score", {}).get("config") or {})
         cfg = dataclasses.replace(base, **score_opts)
         responses = [list(reps)[: r or len(reps)] for reps in run["responses"]]
         values.append(score_responses(run["questions"], responses, cfg).measures[DEFAULT])

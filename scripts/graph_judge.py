@@ -44,7 +44,7 @@ def judged(run: dict[str, Any], llm: Any) -> dict[str, float]:
     from invent_core.methods.context import ScoringContext
     from invent_core.methods.registry import compute_methods
 
-    cfg = ScoreConfig(**(run.get("score", {}).get("config") or {}))
+    cfg = ScoreConfig.from_dict(run.get("score", {}).get("config") or {})
     ctx = ScoringContext(run["questions"], run["responses"], cfg, llm=llm, entailment="llm",
                          task=run.get("task") or "qa", choices=run.get("choices"))  # fmt: skip
     out = compute_methods(ctx, list(GRAPH))

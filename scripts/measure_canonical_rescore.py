@@ -35,7 +35,7 @@ def canonical_values(runs: list[dict]) -> np.ndarray:
 
     out = []
     for run in runs:
-        cfg = ScoreConfig(**run["score"]["config"])
+        cfg = ScoreConfig.from_dict(run["score"]["config"])
         replies = [[normalize_answer(a) or a for a in reps] for reps in run["responses"]]
         out.append(score_responses(run["questions"], replies, cfg).measures["inv_entropy"])
     return np.array(out)

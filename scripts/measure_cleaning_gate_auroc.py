@@ -80,7 +80,7 @@ def _score(run: dict[str, Any], questions: list[str], responses: list[list[str]]
     from invent_core.config import ScoreConfig
     from invent_core.engine.scoring import score_responses
 
-    cfg = ScoreConfig(**(run.get("score", {}).get("config") or {}))
+    cfg = ScoreConfig.from_dict(run.get("score", {}).get("config") or {})
     return float(score_responses(questions, responses, dataclasses.replace(cfg)).measures[DEFAULT])
 
 

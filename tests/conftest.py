@@ -52,6 +52,36 @@ def minilm():
 
 
 @pytest.fixture(scope="session")
+def tiny_nli(tmp_path_factory):
+    """A tiny randomly initialised NLI folder (BERT, 3 labels) built here: nothing downloaded;
+    the packaged MiniLM's tokenizer files are reused."""
+    import shutil
+
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from invent_core.embedders.sbert import MINILM, model_folder
+
+    folder = tmp_path_factory.mktemp("tiny-nli")
+    src = model_folder(MINILM)
+    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        shutil.copy(src / name, folder / name)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=3,
+        id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
+        label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2},
+    )
+    BertForSequenceClassification(config).save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
 def local_llm():
     """The packaged Qwen 0.5B on an embedded llama.cpp server, started once (no cache)."""
     from invent_core.llm import get_llm

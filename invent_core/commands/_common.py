@@ -182,7 +182,9 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
     if base is None and getattr(args, "profile", None):
         base = profile_base(cls, args.profile)
     try:
-        return config_from_flat(cls, given, base)
+        config = config_from_flat(cls, given, base)
+        _check_answer_judge(config)
+        return config
     except ValueError as err:
         msg = str(err)
         # "ParaphraseConfig.temperature must …" → "--paraphrase-temperature must …"
@@ -192,6 +194,21 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
                 msg = f"{opt.long_flag} {msg[len(owner) :]}"
                 break
         raise ValueError(msg) from err
+
+
+def _check_answer_judge(config: Any) -> None:
+    """Under ``--answer-similarity judge``, refuse a judge that names no model, now.
+
+    Before any file is read: the rules may decide every pair, so the error would come
+    later or never.
+    """
+    from ..responses.judge import answer_judge_problem
+
+    score = getattr(config, "score", config)
+    if getattr(score, "answer_similarity", None) == "judge":
+        problem = answer_judge_problem(score.answer_judge)
+        if problem is not None:
+            raise ValueError(f"--answer-judge {problem}")
 
 
 def profile_base(cls: type, name: str) -> Any:

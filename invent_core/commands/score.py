@@ -209,7 +209,8 @@ def _report(args, res, config: ScoreConfig, *, quiet: bool = False) -> dict:
         return out
     print(
         f"{res.n_perturbations} perturbations × {res.n_replications} replications, "
-        f"B = {config.n_bootstrap}, embedder {res.embedder}, affinity {config.affinity}"
+        f"B = {config.n_bootstrap}, embedder {res.embedder}, affinity {config.affinity}, "
+        f"answers compared by {config.answer_similarity}, padding {config.padding}"
     )
     for name, value in res.measures.items():
         lo, hi = res.interval(name)

@@ -93,10 +93,16 @@ def _from_dict(cls: type, data: dict[str, Any]) -> Any:
         raise ValueError(f"unknown {cls.__name__} keys: {', '.join(unknown)}")
     nested = _nested_types(cls)
     kwargs = {
-        k: _from_dict(nested[k], v) if k in nested else (tuple(v) if isinstance(v, list) else v)
+        k: _nested(nested[k], v) if k in nested else (tuple(v) if isinstance(v, list) else v)
         for k, v in data.items()
     }
     return cls(**kwargs)
+
+
+def _nested(kind: type, value: Any) -> Any:
+    """A nested config through its own ``from_dict`` (which may read an older file its way)."""
+    own = getattr(kind, "from_dict", None)
+    return own(value) if own is not None else _from_dict(kind, value)
 
 
 def config_from_flat(cls: type, values: dict[str, Any], base: Any = None) -> Any:

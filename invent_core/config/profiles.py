@@ -59,8 +59,15 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             "paper",
-            "the paper's text: (1+cos)/2 kernel, S = 30, mean ± std of 40 resamples",
-            (("affinity", "shifted_cosine"), ("n_bootstrap", 30), ("max_variant", "paper")),
+            "the paper's text: (1+cos)/2 kernel, S = 30, answers compared by the embedder's "
+            "cosine, padded copies scored as states, mean ± std of 40 resamples",
+            (
+                ("affinity", "shifted_cosine"),
+                ("n_bootstrap", 30),
+                ("max_variant", "paper"),
+                ("answer_similarity", "embedding"),
+                ("padding", "paper"),
+            ),
             "paper",
             "prr",
         ),
@@ -76,6 +83,8 @@ PROFILES: dict[str, Profile] = {
                 ("n_bootstrap", 10),
                 ("wd_ground", "released_code"),
                 ("max_variant", "released_code"),
+                ("answer_similarity", "embedding"),
+                ("padding", "paper"),
             ),
             "paper",
             "auprc",

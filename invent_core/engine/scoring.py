@@ -20,6 +20,7 @@ from ..config import ScoreConfig
 from ..embedders import resolve_embedder
 from ..paper.random_walk import affinity_from_cosine
 from ..paper.scoring import ScoreResult, score_from_similarity
+from ..responses.judge import get_answer_judge
 from ..responses.same import answer_cosines
 
 
@@ -200,7 +201,10 @@ def answer_affinity(
         )
         return 2.0 * np.asarray(shifted, dtype=np.float64) - 1.0
 
-    cos = answer_cosines(question, answers, mode=config.answer_similarity, cosines=cosines)
+    judge = get_answer_judge(config.answer_judge).same_many
+    cos = answer_cosines(
+        question, answers, mode=config.answer_similarity, cosines=cosines, judge=judge
+    )
     return affinity_from_cosine(cos, kind=config.affinity, tau=config.kernel_tau)
 
 

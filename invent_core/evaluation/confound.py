@@ -21,10 +21,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .metrics import N_BOOTSTRAP, evaluate_scores
+from .metrics.bootstrap import percentile_interval
 from .metrics.paired import PairedDifference, paired_difference
 from .metrics.summary import MetricSummary
 
-__all__ = ["COUNT_LABELS", "CountCheck", "count_confound"]
+__all__ = ["COUNT_LABELS", "CountCheck", "count_confound", "stratified_auroc"]
 
 #: The counts a confound check knows, with the words a table uses for them.
 COUNT_LABELS: dict[str, str] = {
@@ -114,3 +115,49 @@ def count_confound(
         )
         out[name] = CountCheck(method, name, mine, theirs, diff)
     return out
+
+
+def _within_auroc(right: np.ndarray, u: np.ndarray, strata: np.ndarray) -> tuple[float, int]:
+    """AUROC over the (right, wrong) pairs of one stratum each, and how many pairs."""
+    same = strata[:, None] == strata[None, :]
+    pair = same & right[:, None] & ~right[None, :]  # i right, j wrong, same stratum
+    n = int(pair.sum())
+    if n == 0:
+        return float("nan"), 0
+    wins = (u[:, None] < u[None, :]) + 0.5 * (u[:, None] == u[None, :])
+    return float(wins[pair].mean()), n
+
+
+def stratified_auroc(
+    correct: ArrayLike,
+    uncertainty: ArrayLike,
+    strata: ArrayLike,
+    *,
+    n_bootstrap: int = N_BOOTSTRAP,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """AUROC counted only over pairs of a right and a wrong answer in the same stratum.
+
+    With ``strata`` the count of distinct rewordings, a method that merely read the
+    count would score 0.5 here: what is left is what the method adds among questions
+    the rewording step treated alike. Resampled by question (``n_bootstrap``, ``seed``).
+
+    Returns
+    -------
+    {"value", "ci95", "pairs" (right-wrong pairs compared), "strata" (strata holding
+    both classes)}; value NaN when no stratum holds both.
+    """
+    right = np.asarray(correct, dtype=bool)
+    u = np.asarray(uncertainty, dtype=np.float64)
+    s = np.asarray(strata)
+    value, pairs = _within_auroc(right, u, s)
+    both = sum(1 for k in np.unique(s) if 0 < right[s == k].sum() < (s == k).sum())
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(n_bootstrap if pairs else 0):
+        idx = rng.integers(0, len(u), len(u))
+        v, _n = _within_auroc(right[idx], u[idx], s[idx])
+        if v == v:
+            draws.append(v)
+    ci = list(percentile_interval(np.asarray(draws))) if draws else [float("nan")] * 2
+    return {"value": value, "ci95": ci, "pairs": pairs, "strata": both}

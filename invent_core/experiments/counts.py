@@ -19,12 +19,18 @@ import numpy as np
 
 from ..csv_safe import read_csv
 from ..engine.artifact import RunArtifact
-from ..evaluation.confound import COUNT_LABELS, CountCheck, count_confound
+from ..evaluation.confound import COUNT_LABELS, CountCheck, count_confound, stratified_auroc
 from ..responses.canonical import canonical_answer
 from .config import ExperimentConfig
 from .runs import run_path
 
-__all__ = ["distinct_answers", "distinct_rewordings", "folder_confound", "question_counts"]
+__all__ = [
+    "distinct_answers",
+    "distinct_rewordings",
+    "folder_confound",
+    "folder_within_strata",
+    "question_counts",
+]
 
 
 def _norm(text: str) -> str:
@@ -75,6 +81,34 @@ def question_counts(folder: str | Path, ids: Sequence[str]) -> dict[str, dict[st
     return counts
 
 
+def _judged_rows(out: Path, method: str) -> tuple[ExperimentConfig, list[dict]]:
+    meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    cfg = ExperimentConfig.from_dict(meta["config"])
+    rows = [r for r in read_csv(out / "scores.csv") if not r.get("error") and r.get("correct")]
+    if rows and method not in rows[0]:
+        raise ValueError(f"{out / 'scores.csv'}: no column {method!r}")
+    return cfg, rows
+
+
+def folder_within_strata(
+    folder: str | Path, method: str = "inv_entropy", count: str = "distinct_rewordings"
+) -> dict:
+    """``method``'s AUROC within strata of ``count`` on a folder's judged questions.
+
+    :func:`~invent_core.evaluation.confound.stratified_auroc` on the evaluation's resamples.
+    """
+    out = Path(folder)
+    cfg, rows = _judged_rows(out, method)
+    counts = question_counts(out, [str(r["id"]) for r in rows])
+    return stratified_auroc(
+        np.array([int(r["correct"]) for r in rows]),
+        np.array([float(r[method]) for r in rows]),
+        np.array([counts[str(r["id"])][count] for r in rows]),
+        n_bootstrap=cfg.n_bootstrap_metrics,
+        seed=cfg.run.seed,
+    )
+
+
 def folder_confound(folder: str | Path, method: str = "inv_entropy") -> dict[str, CountCheck]:
     """``method`` against every count of :data:`COUNT_LABELS` on a folder's judged questions.
 
@@ -82,11 +116,7 @@ def folder_confound(folder: str | Path, method: str = "inv_entropy") -> dict[str
     resamples are the evaluation's (its ``n_bootstrap_metrics`` and seed).
     """
     out = Path(folder)
-    meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
-    cfg = ExperimentConfig.from_dict(meta["config"])
-    rows = [r for r in read_csv(out / "scores.csv") if not r.get("error") and r.get("correct")]
-    if rows and method not in rows[0]:
-        raise ValueError(f"{out / 'scores.csv'}: no column {method!r}")
+    cfg, rows = _judged_rows(out, method)
     counts = question_counts(out, [str(r["id"]) for r in rows])
     return count_confound(
         np.array([int(r["correct"]) for r in rows]),

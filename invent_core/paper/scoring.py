@@ -223,7 +223,7 @@ class ScoreResult:
         if "config" in data:
             config = ScoreConfig.from_dict(data["config"])
         else:  # saved before ScoreConfig: ψ's name was not kept, only its identity
-            config = ScoreConfig(**data.get("options", {}))
+            config = ScoreConfig.from_dict(data.get("options", {}))
         walk = RandomWalk(**{k: np.asarray(v) for k, v in data["walk"].items()})
         return cls(
             questions=list(data["questions"]),

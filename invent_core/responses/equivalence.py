@@ -247,6 +247,14 @@ def _words_verdict(question: str, a: str, b: str) -> bool | None:
     return None
 
 
+def _surface(text: str) -> str:
+    """Blanks collapsed, case folded, trailing full stops and blanks dropped.
+
+    Two replies that differ only there are one reply (a cut reply lost its final ".").
+    """
+    return " ".join(text.split()).casefold().rstrip(". ")
+
+
 def rule_verdict(
     question: str, a: str, b: str, *, choices: Sequence[str] | None = None
 ) -> bool | None:
@@ -267,7 +275,7 @@ def rule_verdict(
     >>> rule_verdict("Capital of Nigeria?", "Lagos", "Abuja")
     False
     """
-    if " ".join(a.split()).casefold() == " ".join(b.split()).casefold():
+    if _surface(a) == _surface(b):
         return True
     fa, fb = answer_form(a, choices=choices), answer_form(b, choices=choices)
     decided = _forms_verdict(fa, fb)

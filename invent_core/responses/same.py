@@ -13,7 +13,9 @@ every option keeps the kernel's scale:
 - ``"embedding"``: the embedder's cosine (the paper's SBERT ψ; for reproduction);
 - ``"canonical"``: 1 for equal canonical answers, 0 (orthogonal) otherwise;
 - ``"lexical"``: ROUGE-L F of the two answers;
-- ``"rules"``: 1 / 0 where the rules decide, the embedder's cosine where they do not.
+- ``"rules"``: 1 / 0 where the rules decide, the embedder's cosine where they do not;
+- ``"judge"``: 1 / 0 where the rules decide, 1 / 0 from the answer judge
+  (:mod:`invent_core.responses.judge`: an LLM or a local NLI folder) where they do not.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ..config import AnswerSimilarity
 from ..embedders import KEYWORD_EMBEDDER, get_embedder
 from ..paper.random_walk import KERNEL_TAU
 from .equivalence import rouge_l, rule_verdict
+from .judge import get_answer_judge
 
 __all__ = ["ANSWER_SIMILARITIES", "UNDECIDED_COSINE", "answer_cosines", "same_answer"]
 
@@ -48,7 +51,13 @@ def _cosine(similarity, a: str, b: str) -> float:
 
 
 def same_answer(
-    question: str, a: str, b: str, *, choices: Sequence[str] | None = None, similarity=None
+    question: str,
+    a: str,
+    b: str,
+    *,
+    choices: Sequence[str] | None = None,
+    similarity=None,
+    judge=None,
 ) -> bool:
     """Do ``a`` and ``b`` say the same thing as answers to ``question``? The default verdict.
 
@@ -59,6 +68,8 @@ def same_answer(
     choices : the options of a multiple-choice question, in letter order.
     similarity : the embedder for undecided pairs (default: the packaged MiniLM,
         loaded on the first undecided pair only).
+    judge : an :class:`~invent_core.responses.judge.AnswerJudge` (or its spec, e.g.
+        ``"local"``) to decide undecided pairs instead of the cosine.
 
     Examples
     --------
@@ -70,6 +81,9 @@ def same_answer(
     verdict = rule_verdict(question, a, b, choices=choices)
     if verdict is not None:
         return verdict
+    if judge is not None:
+        judge = get_answer_judge(judge) if isinstance(judge, str) else judge
+        return judge.same_many(question, [(a, b)])[0]
     global _minilm
     if similarity is None:
         _minilm = _minilm or get_embedder(KEYWORD_EMBEDDER)
@@ -90,7 +104,12 @@ def _pairwise(texts: Sequence[str], value: Callable[[str, str], float]) -> np.nd
 
 
 def answer_cosines(
-    question: str, answers: Sequence[str], *, mode: str, cosines: Callable[[], np.ndarray]
+    question: str,
+    answers: Sequence[str],
+    *,
+    mode: str,
+    cosines: Callable[[], np.ndarray],
+    judge: Callable[[str, list[tuple[str, str]]], list[bool]] | None = None,
 ) -> np.ndarray:
     """(k, k) cosine-like ψ_y of ``answers`` under ``mode`` (see the module docstring).
 
@@ -100,6 +119,8 @@ def answer_cosines(
     answers : the k answers (the walk's m·r canonical answers, state-major).
     mode : one of :data:`ANSWER_SIMILARITIES`.
     cosines : returns the embedder's (k, k) cosines; called only when ``mode`` needs them.
+    judge : ``judge(question, pairs) -> verdicts`` for ``mode="judge"`` (default: the
+        packaged model's :class:`~invent_core.responses.judge.AnswerJudge`).
 
     Returns
     -------
@@ -116,9 +137,25 @@ def answer_cosines(
         verdicts = _pairwise(answers, lambda a, b: _rule_value(question, a, b))
         undecided = np.isnan(verdicts)
         return np.where(undecided, cosines(), verdicts) if undecided.any() else verdicts
+    if mode == "judge":
+        verdicts = _pairwise(answers, lambda a, b: _rule_value(question, a, b))
+        return _judged(question, answers, verdicts, judge or get_answer_judge("local").same_many)
     raise ValueError(
         f"unknown answer similarity {mode!r}: choose one of {', '.join(ANSWER_SIMILARITIES)}"
     )
+
+
+def _judged(question: str, answers: Sequence[str], verdicts: np.ndarray, judge) -> np.ndarray:
+    """``verdicts`` with its NaNs (undecided pairs) filled by ``judge``, once per distinct pair."""
+    undecided = np.argwhere(np.triu(np.isnan(verdicts), 1))
+    pairs = sorted({tuple(sorted((answers[i], answers[j]))) for i, j in undecided})
+    if not pairs:
+        return verdicts
+    said = dict(zip(pairs, judge(question, pairs)))
+    out = verdicts.copy()
+    for i, j in np.argwhere(np.isnan(verdicts)):
+        out[i, j] = float(said[tuple(sorted((answers[i], answers[j])))])
+    return out
 
 
 def _rule_value(question: str, a: str, b: str) -> float:

@@ -335,7 +335,7 @@ def _advanced_widgets(canon: dict[str, Any]) -> None:
 
 
 def _option_widget(opt: OptionSpec, value: Any) -> Any:
-    """Draw the widget of one option, chosen by its type (a choice, a switch or a number)."""
+    """Draw the widget of one option, chosen by its type (a choice, a switch, a text or a number)."""
     label = opt.name.removeprefix(opt.path[0] + "_") if len(opt.path) > 1 else opt.name
     label = label.replace("_", " ")
     key = _seed(opt.name, value)
@@ -343,6 +343,8 @@ def _option_widget(opt: OptionSpec, value: Any) -> Any:
         return st.selectbox(label, list(opt.choices), key=key, help=opt.help)
     if opt.type is bool:
         return st.checkbox(label, key=key, help=opt.help)
+    if opt.type is str:  # a spec (answer judge): blank keeps the value before
+        return st.text_input(label, key=key, help=opt.help).strip() or value
     if opt.type is int:
         got = st.number_input(label, step=1, key=key, help=opt.help)
         return None if got is None else int(got)

@@ -17,7 +17,7 @@ from typing import Any
 
 from invent_core.evaluation.confound import COUNT_LABELS, CountCheck
 from invent_core.evaluation.metrics.paired import AHEAD, BEHIND
-from invent_core.experiments.counts import folder_confound
+from invent_core.experiments.counts import folder_confound, folder_within_strata
 
 from .loading import Folder
 from .text import folder_title, md_table
@@ -32,6 +32,19 @@ def _checks(path: str) -> dict[str, CountCheck] | str:
         return folder_confound(Path(path))
     except (FileNotFoundError, ValueError) as err:
         return str(err).split(": ", 1)[-1]
+
+
+@cache
+def _strata(path: str) -> str:
+    """Inv-Entropy's AUROC within strata of the distinct-rewordings count, as a cell."""
+    try:
+        s = folder_within_strata(Path(path))
+    except (FileNotFoundError, ValueError) as err:
+        return "not computed: " + str(err).split(": ", 1)[-1]
+    if s["value"] != s["value"]:
+        return "no stratum holds a right and a wrong answer"
+    lo, hi = s["ci95"]
+    return f"{s['value']:.3f} [{lo:.3f}, {hi:.3f}] ({s['pairs']} pairs, {s['strata']} strata)"
 
 
 def _auroc(cell: Any) -> str:
@@ -76,6 +89,7 @@ def confound_section(folders: list[Folder]) -> list[str]:
     header = ["dataset", "Inv-Entropy AUROC"]
     for label in COUNT_LABELS.values():
         header += [f"{label} AUROC", f"Δ Inv-Entropy − {label} [95 %]"]
+    header.append("Inv-Entropy within strata of distinct rewordings")
     rows = []
     for f in evaluations:
         checks = _checks(str(f.path))
@@ -86,12 +100,15 @@ def confound_section(folders: list[Folder]) -> list[str]:
         row.append(_auroc(next(iter(checks.values())).method_auroc))
         for c in checks.values():
             row += [_auroc(c.count_auroc), _delta(c)]
-        rows.append(row)
+        rows.append([*row, _strata(str(f.path))])
     intro = (
         "Does the headline beat a count? Inv-Entropy's AUROC beside two count-only "
         "baselines on the same questions and resamples: the number of distinct "
         "rewordings the run was asked (the rewording step's confound) and the number of "
         "distinct canonical answers among the five replies to the original question. "
-        "The words follow from the paired 95 % interval alone."
+        "The words follow from the paired 95 % interval alone. The last column counts only "
+        "pairs of a right and a wrong answer whose runs were asked the same number of "
+        "distinct rewordings: what Inv-Entropy adds among questions the rewording step "
+        "treated alike (a score that only read the count would be 0.5 there)."
     )
     return ["## Headline against a count", "", intro, "", *md_table(header, rows), ""]

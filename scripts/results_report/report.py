@@ -12,6 +12,7 @@ from .sections import evaluate_section, overview, testbed_section, tsu_section
 from .studies import (
     accuracy_section,
     analysis_sections,
+    answer_similarity_section,
     cleaning_gate_section,
     kernel_section,
     profile_section,
@@ -46,6 +47,7 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
     lines += kernel_section(kernel_study)
     lines += notes(root, "kernel_choice.md")
     lines += profile_section(root)
+    lines += answer_similarity_section(root)
     lines += notes(root, "profiles.md")
     lines += judge_section(root)
     lines += notes(root, "other_measurements.md")

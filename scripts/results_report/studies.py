@@ -10,6 +10,7 @@ the kernel study (``kernel_study.json``). A section whose file is missing is lef
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import breakdown
@@ -195,3 +196,55 @@ def _profile_cell(cell: dict, convention: str) -> str:
     text = pm(cell["centre"], cell["std"])
     lo, hi = cell["ci95"]
     return text if convention == "paper" else f"{text} [{lo:.3f}, {hi:.3f}]"
+
+
+def _ci(cell: dict | None) -> str:
+    if not cell or cell.get("value") is None or not math.isfinite(cell["value"]):
+        return "–"
+    lo, hi = cell["ci95"]
+    return f"{cell['value']:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _delta(d: dict | None) -> str:
+    if not d:
+        return "–"
+    lo, hi = d["ci95"]
+    return f"{d['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}], {d['verdict']}"
+
+
+def answer_similarity_section(root: Path) -> list[str]:
+    """ψ_y × padding on every evaluation with runs (``answer_similarity_study.json``,
+    scripts/answer_similarity_study.py): tuning / report halves, the paired difference to
+    the folder's best baseline, the count-only AUROC and Inv-Entropy within count strata."""
+    path = root / "answer_similarity_study.json"
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lines = ["## Answer similarity and padding (ψ_y × dataset)", "",
+             "Every evaluation with saved runs re-scored under each answer similarity ψ_y "
+             "(`--answer-similarity`) and padding rule (`--padding`), no new generation; the "
+             f"`judge` option asked `{data['folders'][0]['judge'] if data['folders'] else '?'}` "
+             "only about the answer pairs the rules leave undecided (cached). Halves by a hash of "
+             "the question id: choose on *tune*, read on *report*. Δ is Inv-Entropy − the "
+             "folder's best baseline (by AUROC on all questions) over the same 1,000 resamples; "
+             "*within count strata* counts only right/wrong pairs with the same number of "
+             "distinct rewordings (a method that only read the count scores 0.5 there). "
+             f"Made in {data.get('seconds', 0):.0f} s at load {data.get('load_average', '?')} "
+             "(`scripts/answer_similarity_study.py`).", ""]  # fmt: skip
+    head = ["ψ_y + padding", "AUROC tune", "AUROC report", "AUROC all",
+            "Δ vs best baseline [95 %]", "within count strata"]  # fmt: skip
+    for block in data["folders"]:
+        best = block.get("best_baseline") or "none"
+        lines += [f"**{block['folder']}** ({block['n']} questions, {block['n_right']} right; "
+                  f"tune {block['halves']['tune']}, report {block['halves']['report']}): best "
+                  f"baseline {best} {_ci(block.get('best_baseline_auroc'))}; count of distinct "
+                  f"rewordings alone {_ci(block.get('count_auroc'))}.", ""]  # fmt: skip
+        rows = [
+            [f"`{label}`", _ci(c.get("tune")), _ci(c.get("report")), _ci(c.get("all")),
+             _delta(c.get("vs_best_baseline")), _ci(c.get("within_count_strata"))]
+            for label, c in block["options"].items()
+        ]  # fmt: skip
+        lines += md_table(head, rows) + [""]
+        for label, why in (block.get("skipped") or {}).items():
+            lines += [f"`{label}`: {why}.", ""]
+    return lines + notes(root, "answer_similarity_reading.md")

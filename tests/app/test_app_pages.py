@@ -941,3 +941,17 @@ def test_evaluation_keeps_the_testbed_levels_chosen_and_passes_them_to_the_run(m
     assert seen[1][0] is None and seen[1][2] != seen[0][2]  # all levels: the usual folder
     at.selectbox(key="eval_dataset").set_value("mmlu").run()
     assert not [m for m in at.multiselect if m.key == "eval_levels"]  # MMLU has no levels
+
+
+def test_compare_answer_similarities_rescores_the_stored_answers(demo_run):
+    """The same page compares ψ_y options: the run's answers scored again, no generation."""
+    at = open_page("2_Compare_embedders.py")
+    at.radio(key="compare_vary").set_value("answer similarities (ψ_y)").run()
+    assert_clean(at)
+    at.multiselect(key="compare_similarities").set_value(["embedding", "canonical"]).run()
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["embedding", "canonical", "spread"]
+    assert table.loc["Inv-Entropy", "embedding"] == pytest.approx(demo_run.measures["inv_entropy"])
+    canonical = demo_run.rescore(answer_similarity="canonical").score.measures["inv_entropy"]
+    assert table.loc["Inv-Entropy", "canonical"] == pytest.approx(canonical)

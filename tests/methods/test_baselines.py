@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import shutil
 
 import numpy as np
 import pytest
@@ -318,8 +317,10 @@ def test_response_weights_default_is_the_shared_matrix(minilm):
     paper = _ctx(
         minilm,
         ["Paris", "London", "Rome"],
-        config=ScoreConfig(affinity="shifted_cosine", baseline_answers="embedding"),
-    )
+        config=ScoreConfig(
+            affinity="shifted_cosine", baseline_answers="embedding", answer_similarity="embedding"
+        ),
+    )  # the walk's ψ_y the paper's way: then its matrix is the baselines' one
     np.testing.assert_allclose(paper.original_affinity, np.asarray(paper.score.sim_y)[:3, :3])
     np.testing.assert_allclose(paper.original_affinity, ctx.original_affinity, atol=1e-6)
 
@@ -455,27 +456,6 @@ def test_p_true_logprob_mass_elsewhere_falls_back():
 
 
 # --- an NLI model folder as the judge (tiny random BERT built here; nothing downloaded) ---
-
-
-@pytest.fixture(scope="module")
-def tiny_nli(tmp_path_factory):
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification
-
-    from invent_core.embedders.sbert import MINILM, model_folder
-
-    folder = tmp_path_factory.mktemp("tiny-nli-judge")
-    src = model_folder(MINILM)
-    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
-        shutil.copy(src / name, folder / name)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=30522, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64,
-        num_labels=3, id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
-        label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2},
-    )  # fmt: skip
-    BertForSequenceClassification(config).save_pretrained(folder)
-    return folder
 
 
 @pytest.mark.slow

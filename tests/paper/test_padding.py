@@ -23,8 +23,12 @@ def _score(n_distinct: int, padding: str, *, names=None, scattered: bool = False
 
 
 def test_identical_answers_read_the_same_with_5_or_9_distinct_states():
-    five, nine = _score(5, "distinct"), _score(9, "distinct")
+    default = ScoreConfig().padding
+    assert default == "distinct"
+    five, nine = _score(5, default), _score(9, default)
     assert five == pytest.approx(nine) == pytest.approx(np.log(10))
+    # the paper's padding does not: the copies move the score
+    assert _score(5, "paper") != pytest.approx(_score(9, "paper"))
 
 
 def test_the_papers_option_still_pads():

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ...config import flat_values
+from ...config.score import BEFORE_OPTIONS
 from ...embedders import get_embedder
 from ...env import assets_dir
 from ...errors import InventWarning
@@ -48,7 +49,7 @@ MATCH_KEYS: tuple[str, ...] = (
 
 #: What a reference made before an option existed was made with: answers compared by
 #: the embedder's cosine, copies of a question scored as states (the paper's ways).
-LEGACY_SETTINGS: dict[str, Any] = {"answer_similarity": "embedding", "padding": "paper"}
+LEGACY_SETTINGS: dict[str, Any] = dict(BEFORE_OPTIONS)
 
 
 def reference_dir() -> Path:

@@ -1,0 +1,142 @@
+"""The answer judge of ψ_y: who decides the answer pairs the rules leave undecided.
+
+Under ``ScoreConfig.answer_similarity = "judge"`` the rules of
+:mod:`invent_core.responses.equivalence` decide first; the distinct pairs they
+leave undecided go to the judge named by ``ScoreConfig.answer_judge``:
+
+- an LLM spec (``"local"``, ``"qwen1.5b"``, ``gguf:…``, ``hf:…``, a served model):
+  the paper-style Yes/No question :data:`invent_core.prompts.ENTAILMENT_TEMPLATE`
+  (does each answer entail the other, as answers to the question?), temperature 0,
+  one request per unordered pair, all of a run's pairs sent together; the backend's
+  persistent cache answers a pair asked before, so re-scoring a saved run asks nothing
+  new. P("Yes") from the first token's log-probabilities where the backend gives them
+  (renormalised over Yes / No), else the reply's first word.
+- ``nli:/path``: a local NLI model folder; the pair is the same when each answer
+  entails the other with P(entailment) ≥ :data:`SAME_PROBABILITY` (Semantic Entropy's
+  bidirectional test).
+
+Shape: :meth:`AnswerJudge.same_many` takes ``[(a, b), …]`` and returns ``[bool, …]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..llm import Request, get_llm, spec_problem, user
+from ..prompts import entailment_prompt
+
+__all__ = [
+    "SAME_PROBABILITY",
+    "AnswerJudge",
+    "answer_judge_problem",
+    "get_answer_judge",
+    "yes_share",
+]
+
+#: P(Yes) or P(entailment) at or above which the judge calls two answers the same: the
+#: argmax of a two-way question (no tuning: the judge is asked a Yes/No question).
+SAME_PROBABILITY = 0.5
+
+_WORD = re.compile(r"[a-z]+")
+_judges: dict[str, AnswerJudge] = {}
+
+
+def yes_share(completion: Any) -> float:
+    """P("Yes") of a Yes/No reply.
+
+    P(yes) / (P(yes) + P(no)) from the first token's log-probabilities when either is
+    among them, else 1 / 0 from the reply's first word.
+    """
+    if getattr(completion, "logprobs", None):
+        p_yes, p_no = completion.first_token_prob("Yes"), completion.first_token_prob("No")
+        if p_yes + p_no > 0:
+            return p_yes / (p_yes + p_no)
+    words = _WORD.findall(str(getattr(completion, "text", "")).lower())
+    return 1.0 if words[:1] == ["yes"] else 0.0
+
+
+class AnswerJudge:
+    """Decides whether two answers to one question say the same thing (see the module).
+
+    Parameters
+    ----------
+    spec : an LLM spec or ``nli:/path``.
+    model : the LLM object or NLI similarity to use instead of loading ``spec`` (tests,
+        a backend already open).
+    """
+
+    def __init__(self, spec: str, *, model: Any = None) -> None:
+        self.spec = str(spec)
+        self.nli = self.spec.startswith("nli:")
+        self._model = model
+        self._memo: dict[tuple[str, str, str], bool] = {}
+
+    @property
+    def model(self) -> Any:
+        """The LLM or NLI model, loaded on first use."""
+        if self._model is None:
+            if self.nli:
+                from ..embedders import get_embedder
+
+                path = Path(self.spec[4:])
+                if not path.is_dir():
+                    raise ValueError(
+                        f"answer judge {self.spec!r}: {path} is not a folder; give "
+                        "nli:/path/to/a/local/NLI/model or an LLM spec"
+                    )
+                self._model = get_embedder(str(path))
+            else:
+                self._model = get_llm(self.spec)
+        return self._model
+
+    def same_many(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[bool]:
+        """One verdict per ``(a, b)``; each unordered pair asked once, all in one batch."""
+        keys = [(question, *sorted(p)) for p in pairs]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
+        if todo:
+            for key, same in zip(todo, self._ask(todo)):
+                self._memo[key] = same
+        return [self._memo[k] for k in keys]
+
+    def _ask(self, keys: list[tuple[str, str, str]]) -> list[bool]:
+        if self.nli:
+            a = [k[1] for k in keys] + [k[2] for k in keys]
+            b = [k[2] for k in keys] + [k[1] for k in keys]
+            p = list(self.model.entailment(a, b))
+            n = len(keys)
+            return [min(p[i], p[n + i]) >= SAME_PROBABILITY for i in range(n)]
+        requests = [
+            Request(
+                messages=user(entailment_prompt(q, a, b)),
+                temperature=0.0,
+                max_tokens=3,
+                logprobs=True,
+                top_logprobs=10,
+                tag="answer-judge",
+            )
+            for q, a, b in keys
+        ]
+        return [yes_share(c) >= SAME_PROBABILITY for c in self.model.complete_many(requests)]
+
+
+def answer_judge_problem(spec: str) -> str | None:
+    """Why ``spec`` names no answer judge (``None``: fine so far); loads nothing.
+
+    ``nli:/path`` must be a folder; an LLM spec is checked as ``--llm`` is
+    (:func:`invent_core.llm.spec_problem`).
+    """
+    text = str(spec).strip()
+    if text.startswith("nli:"):
+        path = Path(text[4:])
+        return None if path.is_dir() else f"{text}: {path} is not a folder (a local NLI model)"
+    return spec_problem(text)
+
+
+def get_answer_judge(spec: str) -> AnswerJudge:
+    """The judge for ``spec``, one per spec per process (its memo and model are reused)."""
+    if spec not in _judges:
+        _judges[spec] = AnswerJudge(spec)
+    return _judges[spec]
