@@ -43,11 +43,12 @@ def _config(gate: str):
     from invent_core.config import RunConfig
 
     cfg = RunConfig()
+    gate_cfg = cfg.paraphrase.gate
     if gate == "both_ways":
-        cfg = cfg.replace(paraphrase=replace(cfg.paraphrase, both_ways=True))
+        gate_cfg = replace(gate_cfg, both_ways=True)
     elif gate == "both_ways_llm":
-        cfg = cfg.replace(paraphrase=replace(cfg.paraphrase, both_ways=True, llm_verify=True))
-    return cfg
+        gate_cfg = replace(gate_cfg, both_ways=True, llm_verify=True)
+    return cfg.replace(paraphrase=replace(cfg.paraphrase, gate=gate_cfg))
 
 
 def _run(item: dict, folder: Path, gate: str):
