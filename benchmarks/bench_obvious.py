@@ -1,4 +1,4 @@
-"""Does Inv-Entropy tell a question the model knows from one it does not? (issue 32)
+"""Does Inv-Entropy tell a question the model knows from one it does not?
 
     python benchmarks/bench_obvious.py --out runs/obvious                  # the default gate
     python benchmarks/bench_obvious.py --out runs/obvious --gate both_ways # the check both ways

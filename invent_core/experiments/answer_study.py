@@ -34,12 +34,15 @@ from ..engine.artifact import RunArtifact
 from ..evaluation.confound import stratified_auroc
 from ..evaluation.metrics import evaluate_scores
 from ..evaluation.metrics.paired import paired_difference
+from ..evaluation.metrics.ranking import auroc_score
+from ..methods.registry import list_methods
+from ..responses.equivalence import rule_verdict
 from .config import ExperimentConfig
 from .counts import distinct_rewordings
 from .rescore import NoLLM
 from .runs import run_path, score_run
 
-__all__ = ["BASELINES", "OPTIONS", "half", "study_folder"]
+__all__ = ["OPTIONS", "baselines", "half", "study_folder"]
 
 #: (answer_similarity, padding) pairs compared; the first is the paper's (the reference).
 OPTIONS: tuple[tuple[str, str], ...] = (
@@ -53,17 +56,10 @@ OPTIONS: tuple[tuple[str, str], ...] = (
     ("lexical", "distinct"),
 )
 
-#: the baselines a folder's best is chosen among (columns of scores.csv)
-BASELINES: tuple[str, ...] = (
-    "semantic_entropy",
-    "kernel_entropy",
-    "verbalized",
-    "p_true",
-    "lexsim",
-    "degmat",
-    "luq",
-    "kle",
-)
+
+def baselines() -> list[str]:
+    """The registered baselines, the columns of scores.csv a folder's best is chosen among."""
+    return [m.name for m in list_methods("baseline")]
 
 
 def half(question_id: str) -> str:
@@ -95,8 +91,6 @@ def _runs(folder: Path, rows: list[dict[str, Any]]) -> list[RunArtifact]:
 
 def undecided_pairs(runs: Sequence[RunArtifact]) -> int:
     """How many distinct answer pairs the rules leave to the judge, over all ``runs``."""
-    from ..responses.equivalence import rule_verdict
-
     total = 0
     for run in runs:
         answers = sorted({t for reps in run.responses for t in reps})
@@ -131,10 +125,8 @@ def rescored_inv(
 
 
 def _best_baseline(rows: list[dict[str, Any]], correct: np.ndarray) -> str | None:
-    from ..evaluation.metrics.ranking import auroc_score
-
     best, best_auroc = None, -1.0
-    for name in BASELINES:
+    for name in baselines():
         if name not in rows[0] or any(r.get(name) in ("", None) for r in rows):
             continue
         values = np.array([float(r[name]) for r in rows])

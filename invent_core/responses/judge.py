@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..embedders import get_embedder
 from ..llm import Request, get_llm, spec_problem, user
 from ..prompts import entailment_prompt
 
@@ -79,8 +80,6 @@ class AnswerJudge:
         """The LLM or NLI model, loaded on first use."""
         if self._model is None:
             if self.nli:
-                from ..embedders import get_embedder
-
                 path = Path(self.spec[4:])
                 if not path.is_dir():
                     raise ValueError(
