@@ -5,7 +5,7 @@ not); this script only says where the pairs came from, so the draw can be repeat
 ``python scripts/draw_answer_pairs.py > /tmp/candidates.json``. Pairs are drawn with a
 fixed seed from every sample whose answers ship: the arithmetic testbed (numbers and
 short names), MMLU (letters and option texts), SciQ (free text), and the reply beside a
-reference answer for TriviaQA, NQ-open, GSM8K and SciQ (docs/references/*/scores.csv).
+reference answer for TriviaQA, NQ-open, GSM8K and SciQ (docs/references/before_2026-11-27/*/scores.csv).
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def _references(n_each: int, rng: random.Random) -> list[dict]:
     """The first reply beside the first reference answer, per reference sample."""
     out = []
     for name in ("triviaqa", "nq_open", "gsm8k", "sciq"):
-        path = f"docs/references/evaluate-{name}/scores.csv"
+        path = f"docs/references/before_2026-11-27/evaluate-{name}/scores.csv"
         with open(path, encoding="utf-8") as fh:
             rows = [r for r in csv.DictReader(fh) if r["canonical"].strip()]
         for row in rng.sample(rows, min(n_each, len(rows))):

@@ -85,7 +85,7 @@ SIGN_NOTES = (
 
 
 def run_caption(run: Any) -> str:
-    """Return one line naming what made a run: perturber, LLM, ψ, n, r, B, T, seed (and time)."""
+    """Return one line naming what made a run: perturber, LLM, ψ, ψ_y, padding, n, r, B, T, seed."""
     c = run.config
     edited = sum(bool(f) for f in run.extras.get("edited") or [])
     parts = [
@@ -93,6 +93,8 @@ def run_caption(run: Any) -> str:
         f"LLM **{describe_llm(str(run.identities.get('llm') or ''))}**",
         *_paraphraser_part(run),
         f"embedder **{c.embedder}**",
+        f"answers compared by **{c.score.answer_similarity}**",
+        f"padding {c.score.padding}",
         f"n = {c.n_perturbations}",
         f"r = {c.n_replications}",
         f"B = {c.score.n_bootstrap}",

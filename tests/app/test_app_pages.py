@@ -948,6 +948,8 @@ def test_compare_answer_similarities_rescores_the_stored_answers(demo_run):
     at = open_page("2_Compare_embedders.py")
     at.radio(key="compare_vary").set_value("answer similarities (ψ_y)").run()
     assert_clean(at)
+    # the run's caption names how its answers were compared (the demo run: before the option)
+    assert any("answers compared by **embedding**" in c.value for c in at.caption)
     at.multiselect(key="compare_similarities").set_value(["embedding", "canonical"]).run()
     assert_clean(at)
     table = at.dataframe[0].value

@@ -17,8 +17,8 @@ from invent_core.evaluation.reference import for_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "assets" / "reference"
-ARITH = "arithmetic-100__inv_entropy__0c86cbe9.json"
-TRIVIA = "triviaqa__inv_entropy__0c86cbe9.json"
+ARITH = "arithmetic-100__inv_entropy__400165bf.json"
+TRIVIA = "triviaqa__inv_entropy__400165bf.json"
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import pytest
 from invent_core.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[2]
-EVALUATION = ROOT / "docs" / "references" / "evaluate-sciq"  # 30 questions, no runs
+EVALUATION = ROOT / "docs" / "references" / "before_2026-11-27" / "evaluate-sciq"  # 30, no runs
 WITH_RUNS = ROOT / "docs" / "results" / "evaluate-mmlu-100"
 RUN = ROOT / "assets" / "demo_run.json"
 SECTIONS = ("summary", "curves", "questions", "settings")
