@@ -957,3 +957,18 @@ def test_compare_answer_similarities_rescores_the_stored_answers(demo_run):
     assert table.loc["Inv-Entropy", "embedding"] == pytest.approx(demo_run.measures["inv_entropy"])
     canonical = demo_run.rescore(answer_similarity="canonical").score.measures["inv_entropy"]
     assert table.loc["Inv-Entropy", "canonical"] == pytest.approx(canonical)
+
+
+def test_sidebar_offers_every_answer_similarity_and_the_judge():
+    """ψ_y and its judge are sidebar options like any other, kept in the session's settings."""
+    from invent_core.responses.same import ANSWER_SIMILARITIES
+
+    at = open_page("app.py")
+    box = at.selectbox(key="sb_answer_similarity")
+    assert list(box.options) == list(ANSWER_SIMILARITIES) and box.value == "rules"
+    box.set_value("judge").run()
+    at.text_input(key="sb_answer_judge").input("qwen1.5b").run()
+    assert_clean(at)
+    got = at.session_state["invent_settings"]
+    assert (got["answer_similarity"], got["answer_judge"]) == ("judge", "qwen1.5b")
+    assert at.selectbox(key="sb_padding").value == "distinct"
