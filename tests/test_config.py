@@ -246,7 +246,8 @@ def test_rescore_keeps_every_scoring_option(minilm):
     again = run.rescore()
     assert again.config == cfg and again.score.config == cfg.score
     for opt in iter_options(ScoreConfig):  # one change at a time: the others stay
-        value = {"embedder": "minilm", "n_bootstrap": 5, "seed": 9, "kernel_tau": 0.5}.get(opt.name)
+        value = {"embedder": "minilm", "n_bootstrap": 5, "seed": 9, "kernel_tau": 0.5,
+                 "answer_judge": "qwen1.5b"}.get(opt.name)  # fmt: skip
         if value is None:
             value = next(c for c in opt.choices if c != getattr(cfg.score, opt.name))
         changed = run.rescore(**{opt.name: value})

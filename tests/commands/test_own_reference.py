@@ -112,9 +112,12 @@ def test_run_batch_and_score_place_a_question_the_same_way(built, evaluation, tm
     # score: the command itself, on the stored run's rewordings and answers
     data = tmp_path / "answers.json"
     data.write_text(json.dumps({"questions": run.questions, "responses": run.responses}))
+    # the reference was built from an evaluation made the paper's way: score as it was made
+    made = ["--answer-similarity", "embedding", "--padding", "paper"]
     assert (
-        cli(["score", str(data), "--made-by", "qwen0.5b", "--reference", str(built), "--json"]) == 0
-    )
+        cli(["score", str(data), "--made-by", "qwen0.5b", "--reference", str(built), "--json",
+             *made]) == 0
+    )  # fmt: skip
     scored = json.loads(capsys.readouterr().out)
     value = scored["measures"]["inv_entropy"]
     # run: the pipeline's placement of the same answers (what run prints and saves)
@@ -136,7 +139,8 @@ def test_run_batch_and_score_place_a_question_the_same_way(built, evaluation, tm
             ]
         )
     out = tmp_path / "scores.csv"
-    args = ["batch", str(rows), "-o", str(out), "--methods", "inv", "--reference", str(built), "-q"]
+    args = ["batch", str(rows), "-o", str(out), "--methods", "inv", "--reference", str(built), "-q",
+            *made]  # fmt: skip
     assert cli(args) == 0
     (row,) = csv.DictReader(open(out, encoding="utf-8"))
     assert placed is not None and placed["percentile"] is not None  # it is placed at all
