@@ -96,6 +96,7 @@ def main() -> None:
                         default="default")  # fmt: skip
     args = parser.parse_args()
     from invent_core import env  # noqa: F401  (offline before any model import)
+    from invent_core.experiments.counts import distinct_rewordings
 
     items = json.loads(DATA.read_text(encoding="utf-8"))["questions"]
     folder = args.out / args.gate
@@ -106,7 +107,7 @@ def main() -> None:
         run, seconds = _run(item, folder, args.gate)
         right = _right(run, item)
         runs[item["question"]] = run
-        distinct = len({q.casefold() for q in run.questions[1:]} - {run.question.casefold()})
+        distinct = distinct_rewordings(run.questions)
         if _kept(item, right, len(run.responses[0])):
             kept[item["question"]] = item
         print(f"  [{item['split']} {item['label']:7s}] right {right}/5, {distinct} distinct "

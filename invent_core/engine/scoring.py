@@ -201,7 +201,8 @@ def answer_affinity(
         )
         return 2.0 * np.asarray(shifted, dtype=np.float64) - 1.0
 
-    judge = get_answer_judge(config.answer_judge).same_many
+    judged = config.answer_similarity == "judge"  # only then is the judge looked up
+    judge = get_answer_judge(config.answer_judge).same_many if judged else None
     cos = answer_cosines(
         question, answers, mode=config.answer_similarity, cosines=cosines, judge=judge
     )

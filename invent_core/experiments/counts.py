@@ -81,13 +81,24 @@ def question_counts(folder: str | Path, ids: Sequence[str]) -> dict[str, dict[st
     return counts
 
 
-def _judged_rows(out: Path, method: str) -> tuple[ExperimentConfig, list[dict]]:
+def _judged_inputs(folder: str | Path, method: str):
+    """(config, correct, the method's values, {count name: values}) on a folder's judged rows.
+
+    The rows are those the evaluation's metrics read (no error, a label).
+    """
+    out = Path(folder)
     meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
     cfg = ExperimentConfig.from_dict(meta["config"])
     rows = [r for r in read_csv(out / "scores.csv") if not r.get("error") and r.get("correct")]
     if rows and method not in rows[0]:
         raise ValueError(f"{out / 'scores.csv'}: no column {method!r}")
-    return cfg, rows
+    counts = question_counts(out, [str(r["id"]) for r in rows])
+    return (
+        cfg,
+        np.array([int(r["correct"]) for r in rows]),
+        np.array([float(r[method]) for r in rows]),
+        {name: np.array([counts[str(r["id"])][name] for r in rows]) for name in COUNT_LABELS},
+    )
 
 
 def folder_within_strata(
@@ -97,31 +108,22 @@ def folder_within_strata(
 
     :func:`~invent_core.evaluation.confound.stratified_auroc` on the evaluation's resamples.
     """
-    out = Path(folder)
-    cfg, rows = _judged_rows(out, method)
-    counts = question_counts(out, [str(r["id"]) for r in rows])
+    cfg, correct, values, counts = _judged_inputs(folder, method)
     return stratified_auroc(
-        np.array([int(r["correct"]) for r in rows]),
-        np.array([float(r[method]) for r in rows]),
-        np.array([counts[str(r["id"])][count] for r in rows]),
-        n_bootstrap=cfg.n_bootstrap_metrics,
-        seed=cfg.run.seed,
+        correct, values, counts[count], n_bootstrap=cfg.n_bootstrap_metrics, seed=cfg.run.seed
     )
 
 
 def folder_confound(folder: str | Path, method: str = "inv_entropy") -> dict[str, CountCheck]:
     """``method`` against every count of :data:`COUNT_LABELS` on a folder's judged questions.
 
-    The rows are those the evaluation's metrics read (no error, a label); the
-    resamples are the evaluation's (its ``n_bootstrap_metrics`` and seed).
+    The resamples are the evaluation's (its ``n_bootstrap_metrics`` and seed).
     """
-    out = Path(folder)
-    cfg, rows = _judged_rows(out, method)
-    counts = question_counts(out, [str(r["id"]) for r in rows])
+    cfg, correct, values, counts = _judged_inputs(folder, method)
     return count_confound(
-        np.array([int(r["correct"]) for r in rows]),
-        np.array([float(r[method]) for r in rows]),
-        {name: [counts[str(r["id"])][name] for r in rows] for name in COUNT_LABELS},
+        correct,
+        values,
+        counts,
         method=method,
         n_bootstrap=cfg.n_bootstrap_metrics,
         seed=cfg.run.seed,

@@ -19,7 +19,7 @@ on the first request. The modules, from the bottom up:
 from __future__ import annotations
 
 from ._http import redact_url
-from .base import LLM, Completion, Message, Request, replication_seed, user
+from .base import LLM, Completion, Message, Request, replication_seed, user, yes_probability
 from .cache import LLMCache, cache_key, default_cache_path, resolve_cache
 from .cancel import sending_for
 from .engine import ENGINES, choose_engine
@@ -58,4 +58,5 @@ __all__ = [
     "spec_problem",
     "replication_seed",
     "user",
+    "yes_probability",
 ]

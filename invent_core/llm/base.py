@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -191,6 +192,31 @@ class Completion:
         return float(
             sum(math.exp(lp) for tok, lp in self.logprobs if str(tok).strip().casefold() in wanted)
         )
+
+
+_WORD = re.compile(r"[a-z]+")
+
+
+def yes_probability(completion: Any) -> float:
+    """P("Yes") of a Yes/No completion.
+
+    From the first token's top log-probabilities when present:
+    ``P(yes) / (P(yes) + P(no))`` (renormalised over the two answers; when
+    neither is among the top tokens, falls back to the text). From the text:
+    first word "yes" → 1.0, "no" → 0.0, else the only one of the two words it
+    contains, else 0.0 (no evidence of entailment).
+    """
+    lps = getattr(completion, "logprobs", None)
+    if lps:
+        p_yes = float(completion.first_token_prob("Yes"))
+        p_no = float(completion.first_token_prob("No"))
+        if p_yes + p_no > 0:
+            return p_yes / (p_yes + p_no)
+    words = _WORD.findall(str(getattr(completion, "text", "")).lower())
+    if words and words[0] in ("yes", "no"):
+        return 1.0 if words[0] == "yes" else 0.0
+    said = {w for w in words if w in ("yes", "no")}
+    return 1.0 if said == {"yes"} else 0.0
 
 
 @runtime_checkable

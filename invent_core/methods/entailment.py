@@ -26,7 +26,6 @@ probability judge).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -35,7 +34,7 @@ import numpy as np
 
 from ..embedders import KEYWORD_EMBEDDER, get_embedder
 from ..errors import MethodUnavailable
-from ..llm.base import user
+from ..llm.base import user, yes_probability
 from ..paper.random_walk import KERNEL_TAU, symmetrize
 from ..prompts import directed_entailment_prompt, entailment_prompt
 
@@ -193,31 +192,6 @@ class NLIJudge:
     def entails(self, premise: str, hypothesis: str, *, question: str | None = None) -> bool:
         """``probability(...) >= threshold``."""
         return self.probability(premise, hypothesis) >= self.threshold
-
-
-_WORD = re.compile(r"[a-z]+")
-
-
-def yes_probability(completion: Any) -> float:
-    """P("Yes") of a Yes/No completion.
-
-    From the first token's top log-probabilities when present:
-    ``P(yes) / (P(yes) + P(no))`` (renormalised over the two answers; when
-    neither is among the top tokens, falls back to the text). From the text:
-    first word "yes" → 1.0, "no" → 0.0, else the only one of the two words it
-    contains, else 0.0 (no evidence of entailment).
-    """
-    lps = getattr(completion, "logprobs", None)
-    if lps:
-        p_yes = float(completion.first_token_prob("Yes"))
-        p_no = float(completion.first_token_prob("No"))
-        if p_yes + p_no > 0:
-            return p_yes / (p_yes + p_no)
-    words = _WORD.findall(str(getattr(completion, "text", "")).lower())
-    if words and words[0] in ("yes", "no"):
-        return 1.0 if words[0] == "yes" else 0.0
-    said = {w for w in words if w in ("yes", "no")}
-    return 1.0 if said == {"yes"} else 0.0
 
 
 class LLMJudge:

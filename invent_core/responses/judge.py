@@ -9,8 +9,9 @@ leave undecided go to the judge named by ``ScoreConfig.answer_judge``:
   (does each answer entail the other, as answers to the question?), temperature 0,
   one request per unordered pair, all of a run's pairs sent together; the backend's
   persistent cache answers a pair asked before, so re-scoring a saved run asks nothing
-  new. P("Yes") from the first token's log-probabilities where the backend gives them
-  (renormalised over Yes / No), else the reply's first word.
+  new. P("Yes") by :func:`invent_core.llm.yes_probability` (the first token's
+  log-probabilities, renormalised over Yes / No, else the reply's words), as the
+  entailment judge of the baselines reads it.
 - ``nli:/path``: a local NLI model folder; the pair is the same when each answer
   entails the other with P(entailment) ≥ :data:`SAME_PROBABILITY` (Semantic Entropy's
   bidirectional test).
@@ -20,13 +21,12 @@ Shape: :meth:`AnswerJudge.same_many` takes ``[(a, b), …]`` and returns ``[bool
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..embedders import get_embedder
-from ..llm import Request, get_llm, spec_problem, user
+from ..llm import Request, get_llm, spec_problem, user, yes_probability
 from ..prompts import entailment_prompt
 
 __all__ = [
@@ -34,29 +34,13 @@ __all__ = [
     "AnswerJudge",
     "answer_judge_problem",
     "get_answer_judge",
-    "yes_share",
 ]
 
 #: P(Yes) or P(entailment) at or above which the judge calls two answers the same: the
 #: argmax of a two-way question (no tuning: the judge is asked a Yes/No question).
 SAME_PROBABILITY = 0.5
 
-_WORD = re.compile(r"[a-z]+")
 _judges: dict[str, AnswerJudge] = {}
-
-
-def yes_share(completion: Any) -> float:
-    """P("Yes") of a Yes/No reply.
-
-    P(yes) / (P(yes) + P(no)) from the first token's log-probabilities when either is
-    among them, else 1 / 0 from the reply's first word.
-    """
-    if getattr(completion, "logprobs", None):
-        p_yes, p_no = completion.first_token_prob("Yes"), completion.first_token_prob("No")
-        if p_yes + p_no > 0:
-            return p_yes / (p_yes + p_no)
-    words = _WORD.findall(str(getattr(completion, "text", "")).lower())
-    return 1.0 if words[:1] == ["yes"] else 0.0
 
 
 class AnswerJudge:
@@ -118,7 +102,7 @@ class AnswerJudge:
             )
             for q, a, b in keys
         ]
-        return [yes_share(c) >= SAME_PROBABILITY for c in self.model.complete_many(requests)]
+        return [yes_probability(c) >= SAME_PROBABILITY for c in self.model.complete_many(requests)]
 
 
 def answer_judge_problem(spec: str) -> str | None:

@@ -25,7 +25,7 @@ from typing import get_args
 
 import numpy as np
 
-from ..config import AnswerSimilarity
+from ..config import AnswerSimilarity, ScoreConfig
 from ..embedders import KEYWORD_EMBEDDER, get_embedder
 from ..paper.random_walk import KERNEL_TAU
 from .equivalence import rouge_l, rule_verdict
@@ -120,7 +120,7 @@ def answer_cosines(
     mode : one of :data:`ANSWER_SIMILARITIES`.
     cosines : returns the embedder's (k, k) cosines; called only when ``mode`` needs them.
     judge : ``judge(question, pairs) -> verdicts`` for ``mode="judge"`` (default: the
-        packaged model's :class:`~invent_core.responses.judge.AnswerJudge`).
+        :class:`~invent_core.responses.judge.AnswerJudge` of ``ScoreConfig``'s default).
 
     Returns
     -------
@@ -139,7 +139,8 @@ def answer_cosines(
         return np.where(undecided, cosines(), verdicts) if undecided.any() else verdicts
     if mode == "judge":
         verdicts = _pairwise(answers, lambda a, b: _rule_value(question, a, b))
-        return _judged(question, answers, verdicts, judge or get_answer_judge("local").same_many)
+        judge = judge or get_answer_judge(ScoreConfig.answer_judge).same_many
+        return _judged(question, answers, verdicts, judge)
     raise ValueError(
         f"unknown answer similarity {mode!r}: choose one of {', '.join(ANSWER_SIMILARITIES)}"
     )

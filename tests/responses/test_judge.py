@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from invent_core.config import ScoreConfig
+from invent_core.llm import yes_probability
 from invent_core.responses import same_answer
-from invent_core.responses.judge import SAME_PROBABILITY, AnswerJudge, yes_share
+from invent_core.responses.judge import SAME_PROBABILITY, AnswerJudge
 from invent_core.responses.same import answer_cosines
 
 Q = "What is the capital of Nigeria?"
@@ -78,7 +79,7 @@ def test_the_packaged_llm_judges_each_pair_once(local_llm):
     assert judge.same_many(Q, pairs) == first[:2] and len(spy.sent) == 2  # memo
     # the verdict is the model's P(Yes) to the paper-style equivalence question
     replies = local_llm.complete_many(spy.sent)
-    assert first[:2] == [yes_share(c) >= SAME_PROBABILITY for c in replies]
+    assert first[:2] == [yes_probability(c) >= SAME_PROBABILITY for c in replies]
     assert all(r.logprobs for r in replies) and all(r.temperature == 0.0 for r in spy.sent)
     assert same_answer(Q, *pairs[0], judge=judge) is first[0]  # the rules leave it to the judge
     assert same_answer(Q, *pairs[1], judge=judge) is False  # the rules decide: other names
