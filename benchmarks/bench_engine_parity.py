@@ -11,7 +11,11 @@ paired 95 % intervals over 1,000 question resamples:
 - accuracy (the first reply to the original question judged right);
 - agreement: the share of a question's r replies to the original question
   that equal its most frequent reply (how sure the model is, per engine);
-- Inv-Entropy's AUROC on each engine's own labels, and their difference.
+- replies that are a bare number: the share of those r replies, as the
+  engine wrote them, that are only a number (a chat-template or stop-string
+  difference would show here first);
+- Inv-Entropy's AUROC on each engine's own labels, and their difference;
+- how many questions get the same most frequent reply from both engines.
 
 What must hold for the engines to count as equivalent: every paired interval
 holds 0. The transformers engine draws with llama.cpp's sampler chain
@@ -19,7 +23,7 @@ holds 0. The transformers engine draws with llama.cpp's sampler chain
 from the GGUF to fp32, so small differences remain (quantised vs fp32
 arithmetic, and each engine's own random numbers).
 
-    python benchmarks/bench_engine_parity.py [--questions 50] [--out /tmp/parity]
+    python benchmarks/bench_engine_parity.py [--questions 50] [--out /tmp/parity] [-n 9 -r 5]
     python benchmarks/bench_engine_parity.py --report-only --out /tmp/parity
 """
 
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -49,7 +54,7 @@ def load() -> str:
     return f"load {os.getloadavg()[0]:.2f}"
 
 
-def evaluate(engine: str, n: int, out: Path, concurrency: int) -> float:
+def evaluate(engine: str, n: int, out: Path, concurrency: int, shape: tuple[int, int]) -> float:
     """``invent evaluate`` of the first ``n`` questions with one engine; the wall seconds.
 
     The questions already answered come from the engine's cache. A modest
@@ -60,6 +65,7 @@ def evaluate(engine: str, n: int, out: Path, concurrency: int) -> float:
     cmd = [sys.executable, "-m", "invent_core", "evaluate", "--dataset", "arithmetic"]
     cmd += ["--sample-seed", "none", "--limit", str(n), "--methods", METHODS]
     cmd += ["--llm", "local", "--llm-engine", engine, "--concurrency", str(concurrency)]
+    cmd += ["-n", str(shape[0]), "-r", str(shape[1])]
     cmd += ["--cache", str(out / f"{engine}.sqlite"), "-o", str(folder), "-q"]
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, cwd=ROOT)
@@ -68,24 +74,39 @@ def evaluate(engine: str, n: int, out: Path, concurrency: int) -> float:
     return wall
 
 
+_CANONICAL = re.compile(r"\s*-?\d[\d,]*(?:\.\d+)?\s*\.?\s*")
+
+
 def per_question(folder: Path) -> dict[str, dict]:
-    """question text -> {correct, inv_entropy, agreement} of one evaluation folder."""
+    """question text -> {correct, inv_entropy, agreement, canonical, modal} of one evaluation folder.
+
+    ``agreement``: the share of the r replies to the original that equal the
+    most frequent one; ``canonical``: the share of those replies, as the engine
+    wrote them, that are a bare number (a template or stop-string difference
+    shows here first); ``modal``: the most frequent cleaned reply.
+    """
     import csv
 
     runs = {}
     for f in (folder / "runs").glob("*.json"):
         art = json.loads(f.read_text())
         first = [str(a) for a in (art.get("cleaned_responses") or art["responses"])[0]]
-        runs[art["question"]] = Counter(first).most_common(1)[0][1] / len(first)
+        raw = [str(a) for a in (art.get("raw_responses") or art["responses"])[0]]
+        modal, count = Counter(first).most_common(1)[0]
+        bare = sum(bool(_CANONICAL.fullmatch(a)) for a in raw) / len(raw)
+        runs[art["question"]] = (count / len(first), bare, modal)
     out = {}
     with open(folder / "scores.csv", newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             if row.get("error") or row["correct"] == "":
                 continue
+            agreement, bare, modal = runs.get(row["question"], (float("nan"),) * 2 + ("",))
             out[row["question"]] = {
                 "correct": int(row["correct"]),
                 "inv_entropy": float(row["inv_entropy"]),
-                "agreement": runs.get(row["question"], float("nan")),
+                "agreement": agreement,
+                "canonical": bare,
+                "modal": modal,
             }
     return out
 
@@ -120,13 +141,19 @@ def report(out: Path) -> None:
         return float(auroc(c, u)) if 0 < c.sum() < len(c) else float("nan")
 
     cols = {
-        e: np.array([[q[s]["correct"], q[s]["inv_entropy"], q[s]["agreement"]] for s in shared])
+        e: np.array(
+            [
+                [q[s]["correct"], q[s]["inv_entropy"], q[s]["agreement"], q[s]["canonical"]]
+                for s in shared
+            ]
+        )  # fmt: skip
         for e, q in zip(ENGINES, (a, b))
     }
     x, y = cols["llamacpp"], cols["transformers"]
     rows = [
         ("accuracy", lambda r: float(r[:, 0].mean())),
         ("agreement with the modal reply", lambda r: float(np.nanmean(r[:, 2]))),
+        ("replies that are a bare number", lambda r: float(np.nanmean(r[:, 3]))),
         ("Inv-Entropy AUROC", auc),
     ]
     print(f"  {'':32} {'llama.cpp':>10} {'transformers':>13} {'difference [95% CI]':>28}")
@@ -136,6 +163,10 @@ def report(out: Path) -> None:
         print(
             f"  {name:32} {stat(x):10.3f} {stat(y):13.3f} {d:+9.3f} [{lo:+.3f}, {hi:+.3f}] {verdict}"
         )
+    same = sum(a[s]["modal"] == b[s]["modal"] for s in shared)
+    print(
+        f"  the same most frequent reply to the original on both engines: {same} of {len(shared)}"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -145,13 +176,20 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--chunk", type=int, default=10)
     p.add_argument("--concurrency", type=int, default=2)
     p.add_argument("--report-only", action="store_true")
+    # Smaller n and r than the defaults (9, 5) make 50 questions on both
+    # engines fit a CPU session (the transformers engine in fp32 takes about
+    # 5 s a call on 2 cores); parity is about the engines, not the shape.
+    p.add_argument("-n", type=int, default=9, help="perturbations per question")
+    p.add_argument("-r", type=int, default=5, help="answers per question")
     args = p.parse_args(argv)
     print(f"bench_engine_parity: {time.strftime('%Y-%m-%d %H:%M')} ({load()})", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         for n in range(args.chunk, args.questions + args.chunk, args.chunk):
             for engine in ENGINES:
-                evaluate(engine, min(n, args.questions), args.out, args.concurrency)
+                evaluate(
+                    engine, min(n, args.questions), args.out, args.concurrency, (args.n, args.r)
+                )
             report(args.out)
     else:
         report(args.out)

@@ -1,7 +1,7 @@
 """Does Inv-Entropy tell a question the model knows from one it does not?
 
-    python benchmarks/bench_obvious.py --out runs/obvious                  # the default gate
-    python benchmarks/bench_obvious.py --out runs/obvious --gate both_ways # the check both ways
+    python benchmarks/bench_obvious.py --out runs/obvious                  # the default gate (both ways)
+    python benchmarks/bench_obvious.py --out runs/obvious --gate one_way   # the default until 2026-11-27
 
 Questions from ``benchmarks/data/obvious_questions.json``, written for this
 benchmark: "known" ones the packaged 0.5B should get right every time, "unknown"
@@ -44,8 +44,8 @@ def _config(gate: str):
 
     cfg = RunConfig()
     gate_cfg = cfg.paraphrase.gate
-    if gate == "both_ways":
-        gate_cfg = replace(gate_cfg, both_ways=True)
+    if gate == "one_way":
+        gate_cfg = replace(gate_cfg, both_ways=False)
     elif gate == "both_ways_llm":
         gate_cfg = replace(gate_cfg, both_ways=True, llm_verify=True)
     return cfg.replace(paraphrase=replace(cfg.paraphrase, gate=gate_cfg))
@@ -92,8 +92,9 @@ def pairs_right(values: dict[str, float], labels: dict[str, str]) -> tuple[float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="runs are saved here")
-    parser.add_argument("--gate", choices=["default", "both_ways", "both_ways_llm"],
-                        default="default")  # fmt: skip
+    # both_ways is the default gate (GateConfig.both_ways); runs are saved per gate
+    parser.add_argument("--gate", choices=["both_ways", "one_way", "both_ways_llm"],
+                        default="both_ways")  # fmt: skip
     args = parser.parse_args()
     from invent_core import env  # noqa: F401  (offline before any model import)
     from invent_core.experiments.counts import distinct_rewordings

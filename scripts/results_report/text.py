@@ -71,6 +71,8 @@ def _paraphraser(run: dict[str, Any]) -> str | None:
     if not gate.get("enabled", True):
         return "paraphrase gate off"
     check = "meaning check" if gate.get("meaning_check") else "gate without the meaning check"
+    if gate.get("meaning_check") and gate.get("both_ways"):  # absent: saved before, one way
+        check = "meaning check both ways"
     asks = "eight constructions" if p.get("constructions") else "one prompt per request"
     kept = ", premises kept" if p.get("premises_kept") else ""
     return f"paraphraser: {asks}{kept}, {check}"

@@ -133,3 +133,33 @@ def test_explore_with_a_paraphrasing_model_names_both(tmp_path, monkeypatch):
     assert "paraphrases: rewriter at 127.0.0.1" in kept.settings_summary
     settings = json.dumps(at.session_state["invent_settings"])
     assert '"paraphrase_llm": "openai"' in settings
+
+
+def test_the_thinking_switch_is_a_sidebar_setting_sent_to_the_server(monkeypatch):
+    """Issue #35 §4 in the dashboard: off by default; on, the server is told and the identity says so."""
+    from test_thinking import Server
+
+    from invent_core.llm import user
+    from invent_ui.session.resources import llm_for, llm_identity
+    from invent_ui.session.settings import Settings
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert at.session_state["invent_settings"]["llm_thinking"] is False
+    at.checkbox(key="sb_llm_thinking").check().run()
+    assert not at.exception and at.session_state["invent_settings"]["llm_thinking"] is True
+    server = Server("tags")
+    try:
+        chosen = {**at.session_state["invent_settings"], "llm": "openai", "base_url": server.url}
+        settings = Settings.from_dict({**chosen, "model": "qwen3"})
+        llm = llm_for(settings)
+        got = llm.complete(user("Capital of France?"))
+        assert (got.text, got.thinking) == ("Paris", "Let me think about 'Capital of France?'.")
+        assert server.bodies[-1]["chat_template_kwargs"] == {"enable_thinking": True}
+        assert llm.identity.endswith("|thinking=on") and llm_identity(settings) == llm.identity
+        off = llm_for(Settings.from_dict({**chosen, "model": "qwen3", "llm_thinking": False}))
+        assert off.complete(user("Capital of France?")).thinking == ""
+        assert server.bodies[-1]["chat_template_kwargs"] == {"enable_thinking": False}
+    finally:
+        server.close()
+

@@ -15,7 +15,7 @@ AUSTRALIA = "What is the capital of Australia?"
 GOOD = [
     "Which city is the capital of Australia?",
     "What city serves as Australia's capital?",
-    "Which city is Australia's seat of government?",
+    "Name the city that is Australia's capital.",
     "Can you name the capital city of Australia?",
 ]
 

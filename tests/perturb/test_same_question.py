@@ -12,7 +12,7 @@ from invent_core.perturb.gate import gate_candidates
 from invent_core.perturb.wordnet import antonyms
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
-from gate_labelled_score import load_rows, question_verdicts, scores  # noqa: E402
+from gate_labelled_score import gate_verdicts, load_rows, question_verdicts, scores  # noqa: E402
 
 FLIPS = [
     ("What is the opposite of hot?", "What is the opposite of cold?"),  # antonym
@@ -41,6 +41,21 @@ FLIPS = [
         "Milwaukee is the largest city in which American state?",
         "Milwaukee is the smallest city in which American state?",
     ),
+    (  # an antonym of a word in the synset WordNet links ("diminish" ~ "decrease" ↔ "increase")
+        "The law of diminishing returns explains what?",
+        "The law of increasing returns explains what?",
+    ),
+    ("Natural gas is mostly made up of?", "Natural gas is mostly made up of methane."),  # answered
+    ("Which company was founded by Steve Jobs?", "Which company founded Steve Jobs?"),  # agent
+    (
+        "What force does the Earth exert on the Moon?",
+        "What force does the Moon exert on the Earth?",
+    ),  # the two sides of the verb swapped
+    ("What is 64 divided by 8?", "How many apples is 64 divided by 8?"),  # a story added
+    (
+        "If she buys a can of pop for 55 cents, how many cents will she have left?",
+        "If she buys a can of pop for 55 cents, how many cents will she have spent?",
+    ),  # a word-problem opposite WordNet does not link
 ]
 KEPT = [
     ("What is 5 times 4?", "What is the product of 5 and 4?"),
@@ -54,6 +69,12 @@ KEPT = [
         "When is the opening ceremony for the 2018 Olympic Games?",
     ),
     ("What is the capital of France?", "Which city is the capital of France?"),
+    ("How many miles did Ahito run?", "What distance did Ahito run?"),  # the unit unnamed
+    ("What is 725 minus 475?", "Calculate the difference between 725 and 475."),
+    (
+        "The strength of a base depends on the concentration of ___ it produces?",
+        "The strength of a base depends on the concentration of ___ it produces in water.",
+    ),  # a blank to fill in asks without "?"
 ]
 
 
@@ -143,4 +164,25 @@ def test_labelled_set_size_and_committed_figures():
         s = scores([rows[i] for i in idx], [accepted[i] for i in idx])
         got[half] = (round(s["precision"], 3), round(s["recall"], 3))
     # committed figures (docs/method.md); the targets 0.90 / 0.70 need the model's verdicts
-    assert got == {0: (0.763, 0.817), 1: (0.568, 0.657)}
+    assert got == {0: (0.866, 0.817), 1: (0.575, 0.657)}
+
+
+def _by_half(rows, accepted):
+    out = {}
+    for half in (0, 1):
+        idx = [i for i, r in enumerate(rows) if r["half"] == half]
+        s = scores([rows[i] for i in idx], [accepted[i] for i in idx])
+        out[half] = (round(s["precision"], 3), round(s["recall"], 3))
+    return out
+
+
+@pytest.mark.slow
+def test_the_default_gate_checks_both_ways_and_beats_the_one_way_gate_on_both_halves(minilm):
+    """Why GateConfig.both_ways is on (docs/method.md, docs/gate_labelled_2026-11-27.txt)."""
+    rows = load_rows()
+    assert GateConfig().both_ways
+    both = _by_half(rows, gate_verdicts(rows, minilm))
+    one = _by_half(rows, gate_verdicts(rows, minilm, GateConfig(both_ways=False)))
+    assert both == {0: (0.846, 0.62), 1: (0.597, 0.571)}
+    assert one == {0: (0.548, 0.648), 1: (0.461, 0.586)}
+    assert all(both[h][0] > one[h][0] for h in (0, 1))
