@@ -280,7 +280,10 @@ def _story_added(rewording: str, question: str) -> str | None:
     added = sorted(
         w
         for w in _content(rewording) - asked
-        if w.isalpha() and w not in _OPERATIONS and w not in _CALCULATION_WORDS
+        if w.isalpha()
+        and w not in _OPERATIONS
+        and w not in _CALCULATION_WORDS
+        and w not in _COUNT_WORDS  # "seven + 5": a number written out, not a story
     )
     return f"added {', '.join(repr(w) for w in added)} to a bare calculation" if added else None
 

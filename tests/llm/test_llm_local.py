@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from invent_core.llm import Request, available_llms, get_llm, user
+from invent_core.llm.base import yes_probability
 from invent_core.llm.local import LOCAL_MODELS, QWEN_05B
 from invent_core.packaged import parts_installed
 
@@ -221,4 +222,8 @@ def test_identical_logprob_requests_in_one_batch_keep_their_logprobs(local_llm):
     )
     out = local_llm.complete_many([r, r, replace(r, replication=1)])
     assert all(c.logprobs for c in out)
-    assert out[0].logprobs == out[1].logprobs
+    # the same answer, to llama.cpp's batched arithmetic: two slots at once are not
+    # bit-reproducible (log P -0.3079 against -0.3083 was seen, and near-tied tokens
+    # of the top five may swap places)
+    a, b = (yes_probability(c) for c in out[:2])
+    assert 0.0 < a < 1.0 and a == pytest.approx(b, abs=0.01)
