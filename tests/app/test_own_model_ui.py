@@ -162,4 +162,3 @@ def test_the_thinking_switch_is_a_sidebar_setting_sent_to_the_server(monkeypatch
         assert server.bodies[-1]["chat_template_kwargs"] == {"enable_thinking": False}
     finally:
         server.close()
-
