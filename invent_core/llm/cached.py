@@ -36,14 +36,14 @@ if TYPE_CHECKING:
 __all__ = ["CachedLLM", "Count", "Pending", "thinking_suffix"]
 
 
-def thinking_suffix(llm: object) -> str:
+def thinking_suffix(thinking: bool) -> str:
     """``"|thinking=on"`` for a backend that lets a reasoning model think, else ``""``.
 
     Part of such a backend's identity, hence of the cache key and the run's
     provenance: answers made while thinking are never reused with it off. Off
     (the default) adds nothing, so the keys of earlier caches stay valid.
     """
-    return "|thinking=on" if getattr(llm, "thinking", False) else ""
+    return "|thinking=on" if thinking else ""
 
 
 class Count:

@@ -354,7 +354,7 @@ class HFLLM(CachedLLM):
         return (
             f"transformers:sha256={weights_digest(self.source)};dtype={self.dtype};device={kind}"
             f";sampling={self.config.sampling}|model={self.source.model or self.source.display}"
-            f"{thinking_suffix(self)}"
+            f"{thinking_suffix(self.thinking)}"
         )
 
     @property

@@ -382,7 +382,7 @@ class LocalLLM(OpenAICompatLLM):
         """
         digest = self.spec.verified_sha256()
         named = next((m.name for m in LOCAL_MODELS.values() if m.sha256 == digest), self.spec.name)
-        return f"local:sha256={digest}|model={named}{thinking_suffix(self)}"
+        return f"local:sha256={digest}|model={named}{thinking_suffix(self.thinking)}"
 
     @property
     def max_choices(self) -> int:  # type: ignore[override]

@@ -192,7 +192,7 @@ class OpenAICompatLLM(CachedLLM):
         Several endpoints: their sorted URLs (:func:`.endpoints.endpoints_identity`),
         whichever of them answered; ``|thinking=on`` when a reasoning model may think.
         """
-        return f"{endpoints_identity(self.base_urls, self.model)}{thinking_suffix(self)}"
+        return f"{endpoints_identity(self.base_urls, self.model)}{thinking_suffix(self.thinking)}"
 
     @property
     def live_concurrency(self) -> int | None:

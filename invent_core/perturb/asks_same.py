@@ -189,27 +189,33 @@ _UNITS = {
 }
 
 
-#: words that ask for a quantity without naming its unit, and the units they cover
-_DIMENSIONS = {
-    "length": (
-        "far distance long length tall height wide width deep depth",
-        "metre kilometre centimetre millimetre nanometre mile foot inch yard",
-    ),
-    "time": ("long time duration", "second minute hour day week month year"),
-    "mass": ("heavy weight weigh weighs mass", "gram kilogram pound ounce"),
-    "money": ("cost costs price money spend spent pay paid earn earned much", "cent dollar euro"),
-}
+def _by_word(groups: Sequence[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """{asking word: the units it covers} from (asking words, units) groups, merged."""
+    table: dict[str, frozenset[str]] = {}
+    for asks, units in groups:
+        for word in asks.split():
+            table[word] = table.get(word, frozenset()) | set(units.split())
+    return table
+
+
+#: a word that asks for a quantity without naming its unit -> the units it covers
+#: ("long" asks for a length or a time)
+_UNITS_ASKED_BY = _by_word(
+    (
+        (
+            "far distance long length tall height wide width deep depth",
+            "metre kilometre centimetre millimetre nanometre mile foot inch yard",
+        ),
+        ("long time duration", "second minute hour day week month year"),
+        ("heavy weight weigh weighs mass", "gram kilogram pound ounce"),
+        ("cost costs price money spend spent pay paid earn earned much", "cent dollar euro"),
+    )
+)
 
 
 def _dimensions_asked(text: str) -> set[str]:
     """The units whose quantity ``text`` asks for by a dimension word ("distance" → mile, …)."""
-    words = set(_words(text))
-    return {
-        unit
-        for asks, units in _DIMENSIONS.values()
-        if words & set(asks.split())
-        for unit in units.split()
-    }
+    return set().union(*(_UNITS_ASKED_BY.get(w, ()) for w in set(_words(text))))
 
 
 def _units(text: str) -> set[str]:

@@ -23,6 +23,7 @@ from invent_core.embedders import get_embedder
 from invent_core.engine.artifact import RunArtifact
 from invent_core.env import cache_dir
 from invent_core.llm import ServerConfig, get_llm, redact_url
+from invent_core.llm.cached import thinking_suffix
 from invent_core.llm.endpoints import endpoints_identity, split_base_urls
 from invent_core.llm.paraphraser import WithParaphraser
 from invent_core.methods.registry import ScoringContext, compute_methods
@@ -94,8 +95,8 @@ def _identity(
     if spec == "openai":  # the server is not asked: its identity is its URL and model
         url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         urls = [redact_url(u) for u in split_base_urls(url)]  # several: one identity for all
-        suffix = "|thinking=on" if thinking else ""  # as cached.thinking_suffix
-        return endpoints_identity(urls, model or os.environ.get("OPENAI_MODEL", "")) + suffix
+        named = endpoints_identity(urls, model or os.environ.get("OPENAI_MODEL", ""))
+        return named + thinking_suffix(thinking)
     try:
         return _llm(spec, "", "", "", None, engine, thinking=thinking).identity
     except Exception:  # noqa: BLE001 - not installed: the estimate says "time unknown"

@@ -17,9 +17,13 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 from test_model_files import hf_folder  # noqa: E402
 from test_paraphrase_llm import REWORDINGS, RecordingServer, _reword  # noqa: E402
+from test_thinking import Server  # noqa: E402
 
+from invent_core.llm import user  # noqa: E402
 from invent_core.llm.local import QWEN_05B  # noqa: E402
 from invent_ui.session.own_model import check_model_path  # noqa: E402
+from invent_ui.session.resources import llm_for, llm_identity  # noqa: E402
+from invent_ui.session.settings import Settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 180
@@ -137,12 +141,6 @@ def test_explore_with_a_paraphrasing_model_names_both(tmp_path, monkeypatch):
 
 def test_the_thinking_switch_is_a_sidebar_setting_sent_to_the_server(monkeypatch):
     """Issue #35 §4 in the dashboard: off by default; on, the server is told and the identity says so."""
-    from test_thinking import Server
-
-    from invent_core.llm import user
-    from invent_ui.session.resources import llm_for, llm_identity
-    from invent_ui.session.settings import Settings
-
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert at.session_state["invent_settings"]["llm_thinking"] is False
