@@ -20,7 +20,8 @@ by a hash of the original question (:func:`half`): the thresholds of
 :class:`~invent_core.config.GateConfig` were chosen on the tuning half (0) and
 are reported on the other (1).
 
-Run: python scripts/gate_labelled_score.py [--gate] [--llm local] [--misses]
+Run: python scripts/gate_labelled_score.py [--gate] [--misses] [--overlap-reject A]
+     [--overlap-accept B] [--llm SPEC [--p-yes P] [--record] | --recorded --p-yes P]
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 FIXTURE = ROOT / "tests" / "data" / "gate_labelled.json"
+#: The packaged 1.5B's P(Yes) for every pair of the labelled set (``--llm qwen1.5b --record``).
+RECORDED = ROOT / "tests" / "data" / "gate_labelled_p_yes_qwen1.5b.json"
 
 
 def load_rows() -> list[dict]:
@@ -48,33 +51,68 @@ def half(original: str) -> int:
     return int(hashlib.sha256(original.encode("utf-8")).hexdigest(), 16) % 2
 
 
-def question_verdicts(rows, config=None, llm=None) -> list[bool]:
-    """:func:`same_question` per row; with ``llm`` the undecided rows are asked in one batch."""
+def model_verify(llm, p_yes=None):
+    """``verify(pairs) -> same`` asking ``llm`` (:func:`~invent_core.perturb.asks_same.verify_with_llm`)."""
+    from invent_core.perturb.asks_same import verify_with_llm
+
+    return lambda pairs: verify_with_llm(llm, pairs, p_yes=p_yes)
+
+
+def recorded_verify(p_yes: float, path: Path = RECORDED):
+    """``verify(pairs) -> same`` from P(Yes) recorded by ``--record`` (no model needed).
+
+    The record holds the 1.5B's P(Yes) for every pair the labelled set can ask
+    (each row's candidate as ``same_question`` and as the gate read it).
+    """
+    table = json.loads(path.read_text(encoding="utf-8"))["p_yes"]
+    return lambda pairs: [table[f"{q}\t{c}"] >= p_yes for q, c in pairs]
+
+
+def asked_pairs(rows) -> list[tuple[str, str]]:
+    """Every (original, text) pair a verifier can be asked about for these rows."""
+    from invent_core.perturb.gate import _cut_after_question
+    from invent_core.perturb.text import strip_wrappers
+
+    pairs = []
+    for r in rows:
+        text = strip_wrappers(r["candidate"])
+        pairs += [(r["original"], text), (r["original"], _cut_after_question(text, r["original"]))]
+    return list(dict.fromkeys(pairs))
+
+
+def question_verdicts(rows, config=None, verify=None) -> list[bool]:
+    """:func:`same_question` per row; with ``verify`` the undecided rows are asked in one batch."""
     from invent_core.config import GateConfig
-    from invent_core.perturb.asks_same import rule_verdict, verify_with_llm
+    from invent_core.perturb.asks_same import rule_verdict
     from invent_core.perturb.text import strip_wrappers
 
     cfg = config or GateConfig()
     pairs = [(r["original"], strip_wrappers(r["candidate"])) for r in rows]
     ruled = [rule_verdict(q, c, cfg) for q, c in pairs]
     open_ = [i for i, v in enumerate(ruled) if v is None]
-    asked = verify_with_llm(llm, [pairs[i] for i in open_]) if llm is not None else []
+    asked = verify([pairs[i] for i in open_]) if verify is not None and open_ else []
     answers = dict(zip(open_, asked))
     return [
         v.same if v is not None else answers.get(i, cfg.undecided_kept) for i, v in enumerate(ruled)
     ]
 
 
-def gate_verdicts(rows, similarity, config=None) -> list[bool]:
-    """The whole gate per row, each candidate judged alone against its original."""
-    from invent_core.perturb.gate import check_candidate, gate_affinities
+def gate_verdicts(rows, similarity, config=None, verify=None) -> list[bool]:
+    """The whole gate per row, each candidate judged alone against its original.
+
+    With ``verify`` (and ``config.llm_verify``) the candidates the rules leave
+    undecided are asked, as the rewording model is in a run.
+    """
+    from invent_core.perturb.gate import gate_candidates
     from invent_core.perturb.text import strip_wrappers
 
     out = []
     for row in rows:
         text = strip_wrappers(row["candidate"])
-        aff = float(gate_affinities(similarity, row["original"], [text])[0])
-        out.append(check_candidate(text, row["original"], affinity=aff, config=config).accepted)
+        (verdict,) = gate_candidates(
+            [text], row["original"], similarity=similarity, config=config, verify=verify
+        )
+        out.append(verdict.accepted)
     return out
 
 
@@ -113,34 +151,169 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="list the wrong decisions")
     parser.add_argument("--gate", action="store_true", help="also score the whole gate (MiniLM)")
     parser.add_argument("--llm", default=None, help="ask this model about undecided rows")
+    parser.add_argument(
+        "--p-yes", type=float, default=None, help="GateConfig.verify_p_yes (with --llm)"
+    )
+    parser.add_argument("--overlap-reject", type=float, default=None)
+    parser.add_argument("--overlap-accept", type=float, default=None)
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help=f"write the model's P(Yes) per pair to {RECORDED.name}",
+    )
+    parser.add_argument(
+        "--recorded", action="store_true", help="answer --p-yes from that file, no model"
+    )
+    parser.add_argument(
+        "--grid", action="store_true", help="choose verify_p_yes on the tuning half (recorded)"
+    )
     args = parser.parse_args()
     from invent_core import env  # noqa: F401  (offline before any model import)
+    from invent_core.config import GateConfig
 
+    knobs = {
+        "overlap_reject": args.overlap_reject,
+        "overlap_accept": args.overlap_accept,
+        "verify_p_yes": args.p_yes,
+    }
+    if args.grid:
+        grid(load_rows())
+        return
+    asks = bool(args.llm or args.recorded)
+    cfg = GateConfig(**{k: v for k, v in knobs.items() if v is not None}, llm_verify=asks)
     rows = load_rows()
     same = sum(r["same_meaning"] for r in rows)
+    who = "the recorded 1.5B" if args.recorded else args.llm
     print(
         f"{len(rows)} labelled candidates: {same} same meaning, {len(rows) - same} changed; "
-        f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+        f"overlap {cfg.overlap_reject:g}-{cfg.overlap_accept:g}"
+        + (f"; {who} asked, P(Yes) >= {cfg.verify_p_yes}" if asks else "")
     )
-    llm = None
-    if args.llm:
+    verify = None
+    if args.recorded:
+        verify = recorded_verify(cfg.verify_p_yes)
+    elif args.llm:
         from invent_core.llm import get_llm
 
-        llm = get_llm(args.llm)
-    report(
-        "same_question" + (f"+{args.llm}" if llm else ""),
-        rows,
-        question_verdicts(rows, llm=llm),
-        args.misses,
-    )
+        llm = get_llm(args.llm, timeout=600)  # the 1.5B on 2 busy cores
+        verify = model_verify(llm, cfg.verify_p_yes)
+        if args.record:
+            record(llm, rows, args.llm)
+    tag = f"+{args.llm or 'recorded'}" if asks else ""
+    report("same_question" + tag, rows, question_verdicts(rows, cfg, verify), args.misses)
     if args.gate:
-        from invent_core.config import GateConfig
         from invent_core.embedders import get_embedder
 
         sim = get_embedder("minilm")
-        report("gate", rows, gate_verdicts(rows, sim), args.misses)
-        one_way = GateConfig(both_ways=False)  # the default until 2026-11-27
-        report("gate one-way", rows, gate_verdicts(rows, sim, one_way), args.misses)
+        report("gate" + tag, rows, gate_verdicts(rows, sim, cfg, verify), args.misses)
+        if not asks:
+            one_way = GateConfig(both_ways=False)  # the default until 2026-11-27
+            report("gate one-way", rows, gate_verdicts(rows, sim, one_way), args.misses)
+
+
+#: How the recorded verifier may be placed: (name, GateConfig overlap options). ``all
+#: asked`` has no overlap threshold left, so it wins a tie (fewer knobs tuned).
+STRUCTURES = (
+    ("all asked (overlap 0-1)", {"overlap_reject": 0.0, "overlap_accept": 1.0}),
+    ("overlap >= 0.4 asked (0.4-1)", {"overlap_accept": 1.0}),
+    ("the band asked (0.4-0.6)", {}),
+)
+
+
+def grid(rows) -> None:
+    """The whole gate with the recorded 1.5B per placement and P(Yes) threshold.
+
+    The choice reads the tuning half only: the most recall at precision >= 0.90
+    (the issue's target), ties to the earlier placement, then the lower threshold.
+    """
+    from invent_core.config import GateConfig
+    from invent_core.embedders import get_embedder
+
+    sim = get_embedder("minilm")
+    best = None
+    for rank, (name, knobs) in enumerate(STRUCTURES):
+        for p in [round(0.50 + 0.02 * k, 2) for k in range(9)]:
+            cfg = GateConfig(llm_verify=True, verify_p_yes=p, **knobs)
+            acc = gate_verdicts(rows, sim, cfg, recorded_verify(p))
+            got = [
+                scores(
+                    [r for r in rows if r["half"] == h],
+                    [a for r, a in zip(rows, acc) if r["half"] == h],
+                )
+                for h in (0, 1)
+            ]
+            print(
+                f"{name:30s} P(Yes) >= {p:.2f}: tuning {got[0]['precision']:.3f} at "
+                f"{got[0]['recall']:.3f}  report {got[1]['precision']:.3f} at {got[1]['recall']:.3f}"
+            )
+            key = (got[0]["recall"], -rank, -p)
+            if got[0]["precision"] >= 0.90 and (best is None or key > best[0]):
+                best = (key, name, p, got)
+    if best is None:
+        return
+    _, name, p, got = best
+    print(
+        f"chosen on the tuning half: {name}, P(Yes) >= {p:.2f}; report half "
+        f"precision {got[1]['precision']:.3f} at recall {got[1]['recall']:.3f}"
+    )
+    knobs = dict(STRUCTURES)[name]
+    chosen = gate_verdicts(
+        rows, sim, GateConfig(llm_verify=True, verify_p_yes=p, **knobs), recorded_verify(p)
+    )
+    default = gate_verdicts(rows, sim)
+    report_rows = [i for i, r in enumerate(rows) if r["half"] == 1]
+    for metric, (lo, mid, hi) in paired_difference(rows, report_rows, chosen, default).items():
+        print(f"report half, chosen - default gate: {metric} {mid:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+
+
+def paired_difference(rows, idx, a, b, resamples=1000, seed=0) -> dict[str, tuple]:
+    """Paired 95 % interval of precision and recall of ``a`` minus ``b`` over ``idx``.
+
+    Questions are resampled (a question's rewordings go together), the same
+    draws for both, so the interval is of the difference itself.
+    """
+    import numpy as np
+
+    groups: dict[str, list[int]] = {}
+    for i in idx:
+        groups.setdefault(rows[i]["original"], []).append(i)
+    keys = list(groups)
+    rng = np.random.default_rng(seed)
+
+    def diff(sample: list[int]) -> tuple[float, float]:
+        sa = scores([rows[i] for i in sample], [a[i] for i in sample])
+        sb = scores([rows[i] for i in sample], [b[i] for i in sample])
+        return sa["precision"] - sb["precision"], sa["recall"] - sb["recall"]
+
+    point = diff(idx)
+    draws = np.array(
+        [
+            diff([i for k in rng.choice(keys, len(keys)) for i in groups[k]])
+            for _ in range(resamples)
+        ]
+    )
+    out = {}
+    for j, metric in enumerate(("precision", "recall")):
+        lo, hi = np.nanquantile(draws[:, j], [0.025, 0.975])
+        out[metric] = (float(lo), point[j], float(hi))
+    return out
+
+
+def record(llm, rows, spec: str) -> None:
+    """Write the model's P(Yes) for every pair the rows can ask to :data:`RECORDED`."""
+    from invent_core.perturb.asks_same import same_question_p_yes
+
+    pairs = asked_pairs(rows)
+    p = same_question_p_yes(llm, pairs)
+    out = {
+        "about": f"P(Yes) of SAME_QUESTION_TEMPLATE from {spec}, first token renormalised over "
+        "Yes/No, temperature 0, seed 0; keys 'original<TAB>candidate as asked'. Made by "
+        "scripts/gate_labelled_score.py --llm qwen1.5b --record.",
+        "p_yes": {f"{q}\t{c}": round(v, 6) for (q, c), v in zip(pairs, p)},
+    }
+    RECORDED.write_text(json.dumps(out, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"recorded {len(pairs)} pairs to {RECORDED.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

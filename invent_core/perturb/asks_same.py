@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import GateConfig
-from ..llm import Request, get_llm, user
+from ..llm import Request, get_llm, user, yes_probability
 from ..prompts import SAME_QUESTION_MAX_TOKENS, same_question_prompt
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
 from .text import content_words, is_question
@@ -50,6 +50,7 @@ __all__ = [
     "rule_flip",
     "rule_verdict",
     "same_question",
+    "same_question_p_yes",
     "verify_with_llm",
 ]
 
@@ -405,27 +406,59 @@ def rule_verdict(
     return None
 
 
-def verify_with_llm(llm: Any, pairs: Sequence[tuple[str, str]], *, seed: int = 0) -> list[bool]:
+def verify_with_llm(
+    llm: Any, pairs: Sequence[tuple[str, str]], *, seed: int = 0, p_yes: float | None = None
+) -> list[bool]:
     """Ask the rewording model whether each (question, rewording) asks for the same answer.
 
-    One request per pair, sent together (``complete_many``), temperature 0, a
-    few tokens; the backend's cache answers a pair asked before. A reply
-    counts as "same" when it starts with "yes".
+    One request per pair, sent together (``complete_many``), temperature 0; the
+    backend's cache answers a pair asked before. With ``p_yes`` None a reply
+    counts as "same" when it starts with "yes" (a few tokens); with a number,
+    when P("Yes") of the first token, renormalised over Yes and No
+    (:func:`~invent_core.llm.base.yes_probability`), is at least ``p_yes`` (one
+    token with its top log-probabilities; a backend without them falls back to
+    the reply's word). A threshold matters because models lean: the packaged
+    0.5B's P(Yes) sits at 0.2-0.4 for almost every pair, the 1.5B's at 0.4-0.8.
     """
     if not pairs:
         return []
+    if p_yes is None:
+        requests = [
+            Request(
+                messages=user(same_question_prompt(q, r)),
+                temperature=0.0,
+                seed=seed,
+                max_tokens=SAME_QUESTION_MAX_TOKENS,
+                tag="same-question",
+            )
+            for q, r in pairs
+        ]
+        replies = llm.complete_many(requests)
+        return [c.text.strip().lstrip("*\"' ").lower().startswith("yes") for c in replies]
+    return [p >= p_yes for p in same_question_p_yes(llm, pairs, seed=seed)]
+
+
+def same_question_p_yes(
+    llm: Any, pairs: Sequence[tuple[str, str]], *, seed: int = 0
+) -> list[float]:
+    """P("Yes") the model gives each (question, rewording) pair, renormalised over Yes/No.
+
+    One token per pair with its top log-probabilities, temperature 0, all
+    pairs in one ``complete_many`` (cached like every request).
+    """
     requests = [
         Request(
             messages=user(same_question_prompt(q, r)),
             temperature=0.0,
             seed=seed,
-            max_tokens=SAME_QUESTION_MAX_TOKENS,
-            tag="same-question",
+            max_tokens=1,
+            logprobs=True,
+            top_logprobs=10,
+            tag="same-question-p",
         )
         for q, r in pairs
     ]
-    replies = llm.complete_many(requests)
-    return [c.text.strip().lstrip("*\"' ").lower().startswith("yes") for c in replies]
+    return [yes_probability(c) for c in llm.complete_many(requests)] if requests else []
 
 
 def same_question(
@@ -460,7 +493,7 @@ def same_question(
     if llm is None or not cfg.llm_verify:
         kept = cfg.undecided_kept
         return QuestionVerdict(kept, "default", f"undecided (overlap {overlap:.2f})", overlap)
-    same = verify_with_llm(get_llm(llm), [(question, rewording)])[0]
+    same = verify_with_llm(get_llm(llm), [(question, rewording)], p_yes=cfg.verify_p_yes)[0]
     return QuestionVerdict(
         same, "llm", "the rewording model says " + ("same" if same else "different"), overlap
     )

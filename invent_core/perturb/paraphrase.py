@@ -267,7 +267,7 @@ def _gated(
     seed = asker.template.seed
 
     def verify(pairs: list[tuple[str, str]]) -> list[bool]:  # the rewording model decides
-        return verify_with_llm(asker.model, pairs, seed=seed)
+        return verify_with_llm(asker.model, pairs, seed=seed, p_yes=gate.verify_p_yes)
 
     accepted: list[str] = []
     verdicts: list[GateVerdict] = []

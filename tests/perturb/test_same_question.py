@@ -6,13 +6,29 @@ from pathlib import Path
 import pytest
 
 from invent_core.config import GateConfig
-from invent_core.perturb.asks_same import content_overlap, rule_flip, same_question
+from invent_core.perturb.asks_same import (
+    content_overlap,
+    rule_flip,
+    same_question,
+    same_question_p_yes,
+    verify_with_llm,
+)
 from invent_core.perturb.gaap_sampling import member_flags
 from invent_core.perturb.gate import gate_candidates
 from invent_core.perturb.wordnet import antonyms
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
-from gate_labelled_score import gate_verdicts, load_rows, question_verdicts, scores  # noqa: E402
+from gate_labelled_score import (  # noqa: E402
+    RECORDED,
+    STRUCTURES,
+    asked_pairs,
+    gate_verdicts,
+    load_rows,
+    paired_difference,
+    question_verdicts,
+    recorded_verify,
+    scores,
+)
 
 FLIPS = [
     ("What is the opposite of hot?", "What is the opposite of cold?"),  # antonym
@@ -186,3 +202,46 @@ def test_the_default_gate_checks_both_ways_and_beats_the_one_way_gate_on_both_ha
     assert both == {0: (0.846, 0.62), 1: (0.597, 0.571)}
     assert one == {0: (0.548, 0.648), 1: (0.461, 0.586)}
     assert all(both[h][0] > one[h][0] for h in (0, 1))
+
+
+def test_verify_p_yes_defaults_to_the_reply_and_is_checked():
+    assert GateConfig().verify_p_yes is None
+    assert GateConfig(verify_p_yes=0.56).verify_p_yes == 0.56
+    with pytest.raises(ValueError, match="verify_p_yes"):
+        GateConfig(verify_p_yes=1.5)
+
+
+def test_p_yes_threshold_reads_the_first_tokens_probability(local_llm):
+    """With a threshold the verdict is P(Yes) >= it, P(Yes) from the real model's logprobs."""
+    pair = ("What is the opposite of hot?", "What is the opposite of cold?")
+    (p,) = same_question_p_yes(local_llm, [pair])
+    assert 0.0 < p < 1.0  # read from the first token's top log-probabilities, not the word
+    assert verify_with_llm(local_llm, [pair], p_yes=p) == [True]
+    assert verify_with_llm(local_llm, [pair], p_yes=min(1.0, p + 1e-3)) == [False]
+
+
+def test_the_record_covers_every_pair_the_labelled_set_asks():
+    import json
+
+    table = json.loads(RECORDED.read_text(encoding="utf-8"))["p_yes"]
+    assert {f"{q}\t{c}" for q, c in asked_pairs(load_rows())} == set(table)
+    assert all(0.0 <= v <= 1.0 for v in table.values())
+
+
+@pytest.mark.slow
+def test_the_recorded_1_5b_verifier_chosen_on_the_tuning_half(minilm):
+    """The recipe docs/method.md gives for the 1.5B: every rule survivor asked, P(Yes) >= 0.56.
+
+    Chosen by ``gate_labelled_score.py --grid`` on the tuning half (most recall at
+    precision >= 0.90); its precision on the report half beats the default gate's
+    with a paired interval above zero. Still short of the issue's 0.90 at 0.70.
+    """
+    rows = load_rows()
+    knobs = dict(STRUCTURES)["all asked (overlap 0-1)"]
+    cfg = GateConfig(llm_verify=True, verify_p_yes=0.56, **knobs)
+    chosen = gate_verdicts(rows, minilm, cfg, recorded_verify(0.56))
+    assert _by_half(rows, chosen) == {0: (0.933, 0.592), 1: (0.725, 0.529)}
+    default = gate_verdicts(rows, minilm)
+    report = [i for i, r in enumerate(rows) if r["half"] == 1]
+    lo, mid, hi = paired_difference(rows, report, chosen, default)["precision"]
+    assert round(mid, 3) == 0.128 and lo > 0
