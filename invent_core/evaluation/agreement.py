@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import spearmanr
 
 COINCIDE_RHO = 0.999  # ρ at or above which two methods are reported as one ranking
 DECIMALS = 9  # scores are rounded before ranking: 1e-16 of float noise is not a ranking
@@ -89,4 +88,6 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
     """ρ of two columns; NaN when either is constant or fewer than 3 questions."""
     if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
+    from scipy.stats import spearmanr  # lazy: scipy.stats costs ~1 s at every CLI start
+
     return float(spearmanr(a, b).statistic)

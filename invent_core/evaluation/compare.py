@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import rankdata
 
 from .metrics import N_BOOTSTRAP, bootstrap_indices, paired_bootstrap, paired_difference
 from .metrics.paired import PairedDifference
@@ -131,5 +130,7 @@ def disagreement(uncertainty_a: ArrayLike, uncertainty_b: ArrayLike) -> np.ndarr
     n = ua.size
     if n < 2:
         return np.zeros(n)
+    from scipy.stats import rankdata  # lazy: scipy.stats costs ~1 s at every CLI start
+
     pa, pb = ((rankdata(u) - 1) / (n - 1) for u in (ua, ub))
     return np.abs(pa - pb)

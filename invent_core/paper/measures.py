@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import wasserstein_distance
 
 from ..config import MaxVariant, ScoreConfig, WDGround
 from .random_walk import p_x_given_y, p_x_marginal, p_y_given_x, p_y_marginal
@@ -91,6 +90,8 @@ def wd_px_py(p_x: np.ndarray, p_y: np.ndarray, *, ground: WDGround = "index") ->
     if ground == "released_code":
         flat_x = px.reshape(-1, px.shape[-1])
         flat_y = py.reshape(-1, py.shape[-1])
+        from scipy.stats import wasserstein_distance  # lazy: ~1 s at every CLI start
+
         out = np.array([wasserstein_distance(a, b) for a, b in zip(flat_x, flat_y)])
         return out.reshape(px.shape[:-1])
     raise ValueError(
