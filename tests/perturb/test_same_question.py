@@ -216,8 +216,9 @@ def test_p_yes_threshold_reads_the_first_tokens_probability(local_llm):
     pair = ("What is the opposite of hot?", "What is the opposite of cold?")
     (p,) = same_question_p_yes(local_llm, [pair])
     assert 0.0 < p < 1.0  # read from the first token's top log-probabilities, not the word
-    assert verify_with_llm(local_llm, [pair], p_yes=p) == [True]
-    assert verify_with_llm(local_llm, [pair], p_yes=min(1.0, p + 1e-3)) == [False]
+    # llama.cpp's logprobs move in the 3rd-4th digit between calls (slot batching): a margin
+    assert verify_with_llm(local_llm, [pair], p_yes=max(0.0, p - 0.02)) == [True]
+    assert verify_with_llm(local_llm, [pair], p_yes=min(1.0, p + 0.02)) == [False]
 
 
 def test_the_record_covers_every_pair_the_labelled_set_asks():
