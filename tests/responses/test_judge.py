@@ -4,6 +4,7 @@ the pairs the rules leave undecided, once per distinct pair."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from invent_core.llm import yes_probability
 from invent_core.responses import same_answer
 from invent_core.responses.judge import SAME_PROBABILITY, AnswerJudge
 from invent_core.responses.same import answer_cosines
+
+ROOT = Path(__file__).resolve().parents[2]
 
 Q = "What is the capital of Nigeria?"
 
@@ -92,9 +95,12 @@ def test_a_rescore_under_the_judge_asks_the_judge_only_and_once(local_llm):
     from invent_core.engine.artifact import RunArtifact
     from invent_core.experiments.answer_study import undecided_pairs
     from invent_core.responses import judge as judges
-    from invent_ui import assets
 
-    run = RunArtifact.load(assets.DEMO_RUN)
+    # a shipped arithmetic run whose rules leave 3 pairs to the judge (the demo run: 31, 57 s)
+    run = RunArtifact.load(
+        ROOT / "docs/results/evaluate-arithmetic-100/runs/arithmetic_68-f4c3f49b_T0.7.json"
+    )
+    assert undecided_pairs([run]) >= 1  # the judge is asked, so "only and once" means something
     spy = _Counting(local_llm)
     judges._judges["spy"] = AnswerJudge("spy", model=spy)
     try:
