@@ -249,17 +249,13 @@ def grid(rows) -> None:
             )
             key = (got[0]["recall"], -rank, -p)
             if got[0]["precision"] >= 0.90 and (best is None or key > best[0]):
-                best = (key, name, p, got)
+                best = (key, name, p, got, acc)
     if best is None:
         return
-    _, name, p, got = best
+    _, name, p, got, chosen = best
     print(
         f"chosen on the tuning half: {name}, P(Yes) >= {p:.2f}; report half "
         f"precision {got[1]['precision']:.3f} at recall {got[1]['recall']:.3f}"
-    )
-    knobs = dict(STRUCTURES)[name]
-    chosen = gate_verdicts(
-        rows, sim, GateConfig(llm_verify=True, verify_p_yes=p, **knobs), recorded_verify(p)
     )
     default = gate_verdicts(rows, sim)
     report_rows = [i for i, r in enumerate(rows) if r["half"] == 1]
@@ -267,37 +263,34 @@ def grid(rows) -> None:
         print(f"report half, chosen - default gate: {metric} {mid:+.3f} [{lo:+.3f}, {hi:+.3f}]")
 
 
-def paired_difference(rows, idx, a, b, resamples=1000, seed=0) -> dict[str, tuple]:
+def paired_difference(rows, idx, a, b, seed=0) -> dict[str, tuple]:
     """Paired 95 % interval of precision and recall of ``a`` minus ``b`` over ``idx``.
 
-    Questions are resampled (a question's rewordings go together), the same
-    draws for both, so the interval is of the difference itself.
+    Questions are resampled (a question's rewordings go together) with the
+    project's :func:`~invent_core.evaluation.metrics.bootstrap_indices` (1,000
+    draws), the same draws for both, so the interval is of the difference itself.
     """
     import numpy as np
+
+    from invent_core.evaluation.metrics import bootstrap_indices, percentile_interval
 
     groups: dict[str, list[int]] = {}
     for i in idx:
         groups.setdefault(rows[i]["original"], []).append(i)
     keys = list(groups)
-    rng = np.random.default_rng(seed)
 
     def diff(sample: list[int]) -> tuple[float, float]:
         sa = scores([rows[i] for i in sample], [a[i] for i in sample])
         sb = scores([rows[i] for i in sample], [b[i] for i in sample])
         return sa["precision"] - sb["precision"], sa["recall"] - sb["recall"]
 
+    draws = bootstrap_indices(np.zeros(len(keys)), seed=seed, require_both_classes=False)
+    diffs = np.array([diff([i for k in row for i in groups[keys[k]]]) for row in draws])
     point = diff(idx)
-    draws = np.array(
-        [
-            diff([i for k in rng.choice(keys, len(keys)) for i in groups[k]])
-            for _ in range(resamples)
-        ]
-    )
-    out = {}
-    for j, metric in enumerate(("precision", "recall")):
-        lo, hi = np.nanquantile(draws[:, j], [0.025, 0.975])
-        out[metric] = (float(lo), point[j], float(hi))
-    return out
+    return {
+        metric: (percentile_interval(diffs[:, j])[0], point[j], percentile_interval(diffs[:, j])[1])
+        for j, metric in enumerate(("precision", "recall"))
+    }
 
 
 def record(llm, rows, spec: str) -> None:

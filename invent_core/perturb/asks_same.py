@@ -423,17 +423,9 @@ def verify_with_llm(
     if not pairs:
         return []
     if p_yes is None:
-        requests = [
-            Request(
-                messages=user(same_question_prompt(q, r)),
-                temperature=0.0,
-                seed=seed,
-                max_tokens=SAME_QUESTION_MAX_TOKENS,
-                tag="same-question",
-            )
-            for q, r in pairs
-        ]
-        replies = llm.complete_many(requests)
+        replies = llm.complete_many(
+            _asks(pairs, seed, max_tokens=SAME_QUESTION_MAX_TOKENS, tag="same-question")
+        )
         return [c.text.strip().lstrip("*\"' ").lower().startswith("yes") for c in replies]
     return [p >= p_yes for p in same_question_p_yes(llm, pairs, seed=seed)]
 
@@ -446,19 +438,18 @@ def same_question_p_yes(
     One token per pair with its top log-probabilities, temperature 0, all
     pairs in one ``complete_many`` (cached like every request).
     """
-    requests = [
-        Request(
-            messages=user(same_question_prompt(q, r)),
-            temperature=0.0,
-            seed=seed,
-            max_tokens=1,
-            logprobs=True,
-            top_logprobs=10,
-            tag="same-question-p",
-        )
+    if not pairs:
+        return []
+    asks = _asks(pairs, seed, max_tokens=1, logprobs=True, top_logprobs=10, tag="same-question-p")
+    return [yes_probability(c) for c in llm.complete_many(asks)]
+
+
+def _asks(pairs: Sequence[tuple[str, str]], seed: int, **options: Any) -> list[Request]:
+    """One ``SAME_QUESTION_TEMPLATE`` request per (question, rewording), temperature 0."""
+    return [
+        Request(messages=user(same_question_prompt(q, r)), temperature=0.0, seed=seed, **options)
         for q, r in pairs
     ]
-    return [yes_probability(c) for c in llm.complete_many(requests)] if requests else []
 
 
 def same_question(

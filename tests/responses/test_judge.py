@@ -4,18 +4,16 @@ the pairs the rules leave undecided, once per distinct pair."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 from invent_core.config import ScoreConfig
 from invent_core.llm import yes_probability
 from invent_core.responses import same_answer
 from invent_core.responses.judge import SAME_PROBABILITY, AnswerJudge
 from invent_core.responses.same import answer_cosines
-
-ROOT = Path(__file__).resolve().parents[2]
 
 Q = "What is the capital of Nigeria?"
 
