@@ -20,8 +20,13 @@ by a hash of the original question (:func:`half`): the thresholds of
 :class:`~invent_core.config.GateConfig` were chosen on the tuning half (0) and
 are reported on the other (1).
 
+``--agreement`` compares the labels with a second, blind reading of 120 rows
+(Cohen's kappa per half) and scores the default gate on the rows both readings
+agree on: if the gate's shortfall came from doubtful labels, it would shrink there.
+
 Run: python scripts/gate_labelled_score.py [--gate] [--misses] [--overlap-reject A]
      [--overlap-accept B] [--llm SPEC [--p-yes P] [--record] | --recorded --p-yes P]
+     [--agreement]
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ sys.path.insert(0, str(ROOT))
 FIXTURE = ROOT / "tests" / "data" / "gate_labelled.json"
 #: The packaged 1.5B's P(Yes) for every pair of the labelled set (``--llm qwen1.5b --record``).
 RECORDED = ROOT / "tests" / "data" / "gate_labelled_p_yes_qwen1.5b.json"
+#: A second, blind reading of 120 rows (``--agreement``): how far the labels can be trusted.
+SECOND_READING = ROOT / "tests" / "data" / "gate_labelled_second_reading.json"
 
 
 def load_rows() -> list[dict]:
@@ -131,6 +138,39 @@ def scores(rows, accepted) -> dict[str, float]:
     }
 
 
+def agreement(first: list[bool], second: list[bool]) -> dict[str, float]:
+    """Share of rows two readings label alike, and Cohen's kappa (agreement beyond chance)."""
+    n = len(first)
+    agree = sum(a == b for a, b in zip(first, second)) / n
+    p1, p2 = sum(first) / n, sum(second) / n
+    chance = p1 * p2 + (1 - p1) * (1 - p2)
+    return {"rows": n, "agreement": agree, "kappa": (agree - chance) / (1 - chance)}
+
+
+def second_reading(rows) -> list[tuple[int, bool]]:
+    """(index into ``rows``, the second reading's label) for each row read twice."""
+    where = {(r["original"], r["candidate"]): i for i, r in enumerate(rows)}
+    read = json.loads(SECOND_READING.read_text(encoding="utf-8"))["rows"]
+    return [(where[(r["original"], r["candidate"])], r["same_meaning"]) for r in read]
+
+
+def report_agreement(rows) -> None:
+    """Kappa per half, then the default gate on the rows the two readings agree on."""
+    from invent_core.embedders import get_embedder
+
+    pairs = second_reading(rows)
+    for label, keep in (("tuning", 0), ("report", 1), ("all", None)):
+        sel = [(i, b) for i, b in pairs if keep is None or rows[i]["half"] == keep]
+        a = agreement([rows[i]["same_meaning"] for i, _ in sel], [b for _, b in sel])
+        print(
+            f"second reading {label:6s} ({a['rows']:3d} rows): agreement {a['agreement']:.3f}  "
+            f"kappa {a['kappa']:.3f}"
+        )
+    agreed = [rows[i] for i, b in pairs if rows[i]["same_meaning"] == b]
+    accepted = gate_verdicts(agreed, get_embedder("minilm"))
+    report(f"gate, the {len(agreed)} rows read alike", agreed, accepted, misses=False)
+
+
 def report(name: str, rows, accepted, misses: bool) -> None:
     """One line per half and for all rows; the wrong decisions with ``misses``."""
     for label, keep in (("tuning", 0), ("report", 1), ("all", None)):
@@ -167,6 +207,9 @@ def main() -> None:
     parser.add_argument(
         "--grid", action="store_true", help="choose verify_p_yes on the tuning half (recorded)"
     )
+    parser.add_argument(
+        "--agreement", action="store_true", help=f"the labels against {SECOND_READING.name}"
+    )
     args = parser.parse_args()
     from invent_core import env  # noqa: F401  (offline before any model import)
     from invent_core.config import GateConfig
@@ -178,6 +221,9 @@ def main() -> None:
     }
     if args.grid:
         grid(load_rows())
+        return
+    if args.agreement:
+        report_agreement(load_rows())
         return
     asks = bool(args.llm or args.recorded)
     cfg = GateConfig(**{k: v for k, v in knobs.items() if v is not None}, llm_verify=asks)
