@@ -155,14 +155,15 @@ def test_sub_order_does_not_depend_on_the_hash_seed():
         "s = substitution_set(['Which', 'golfer', 'won'], 1)\n"
         "print('|'.join(o.text for o in s.options))\n"
     )
-    outs = {
-        subprocess.run(
+    procs = [  # three processes at once: each spends most of its time loading WordNet
+        subprocess.Popen(
             [sys.executable, "-c", code],
-            capture_output=True,
+            stdout=subprocess.PIPE,
             text=True,
-            check=True,
             env={**os.environ, "PYTHONHASHSEED": seed},
-        ).stdout
+        )
         for seed in ("0", "1", "2")
-    }
+    ]
+    outs = {p.communicate(timeout=300)[0] for p in procs}
+    assert [p.returncode for p in procs] == [0, 0, 0]
     assert len(outs) == 1 and "driver" in outs.pop()
