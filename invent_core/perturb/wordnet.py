@@ -178,7 +178,8 @@ def load_wordnet() -> Any:
 
     Returns
     -------
-    ``nltk.corpus.wordnet`` (a ``WordNetCorpusReader``), loaded.
+    A ``WordNetCorpusReader`` over the copy, loaded (English only: see
+    :func:`_english_reader`).
     """
     global _reader
     if _reader is not None:
@@ -191,13 +192,37 @@ def load_wordnet() -> Any:
             root = str(data_root())
             if root not in nltk.data.path:
                 nltk.data.path.insert(0, root)
-            from nltk.corpus import wordnet
-
-            wordnet.ensure_loaded()
+            wordnet = _english_reader(nltk.data.find("corpora/wordnet"))
             if wordnet.get_version() != "3.0":  # pragma: no cover - defensive
                 raise ModelFileError(f"expected WordNet 3.0, nltk loaded {wordnet.get_version()}")
             _reader = wordnet
     return _reader
+
+
+def _english_reader(root: Any) -> Any:
+    """An nltk ``WordNetCorpusReader`` over ``root`` that skips the 3.0-to-3.0 sense map.
+
+    nltk 3.10's reader maps the senses of the corpus named "wordnet" onto the
+    loaded data whenever the loaded version string ("3.0") differs from that
+    corpus *name* ("wordnet"), which is always: it reads ``index.sense``
+    (200,000 lines) twice to map WordNet 3.0 onto itself. The map (``map30``)
+    serves only the Open Multilingual WordNet's lemmas, which invent never
+    loads (no OMW reader is given). Skipping it takes a load from about 6.4 s
+    to 2.8 s on 2 cores; synsets, lemmas, relations and counts are the same.
+    """
+    import warnings
+
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class EnglishWordNet(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> Any:
+            if version == "wordnet" and self.get_version() == "3.0":
+                return None  # the data is WordNet 3.0 itself: nothing to map
+            return super().map_wn(version)
+
+    with warnings.catch_warnings():  # "multilingual functions are not available": by design
+        warnings.simplefilter("ignore", UserWarning)
+        return EnglishWordNet(root, None)
 
 
 @_serialised

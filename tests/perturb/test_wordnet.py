@@ -6,6 +6,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -70,10 +71,38 @@ def test_wordnet_is_copied_not_linked_and_on_nltk_path():
     import nltk
 
     assert str(wnmod.data_root()) in nltk.data.path
-    from nltk.corpus import wordnet
-
-    assert [s.name() for s in wordnet.synsets("golfer")] == ["golfer.n.01"]
+    assert Path(wn.root.path) == dest  # reads the copy
+    assert [s.name() for s in wn.synsets("golfer")] == ["golfer.n.01"]
     assert wnmod.load_wordnet() is wn  # one-time setup
+
+
+@pytest.mark.slow
+def test_the_english_reader_reads_as_nltks_own():
+    """Skipping nltk's WordNet-3.0-onto-itself sense map changes no lookup (_english_reader)."""
+    from nltk.corpus import wordnet as stock
+
+    ours = wnmod.load_wordnet()
+    stock.ensure_loaded()
+    assert ours.map30 is None and stock.map30  # what was skipped, and that nltk builds it
+
+    def seen(wn, word):
+        return [
+            (
+                s.name(),
+                s.definition(),
+                [
+                    (lemma.name(), lemma.count(), [a.name() for a in lemma.antonyms()])
+                    for lemma in s.lemmas()
+                ],
+                [h.name() for h in s.hypernyms()],
+                [h.name() for h in s.hyponyms()],
+            )
+            for s in wn.synsets(word)
+        ]
+
+    for word in ("golfer", "hot", "separate", "first", "river", "won", "championships"):
+        assert seen(ours, word) == seen(stock, word), word
+    assert ours.morphy("championships", "n") == stock.morphy("championships", "n")
 
 
 @pytest.mark.slow
