@@ -112,3 +112,50 @@ def test_from_scores_csv(tmp_path):
 def test_validation(values, correct, msg):
     with pytest.raises(ValueError, match=msg):
         ReferenceSet(values, correct)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_python_pava_pools_as_scikit_learns(seed):
+    """Bit for bit: the same blocks pooled in the same order (ties, runs, weights)."""
+    from invent_core.evaluation.metrics.calibration import _pava, pava_python
+
+    rng = np.random.default_rng(seed)
+    for n in (1, 2, 3, 7, 40, 300):
+        y = rng.choice([0.0, 1.0, 0.5, rng.random()], size=n) if seed % 2 else rng.random(n)
+        w = rng.integers(1, 5, size=n).astype(float)
+        assert pava_python(y, w).tolist() == _pava(y, w).tolist()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reference_fits_are_scikit_learns_isotonic_regression(seed):
+    """P(correct)'s fits: what IsotonicRegression(y_min, y_max, clip) predicts, ties and all."""
+    from sklearn.isotonic import IsotonicRegression
+
+    from invent_core.evaluation.metrics.calibration import isotonic_fit, isotonic_read, pava_python
+
+    rng = np.random.default_rng(seed)
+    lo, hi = P_CORRECT_CLIP
+    for n in (2, 10, 60, 250):
+        conf = np.round(rng.normal(size=n), 1)  # rounded: many tied values
+        y = (rng.random(n) < 1 / (1 + np.exp(-2 * conf))).astype(float)
+        at = np.concatenate([conf, rng.normal(scale=2.0, size=50)])  # and beyond the ends
+        iso = IsotonicRegression(y_min=lo, y_max=hi, out_of_bounds="clip").fit(conf, y)
+        fit = isotonic_fit(conf, y, bounds=(lo, hi), pava=pava_python)
+        np.testing.assert_allclose(isotonic_read(fit, at), iso.predict(at), rtol=0, atol=1e-12)
+
+
+def test_a_placement_imports_no_scikit_learn():
+    """A run that reads a reference pays no scikit-learn import (1-2 s of a cached run)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from invent_core.evaluation.reference import ReferenceSet\n"
+        "rng = np.random.default_rng(0)\n"
+        "v = rng.normal(size=80)\n"
+        "ref = ReferenceSet(values=v, correct=(v < 0.2).astype(int))\n"
+        "print(ref.describe(0.1)['p_correct'] is not None, 'sklearn' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"], out.stdout + out.stderr

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics import confidence_from_uncertainty
+from ..metrics.calibration import isotonic_fit, isotonic_read, pava_python
 
 #: P(correct) is clipped to this range: a reference of a few dozen answers cannot
 #: justify certainty either way (ours).
@@ -24,10 +25,13 @@ MIN_NEAR = 10
 
 
 def _bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Fit :data:`N_CALIBRATION_BOOTSTRAP` isotonic maps on resamples (fixed seed) and evaluate them."""
-    from sklearn.isotonic import IsotonicRegression
+    """Fit :data:`N_CALIBRATION_BOOTSTRAP` isotonic maps on resamples (fixed seed) and evaluate them.
 
-    lo, hi = P_CORRECT_CLIP
+    Each is scikit-learn's ``IsotonicRegression(y_min, y_max, out_of_bounds="clip")``
+    fit, computed by :func:`~invent_core.evaluation.metrics.calibration.isotonic_fit`
+    with the pure-Python PAVA: a reference has a few hundred questions at most,
+    and a run that reads one then imports no scikit-learn.
+    """
     key = (ref.tobytes(), correct.tobytes())
     fits = _FITS.get(key)
     if fits is None:
@@ -36,12 +40,11 @@ def _bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np
         conf, y = confidence_from_uncertainty(ref), correct.astype(np.float64)
         for b in range(N_CALIBRATION_BOOTSTRAP):
             idx = np.arange(ref.size) if b == 0 else rng.integers(0, ref.size, ref.size)
-            iso = IsotonicRegression(increasing=True, y_min=lo, y_max=hi, out_of_bounds="clip")
-            fits.append(iso.fit(conf[idx], y[idx]))
+            fits.append(isotonic_fit(conf[idx], y[idx], bounds=P_CORRECT_CLIP, pava=pava_python))
         _FITS.clear()  # one reference at a time is enough for a run, a batch or a page
         _FITS[key] = fits
     conf_v = confidence_from_uncertainty(values)
-    return np.stack([f.predict(conf_v) for f in fits])
+    return np.stack([isotonic_read(fit, conf_v) for fit in fits])
 
 
 _FITS: dict[tuple[bytes, bytes], list] = {}
