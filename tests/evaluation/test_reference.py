@@ -145,7 +145,7 @@ def test_reference_fits_are_scikit_learns_isotonic_regression(seed):
 
 
 def test_a_placement_imports_no_scikit_learn():
-    """A run that reads a reference pays no scikit-learn import (1-2 s of a cached run)."""
+    """A run that reads a reference imports no scikit-learn, no scipy.stats (3 s of a cached run)."""
     import subprocess
     import sys
 
@@ -155,7 +155,19 @@ def test_a_placement_imports_no_scikit_learn():
         "rng = np.random.default_rng(0)\n"
         "v = rng.normal(size=80)\n"
         "ref = ReferenceSet(values=v, correct=(v < 0.2).astype(int))\n"
-        "print(ref.describe(0.1)['p_correct'] is not None, 'sklearn' in sys.modules)\n"
+        "print(ref.describe(0.1)['p_correct'] is not None, 'sklearn' in sys.modules,\n"
+        "      'scipy.stats' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["True", "False"], out.stdout + out.stderr
+    assert out.stdout.split() == ["True", "False", "False"], out.stdout + out.stderr
+
+
+def test_jeffreys_quantiles_are_scipy_stats_betas():
+    from scipy.stats import beta
+
+    from invent_core.evaluation.reference.calibration import _jeffreys
+
+    for n in (1, 2, 10, 30, 99, 300):
+        for k in {0, 1, n // 2, n - 1, n}:
+            a, b = k + 0.5, n - k + 0.5
+            assert _jeffreys(k, n) == (beta.ppf(0.05, a, b), beta.ppf(0.95, a, b))

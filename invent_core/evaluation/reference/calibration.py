@@ -51,7 +51,13 @@ _FITS: dict[tuple[bytes, bytes], list] = {}
 
 
 def _jeffreys(k: int, n: int) -> tuple[float, float]:
-    """90 % Jeffreys interval of a share k / n (Beta(k + ½, n − k + ½) quantiles)."""
-    from scipy.stats import beta
+    """90 % Jeffreys interval of a share k / n (Beta(k + ½, n − k + ½) quantiles).
 
-    return float(beta.ppf(0.05, k + 0.5, n - k + 0.5)), float(beta.ppf(0.95, k + 0.5, n - k + 0.5))
+    The quantiles come from ``scipy.special.betaincinv``, which gives what
+    ``scipy.stats.beta.ppf`` gives (equal to the bit for every k ≤ n < 400)
+    without importing ``scipy.stats`` (1.2 s of a cached run here).
+    """
+    from scipy.special import betaincinv
+
+    a, b = k + 0.5, n - k + 0.5
+    return float(betaincinv(a, b, 0.05)), float(betaincinv(a, b, 0.95))
