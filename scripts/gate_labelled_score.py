@@ -333,10 +333,11 @@ def paired_difference(rows, idx, a, b, seed=0) -> dict[str, tuple]:
     draws = bootstrap_indices(np.zeros(len(keys)), seed=seed, require_both_classes=False)
     diffs = np.array([diff([i for k in row for i in groups[keys[k]]]) for row in draws])
     point = diff(idx)
-    return {
-        metric: (percentile_interval(diffs[:, j])[0], point[j], percentile_interval(diffs[:, j])[1])
-        for j, metric in enumerate(("precision", "recall"))
-    }
+    out = {}
+    for j, metric in enumerate(("precision", "recall")):
+        lo, hi = percentile_interval(diffs[:, j])
+        out[metric] = (lo, point[j], hi)
+    return out
 
 
 def record(llm, rows, spec: str) -> None:

@@ -41,16 +41,17 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import os
 import re
 import shutil
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from .. import env
+from ..csv_safe import atomic_file
 from ..errors import ModelFileError
 from ..serialize import JsonDataclass
 
@@ -212,9 +213,7 @@ def _english_reader(root: Any) -> Any:
     loads (no OMW reader is given). Skipping it takes a load from about 6.4 s
     to 2.8 s on 2 cores; synsets, lemmas, relations and counts are the same.
     """
-    import warnings
-
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader  # lazy: nltk takes ~2 s
 
     class EnglishWordNet(WordNetCorpusReader):
         def map_wn(self, version: str = "wordnet") -> Any:
@@ -430,16 +429,19 @@ def _antonym_pairs() -> AntonymPairs:
     pairs = _read_table(table, stamp)
     if pairs is None:
         pairs = _parse_antonym_pairs(folder)
-        _write_atomically(table, json.dumps({"stamp": stamp, "pairs": pairs}))
+        try:
+            table.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_file(table) as fh:
+                json.dump({"stamp": stamp, "pairs": pairs}, fh)
+        except OSError:  # a read-only cache: the table is simply parsed again next time
+            pass
     return pairs
 
 
 def _data_stamp(folder: Path) -> list[list[Any]]:
     """[name, size, mtime_ns] of each data file: what a saved table must have been read from."""
-    return [
-        [pos, (folder / f"data.{pos}").stat().st_size, (folder / f"data.{pos}").stat().st_mtime_ns]
-        for pos in _DATA_FILES
-    ]
+    stats = {pos: (folder / f"data.{pos}").stat() for pos in _DATA_FILES}
+    return [[pos, st.st_size, st.st_mtime_ns] for pos, st in stats.items()]
 
 
 def _read_table(path: Path, stamp: list[list[Any]]) -> AntonymPairs | None:
@@ -451,17 +453,6 @@ def _read_table(path: Path, stamp: list[list[Any]]) -> AntonymPairs | None:
         return tuple((list(src), int(i), list(dst), int(j)) for src, i, dst, j in saved["pairs"])
     except (OSError, ValueError, KeyError, TypeError):
         return None  # no table yet, or one this code cannot read: parse again
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename (no torn reads)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    except OSError:  # a read-only cache: the table is simply parsed again next time
-        pass
 
 
 def _parse_antonym_pairs(folder: Path) -> AntonymPairs:

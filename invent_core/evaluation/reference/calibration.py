@@ -57,7 +57,7 @@ def _jeffreys(k: int, n: int) -> tuple[float, float]:
     ``scipy.stats.beta.ppf`` gives (equal to the bit for every k ≤ n < 400)
     without importing ``scipy.stats`` (1.2 s of a cached run here).
     """
-    from scipy.special import betaincinv
+    from scipy.special import betaincinv  # lazy: kept off every CLI start
 
     a, b = k + 0.5, n - k + 0.5
     return float(betaincinv(a, b, 0.05)), float(betaincinv(a, b, 0.95))
