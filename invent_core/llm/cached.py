@@ -10,7 +10,8 @@ packaged llama.cpp model) and of the transformers engine
    ``identity`` and the request) are answered from it;
 2. ``progress(done, total)`` is told the count, cache hits included;
 3. the rest go to the backend's :meth:`CachedLLM._answer` as one
-   :class:`Pending`; the backend records each answer as soon as it has it
+   :class:`Pending`, each distinct request once (equal requests share a cache
+   key, so they get one answer); the backend records each answer as soon as it has it
    (:meth:`Pending.answered`, which caches it, so a cancelled run keeps what
    was finished) and counts it;
 4. Cancel takes one path (:mod:`.cancel`): ``cancel=`` makes the token this
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..errors import Cancelled
@@ -77,15 +78,44 @@ class Pending:
     concurrency: int | None
     store: Callable[[Request, Completion], None]  # into the cache (or nowhere)
     identity: str | None = None  # the cache identity the answers are stored under
+    #: request index -> the later indices of the same request (not in ``todo``)
+    copies: dict[int, list[int]] = field(default_factory=dict)
 
     def answered(self, i: int, completion: Completion) -> None:
-        """Record ``completion`` as the answer to request ``i`` and cache it at once.
+        """Record ``completion`` as the answer to request ``i`` (and its copies); cache it at once.
 
-        At once, so that a run cancelled later keeps it. Counting is the
-        caller's (a backend that streams choices counts them as they end).
+        At once, so that a run cancelled later keeps it. Counting request ``i``
+        is the caller's (a backend that streams choices counts them as they
+        end); its copies are counted here, as they are answered with it.
         """
         self.out[i] = completion
         self.store(self.requests[i], completion)
+        later = self.copies.get(i, ())
+        for j in later:
+            self.out[j] = replace(completion)
+        if later:
+            self.count.add(len(later))
+
+
+def _first_of_each(
+    todo: list[int], requests: list[Request]
+) -> tuple[list[int], dict[int, list[int]]]:
+    """``todo`` without repeated requests, and each kept index's later copies.
+
+    Equal requests share one cache key, so they must get one answer: sent
+    twice, two slots of llama.cpp's batch gave P(Yes) 0.748 and 0.730 for the
+    same prompt, and a re-run would then read the first of them for both.
+    """
+    first: dict[Request, int] = {}
+    kept: list[int] = []
+    copies: dict[int, list[int]] = {}
+    for i in todo:
+        j = first.setdefault(requests[i], i)
+        if j == i:
+            kept.append(i)
+        else:
+            copies.setdefault(j, []).append(i)
+    return kept, copies
 
 
 class CachedLLM:
@@ -203,14 +233,17 @@ class CachedLLM:
         requests = list(requests)
         identity = self._cache_identity()
         out = [self._cached(identity, request) for request in requests]
-        todo = [i for i, hit in enumerate(out) if hit is None]
-        count = Count(len(requests) - len(todo), len(requests), progress)
+        todo, copies = _first_of_each([i for i, hit in enumerate(out) if hit is None], requests)
+        count = Count(
+            len(requests) - len(todo) - sum(map(len, copies.values())), len(requests), progress
+        )
         count.add(0)
         store = lambda request, completion: self._store(identity, request, completion)  # noqa: E731
+        pending = Pending(requests, todo, out, count, concurrency, store, identity, copies)
         with sending_for(cancel):
             try:
                 if todo:
-                    self._answer(Pending(requests, todo, out, count, concurrency, store, identity))
+                    self._answer(pending)
             except Cancelled:  # a request in flight was cut: say how far it got
                 self._check_cancel(count)
                 raise

@@ -13,6 +13,7 @@ import select
 import socket
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -310,6 +311,27 @@ def test_replications_are_separate_requests_with_distinct_seeds(fake):
         f"answer seed={r.effective_seed} temp=1.0" for r in reqs
     ]  # order kept
     assert seen[-1] == (5, 5)
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_equal_requests_in_one_call_are_sent_once_and_share_the_answer(fake, tmp_path, cached):
+    """Equal requests share a cache key: sent twice they could differ (two llama.cpp slots),
+    and a re-run would read the first answer for both."""
+    llm = make(fake, cache=LLMCache(tmp_path / "c.sqlite") if cached else None)
+    a = Request(user("q"), temperature=1.0, seed=5, max_tokens=4, logprobs=True, top_logprobs=2)
+    b = replace(a, replication=1)
+    seen = []
+    out = llm.complete_many([a, b, a, a, b], progress=lambda d, t: seen.append((d, t)))
+    assert fake.count == 2
+    assert [o.text for o in out] == [
+        out[0].text,
+        out[1].text,
+        out[0].text,
+        out[0].text,
+        out[1].text,
+    ]
+    assert out[0].text != out[1].text and out[2] is not out[0]
+    assert seen[0] == (0, 5) and seen[-1] == (5, 5)
 
 
 def test_429_honours_retry_after_then_succeeds(fake):
