@@ -20,13 +20,18 @@ by a hash of the original question (:func:`half`): the thresholds of
 :class:`~invent_core.config.GateConfig` were chosen on the tuning half (0) and
 are reported on the other (1).
 
+``--signals`` ranks the candidates the rules leave (no rule fires) by each
+signal that could decide them — the content-word overlap, MiniLM's and
+MPNet's cosine, the recorded 1.5B's P(Yes) — and prints each one's AUROC per
+half: whether a signal we have could reach the target where the rules stop.
+
 ``--agreement`` compares the labels with a second, blind reading of 120 rows
 (Cohen's kappa per half) and scores the default gate on the rows both readings
 agree on: if the gate's shortfall came from doubtful labels, it would shrink there.
 
 Run: python scripts/gate_labelled_score.py [--gate] [--misses] [--overlap-reject A]
      [--overlap-accept B] [--llm SPEC [--p-yes P] [--record] | --recorded --p-yes P]
-     [--agreement]
+     [--agreement] [--signals]
 """
 
 from __future__ import annotations
@@ -210,6 +215,9 @@ def main() -> None:
     parser.add_argument(
         "--agreement", action="store_true", help=f"the labels against {SECOND_READING.name}"
     )
+    parser.add_argument(
+        "--signals", action="store_true", help="AUROC of each signal where no rule fires"
+    )
     args = parser.parse_args()
     from invent_core import env  # noqa: F401  (offline before any model import)
     from invent_core.config import GateConfig
@@ -224,6 +232,9 @@ def main() -> None:
         return
     if args.agreement:
         report_agreement(load_rows())
+        return
+    if args.signals:
+        report_signals(load_rows())
         return
     asks = bool(args.llm or args.recorded)
     cfg = GateConfig(**{k: v for k, v in knobs.items() if v is not None}, llm_verify=asks)
@@ -256,6 +267,66 @@ def main() -> None:
         if not asks:
             one_way = GateConfig(both_ways=False)  # the default until 2026-11-27
             report("gate one-way", rows, gate_verdicts(rows, sim, one_way), args.misses)
+
+
+def signals(pairs, embedders=("minilm", "mpnet")) -> dict[str, list[float]]:
+    """Each signal per (original, candidate) pair: higher reads "asks the same"."""
+    import numpy as np
+
+    from invent_core.embedders import get_embedder
+    from invent_core.perturb.asks_same import content_overlap
+
+    out = {"content-word overlap": [content_overlap(q, c) for q, c in pairs]}
+    for name in embedders:
+        model = get_embedder(name).model
+        a, b = (model.encode([p[k] for p in pairs], normalize_embeddings=True) for k in (0, 1))
+        out[f"{name} cosine"] = [float(x) for x in np.sum(a * b, axis=1)]
+    table = json.loads(RECORDED.read_text(encoding="utf-8"))["p_yes"]
+    out["1.5B P(Yes), recorded"] = [table[f"{q}\t{c}"] for q, c in pairs]
+    return out
+
+
+def rule_survivors(rows) -> list[dict]:
+    """The rows no rule rejects: what the word overlap and the model must decide."""
+    from invent_core.perturb.asks_same import rule_flip
+    from invent_core.perturb.text import strip_wrappers
+
+    return [r for r in rows if rule_flip(r["original"], strip_wrappers(r["candidate"])) is None]
+
+
+def signal_aurocs(left, embedders=("minilm", "mpnet")) -> dict[str, tuple[float, float]]:
+    """AUROC of each signal at telling same from changed among ``left``: (tuning, report)."""
+    from invent_core.evaluation.metrics.ranking import auroc_score
+    from invent_core.perturb.text import strip_wrappers
+
+    pairs = [(r["original"], strip_wrappers(r["candidate"])) for r in left]
+    out = {}
+    for name, values in signals(pairs, embedders).items():
+        per_half = []
+        for h in (0, 1):
+            idx = [i for i, r in enumerate(left) if r["half"] == h]
+            # auroc_score ranks "correct" by low uncertainty: a signal of sameness is negated
+            per_half.append(
+                auroc_score([left[i]["same_meaning"] for i in idx], [-values[i] for i in idx])
+            )
+        out[name] = (per_half[0], per_half[1])
+    return out
+
+
+def report_signals(rows) -> None:
+    """AUROC of each signal, per half, on the candidates no rule rejects (step 2's input)."""
+    left = rule_survivors(rows)
+    print(
+        f"{len(left)} of {len(rows)} candidates pass the rules; "
+        f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    sizes = []
+    for h in (0, 1):
+        same = [r["same_meaning"] for r in left if r["half"] == h]
+        sizes.append(f"{len(same)} rows, {sum(same)} same")
+    print(f"  {'':24s}        tuning ({sizes[0]})   report ({sizes[1]})")
+    for name, (tuning, report_) in signal_aurocs(left).items():
+        print(f"  {name:24s} AUROC  {tuning:.3f}                          {report_:.3f}")
 
 
 #: How the recorded verifier may be placed: (name, GateConfig overlap options). ``all
