@@ -46,7 +46,7 @@ def test_exported_user_cache_is_left_alone(tmp_path):
     }
     probe = f"tests/{Path(__file__).name}::test_probe_writes_through_the_product"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", probe],
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", probe],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -190,6 +190,9 @@ def _ask(page, question: str) -> None:
     box.fill(question)
     box.press("Control+Enter")
     page.wait_for_timeout(500)
+    # the rerun the question started must end first: while it runs, Streamlit shows the
+    # stale perturber choice beside the new one (two matches: seen on a busy machine)
+    page.wait_for_function(IDLE, timeout=LOAD_TIMEOUT_MS)
     page.get_by_text("GAAP (genetic algorithm)").click()
     page.wait_for_timeout(500)
     page.wait_for_function(IDLE, timeout=LOAD_TIMEOUT_MS)
