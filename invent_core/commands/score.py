@@ -46,13 +46,13 @@ def load_score_input(path: Path) -> tuple[list[str], list[list[str]]]:
     set; the limit of one batch cell), and its shapes are checked by
     :func:`invent_core.engine.scoring.validate_responses`.
     """
-    from ..engine.scoring import validate_responses
-    from ..questions.schema import FIELD_SIZE_LIMIT, parse_json
-
-    if not path.is_file():
+    if not path.is_file():  # before any import: a wrong name is told at once
         raise FileNotFoundError(
             f"{path}: no such file" if not path.exists() else f"{path}: not a file"
         )
+    from ..engine.scoring import validate_responses
+    from ..questions.schema import FIELD_SIZE_LIMIT, parse_json
+
     size = path.stat().st_size
     if size > FIELD_SIZE_LIMIT:
         raise ValueError(
@@ -136,7 +136,6 @@ def _reference(res, config: ScoreConfig, made_by: str | None, question: str, own
 
 def _main(args: argparse.Namespace) -> int:
     from ..config import RunConfig
-    from ..engine.scoring import score_responses
     from ..llm.names import local_model
 
     config = config_from_args(args, ScoreConfig)
@@ -153,6 +152,8 @@ def _main(args: argparse.Namespace) -> int:
             n_perturbations=len(questions) - 1, n_replications=len(responses[0]), score=config
         )
         check_reference(args.reference, shape, args.made_by)
+    from ..engine.scoring import score_responses  # here: a refused file never loads it
+
     res = score_responses(questions, responses, config)
     _report(args, res, config)
     return 0

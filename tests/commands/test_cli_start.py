@@ -30,3 +30,17 @@ def test_a_refused_command_imports_nothing_heavy(tmp_path):
         )
         assert "no such file" in out.stderr, out.stderr
         assert out.stdout.strip().splitlines()[-1] == "[]", (argv, out.stdout)
+
+
+def test_a_wrong_file_name_for_score_is_told_before_the_scoring_code_loads(tmp_path):
+    """The existence check comes first, and matching the refusal against the busy-output
+    error loads no batch machinery (0.3 s of methods and scipy.linalg): 1.0 s -> 0.8 s."""
+    heavy = (*HEAVY, "scipy", "invent_core.batch", "invent_core.engine.scoring")
+    out = subprocess.run(
+        [sys.executable, "-c", CODE.format(heavy=heavy), "score", str(tmp_path / "x.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "x.json: no such file" in out.stderr, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
