@@ -67,10 +67,14 @@ _scan_streamlit_components_once()
 #: The test files that take longest (a minute or more on 2 cores), run first so that
 #: neither of the two workers (pyproject's ``-n 2 --dist loadfile``) is left with one
 #: of them at the end while the other waits. Measured with ``--durations`` on 2026-11-28.
+#: xdist hands each worker two files to start with (worker 1 the 1st and 3rd, worker 2
+#: the 2nd and 4th), so the two browser files run one after the other in worker 1:
+#: two Chromiums at once, one of them waiting on the LLM, took 205 s and 236 s for the
+#: links and Explore tests, against 101 s and 74 s alone.
 LONGEST_FIRST = (
     "app/test_browser_links.py",
-    "app/test_browser.py",
     "commands/test_bad_inputs.py",
+    "app/test_browser.py",
     "app/test_app_pages.py",
     "batch/test_batch_cli.py",
     "llm/test_bench_gpu.py",
