@@ -25,6 +25,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from ..questions.files.error import OutputBusyError
+
 OK = 0
 ROWS_FAILED = 1
 UNUSABLE = 2
@@ -61,7 +63,7 @@ def run_guarded(
         status = main(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
         return status
-    except _output_busy_error() as err:  # evaluated only once main has raised
+    except OutputBusyError as err:
         print(f"error: {err}", file=sys.stderr)
         return BUSY
     except BrokenPipeError:
@@ -77,18 +79,3 @@ def run_guarded(
             file=sys.stderr,
         )
         return DISK_FULL
-
-
-class _NeverRaised(Exception):
-    """Matches nothing: stands for a busy-output error that cannot have been raised."""
-
-
-def _output_busy_error() -> type[Exception]:
-    """The busy-output error's class if its module is loaded, else :class:`_NeverRaised`.
-
-    Not loaded means no output lock was ever taken, so nothing can have raised
-    it; importing :mod:`invent_core.batch` to match a refusal would cost about
-    0.3 s (the methods and scipy.linalg) that a refused command must not pay.
-    """
-    lock = sys.modules.get("invent_core.batch.output.lock")
-    return lock.OutputBusyError if lock is not None else _NeverRaised

@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..llm import LazyLLM
 from ._common import (
     add_config_args,
     add_llm_args,
@@ -214,8 +215,6 @@ def _main(args: argparse.Namespace) -> int:
 
     config = _check_options(args)
     # built on first use only: a file of pre-generated responses never starts an LLM
-    from ..llm import LazyLLM  # here: a refused command loads no LLM client
-
     llm = LazyLLM(partial(llm_from_args, args))
     printer = None if args.quiet else _Printer(llm)
     try:

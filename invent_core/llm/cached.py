@@ -233,10 +233,9 @@ class CachedLLM:
         requests = list(requests)
         identity = self._cache_identity()
         out = [self._cached(identity, request) for request in requests]
-        todo, copies = _first_of_each([i for i, hit in enumerate(out) if hit is None], requests)
-        count = Count(
-            len(requests) - len(todo) - sum(map(len, copies.values())), len(requests), progress
-        )
+        missing = [i for i, hit in enumerate(out) if hit is None]
+        todo, copies = _first_of_each(missing, requests)
+        count = Count(len(requests) - len(missing), len(requests), progress)
         count.add(0)
         store = lambda request, completion: self._store(identity, request, completion)  # noqa: E731
         pending = Pending(requests, todo, out, count, concurrency, store, identity, copies)

@@ -16,14 +16,10 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ...questions.files import BatchInputError
+from ...questions.files.error import OutputBusyError
 from .paths import check_output_folder
 
 __all__ = ["OutputBusyError", "OutputLock", "output_folder"]
-
-
-class OutputBusyError(BatchInputError):
-    """Another run holds the output's lock."""
 
 
 #: Locks this process holds: (lock file, thread id) -> how many ``with`` deep.

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...errors import InventError
 
-__all__ = ["BatchInputError"]
+__all__ = ["BatchInputError", "OutputBusyError"]
 
 
 class BatchInputError(InventError, ValueError):
@@ -63,3 +63,12 @@ class BatchInputError(InventError, ValueError):
             "error": self.reason,
             "message": str(self),
         }
+
+
+class OutputBusyError(BatchInputError):
+    """Another run holds the output's lock (:mod:`invent_core.batch.output.lock`).
+
+    Defined beside its base rather than with the lock, so that the commands'
+    exit mapping can name it without importing the batch package (0.3 s of
+    the methods and scipy.linalg that a refused command must not pay).
+    """
