@@ -68,6 +68,22 @@ def parts_installed(parts: Sequence[PackagedPart]) -> bool:
     return True
 
 
+def publish_folder(tmp: Path, dest: Path, *, finished: str) -> None:
+    """Rename the finished folder ``tmp`` to ``dest``; if another process got there first, keep its.
+
+    Two processes filling a fresh cache at once (the two test workers, an array
+    job's tasks) both build the folder; ``os.replace`` cannot overwrite the
+    winner's non-empty ``dest``, so ours is removed. A ``dest`` without the file
+    ``finished`` is not a winner's (the rename is atomic) and the error stands.
+    """
+    try:
+        os.replace(tmp, dest)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (dest / finished).is_file():
+            raise
+
+
 def sha256_file(path: Path, *, chunk: int = 1 << 22) -> str:
     """Hex sha256 of a file's bytes, read in ``chunk``-byte blocks."""
     h = hashlib.sha256()

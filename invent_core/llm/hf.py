@@ -34,7 +34,7 @@ from typing import Any
 
 from .. import env  # noqa: F401 - offline before transformers is imported
 from ..errors import LLMError, ModelLoadError
-from ..packaged import file_sha256
+from ..packaged import file_sha256, publish_folder
 from .base import Completion, Request
 from .cache import LLMCache
 from .cached import CachedLLM, Pending, thinking_suffix
@@ -570,23 +570,5 @@ def packaged_tokenizer(name: str = "qwen0.5b") -> Path:
         tok = AutoTokenizer.from_pretrained(str(source.folder), gguf_file=source.gguf_file)
         tmp = folder.with_name(f".tokenizer.{os.getpid()}")
         tok.save_pretrained(str(tmp))
-        _move_into_place(tmp, folder)
+        publish_folder(tmp, folder, finished="tokenizer_config.json")
     return folder
-
-
-def _move_into_place(tmp: Path, folder: Path) -> None:
-    """Rename the finished ``tmp`` to ``folder``; if another process got there first, keep its.
-
-    Two processes starting on a fresh cache (the two test workers, an array
-    job's tasks) both save the tokenizer; ``os.replace`` cannot overwrite the
-    winner's non-empty folder. A folder without ``tokenizer_config.json`` is
-    not a winner's (the rename is atomic) and still fails.
-    """
-    try:
-        os.replace(tmp, folder)
-    except OSError:
-        import shutil
-
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not (folder / "tokenizer_config.json").is_file():
-            raise

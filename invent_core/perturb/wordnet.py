@@ -53,6 +53,7 @@ from typing import Any, Literal, TypeVar
 from .. import env
 from ..csv_safe import atomic_file
 from ..errors import ModelFileError
+from ..packaged import publish_folder
 from ..serialize import JsonDataclass
 
 Relation = Literal["synonym", "hypernym", "hyponym", "deletion"]
@@ -166,10 +167,7 @@ def _copy_once() -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(src, tmp)  # a real copy: nltk refuses paths outside nltk.data.path
     shutil.rmtree(dest, ignore_errors=True)
-    try:
-        tmp.rename(dest)
-    except OSError:  # another process finished first
-        shutil.rmtree(tmp, ignore_errors=True)
+    publish_folder(tmp, dest, finished="data.noun")  # another process may have finished first
     return dest
 
 

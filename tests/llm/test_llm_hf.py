@@ -476,22 +476,23 @@ def test_evaluate_with_a_model_that_cannot_load_fails_once_naming_why(tiny_folde
 def test_a_tokenizer_saved_by_another_process_first_is_kept(tmp_path):
     """Two processes on a fresh cache both save the tokenizer; the second's rename met the
     first's folder ("Directory not empty", seen with two test workers) and failed."""
-    from invent_core.llm.hf import _move_into_place
+    from invent_core.packaged import publish_folder
 
     folder = tmp_path / "tokenizer"
     mine = tmp_path / ".tokenizer.1"
     mine.mkdir()
     (mine / "tokenizer_config.json").write_text("{}")
-    _move_into_place(mine, folder)  # the first one there: moved
+    publish_folder(mine, folder, finished="tokenizer_config.json")  # the first one there: moved
     assert (folder / "tokenizer_config.json").is_file() and not mine.exists()
     late = tmp_path / ".tokenizer.2"
     late.mkdir()
     (late / "tokenizer_config.json").write_text('{"late": true}')
-    _move_into_place(late, folder)  # another process won: its folder is kept, ours removed
+    # another process won: its folder is kept, ours removed
+    publish_folder(late, folder, finished="tokenizer_config.json")
     assert (folder / "tokenizer_config.json").read_text() == "{}" and not late.exists()
     broken = tmp_path / "broken"
     (broken / "junk").mkdir(parents=True)  # not a finished tokenizer: still an error
     again = tmp_path / ".tokenizer.3"
     (again / "x").mkdir(parents=True)
     with pytest.raises(OSError):
-        _move_into_place(again, broken)
+        publish_folder(again, broken, finished="tokenizer_config.json")
