@@ -80,15 +80,20 @@ def recorded_verify(p_yes: float, path: Path = RECORDED):
     return lambda pairs: [table[f"{q}\t{c}"] >= p_yes for q, c in pairs]
 
 
+def read_pairs(rows) -> list[tuple[str, str]]:
+    """Each row as the checks read it: (original, candidate less its wrapper words)."""
+    from invent_core.perturb.text import strip_wrappers
+
+    return [(r["original"], strip_wrappers(r["candidate"])) for r in rows]
+
+
 def asked_pairs(rows) -> list[tuple[str, str]]:
     """Every (original, text) pair a verifier can be asked about for these rows."""
     from invent_core.perturb.gate import _cut_after_question
-    from invent_core.perturb.text import strip_wrappers
 
     pairs = []
-    for r in rows:
-        text = strip_wrappers(r["candidate"])
-        pairs += [(r["original"], text), (r["original"], _cut_after_question(text, r["original"]))]
+    for q, text in read_pairs(rows):
+        pairs += [(q, text), (q, _cut_after_question(text, q))]
     return list(dict.fromkeys(pairs))
 
 
@@ -96,10 +101,9 @@ def question_verdicts(rows, config=None, verify=None) -> list[bool]:
     """:func:`same_question` per row; with ``verify`` the undecided rows are asked in one batch."""
     from invent_core.config import GateConfig
     from invent_core.perturb.asks_same import rule_verdict
-    from invent_core.perturb.text import strip_wrappers
 
     cfg = config or GateConfig()
-    pairs = [(r["original"], strip_wrappers(r["candidate"])) for r in rows]
+    pairs = read_pairs(rows)
     ruled = [rule_verdict(q, c, cfg) for q, c in pairs]
     open_ = [i for i, v in enumerate(ruled) if v is None]
     asked = verify([pairs[i] for i in open_]) if verify is not None and open_ else []
@@ -116,14 +120,10 @@ def gate_verdicts(rows, similarity, config=None, verify=None) -> list[bool]:
     undecided are asked, as the rewording model is in a run.
     """
     from invent_core.perturb.gate import gate_candidates
-    from invent_core.perturb.text import strip_wrappers
 
     out = []
-    for row in rows:
-        text = strip_wrappers(row["candidate"])
-        (verdict,) = gate_candidates(
-            [text], row["original"], similarity=similarity, config=config, verify=verify
-        )
+    for q, text in read_pairs(rows):
+        (verdict,) = gate_candidates([text], q, similarity=similarity, config=config, verify=verify)
         out.append(verdict.accepted)
     return out
 
@@ -289,17 +289,15 @@ def signals(pairs, embedders=("minilm", "mpnet")) -> dict[str, list[float]]:
 def rule_survivors(rows) -> list[dict]:
     """The rows no rule rejects: what the word overlap and the model must decide."""
     from invent_core.perturb.asks_same import rule_flip
-    from invent_core.perturb.text import strip_wrappers
 
-    return [r for r in rows if rule_flip(r["original"], strip_wrappers(r["candidate"])) is None]
+    return [r for r, (q, c) in zip(rows, read_pairs(rows)) if rule_flip(q, c) is None]
 
 
 def signal_aurocs(left, embedders=("minilm", "mpnet")) -> dict[str, tuple[float, float]]:
     """AUROC of each signal at telling same from changed among ``left``: (tuning, report)."""
     from invent_core.evaluation.metrics.ranking import auroc_score
-    from invent_core.perturb.text import strip_wrappers
 
-    pairs = [(r["original"], strip_wrappers(r["candidate"])) for r in left]
+    pairs = read_pairs(left)
     out = {}
     for name, values in signals(pairs, embedders).items():
         per_half = []

@@ -211,9 +211,12 @@ def _report(summary: Any) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..batch import batch_score
+    from ..questions.files import require_file
 
     config = _check_options(args)
+    require_file(args.input)  # a wrong name is told before the scoring code loads (0.5 s)
+    from ..batch import batch_score
+
     # built on first use only: a file of pre-generated responses never starts an LLM
     llm = LazyLLM(partial(llm_from_args, args))
     printer = None if args.quiet else _Printer(llm)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from .error import BatchInputError
 from .pregenerated import LONG_COLUMNS, PREGENERATED_COLUMNS, pregenerated_columns
-from .reader import QuestionFile, check_rows, inspect_file, read_bounded_line
+from .reader import QuestionFile, check_rows, inspect_file, read_bounded_line, require_file
 
 __all__ = [
     "LONG_COLUMNS",
@@ -56,4 +56,5 @@ __all__ = [
     "inspect_file",
     "pregenerated_columns",
     "read_bounded_line",
+    "require_file",
 ]

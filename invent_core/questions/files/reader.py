@@ -21,7 +21,7 @@ from .encoding import scan_lines, sniff_bytes
 from .error import BatchInputError
 from .quotes import check_quotes
 
-__all__ = ["QuestionFile", "check_rows", "inspect_file", "read_bounded_line"]
+__all__ = ["QuestionFile", "check_rows", "inspect_file", "read_bounded_line", "require_file"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,12 +126,17 @@ def _no_question_column(path: Path, fmt: str, columns: list[str]) -> BatchInputE
     )
 
 
-def _first_text(path: Path, encoding: str | None) -> tuple[str, str]:
-    """(encoding, the decoded start of the file without BOM and blanks)."""
+def require_file(path: Path) -> None:
+    """Raise :class:`BatchInputError` unless ``path`` is a regular file (a cheap first check)."""
     if not path.exists():
         raise BatchInputError("no such file", file=path)
     if not path.is_file():
         raise BatchInputError("not a regular file", file=path)
+
+
+def _first_text(path: Path, encoding: str | None) -> tuple[str, str]:
+    """(encoding, the decoded start of the file without BOM and blanks)."""
+    require_file(path)
     with open(path, "rb") as f:
         head = f.read(1 << 16)
     if not head.strip():
