@@ -22,8 +22,11 @@ are reported on the other (1).
 
 ``--signals`` ranks the candidates the rules leave (no rule fires) by each
 signal that could decide them — the content-word overlap, MiniLM's and
-MPNet's cosine, the recorded 1.5B's P(Yes) — and prints each one's AUROC per
-half: whether a signal we have could reach the target where the rules stop.
+MPNet's cosine, the recorded 1.5B's P(Yes), the recorded 0.5B's likelihood of
+each question given the other (``scripts/gate_likelihood.py``) — and prints
+each one's AUROC per half, and the rules with that signal's threshold chosen
+on the tuning half (the most recall at precision >= 0.90) scored on both:
+whether a signal we have could reach the target where the rules stop.
 
 ``--agreement`` compares the labels with a second, blind reading of 120 rows
 (Cohen's kappa per half) and scores the default gate on the rows both readings
@@ -48,6 +51,8 @@ sys.path.insert(0, str(ROOT))
 FIXTURE = ROOT / "tests" / "data" / "gate_labelled.json"
 #: The packaged 1.5B's P(Yes) for every pair of the labelled set (``--llm qwen1.5b --record``).
 RECORDED = ROOT / "tests" / "data" / "gate_labelled_p_yes_qwen1.5b.json"
+#: The packaged 0.5B's likelihood of each rule survivor both ways (scripts/gate_likelihood.py).
+LIKELIHOOD = ROOT / "tests" / "data" / "gate_labelled_likelihood_qwen0.5b.json"
 #: A second, blind reading of 120 rows (``--agreement``): how far the labels can be trusted.
 SECOND_READING = ROOT / "tests" / "data" / "gate_labelled_second_reading.json"
 
@@ -283,6 +288,8 @@ def signals(pairs, embedders=("minilm", "mpnet")) -> dict[str, list[float]]:
         out[f"{name} cosine"] = [float(x) for x in np.sum(a * b, axis=1)]
     table = json.loads(RECORDED.read_text(encoding="utf-8"))["p_yes"]
     out["1.5B P(Yes), recorded"] = [table[f"{q}\t{c}"] for q, c in pairs]
+    both = json.loads(LIKELIHOOD.read_text(encoding="utf-8"))["fwd_bwd"]
+    out["0.5B likelihood, recorded"] = [sum(both[f"{q}\t{c}"]) for q, c in pairs]
     return out
 
 
@@ -293,13 +300,12 @@ def rule_survivors(rows) -> list[dict]:
     return [r for r, (q, c) in zip(rows, read_pairs(rows)) if rule_flip(q, c) is None]
 
 
-def signal_aurocs(left, embedders=("minilm", "mpnet")) -> dict[str, tuple[float, float]]:
+def signal_aurocs(left, embedders=("minilm", "mpnet"), table=None) -> dict[str, tuple]:
     """AUROC of each signal at telling same from changed among ``left``: (tuning, report)."""
     from invent_core.evaluation.metrics.ranking import auroc_score
 
-    pairs = read_pairs(left)
     out = {}
-    for name, values in signals(pairs, embedders).items():
+    for name, values in (table or signals(read_pairs(left), embedders)).items():
         per_half = []
         for h in (0, 1):
             idx = [i for i, r in enumerate(left) if r["half"] == h]
@@ -311,8 +317,27 @@ def signal_aurocs(left, embedders=("minilm", "mpnet")) -> dict[str, tuple[float,
     return out
 
 
+def rules_and_threshold(rows, left, values, precision=0.90) -> tuple:
+    """The rules, then ``values >= t`` with t chosen on the tuning half: (t, tuning, report).
+
+    t gives the most tuning-half recall at precision >= ``precision``; each half's
+    (precision, recall) counts every row of ``rows`` (a rule's rejection is a rejection).
+    """
+    same = {h: sum(r["same_meaning"] for r in rows if r["half"] == h) for h in (0, 1)}
+
+    def scored(t: float, h: int) -> tuple[float, float]:
+        kept = [r["same_meaning"] for r, v in zip(left, values) if r["half"] == h and v >= t]
+        return (sum(kept) / len(kept) if kept else float("nan")), sum(kept) / same[h]
+
+    ok = [(scored(t, 0)[1], -t) for t in set(values) if scored(t, 0)[0] >= precision]
+    if not ok:
+        return None, None, None
+    t = -max(ok)[1]  # the most recall; a tie to the higher threshold
+    return t, scored(t, 0), scored(t, 1)
+
+
 def report_signals(rows) -> None:
-    """AUROC of each signal, per half, on the candidates no rule rejects (step 2's input)."""
+    """Each signal on the candidates no rule rejects (step 2's input): AUROC, then as a threshold."""
     left = rule_survivors(rows)
     print(
         f"{len(left)} of {len(rows)} candidates pass the rules; "
@@ -322,9 +347,20 @@ def report_signals(rows) -> None:
     for h in (0, 1):
         same = [r["same_meaning"] for r in left if r["half"] == h]
         sizes.append(f"{len(same)} rows, {sum(same)} same")
-    print(f"  {'':24s}        tuning ({sizes[0]})   report ({sizes[1]})")
-    for name, (tuning, report_) in signal_aurocs(left).items():
-        print(f"  {name:24s} AUROC  {tuning:.3f}                          {report_:.3f}")
+    table = signals(read_pairs(left))
+    print(f"  {'':26s}        tuning ({sizes[0]})   report ({sizes[1]})")
+    for name, (tuning, report_) in signal_aurocs(left, table=table).items():
+        print(f"  {name:26s} AUROC  {tuning:.3f}                          {report_:.3f}")
+    print("The rules, then the signal >= t, t chosen on the tuning half (precision >= 0.90);")
+    print("precision at recall over all the half's rows:")
+    for name, values in table.items():
+        t, a, b = rules_and_threshold(rows, left, values)
+        if t is None:
+            print(f"  {name:26s} no threshold reaches precision 0.90 on the tuning half")
+            continue
+        print(
+            f"  {name:26s} t={t:<8.3f} {a[0]:.3f} at {a[1]:.3f}              {b[0]:.3f} at {b[1]:.3f}"
+        )
 
 
 #: How the recorded verifier may be placed: (name, GateConfig overlap options). ``all
