@@ -9,10 +9,11 @@ ones it should not know. Each is run once with the defaults (the LLM cache on;
 runs saved under ``--out/<gate>/``, so a second call re-scores without
 generating). A question counts where the five answers to the original agree with
 its label (known: at least 4 of 5 right by the paraphrase judge; unknown: none
-right). Printed per split (``tune`` chose the defaults, ``heldout`` reports) and
-per scoring option (ψ_y × padding, re-scored from the same answers): the share of
-(unknown, known) pairs where the unknown question has the higher Inv-Entropy (1.0 =
-every pair the right way round, 0.5 = a coin), with the load average.
+right). Printed per split (``tune`` chose the defaults, ``heldout`` reports,
+``fresh`` was written after the defaults were chosen) and per scoring option
+(ψ_y × padding, re-scored from the same answers; the defaults first): the share
+of (unknown, known) pairs where the unknown question has the higher Inv-Entropy
+(1.0 = every pair the right way round, 0.5 = a coin), with the load average.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT / "benchmarks" / "data" / "obvious_questions.json"
-#: (answer_similarity, padding) re-scored on the same answers; the first is the default
+#: (answer_similarity, padding) re-scored on the same answers besides the default
 OPTIONS = (
     ("embedding", "paper"),
     ("embedding", "distinct"),
@@ -37,6 +38,14 @@ OPTIONS = (
     ("canonical", "distinct"),
     ("lexical", "distinct"),
 )
+
+
+def _options() -> list[tuple[str, str]]:
+    """:data:`OPTIONS` with the defaults (``ScoreConfig``'s) first."""
+    from invent_core.config import ScoreConfig
+
+    default = (ScoreConfig().answer_similarity, ScoreConfig().padding)
+    return [default, *(o for o in OPTIONS if o != default)]
 
 
 def _config(gate: str):
@@ -115,9 +124,10 @@ def main() -> None:
               f"rewordings, Inv {run.score.measures['inv_entropy']:.3f}"
               f"{'' if item['question'] in kept else ' (left out)'}"
               f"{f', {seconds:.0f} s' if seconds else ''}: {item['question']}")  # fmt: skip
-    for option in OPTIONS:
+    splits = list(dict.fromkeys(it["split"] for it in items))  # tune, heldout, fresh
+    for k, option in enumerate(_options()):
         cells = []
-        for split in ("tune", "heldout"):
+        for split in splits:
             labels = {q: it["label"] for q, it in kept.items() if it["split"] == split}
             values = {}
             for q in labels:
@@ -125,7 +135,8 @@ def main() -> None:
                 values[q] = again.score.measures["inv_entropy"]
             share, n = pairs_right(values, labels)
             cells.append(f"{split} {share:.2f} of {n} pairs")
-        print(f"{option[0]}+{option[1]:9s} " + "; ".join(cells))
+        name = f"{option[0]}+{option[1]}" + (" (default)" if k == 0 else "")
+        print(f"{name:29s} " + "; ".join(cells))
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 

@@ -108,9 +108,12 @@ class AnswerForm:
 _NUM = r"-?\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 #: a number alone, with a unit word or % after it ("224 hours", "25%", "$18")
 _NUMBER_ALONE = re.compile(rf"^({_NUM})\s*(?:%|[a-zA-Z]+)?$")
-#: the result of a worked line: "... = 54", "... equals 54", "... is 54" (the last one),
-#: a unit word and closing LaTeX or brackets allowed after it ("= 336\\) hours")
-_RESULT = re.compile(rf"(?:=|\bequals?\b|\bis\b)\s*({_NUM})\s*(?:\\?[)\]]\s*)?(?:%|[a-zA-Z]+)?\s*$")
+#: the result of a worked line: "... = 54", "... equals 54", "... is 54", "Sum: 54" (the
+#: last one; a colon not after a digit, so "3:16" is no result), a unit word and closing
+#: LaTeX or brackets allowed after it ("= 336\\) hours")
+_RESULT = re.compile(
+    rf"(?:=|\bequals?\b|\bis\b|(?<![\d:]):)\s*({_NUM})\s*(?:\\?[)\]]\s*)?(?:%|[a-zA-Z]+)?\s*$"
+)
 _YES_NO = {"yes": "yes", "no": "no", "true": "yes", "false": "no"}
 _SPELLED = {
     w: i

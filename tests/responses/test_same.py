@@ -29,6 +29,7 @@ COMMITTED = {"tune": 0.965, "test": 0.95}
         ("B. law of demand", "(B)"),
         ("Cornea", "The membrane lining the back of the eye is called the cornea"),
         ("Canberra", "canberra"),
+        ("Sum concisely: 42", "17 + 25 equals 42"),  # a result after a colon
     ],
 )
 def test_surface_variants_are_the_same(a, b):
@@ -42,6 +43,11 @@ def test_surface_variants_are_the_same(a, b):
 )
 def test_different_numbers_letters_and_names_differ(a, b):
     assert rule_verdict("Who or what is it?", a, b) is False
+
+
+def test_a_colon_between_digits_is_no_result():
+    assert answer_form("John 3:16").kind == answer_form("Time 10:30").kind == "text"
+    assert answer_form("Result: 1,001 apples") == answer_form("1001")
 
 
 def test_an_option_text_is_its_letter():
