@@ -151,7 +151,7 @@ def clean_response(text: str | None, question: str | None = None) -> str:
 
     Examples
     --------
-    >>> clean_response("What is the capital of France?\\n Paris [/INST]#\\nIt is a major city",
+    >>> clean_response("What is the capital of France?\n Paris [/INST]#\nIt is a major city",
     ...                "What is the capital of France?")
     'Paris'
     """
@@ -185,6 +185,28 @@ _OPERATION = re.compile(
 )
 
 
+#: words a bare calculation may hold besides numbers and operations ("How much is 6 times 9?"),
+#: its rewordings' polite wrappers included ("Can you tell me what 17 plus 25 is?")
+_CALCULATION = frozenset(
+    "calculate compute work out result total equal equals much many value "
+    "tell me know please give find answer".split()
+)
+
+
+def bare_calculation(question: str) -> bool:
+    """True for a question that is only a calculation: two numbers or more, no other topic.
+
+    >>> bare_calculation("Can you tell me what 17 plus 25 is?")
+    True
+    >>> bare_calculation("How many legs do 3 spiders have?")
+    False
+    """
+    if len(_NUM.findall(question)) < 2:
+        return False
+    words = [w for w in _CONTENT.findall(question.casefold()) if w not in _FUNCTION]
+    return bool(words) and all(w in _CALCULATION or _OPERATION.fullmatch(w) for w in words)
+
+
 def _stems(text: str) -> set[str]:
     out = set()
     for w in _CONTENT.findall(text.casefold()):
@@ -199,8 +221,9 @@ def non_answer(cleaned: str, question: str | None, *, task: str = "qa") -> str |
     ``"echo"``: every content word of the reply is in the question (or is a
     generic word such as "city"): "The river flows through the city of
     Ljubljana" to "Which river flows through Ljubljana?". ``"operation"``
-    (numeric tasks): the reply names the operation but gives no number beyond
-    the question's ("Sum 18 and 25", "18 + 25", "Addition"). An empty reply is
+    (numeric tasks, and a free-answer question that is only a calculation,
+    :func:`bare_calculation`): the reply names the operation but gives no number
+    beyond the question's ("Sum 18 and 25", "18 + 25", "Addition"). An empty reply is
     not flagged here (the canonical step leaves it unmapped), nor is a one-word
     reply taken from the question ("Venus" to "Which is larger, Mars or Venus?").
 
@@ -212,10 +235,12 @@ def non_answer(cleaned: str, question: str | None, *, task: str = "qa") -> str |
     'operation'
     >>> non_answer("43", "What is 18 plus 25?", task="gsm8k") is None
     True
+    >>> non_answer("Addition", "What is 18 plus 25?")  # a question typed in: task qa
+    'operation'
     """
     if not cleaned or not cleaned.strip() or not question:
         return None
-    if task == "gsm8k":
+    if task == "gsm8k" or (task == "qa" and bare_calculation(question)):
         own = {n.replace(",", "") for n in _NUM.findall(question)}
         if "=" in cleaned:  # "6 - 3 = 3": a worked result, even one equal to an operand
             return None

@@ -92,10 +92,21 @@ def test_an_echo_of_the_question_is_flagged_as_a_non_answer(reply):
     assert got.non_answer == "echo" and not got.mapped
 
 
+@pytest.mark.parametrize("task", ["gsm8k", "qa"])  # qa: a calculation typed in, no dataset
 @pytest.mark.parametrize("reply", ["Sum 18 and 25", "18 + 25", "Add 25 to 18", "Addition"])
-def test_naming_the_operation_is_a_non_answer_for_numeric_tasks(reply):
-    got = postprocess(reply, "What is 18 plus 25?", task="gsm8k")
+def test_naming_the_operation_is_a_non_answer_for_numeric_tasks(reply, task):
+    got = postprocess(reply, "What is 18 plus 25?", task=task)
     assert got.non_answer == "operation" and not got.mapped
+
+
+def test_a_polite_rewording_of_a_calculation_is_still_one():
+    got = postprocess("Addition", "Can you tell me what 18 plus 25 is?", task="qa")
+    assert got.non_answer == "operation"
+
+
+def test_an_operation_word_answers_a_question_that_is_not_only_a_calculation():
+    question = "Which operation turns 2 and 3 into 5?"
+    assert postprocess("Addition", question, task="qa").non_answer is None
 
 
 @pytest.mark.parametrize(
@@ -105,6 +116,7 @@ def test_naming_the_operation_is_a_non_answer_for_numeric_tasks(reply):
         ("Venus", "Which is larger, Mars or Venus?", "qa"),
         ("18 + 25 = 43", "What is 18 plus 25?", "gsm8k"),
         ("25", "What is 18 plus 25?", "gsm8k"),  # a wrong answer is still an answer
+        ("Sum concisely: 43", "What is 18 plus 25?", "qa"),
         ("Paris", "What is the capital of France?", "qa"),
     ],
 )
