@@ -207,6 +207,9 @@ def bare_calculation(question: str) -> bool:
     return bool(words) and all(w in _CALCULATION or _OPERATION.fullmatch(w) for w in words)
 
 
+_OFFERS_CHOICE = re.compile(r"\bor\b|\bwhich of\b|\bbetween\b|[:;]", re.IGNORECASE)
+
+
 def _stems(text: str) -> set[str]:
     out = set()
     for w in _CONTENT.findall(text.casefold()):
@@ -220,12 +223,14 @@ def non_answer(cleaned: str, question: str | None, *, task: str = "qa") -> str |
 
     ``"echo"``: every content word of the reply is in the question (or is a
     generic word such as "city"): "The river flows through the city of
-    Ljubljana" to "Which river flows through Ljubljana?". ``"operation"``
+    Ljubljana" to "Which river flows through Ljubljana?", "Dracula" to "Who wrote
+    Dracula?". ``"operation"``
     (numeric tasks, and a free-answer question that is only a calculation,
     :func:`bare_calculation`): the reply names the operation but gives no number
     beyond the question's ("Sum 18 and 25", "18 + 25", "Addition"). An empty reply is
     not flagged here (the canonical step leaves it unmapped), nor is a one-word
-    reply taken from the question ("Venus" to "Which is larger, Mars or Venus?").
+    reply taken from a question that offers a choice ("Venus" to "Which is
+    larger, Mars or Venus?").
 
     Examples
     --------
@@ -251,6 +256,9 @@ def non_answer(cleaned: str, question: str | None, *, task: str = "qa") -> str |
     if task != "qa":
         return None
     words = _stems(cleaned)
-    if len(words) >= 2 and words <= (_stems(question) | _GENERIC):  # one word may be a choice
-        return "echo"
+    # one word of the question answers it where the question offers a choice ("Mars or Venus")
+    if (len(words) >= 2 or not _OFFERS_CHOICE.search(question)) and words <= (
+        _stems(question) | _GENERIC
+    ):
+        return "echo" if words else None
     return None
