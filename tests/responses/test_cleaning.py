@@ -125,6 +125,12 @@ def test_real_answers_are_not_flagged(reply, question, task):
     assert got.non_answer is None and got.mapped
 
 
+def test_a_one_word_echo_is_flagged_unless_the_question_offers_a_choice():
+    assert non_answer("Dracula", "Who wrote Dracula?") == "echo"
+    assert non_answer("Venus", "Which is larger, Mars or Venus?") is None
+    assert non_answer("Bram Stoker", "Who wrote Dracula?") is None
+
+
 def test_the_echoed_question_is_removed_first():
     got = postprocess(f"{RIVER}\nThe Ljubljanica", RIVER, task="qa")
     assert got.cleaned == "The Ljubljanica" and got.non_answer is None
