@@ -155,7 +155,13 @@ def experiment_config_from_args(args: argparse.Namespace, **extra):
     from ..config import DEFAULT_PROFILE, get_profile
     from ..evaluation.metrics import CONVENTIONS
     from ..experiments import ExperimentConfig
+    from ..methods.registry import resolve_methods
 
+    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
+    try:  # an unknown name is refused before the folder is made or the estimate printed
+        resolve_methods(list(methods))
+    except ValueError as err:
+        raise ValueError(f"--methods: {err}") from None
     profile = getattr(args, "profile", None) or DEFAULT_PROFILE
     extra.setdefault("n_bootstrap_metrics", CONVENTIONS[get_profile(profile).intervals].n_bootstrap)
     return ExperimentConfig(
@@ -166,7 +172,7 @@ def experiment_config_from_args(args: argparse.Namespace, **extra):
         limit=args.limit,
         sample_seed=args.sample_seed,
         difficulty=args.difficulty,
-        methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
+        methods=methods,
         **extra,
     )
 

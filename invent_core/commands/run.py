@@ -67,8 +67,10 @@ def _check_save(path: Path) -> None:
 
 def _main(args: argparse.Namespace) -> int:
     from ..batch.output import OutputLock, lock_path
+    from ..engine.pipeline import checked_question
 
     config = config_from_args(args)  # an invalid option fails here, before any model loads
+    checked_question(args.question, args.task, args.choices)  # an empty one before the estimate
     llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
     if args.reference is not None:
         check_reference(args.reference, config, llm_identity(args, llm))

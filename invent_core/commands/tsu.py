@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..config import TSU_TEMPERATURES
+from ..config import TSU_TEMPERATURES, check_temperatures
 from ._common import (
     CliProgress,
     add_config_args,
@@ -68,6 +68,7 @@ def _main(args: argparse.Namespace) -> int:
     from ..experiments import TSU_FILES, draw_examples
 
     cfg = experiment_config_from_args(args)
+    args.temperatures = check_temperatures(args.temperatures)  # before the folder is made
     out = args.out or f"runs/tsu-{args.dataset or 'data'}"
     examples, sample = draw_examples(cfg, require_answers=False)
     check_llm_args(args)  # an unusable --llm fails before the folder is made

@@ -59,6 +59,7 @@ __all__ = [
     "ANSWER_STOP",
     "answer_prompts",
     "answer_requests",
+    "checked_question",
     "postprocess_responses",
     "run_question",
 ]
@@ -122,7 +123,7 @@ def run_question(
     ...                    RunConfig(n_perturbations=2, n_replications=2))  # doctest: +SKIP
     """
     config = config or RunConfig()
-    question, choices_list = _checked_question(question, task, choices)
+    question, choices_list = checked_question(question, task, choices)
     perturber = get_perturber(config.perturber)
     model, para = split_llm(resolve_llm(llm), paraphrase_llm)
     t_start = time.perf_counter()
@@ -567,7 +568,7 @@ def _acceptance(
     }
 
 
-def _checked_question(
+def checked_question(
     question: str, task: str, choices: Sequence[str] | None
 ) -> tuple[str, list[str] | None]:
     """Check the question, task and choices before any model loads; return them cleaned."""

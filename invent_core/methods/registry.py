@@ -113,10 +113,10 @@ def get_method(name: str) -> Method:
 
 def resolve_methods(names: str | Iterable[str] | None) -> list[Method]:
     """``None``/``"all"`` → every method; ``"inv"``/``"baselines"`` → a family; else names."""
-    if names is None or names == "all" or names == ["all"]:
-        return list_methods()
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()]
+    if names is None or list(names) == ["all"]:  # a tuple ("all",) too
+        return list_methods()
     out: list[Method] = []
     for n in names:
         if n in ("inv", "baselines", "baseline"):

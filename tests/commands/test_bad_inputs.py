@@ -74,6 +74,7 @@ class Case:
     earlier: bool = False  # an earlier, valid output out.csv (+ sidecars) is in the folder
     links: dict[str, str] = field(default_factory=dict)  # name -> "hard:target" / "sym:target"
     meta_edit: dict[str, object] = field(default_factory=dict)  # file -> edit of earlier meta
+    not_said: str = ""  # regex that must not be in stderr (an estimate before a refusal)
 
 
 def _score(name: str, data: bytes | None, message: str, *extra: str) -> Case:
@@ -359,7 +360,7 @@ CASES: dict[str, Case] = {
     "batch --shard 0/2": _option(r"shard 0/2: need 1 <= i <= N", "--shard", "0/2"),
     "batch --shard 3/2": _option(r"shard 3/2: need 1 <= i <= N", "--shard", "3/2"),
     "batch --shard x": _option(r"shard must look like 'i/N'", "--shard", "x"),
-    "batch --methods bogus": _option(r"unknown method 'bogus'", "--methods", "bogus"),
+    "batch --methods bogus": _option(r"--methods: unknown method 'bogus'", "--methods", "bogus"),
     "batch --affinity bogus": _option(
         r"--affinity: invalid choice: 'bogus'", "--affinity", "bogus"
     ),
@@ -548,6 +549,38 @@ CASES: dict[str, Case] = {
     "run -t abc": Case(
         ["run", "Q?", "-t", "abc"], {}, 2, r"-t/--temperature: invalid float value: 'abc'"
     ),
+    "run empty question": Case(
+        ["run", "   ", "--save", "r.json"], {}, 2, r"question is empty", not_said="estimate"
+    ),
+    # -- tsu: the temperatures are checked before the folder is made or an estimate printed -----
+    "tsu temperature out of range": Case(
+        ["tsu", "--dataset", "arithmetic", "--temperatures", "-1", "0.5"],
+        {},
+        2,
+        r"temperatures must lie in \[0, 2\], got -1",
+        not_said="estimate",
+    ),
+    "tsu --methods bogus": Case(
+        ["tsu", "--dataset", "arithmetic", "--methods", "inv,bogus"],
+        {},
+        2,
+        r"--methods: unknown method 'bogus'",
+        not_said="estimate",
+    ),
+    "evaluate --methods bogus": Case(
+        ["evaluate", "--dataset", "arithmetic", "--methods", "bogus", "-o", "ev"],
+        {},
+        2,
+        r"--methods: unknown method 'bogus'",
+        not_said="estimate",
+    ),
+    "tsu one temperature": Case(
+        ["tsu", "--dataset", "arithmetic", "--temperatures", "0.7", "-o", "sweep"],
+        {},
+        2,
+        r"at least two strictly increasing values",
+        not_said="estimate",
+    ),
 }
 
 
@@ -661,6 +694,7 @@ def test_bad_input_is_refused_cleanly(results, name):
     assert res.returncode == case.status, f"{name}: exit {res.returncode}\n{out}"
     assert re.search(case.message, res.stderr), f"{name}: message not found in\n{res.stderr}"
     assert "Traceback" not in out, out
+    assert not case.not_said or not re.search(case.not_said, res.stderr), res.stderr
     for path, data in before.items():  # the input and any earlier output, byte for byte
         assert after.get(path) == data, f"{name}: {path} changed"
     if case.status != 1:  # refused as a whole: nothing written at all (not even a lock file)

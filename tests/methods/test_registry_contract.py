@@ -232,3 +232,19 @@ def test_llm_methods_say_why_without_llm(minilm, name):
 def test_single_replication_gives_a_documented_value(minilm, name):
     ctx = ScoringContext(QUESTIONS, [[r[0]] for r in MIXED], embedder=minilm, llm=FakeLLM())
     assert np.isfinite(compute_methods(ctx, [name], strict=True)[name].value)
+
+
+@pytest.mark.parametrize("spec", [None, "all", ["all"], ("all",), "all "])
+def test_every_spelling_of_all_selects_every_method(spec):
+    from invent_core.methods.registry import resolve_methods
+
+    assert [m.name for m in resolve_methods(spec)] == [m.name for m in list_methods()]
+
+
+def test_a_selection_names_families_and_methods_and_refuses_the_unknown():
+    from invent_core.methods.registry import resolve_methods
+
+    names = [m.name for m in resolve_methods(("inv", "lexsim"))]
+    assert names[0] == "inv_entropy" and names[-1] == "lexsim"
+    with pytest.raises(ValueError, match="unknown method 'bogus'; known: inv_entropy"):
+        resolve_methods(["inv", "bogus"])
