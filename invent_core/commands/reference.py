@@ -56,11 +56,12 @@ def main(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from ..experiments.own_reference import build_reference
+    from ._common import check_output_file
 
     if args.output.is_dir():
         raise ValueError(f"-o {args.output}: a folder; name the reference file to write")
     ref = build_reference(args.folder, measure=args.measure, relabels=not args.no_relabels)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
+    check_output_file(args.output)  # a path it cannot write is named, not an errno
     ref.save(args.output)
     labels = "labelled" if ref.has_labels else "no labels"
     relabelled = ref.settings.get("relabelled")

@@ -33,6 +33,8 @@ def _main(args: argparse.Namespace) -> int:
 
     if args.output.is_dir():
         raise ValueError(f"-o {args.output}: a folder; name the HTML file to write")
+    if args.output.suffix.lower() not in (".html", ".htm"):  # not a PDF named so
+        raise ValueError(f"-o {args.output}: the report is one HTML file; name it *.html")
     path = write_report(args.source, args.output)
     print(f"{path}: {path.stat().st_size / 1e6:.1f} MB, opens in any browser without a network")
     return 0

@@ -10,6 +10,7 @@ from ._common import (
     CliProgress,
     add_config_args,
     add_llm_args,
+    check_output_file,
     config_from_args,
     interrupted,
     llm_from_args,
@@ -47,24 +48,6 @@ def main(args: argparse.Namespace) -> int:
     return run_guarded(_main, args, writing=str(args.save or ""))
 
 
-def _check_save(path: Path) -> None:
-    """Refuse a ``--save`` path that cannot be written (a folder, a read-only one) before any work."""
-    from ..batch.output import check_output_paths, probe_space
-    from ..questions.files import BatchInputError
-    from ._exits import DISK_FULL_ERRNOS
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        if err.errno in DISK_FULL_ERRNOS:
-            raise
-        raise BatchInputError(
-            f"cannot create its folder: {err.strerror or err}", file=path
-        ) from None
-    check_output_paths([path])
-    probe_space(path.parent)  # a full disk exits 3 now, not after the whole run
-
-
 def _main(args: argparse.Namespace) -> int:
     from ..batch.output import OutputLock, lock_path
     from ..engine.pipeline import checked_question
@@ -77,7 +60,7 @@ def _main(args: argparse.Namespace) -> int:
     with using_reference(args.reference):
         if not args.save:
             return _run(args, config, llm)
-        _check_save(args.save)
+        check_output_file(args.save)
         # held from before the work until the file is saved: a second run to it exits 4 at once
         with OutputLock(lock_path(args.save), args.save):
             return _run(args, config, llm)

@@ -574,6 +574,20 @@ CASES: dict[str, Case] = {
         r"--methods: unknown method 'bogus'",
         not_said="estimate",
     ),
+    # -- report and reference build: an output they cannot write, told in words ----------------
+    "report -o r.pdf": Case(
+        ["report", str(ROOT / "docs" / "results" / "evaluate-arithmetic-100"), "-o", "r.pdf"],
+        {},
+        2,
+        r"-o r\.pdf: the report is one HTML file; name it \*\.html",
+    ),
+    "reference build -o under a file": Case(
+        ["reference", "build", str(ROOT / "docs" / "results" / "evaluate-arithmetic-100")]
+        + ["-o", "f.txt/ref.json"],
+        {"f.txt": b"x"},
+        2,
+        r"f\.txt/ref\.json: cannot create its folder",
+    ),
     "tsu one temperature": Case(
         ["tsu", "--dataset", "arithmetic", "--temperatures", "0.7", "-o", "sweep"],
         {},
