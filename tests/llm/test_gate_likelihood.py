@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
 from gate_likelihood import BATCH, INSTRUCTION, mean_logprobs  # noqa: E402
+from test_llm_hf import build_tiny_qwen2  # noqa: E402
 
 PAIRS = [
     ("Which river separates the Bronx from Manhattan?", "Which waterway connects the Bronx?"),
@@ -28,24 +29,15 @@ PAIRS = [
 
 
 @pytest.fixture(scope="module")
-def tiny():
-    import torch
-    from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
+def tiny(tmp_path_factory):
+    """(tokenizer, model): test_llm_hf's 2-layer random-weight Qwen2, loaded back."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from invent_core.llm.hf import packaged_tokenizer
 
-    tok = AutoTokenizer.from_pretrained(str(packaged_tokenizer()))
-    cfg = Qwen2Config(
-        vocab_size=len(tok),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        tie_word_embeddings=True,
-    )
-    torch.manual_seed(0)
-    return tok, Qwen2ForCausalLM(cfg).eval()
+    folder = build_tiny_qwen2(tmp_path_factory.mktemp("tiny") / "qwen2", packaged_tokenizer())
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    return tok, AutoModelForCausalLM.from_pretrained(str(folder)).eval()
 
 
 def test_a_batch_gives_each_pairs_mean_target_log_probability(tiny):
