@@ -49,6 +49,12 @@ def _names(text: str | None) -> list[str]:
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
+def _same_folder(a: str, b: str) -> bool:
+    from pathlib import Path
+
+    return Path(a).resolve() == Path(b).resolve()
+
+
 def check_args(args: argparse.Namespace) -> dict[str, Any]:
     """The options as keyword arguments, refused naming the option before anything is read."""
     from ..evaluation.compare import COMPARE_METRICS
@@ -57,6 +63,11 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
     if len(args.folders) > 2:
         raise ValueError(f"compare takes one or two evaluate folders, got {len(args.folders)}")
     methods = _names(args.methods)
+    if len(args.folders) == 2 and _same_folder(*args.folders):  # every difference would be 0
+        raise ValueError(
+            f"{args.folders[1]} is {args.folders[0]} again; to compare two methods of one "
+            "evaluation, give it once with --methods X,Y"
+        )
     if len(args.folders) == 1 and len(methods) != 2:
         raise ValueError("with one folder, --methods must name exactly two methods: X,Y")
     metrics = _names(args.metrics) or list(COMPARE_METRICS)

@@ -169,3 +169,9 @@ def test_the_reviewers_relabels_are_compared(pair):
     after = compare_evaluations(*pair, metrics=["auroc"], n_bootstrap=50)
     assert before.results["inv_entropy"][0].value_b != after.results["inv_entropy"][0].value_b
     assert read_side(pair[1]).relabels.changed == (first["id"],)
+
+
+def test_one_folder_given_twice_is_refused_and_pointed_to_methods(pair, capsys):
+    """Every paired difference would be 0: the user meant two methods of one evaluation."""
+    assert cli(["compare", str(pair[0]), f"{pair[0]}/."]) == 2
+    assert "again; to compare two methods of one evaluation" in capsys.readouterr().err
