@@ -143,7 +143,8 @@ def test_bad_options_are_refused_naming_them(pair, capsys, extra, said):
 
 
 def test_a_folder_that_is_no_evaluation_is_named(tmp_path, capsys):
-    assert cli(["compare", str(tmp_path), str(tmp_path)]) == 2
+    (tmp_path / "other").mkdir()
+    assert cli(["compare", str(tmp_path), str(tmp_path / "other")]) == 2
     assert f"{tmp_path / 'scores.csv'}: not found" in capsys.readouterr().err
 
 
