@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from ..config import ScoreConfig
@@ -147,6 +148,12 @@ def _main(args: argparse.Namespace) -> int:
     if samples is not None:
         return _score_samples(args, samples)
     questions, responses = load_score_input(args.file)
+    if len(questions) < 2:  # one state: Inv-Entropy is 0 whatever the answers
+        raise ValueError(
+            f"{args.file}: questions holds the question alone (n = 0); Inv-Entropy and its "
+            "variants need its rewordings after it (batch scores such answers with --methods "
+            "that need only replications)"
+        )
     if args.reference is not None:  # n and r are the file's: checked once it is read
         shape = RunConfig(
             n_perturbations=len(questions) - 1, n_replications=len(responses[0]), score=config
@@ -189,6 +196,8 @@ def _score_samples(args: argparse.Namespace, samples: list) -> int:
 
 def _report(args, res, config: ScoreConfig, *, quiet: bool = False) -> dict:
     """Print one question set's scores (text, or JSON unless ``quiet``); the JSON object."""
+    from ..perturb.gate import copies_warning
+
     with using_reference(args.reference):
         line, described = _reference(
             res, config, args.made_by, res.questions[0], own=args.reference is not None
@@ -203,6 +212,10 @@ def _report(args, res, config: ScoreConfig, *, quiet: bool = False) -> dict:
         "seed": config.seed,
         "config": config.to_dict(),
         "reference": described,
+        # every rewording a copy of the question: the scores say nothing (as run and batch say)
+        "degenerate": copies_warning(
+            res.questions[0], res.questions[1:], "the file's rewordings repeat it"
+        ),
     }
     if args.json:
         if not quiet:
@@ -218,4 +231,6 @@ def _report(args, res, config: ScoreConfig, *, quiet: bool = False) -> dict:
         print(f"  {name:<16} {value:8.4f}   90% [{lo:.4f}, {hi:.4f}]")
     print("higher = more uncertain")
     print(line)
+    if out["degenerate"]:
+        print(f"warning: {out['degenerate']}", file=sys.stderr)
     return out

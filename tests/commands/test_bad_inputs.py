@@ -105,6 +105,11 @@ CASES: dict[str, Case] = {
     "score empty file": _score("e.json", b"", r"e\.json: not valid JSON"),
     "score invalid JSON": _score("bad.json", b'{"questions": [', r"bad\.json: not valid JSON"),
     "score top-level array": _score("a.json", b"[1, 2]", r"a\.json: expected a JSON object"),
+    "score the question alone": _score(
+        "q.json",
+        _json({"questions": ["Q?"], "responses": [["a", "b"]]}),
+        r"q\.json: questions holds the question alone \(n = 0\)",
+    ),
     "score no questions key": _score(
         "q.json", _json({"responses": [["a"]]}), r"q\.json: missing key 'questions'"
     ),
