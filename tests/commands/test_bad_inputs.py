@@ -554,6 +554,13 @@ CASES: dict[str, Case] = {
     "run -t abc": Case(
         ["run", "Q?", "-t", "abc"], {}, 2, r"-t/--temperature: invalid float value: 'abc'"
     ),
+    "run --llm openai without a key or a server": Case(
+        ["run", "Q?", "--llm", "openai", "--api-key-env", "INVENT_TEST_NO_SUCH_KEY"],
+        {},
+        2,
+        r"--llm openai with no --base-url asks api\.openai\.com, which needs a key: "
+        r"\$INVENT_TEST_NO_SUCH_KEY is not set",
+    ),
     "run empty question": Case(
         ["run", "   ", "--save", "r.json"], {}, 2, r"question is empty", not_said="estimate"
     ),
