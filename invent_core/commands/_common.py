@@ -13,7 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._served import AppendUrl, add_server_args, concurrency_note, int_in  # noqa: F401 - batch reads concurrency_note here
+from ._served import (  # noqa: F401 - batch reads concurrency_note here
+    AppendUrl,
+    add_server_args,
+    check_openai_key,
+    concurrency_note,
+    int_in,
+)
 
 
 def add_llm_args(p: argparse.ArgumentParser) -> None:
@@ -229,26 +235,6 @@ def _owner(cls: type, path: tuple[str, ...]) -> type:
     return cls
 
 
-def _check_openai_key(args: argparse.Namespace, para: str | None) -> None:
-    """OpenAI's own API with no key: refused now, not after five connection attempts.
-
-    Only where no server is named (no ``--base-url``, ``--paraphrase-base-url`` or
-    ``$OPENAI_BASE_URL``): a local server (vLLM, llama.cpp) may need no key.
-    """
-    named = args.base_url or os.environ.get("OPENAI_BASE_URL")
-    env = getattr(args, "api_key_env", None) or "OPENAI_API_KEY"
-    for option, spec, url in (
-        ("--llm", args.llm, named),
-        ("--paraphrase-llm", para, getattr(args, "paraphrase_base_url", None) or named),
-    ):
-        if spec == "openai" and not url and not os.environ.get(env):
-            raise ValueError(
-                f"{option} openai with no --base-url asks api.openai.com, which needs a key: "
-                f"${env} is not set (name another variable with --api-key-env, or a server "
-                "with --base-url)"
-            )
-
-
 def check_llm_args(args: argparse.Namespace) -> None:
     """Refuse an unusable LLM choice before anything is read or written: ValueError naming the option.
 
@@ -286,7 +272,7 @@ def check_llm_args(args: argparse.Namespace) -> None:
         )
     _check_transformers(args.llm, para, engine, HFConfig(dtype=dtype))
     _check_threads(args.llm, para, engine, getattr(args, "threads", None))
-    _check_openai_key(args, para)  # last: a stray option is the clearer message
+    check_openai_key(args, para)  # last: a stray option is the clearer message
 
 
 def _check_threads(llm: str, para: str | None, engine: str, threads: int | None) -> None:

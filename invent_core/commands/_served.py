@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 
@@ -84,3 +85,23 @@ def int_in(low: int, high: int):
         return value
 
     return parse
+
+
+def check_openai_key(args: argparse.Namespace, para: str | None) -> None:
+    """OpenAI's own API with no key: refused now, not after five connection attempts.
+
+    Only where no server is named (no ``--base-url``, ``--paraphrase-base-url`` or
+    ``$OPENAI_BASE_URL``): a local server (vLLM, llama.cpp) may need no key.
+    """
+    named = args.base_url or os.environ.get("OPENAI_BASE_URL")
+    env = getattr(args, "api_key_env", None) or "OPENAI_API_KEY"
+    for option, spec, url in (
+        ("--llm", args.llm, named),
+        ("--paraphrase-llm", para, getattr(args, "paraphrase_base_url", None) or named),
+    ):
+        if spec == "openai" and not url and not os.environ.get(env):
+            raise ValueError(
+                f"{option} openai with no --base-url asks api.openai.com, which needs a key: "
+                f"${env} is not set (name another variable with --api-key-env, or a server "
+                "with --base-url)"
+            )
