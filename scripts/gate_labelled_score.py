@@ -329,11 +329,12 @@ def rules_and_threshold(rows, left, values, precision=0.90) -> tuple:
         kept = [r["same_meaning"] for r, v in zip(left, values) if r["half"] == h and v >= t]
         return (sum(kept) / len(kept) if kept else float("nan")), sum(kept) / same[h]
 
-    ok = [(scored(t, 0)[1], -t) for t in set(values) if scored(t, 0)[0] >= precision]
+    tuning = {t: scored(t, 0) for t in set(values)}
+    ok = [(recall, -t) for t, (p, recall) in tuning.items() if p >= precision]
     if not ok:
         return None, None, None
-    t = -max(ok)[1]  # the most recall; a tie to the higher threshold
-    return t, scored(t, 0), scored(t, 1)
+    t = -max(ok)[1]  # the most recall; a tie to the lower threshold (it keeps more rows)
+    return t, tuning[t], scored(t, 1)
 
 
 def report_signals(rows) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from ._served import (  # noqa: F401 - batch reads concurrency_note here
@@ -574,23 +573,11 @@ def interrupted(message: str) -> int:
     return 130
 
 
-def check_output_file(path: Path) -> None:
-    """Refuse an output file that cannot be written (a folder, a read-only one), naming it.
-
-    Makes its folder. ``run --save`` calls it before any work, ``reference build`` before it
-    writes.
-    """
-    from ..batch.output import check_output_paths, probe_space
-    from ..questions.files import BatchInputError
-    from ._exits import DISK_FULL_ERRNOS
+def check_methods(names: Any) -> None:
+    """Refuse an unknown ``--methods`` name, naming the option (batch, evaluate, tsu)."""
+    from ..methods.registry import resolve_methods
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        if err.errno in DISK_FULL_ERRNOS:
-            raise
-        raise BatchInputError(
-            f"cannot create its folder: {err.strerror or err}", file=path
-        ) from None
-    check_output_paths([path])
-    probe_space(path.parent)  # a full disk exits 3 now, not after the whole run
+        resolve_methods(names)
+    except ValueError as err:
+        raise ValueError(f"--methods: {err}") from None

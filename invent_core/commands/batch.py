@@ -23,6 +23,7 @@ from ._common import (
     add_config_args,
     add_llm_args,
     check_llm_args,
+    check_methods,
     concurrency_note,
     config_from_args,
     llm_from_args,
@@ -169,16 +170,6 @@ def _check_options(args: argparse.Namespace) -> Any:
     return config
 
 
-def _check_methods(methods: str) -> None:
-    """An unknown ``--methods`` name is refused with the option's name, before the input is read."""
-    from ..methods.registry import resolve_methods
-
-    try:
-        resolve_methods(methods or "inv")
-    except ValueError as err:
-        raise ValueError(f"--methods: {err}") from None
-
-
 def _auto_shard() -> tuple[int, int]:
     """The array task's part, from the scheduler's variables, said on stderr."""
     import os
@@ -225,7 +216,7 @@ def _main(args: argparse.Namespace) -> int:
 
     config = _check_options(args)
     require_file(args.input)  # a wrong name is told before the scoring code loads (0.5 s)
-    _check_methods(args.methods)  # loads the methods: after the cheap check above
+    check_methods(args.methods or "inv")  # loads the methods: after the cheap check above
     from ..batch import batch_score
 
     # built on first use only: a file of pre-generated responses never starts an LLM

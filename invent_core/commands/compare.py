@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from ._common import _parse_optional
@@ -50,8 +51,6 @@ def _names(text: str | None) -> list[str]:
 
 
 def _same_folder(a: str, b: str) -> bool:
-    from pathlib import Path
-
     return Path(a).resolve() == Path(b).resolve()
 
 

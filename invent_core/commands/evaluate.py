@@ -12,6 +12,7 @@ from ._common import (
     add_config_args,
     add_llm_args,
     check_llm_args,
+    check_methods,
     config_from_args,
     interrupted,
     llm_from_args,
@@ -155,13 +156,9 @@ def experiment_config_from_args(args: argparse.Namespace, **extra):
     from ..config import DEFAULT_PROFILE, get_profile
     from ..evaluation.metrics import CONVENTIONS
     from ..experiments import ExperimentConfig
-    from ..methods.registry import resolve_methods
 
     methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
-    try:  # an unknown name is refused before the folder is made or the estimate printed
-        resolve_methods(list(methods))
-    except ValueError as err:
-        raise ValueError(f"--methods: {err}") from None
+    check_methods(methods)  # an unknown name is refused before the folder or the estimate
     profile = getattr(args, "profile", None) or DEFAULT_PROFILE
     extra.setdefault("n_bootstrap_metrics", CONVENTIONS[get_profile(profile).intervals].n_bootstrap)
     return ExperimentConfig(

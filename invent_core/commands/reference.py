@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ._outputs import check_output_file
+
 #: The variable the reference lookup reads (a folder of references, or one file).
 REFERENCE_ENV = "INVENT_REFERENCE_DIR"
 
@@ -56,7 +58,6 @@ def main(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from ..experiments.own_reference import build_reference
-    from ._common import check_output_file
 
     if args.output.is_dir():
         raise ValueError(f"-o {args.output}: a folder; name the reference file to write")

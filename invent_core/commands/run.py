@@ -10,7 +10,6 @@ from ._common import (
     CliProgress,
     add_config_args,
     add_llm_args,
-    check_output_file,
     config_from_args,
     interrupted,
     llm_from_args,
@@ -18,6 +17,7 @@ from ._common import (
     paraphrase_identity,
     print_estimate,
 )
+from ._outputs import check_output_file
 from .reference import add_reference_arg, check_reference, using_reference
 
 

@@ -256,9 +256,7 @@ def non_answer(cleaned: str, question: str | None, *, task: str = "qa") -> str |
     if task != "qa":
         return None
     words = _stems(cleaned)
+    if not words or not words <= _stems(question) | _GENERIC:
+        return None
     # one word of the question answers it where the question offers a choice ("Mars or Venus")
-    if (len(words) >= 2 or not _OFFERS_CHOICE.search(question)) and words <= (
-        _stems(question) | _GENERIC
-    ):
-        return "echo" if words else None
-    return None
+    return "echo" if len(words) >= 2 or not _OFFERS_CHOICE.search(question) else None

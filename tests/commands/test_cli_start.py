@@ -18,20 +18,26 @@ print(sorted(m for m in {heavy!r} if m in sys.modules))
 """
 
 
+def _refused(argv: list[str], heavy: tuple[str, ...]) -> tuple[str, str]:
+    """(stderr, the last stdout line: which of ``heavy`` the refused command imported)."""
+    out = subprocess.run(
+        [sys.executable, "-c", CODE.format(heavy=heavy), *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return out.stderr, out.stdout.strip().splitlines()[-1]
+
+
 def test_a_refused_command_imports_nothing_heavy(tmp_path):
     """scipy.stats alone took 1.1 s of every start (2.3 s -> 0.8 s once it was loaded lazily)."""
     for argv in (
         ["score", str(tmp_path / "missing.csv")],
         ["batch", str(tmp_path / "x.csv"), "-o", str(tmp_path / "out.csv")],
     ):
-        out = subprocess.run(
-            [sys.executable, "-c", CODE.format(heavy=HEAVY), *argv],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert "no such file" in out.stderr, out.stderr
-        assert out.stdout.strip().splitlines()[-1] == "[]", (argv, out.stdout)
+        err, loaded = _refused(argv, HEAVY)
+        assert "no such file" in err, err
+        assert loaded == "[]", (argv, loaded)
 
 
 @pytest.mark.parametrize("command", ["score", "batch"])
@@ -42,12 +48,7 @@ def test_a_wrong_file_name_is_told_before_the_scoring_code_loads(tmp_path, comma
     heavy = (*HEAVY, "scipy", "invent_core.batch", "invent_core.engine.scoring")
     argv = [command, str(tmp_path / "x.json")]
     argv += ["-o", str(tmp_path / "out.csv")] if command == "batch" else []
-    out = subprocess.run(
-        [sys.executable, "-c", CODE.format(heavy=heavy), *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "x.json: no such file" in out.stderr, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+    err, loaded = _refused(argv, heavy)
+    assert "x.json: no such file" in err, err
+    assert loaded == "[]", loaded
     assert not (tmp_path / "out.csv").exists()
