@@ -44,7 +44,8 @@ def test_a_refused_command_imports_nothing_heavy(tmp_path):
 def test_a_wrong_file_name_is_told_before_the_scoring_code_loads(tmp_path, command):
     """The existence check comes first, and matching the refusal against the busy-output
     error loads no batch machinery (0.3 s of methods and scipy.linalg): score 1.0 s -> 0.8 s,
-    batch 1.25 s -> 0.71 s (median of 3, load 2.6; its parser still loads the LLM and perturber registries)."""
+    batch 1.25 s -> 0.71 s (median of 3, load 2.6; its parser still loads the LLM and
+    perturber registries)."""
     heavy = (*HEAVY, "scipy", "invent_core.batch", "invent_core.engine.scoring")
     argv = [command, str(tmp_path / "x.json")]
     argv += ["-o", str(tmp_path / "out.csv")] if command == "batch" else []
