@@ -26,7 +26,10 @@ MPNet's cosine, the recorded 1.5B's P(Yes), the recorded 0.5B's likelihood of
 each question given the other (``scripts/gate_likelihood.py``) — and prints
 each one's AUROC per half, and the rules with that signal's threshold chosen
 on the tuning half (the most recall at precision >= 0.90) scored on both:
-whether a signal we have could reach the target where the rules stop.
+whether a signal we have could reach the target where the rules stop. It then
+does the same for a logistic regression of the label on the standardised
+signals, fitted on the tuning half's survivors (:func:`fitted_combination`):
+whether the signals together could.
 
 ``--agreement`` compares the labels with a second, blind reading of 120 rows
 (Cohen's kappa per half) and scores the default gate on the rows both readings
@@ -337,6 +340,53 @@ def rules_and_threshold(rows, left, values, precision=0.90) -> tuple:
     return t, tuning[t], scored(t, 1)
 
 
+def logistic_fit(x, y, c: float = 1.0, steps: int = 50):
+    """Weights (intercept first) of an L2-penalised logistic regression, by Newton steps.
+
+    ``x`` is (rows, features), already standardised; ``c`` is the inverse penalty
+    (scikit-learn's ``C``; the intercept is not penalised). numpy only: the study
+    needs no new dependency.
+    """
+    import numpy as np
+
+    design = np.c_[np.ones(len(x)), x]
+    penalty = np.eye(design.shape[1]) / c
+    penalty[0, 0] = 0.0
+    w = np.zeros(design.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-design @ w))
+        grad = design.T @ (p - y) + penalty @ w
+        hess = design.T @ (design * (p * (1 - p))[:, None]) + penalty
+        w -= np.linalg.solve(hess, grad)
+    return w
+
+
+def fitted_combination(left, table, names) -> list[float]:
+    """P(same) per survivor from a logistic regression on ``names``, fitted on the tuning half.
+
+    Each signal is standardised with the tuning half's mean and spread; the penalty is
+    scikit-learn's default (C = 1), not tuned. The report half only reads the fit.
+    """
+    import numpy as np
+
+    x = np.array([table[n] for n in names], dtype=float).T
+    tuning = np.array([r["half"] == 0 for r in left])
+    mean, spread = x[tuning].mean(axis=0), x[tuning].std(axis=0)
+    z = (x - mean) / spread
+    y = np.array([float(r["same_meaning"]) for r in left])
+    w = logistic_fit(z[tuning], y[tuning])
+    return [float(v) for v in 1.0 / (1.0 + np.exp(-(np.c_[np.ones(len(z)), z] @ w)))]
+
+
+def combinations(table) -> dict[str, list[str]]:
+    """The signal sets fitted together: all of them, and those the 0.5B path could have."""
+    names = list(table)
+    return {
+        "fit, every signal": names,
+        "fit, without the 1.5B": [n for n in names if "1.5B" not in n],
+    }
+
+
 def report_signals(rows) -> None:
     """Each signal on the candidates no rule rejects (step 2's input): AUROC, then as a threshold."""
     left = rule_survivors(rows)
@@ -361,6 +411,15 @@ def report_signals(rows) -> None:
             continue
         print(
             f"  {name:26s} t={t:<8.3f} {a[0]:.3f} at {a[1]:.3f}              {b[0]:.3f} at {b[1]:.3f}"
+        )
+    print("A logistic regression on the signals, fitted on the tuning half's survivors:")
+    for label, names in combinations(table).items():
+        values = fitted_combination(left, table, names)
+        tuning, report_ = signal_aurocs(left, table={label: values})[label]
+        t, a, b = rules_and_threshold(rows, left, values)
+        print(
+            f"  {label:26s} AUROC {tuning:.3f} / {report_:.3f}; "
+            f"t={t:.3f} {a[0]:.3f} at {a[1]:.3f} / {b[0]:.3f} at {b[1]:.3f}"
         )
 
 
