@@ -102,7 +102,7 @@ class GateVerdict:
     text : the candidate after :func:`strip_wrappers` (what would be asked).
     accepted : True when every check passed.
     reason : one of :data:`REASONS` when rejected, else None.
-    detail : a human-readable note ("lost 'Australia'", "affinity 0.62 < 0.7").
+    detail : a human-readable note ("lost 'Australia'", "affinity 0.62 < 0.845").
     """
 
     text: str
@@ -275,7 +275,7 @@ def gate_affinities(similarity: Any, original: str, texts: Sequence[str]) -> np.
     Returns
     -------
     array of shape (k,). Always the paper's kernel, whatever the run scores with,
-    so δ = 0.7 means what it means for GAAP.
+    so the gate's δ reads on GAAP's scale.
     """
     if not texts:
         return np.zeros(0)

@@ -43,7 +43,7 @@ class FakeLLM:
         self,
         answer=lambda state, seed: "Paris",
         # the seed spelt in letters: a rewording may not add a number (the gate's meaning check)
-        reword=lambda seed: f"Which city is France's capital, version {_letters(seed)}?",
+        reword=lambda seed: f"What is the capital city of France, version {_letters(seed)}?",
         paraphrase_delay=0.05,
         answer_delay=0.0,
         concurrency=4,

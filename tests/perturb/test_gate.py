@@ -238,9 +238,9 @@ def test_good_paraphrases_pass(candidate, original, text):
 def test_affinity_checks_use_delta_and_the_near_duplicate_threshold():
     cand = "Which city serves as the capital of Australia?"
     cfg = GateConfig()
-    low = check_candidate(cand, AUSTRALIA, affinity=0.69, accepted=())
-    assert (low.reason, low.detail) == ("low_affinity", "affinity 0.690 < δ 0.7")
-    assert check_candidate(cand, AUSTRALIA, affinity=0.70, accepted=()).accepted
+    low = check_candidate(cand, AUSTRALIA, affinity=0.84, accepted=())
+    assert (low.reason, low.detail) == ("low_affinity", "affinity 0.840 < δ 0.845")
+    assert check_candidate(cand, AUSTRALIA, affinity=0.845, accepted=()).accepted
     assert check_candidate(
         cand, AUSTRALIA, affinity=0.6, accepted=(), config=GateConfig(delta=0.5)
     ).accepted
@@ -429,7 +429,7 @@ def test_gate_config_lives_in_the_paraphrase_config():
     cfg = RunConfig().replace(paraphrase_gate_delta=0.6, paraphrase_gate_max_extra_requests=3)
     assert cfg.paraphrase.gate == GateConfig(delta=0.6, max_extra_requests=3)
     assert RunConfig.from_dict(cfg.to_dict()) == cfg
-    assert ParaphraseConfig().gate.delta == 0.7  # the paper's GAAP δ
+    assert ParaphraseConfig().gate.delta == 0.845  # chosen on the labelled set (--delta-grid)
     with pytest.raises(ValueError, match=r"GateConfig.delta must be in \[0, 1\]"):
         GateConfig(delta=1.5)
     with pytest.raises(ValueError, match="GateConfig.enabled must be true or false"):

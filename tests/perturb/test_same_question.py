@@ -19,11 +19,13 @@ from invent_core.perturb.wordnet import antonyms
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
 from gate_labelled_score import (  # noqa: E402
+    PAPER_DELTA,
     RECORDED,
     STRUCTURES,
     agreement,
     asked_pairs,
     combinations,
+    delta_grid,
     fitted_combination,
     gate_verdicts,
     load_rows,
@@ -204,14 +206,46 @@ def _by_half(rows, accepted):
 
 @pytest.mark.slow
 def test_the_default_gate_checks_both_ways_and_beats_the_one_way_gate_on_both_halves(minilm):
-    """Why GateConfig.both_ways is on (docs/method.md, docs/gate_labelled_2026-11-27.txt)."""
+    """Why GateConfig.both_ways is on (docs/method.md, docs/gate_labelled_2026-11-27.txt).
+
+    Chosen with the paper's δ = 0.7 (the gate's δ then); it still wins with δ = 0.845.
+    """
     rows = load_rows()
     assert GateConfig().both_ways
     both = _by_half(rows, gate_verdicts(rows, minilm))
     one = _by_half(rows, gate_verdicts(rows, minilm, GateConfig(both_ways=False)))
-    assert both == {0: (0.846, 0.62), 1: (0.597, 0.571)}
-    assert one == {0: (0.548, 0.648), 1: (0.461, 0.586)}
+    assert both == {0: (0.935, 0.606), 1: (0.702, 0.571)}
+    assert one == {0: (0.677, 0.62), 1: (0.569, 0.586)}
     assert all(both[h][0] > one[h][0] for h in (0, 1))
+    paper = {"delta": PAPER_DELTA}
+    assert _by_half(rows, gate_verdicts(rows, minilm, GateConfig(**paper))) == {
+        0: (0.846, 0.62),
+        1: (0.597, 0.571),
+    }
+    one_paper = GateConfig(both_ways=False, **paper)
+    assert _by_half(rows, gate_verdicts(rows, minilm, one_paper)) == {
+        0: (0.548, 0.648),
+        1: (0.461, 0.586),
+    }
+
+
+@pytest.mark.slow
+def test_the_gates_delta_is_chosen_on_the_tuning_half(minilm):
+    """GateConfig.delta is what ``--delta-grid`` chooses; on the report half it keeps
+    fewer changed rewordings than the paper's 0.7 by a margin the paired interval
+    supports, and loses no same-meaning one."""
+    rows = load_rows()
+    chosen, table = delta_grid(rows, minilm)
+    assert chosen == GateConfig().delta == 0.845
+    assert table[chosen][0][0] >= 0.90 and table[round(chosen - 0.005, 3)][0][0] < 0.90
+    new = gate_verdicts(rows, minilm)
+    old = gate_verdicts(rows, minilm, GateConfig(delta=PAPER_DELTA))
+    report = [i for i, r in enumerate(rows) if r["half"] == 1]
+    diff = paired_difference(rows, report, new, old)
+    assert tuple(round(x, 3) for x in diff["precision"]) == (0.031, 0.105, 0.202)
+    assert tuple(round(x, 3) for x in diff["recall"]) == (0.0, 0.0, 0.0)
+    turned = [r for r, a, b in zip(rows, old, new) if a != b]
+    assert len(turned) == 16 and sum(r["same_meaning"] for r in turned) == 1
 
 
 def test_verify_p_yes_defaults_to_the_reply_and_is_checked():
@@ -244,18 +278,25 @@ def test_the_recorded_1_5b_verifier_chosen_on_the_tuning_half(minilm):
     """The recipe docs/method.md gives for the 1.5B: every rule survivor asked, P(Yes) >= 0.56.
 
     Chosen by ``gate_labelled_score.py --grid`` on the tuning half (most recall at
-    precision >= 0.90); its precision on the report half beats the default gate's
-    with a paired interval above zero. Still short of the issue's 0.90 at 0.70.
+    precision >= 0.90) when the gate's δ was the paper's 0.7: its precision on the
+    report half beat that gate's with a paired interval above zero. With δ = 0.845
+    (the default since) the same grid chooses nothing the default gate does not do
+    already, and the recipe's gain over the default is no longer told from zero.
     """
     rows = load_rows()
     knobs = dict(STRUCTURES)["all asked (overlap 0-1)"]
-    cfg = GateConfig(llm_verify=True, verify_p_yes=0.56, **knobs)
-    chosen = gate_verdicts(rows, minilm, cfg, recorded_verify(0.56))
-    assert _by_half(rows, chosen) == {0: (0.933, 0.592), 1: (0.725, 0.529)}
-    default = gate_verdicts(rows, minilm)
     report = [i for i, r in enumerate(rows) if r["half"] == 1]
-    lo, mid, hi = paired_difference(rows, report, chosen, default)["precision"]
-    assert round(mid, 3) == 0.128 and lo > 0
+    expected = {
+        PAPER_DELTA: ({0: (0.933, 0.592), 1: (0.725, 0.529)}, 0.128, True),
+        GateConfig().delta: ({0: (0.976, 0.577), 1: (0.755, 0.529)}, 0.053, False),
+    }
+    for delta, (figures, gain, supported) in expected.items():
+        cfg = GateConfig(delta=delta, llm_verify=True, verify_p_yes=0.56, **knobs)
+        chosen = gate_verdicts(rows, minilm, cfg, recorded_verify(0.56))
+        assert _by_half(rows, chosen) == figures
+        default = gate_verdicts(rows, minilm, GateConfig(delta=delta))
+        lo, mid, hi = paired_difference(rows, report, chosen, default)["precision"]
+        assert round(mid, 3) == gain and (lo > 0) == supported
 
 
 def test_agreement_and_kappa_of_two_readings():
@@ -269,7 +310,7 @@ def test_the_labels_agree_with_a_second_blind_reading(minilm):
 
     A second reading of 120 random rows agrees with kappa 0.93 on either half,
     and on the rows both readings label alike the default gate's report-half
-    precision stays far below the issue's 0.90.
+    precision stays below the issue's 0.90 (0.833 at recall 0.5).
     """
     rows = load_rows()
     pairs = second_reading(rows)
@@ -279,7 +320,7 @@ def test_the_labels_agree_with_a_second_blind_reading(minilm):
         got = agreement([rows[i]["same_meaning"] for i, _ in sel], [b for _, b in sel])
         assert round(got["kappa"], 3) == kappa
     agreed = [rows[i] for i, b in pairs if rows[i]["same_meaning"] == b]
-    assert _by_half(agreed, gate_verdicts(agreed, minilm)) == {0: (1.0, 0.769), 1: (0.625, 0.5)}
+    assert _by_half(agreed, gate_verdicts(agreed, minilm)) == {0: (1.0, 0.731), 1: (0.833, 0.5)}
 
 
 def test_no_signal_we_have_decides_what_the_rules_leave_on_the_report_half(minilm):
