@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from pathlib import Path
@@ -42,8 +43,35 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    with terminal_safe_streams():  # model and server text is printed, never run by the terminal
+    # a process of its own (argv None: the console script, python -m): invent's warnings
+    # print as the commands' "warning: …" lines; a caller's (a test's) warning machinery is kept
+    shown = one_line_warnings() if argv is None else contextlib.nullcontext()
+    with shown, terminal_safe_streams():  # model and server text is printed, never run
         return _run(args)
+
+
+@contextlib.contextmanager
+def one_line_warnings():
+    """Within: an :class:`~invent_core.errors.InventWarning` prints as ``warning: MESSAGE``.
+
+    Python's default shows the source file and line of the ``warnings.warn`` call,
+    which names our code, not the user's file. Other warnings keep the default.
+    """
+    import warnings
+
+    from .errors import InventWarning
+
+    with warnings.catch_warnings():
+        default = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, InventWarning):
+                print(f"warning: {message}", file=file or sys.stderr)
+            else:
+                default(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield
 
 
 def _run(args) -> int:

@@ -260,6 +260,7 @@ def check_llm_args(args: argparse.Namespace) -> None:
         raise ValueError(
             "--paraphrase-base-url and --paraphrase-model go with --paraphrase-llm openai"
         )
+    _check_urls(args)
     engine = getattr(args, "llm_engine", "auto")
     dtype = getattr(args, "llm_dtype", "auto")
     check_engine(engine)
@@ -272,6 +273,18 @@ def check_llm_args(args: argparse.Namespace) -> None:
     _check_transformers(args.llm, para, engine, HFConfig(dtype=dtype))
     _check_threads(args.llm, para, engine, getattr(args, "threads", None))
     check_openai_key(args, para)  # last: a stray option is the clearer message
+
+
+def _check_urls(args: argparse.Namespace) -> None:
+    """Each URL of ``--base-url`` / ``--paraphrase-base-url`` is an http(s) address."""
+    from ..llm.endpoints import split_base_urls, url_problem
+
+    for option in ("--base-url", "--paraphrase-base-url"):
+        value = getattr(args, option[2:].replace("-", "_"), None)
+        for url in split_base_urls(value) if value else ():
+            problem = url_problem(url)
+            if problem is not None:
+                raise ValueError(f"{option} {url!r}: {problem}")
 
 
 def _check_threads(llm: str, para: str | None, engine: str, threads: int | None) -> None:

@@ -231,7 +231,7 @@ def _evaluate_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sam
     finally:
         llm.close()
     print_evaluation(res, identity)
-    return 0
+    return 1 if res.failed else 0  # as batch: some failed, listed, retried on the next run
 
 
 def print_evaluation(res: Any, identity: str) -> None:

@@ -110,4 +110,4 @@ def _tsu_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) 
     for line in res.warnings:
         print(f"warning: {line}", file=sys.stderr)
     print("files: " + ", ".join(res.files.values()))
-    return 0
+    return 1 if res.failed else 0  # as batch: some failed, listed, retried on the next run

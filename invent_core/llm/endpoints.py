@@ -37,6 +37,7 @@ __all__ = [
     "agreed_model",
     "endpoints_identity",
     "split_base_urls",
+    "url_problem",
 ]
 
 #: Outcomes of one request, as :meth:`Router.release` takes them.
@@ -66,6 +67,35 @@ def split_base_urls(value: str | Iterable[str]) -> list[str]:
     parts = (u.strip() for item in items for u in re.split(r"[,\n]+", item))
     urls = [u.rstrip("/") for u in parts if u]
     return list(dict.fromkeys(urls))
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an OpenAI-compatible server's address, or None.
+
+    Checked before any request, so ``--base-url 'not a url'`` is one line at once
+    rather than five failed connections per row.
+
+    Examples
+    --------
+    >>> url_problem("http://127.0.0.1:8000/v1") is None
+    True
+    >>> url_problem("ftp://host/v1")
+    "not an http(s) URL (scheme 'ftp')"
+    >>> url_problem("not a url")
+    'not an http(s) URL (no scheme)'
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises on a port that is no number)
+    except ValueError as err:
+        return f"not a URL ({err})"
+    if parts.scheme not in ("http", "https"):
+        return f"not an http(s) URL ({f'scheme {parts.scheme!r}' if parts.scheme else 'no scheme'})"
+    if not parts.hostname:
+        return "not an http(s) URL (no host)"
+    return None
 
 
 def endpoints_identity(urls: Sequence[str], model: str) -> str:

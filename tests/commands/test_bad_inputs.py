@@ -564,6 +564,70 @@ CASES: dict[str, Case] = {
     "run empty question": Case(
         ["run", "   ", "--save", "r.json"], {}, 2, r"question is empty", not_said="estimate"
     ),
+    "run question over batch's limit": Case(
+        ["run", "x" * 20_001, "--save", "r.json"],
+        {},
+        2,
+        r"question is 20,001 characters; the limit is 20,000",
+        not_said="estimate",
+    ),
+    "run --base-url not a URL": Case(
+        [
+            "run",
+            "Q?",
+            "--llm",
+            "openai",
+            "--model",
+            "m",
+            "--base-url",
+            "not a url",
+            "--save",
+            "r.json",
+        ],
+        {},
+        2,
+        r"--base-url 'not a url': not an http\(s\) URL \(no scheme\)",
+        not_said="estimate",
+    ),
+    "batch --base-url of another scheme": Case(
+        [
+            "batch",
+            "in.csv",
+            "-o",
+            "out.csv",
+            "-q",
+            "--llm",
+            "openai",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9/v1,ftp://127.0.0.1/v1",
+        ],
+        {"in.csv": b"id,question\nq1,What is 1 plus 2?\n"},
+        2,
+        r"--base-url 'ftp://127\.0\.0\.1/v1': not an http\(s\) URL \(scheme 'ftp'\)",
+    ),  # fmt: skip
+    "run --paraphrase-base-url without a host": Case(
+        [
+            "run",
+            "Q?",
+            "--paraphrase-llm",
+            "openai",
+            "--paraphrase-model",
+            "m",
+            "--paraphrase-base-url",
+            "http:///v1",
+        ],
+        {},
+        2,
+        r"--paraphrase-base-url 'http:///v1': not an http\(s\) URL \(no host\)",
+    ),  # fmt: skip
+    "score --reference of another JSON shape": Case(
+        ["score", "s.json", "--reference", "r.json"],
+        {"s.json": _json(SCORE_OK), "r.json": b"[]"},
+        2,
+        r"--reference r\.json: not a reference set \(a JSON list, not an object\)",
+    ),
     # -- tsu: the temperatures are checked before the folder is made or an estimate printed -----
     "tsu temperature out of range": Case(
         ["tsu", "--dataset", "arithmetic", "--temperatures", "-1", "0.5"],

@@ -277,10 +277,12 @@ class ReferenceSet:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ReferenceSet:
         """Inverse of :meth:`to_dict`; files without questions or embeddings load too."""
+        if not isinstance(data, Mapping):  # valid JSON of another shape ([], "x", 5)
+            raise ValueError(f"a JSON {type(data).__name__}, not an object")
         if data.get("format") not in (None, FORMAT):
             raise ValueError(f"unsupported reference format {data.get('format')!r}")
         if "values" not in data:
-            raise ValueError("not a reference set: no 'values'")
+            raise ValueError("no 'values'")
         emb = data.get("embeddings")
         return cls(
             data["values"],

@@ -1,0 +1,63 @@
+"""What the new-user probe of 2026-11-28 found in run, evaluate and the LLM options.
+
+Real subprocesses of ``python -m invent_core``; the LLM, where one is named, is an
+OpenAI-compatible URL on 127.0.0.1 where nothing listens, so a command that reached
+it fails there, and one refused before shows the check came first.
+"""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from test_batch_faults import cli
+
+DEAD_LLM = ("--llm", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m")
+
+
+@pytest.mark.slow
+def test_every_question_failing_is_not_a_success(tmp_path):
+    """evaluate against a server nobody answers: the question fails, is listed, status 1."""
+    data = tmp_path / "qa.csv"
+    data.write_text("id,question,answer\nq1,What is 1 plus 2?,3\n", encoding="utf-8")
+    out = tmp_path / "out"
+    proc = cli("evaluate", "--data", data, "-n", "1", "-r", "1", "-o", out, "-q", *DEAD_LLM)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "question(s) failed" in proc.stderr and "retried on the next run" in proc.stderr
+    rows = list(csv.DictReader((out / "scores.csv").open(encoding="utf-8")))
+    assert [r["id"] for r in rows] == ["q1"] and rows[0]["error"]
+    # tsu with no run scored at all was already refused as a whole (status 2)
+    proc = cli("tsu", "--data", data, "-n", "1", "-r", "1", "-o", tmp_path / "t", "-q",
+               "--temperatures", "0.5", "1.0", *DEAD_LLM)  # fmt: skip
+    assert proc.returncode == 2 and "no run gave a score" in proc.stderr
+
+
+@pytest.mark.slow
+def test_an_unusable_cache_is_one_warning_line(tmp_path):
+    """A folder as --cache: one "warning: …" line naming it, not Python's warning record."""
+    folder = tmp_path / "cdir"
+    folder.mkdir()
+    proc = cli("run", "Q?", "-n", "1", "-r", "1", "--cache", folder, *DEAD_LLM)
+    lines = [ln for ln in proc.stderr.splitlines() if "LLM cache" in ln]
+    assert lines == [
+        f"warning: LLM cache {folder} is not used: it cannot be opened "
+        "(unable to open database file); running without a cache"
+    ], proc.stderr
+    assert "CacheWarning" not in proc.stderr and "cache.py" not in proc.stderr
+
+
+def test_one_line_warnings_only_within_and_only_for_ours(capsys):
+    import warnings
+
+    from invent_core.cli import one_line_warnings
+    from invent_core.errors import InventWarning
+
+    before = warnings.showwarning
+    with one_line_warnings():
+        warnings.warn("the file x.json is damaged", InventWarning, stacklevel=1)
+        warnings.warn("someone else's", DeprecationWarning, stacklevel=1)
+    assert warnings.showwarning is before
+    err = capsys.readouterr().err
+    assert "warning: the file x.json is damaged\n" in err
+    assert "someone else's" not in err  # left to the machinery in place (here pytest's)
