@@ -94,9 +94,9 @@ from ..questions import schema as qs
 from .loop import score_rows
 from .output import (
     OutputLock,
-    count_degenerate,
     evaluate_output,
     export_results,
+    output_notes,
     write_json_atomic,
 )
 from .plan import plan_batch
@@ -118,7 +118,7 @@ def _finish(run: BatchRun) -> BatchSummary:
             ev["accuracy"],
             ev["n_judged"],
         )
-    summary.n_degenerate = count_degenerate(plan.paths["checkpoint"])
+    summary.n_degenerate, summary.method_gaps = output_notes(plan.paths["checkpoint"])
     summary.seconds = time.perf_counter() - run.t_start
     meta["status"] = "finished" if summary.ok else "finished with errors"
     meta["finished"] = now()

@@ -54,6 +54,8 @@ class BatchSummary:
     dropped : what resuming removed from the output (corrupt rows), one message each.
     n_degenerate : rows of the output whose ``degenerate`` cell says their scores
         measure nothing (every perturbation a copy of the question).
+    method_gaps : method → [rows of the output it gave no value on, the first reason]
+        (a baseline that needs an LLM on a file of pre-generated responses).
     """
 
     input: str
@@ -74,6 +76,7 @@ class BatchSummary:
     accuracy: float | None = None
     n_judged: int = 0
     n_degenerate: int = 0
+    method_gaps: dict[str, tuple[int, str]] = field(default_factory=dict)
     errors: list[dict[str, Any]] = field(default_factory=list)  # the first few, for display
 
     @property

@@ -590,6 +590,8 @@ def check_methods(names: Any) -> None:
     """Refuse an unknown ``--methods`` name, naming the option (batch, evaluate, tsu)."""
     from ..methods.registry import resolve_methods
 
+    if not (names.replace(",", "").strip() if isinstance(names, str) else names):
+        raise ValueError("--methods: no method named (a comma-separated list, or all)")
     try:
         resolve_methods(names)
     except ValueError as err:

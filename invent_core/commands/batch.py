@@ -196,6 +196,11 @@ def _report(summary: Any) -> int:
             "of the question): their scores measure nothing; see the degenerate column",
             file=sys.stderr,
         )
+    for name, (n, why) in summary.method_gaps.items():  # a column left empty, said aloud
+        print(
+            f"warning: {name} gave no value on {n} row(s): {why} (see method_errors)",
+            file=sys.stderr,
+        )
     print_evaluation(summary.accuracy, summary.n_judged, summary.evaluation)
     if summary.ok:
         return 0
@@ -216,7 +221,7 @@ def _main(args: argparse.Namespace) -> int:
 
     config = _check_options(args)
     require_file(args.input)  # a wrong name is told before the scoring code loads (0.5 s)
-    check_methods(args.methods or "inv")  # loads the methods: after the cheap check above
+    check_methods(args.methods)  # loads the methods: after the cheap check above
     from ..batch import batch_score
 
     # built on first use only: a file of pre-generated responses never starts an LLM

@@ -48,12 +48,23 @@ def main(args: argparse.Namespace) -> int:
     return run_guarded(_main, args, writing=str(args.save or ""))
 
 
+def _check_choices(task: str, choices: list[str] | None) -> None:
+    """``--choice`` goes with ``--task mmlu``, at least two of them: else it would be ignored."""
+    if choices and task != "mmlu":
+        raise ValueError(
+            f"--choice goes with --task mmlu (the task is {task!r}: it has no options)"
+        )
+    if task == "mmlu" and choices is not None and len(choices) < 2:
+        raise ValueError(f"--task mmlu needs at least two --choice options, got {len(choices)}")
+
+
 def _main(args: argparse.Namespace) -> int:
     from ..batch.output import OutputLock, lock_path
     from ..engine.pipeline import checked_question
 
     config = config_from_args(args)  # an invalid option fails here, before any model loads
     checked_question(args.question, args.task, args.choices)  # an empty one before the estimate
+    _check_choices(args.task, args.choices)
     llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
     if args.reference is not None:
         check_reference(args.reference, config, llm_identity(args, llm))

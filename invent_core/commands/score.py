@@ -72,9 +72,13 @@ def load_score_input(path: Path) -> tuple[list[str], list[list[str]]]:
         if key not in data:
             raise ValueError(f"{path}: missing key {key!r}")
     try:
-        return validate_responses(data["questions"], data["responses"])
+        questions, responses = validate_responses(data["questions"], data["responses"])
     except ValueError as err:
         raise ValueError(f"{path}: {err}") from None
+    blank = next((i for i, q in enumerate(questions) if not q.strip()), None)
+    if blank is not None:  # batch refuses a blank question too; a blank wording asks nothing
+        raise ValueError(f"{path}: questions[{blank}] is blank: every wording must ask something")
+    return questions, responses
 
 
 def load_samples(path: Path) -> list | None:

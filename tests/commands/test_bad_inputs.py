@@ -622,6 +622,32 @@ CASES: dict[str, Case] = {
         2,
         r"--paraphrase-base-url 'http:///v1': not an http\(s\) URL \(no host\)",
     ),  # fmt: skip
+    "score blank perturbation": _score(
+        "blank.json",
+        _json({"questions": ["Q?", "  "], "responses": [["a"], ["b"]]}),
+        r"blank\.json: questions\[1\] is blank",
+    ),
+    "batch --methods empty": _option(r"--methods: no method named", "--methods", ""),
+    "evaluate --methods of commas": Case(
+        ["evaluate", "--dataset", "arithmetic", "--methods", ",", "-o", "ev"],
+        {},
+        2,
+        r"--methods: no method named",
+    ),
+    "run --choice without --task mmlu": Case(
+        ["run", "Q?", "--choice", "A", "--save", "r.json"],
+        {},
+        2,
+        r"--choice goes with --task mmlu",
+        not_said="estimate",
+    ),
+    "run --task mmlu with one --choice": Case(
+        ["run", "Q?", "--task", "mmlu", "--choice", "A", "--save", "r.json"],
+        {},
+        2,
+        r"--task mmlu needs at least two --choice options, got 1",
+        not_said="estimate",
+    ),
     "score --reference of another JSON shape": Case(
         ["score", "s.json", "--reference", "r.json"],
         {"s.json": _json(SCORE_OK), "r.json": b"[]"},

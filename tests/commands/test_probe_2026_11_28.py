@@ -8,6 +8,7 @@ it fails there, and one refused before shows the check came first.
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 from test_batch_faults import cli
@@ -61,3 +62,22 @@ def test_one_line_warnings_only_within_and_only_for_ours(capsys):
     err = capsys.readouterr().err
     assert "warning: the file x.json is damaged\n" in err
     assert "someone else's" not in err  # left to the machinery in place (here pytest's)
+
+
+def test_a_method_with_no_value_is_said_on_stderr(tmp_path):
+    """P(True) on pre-generated responses has no LLM: its empty column is named, with why."""
+    data = tmp_path / "pg.csv"
+    data.write_text(
+        "id,question,perturbations,responses\n"
+        'q1,What is the capital of France?,"[""Which city is the capital of France?""]",'
+        '"[[""Paris"",""Paris""],[""Paris"",""Lyon""]]"\n',
+        encoding="utf-8",
+    )
+    proc = cli("batch", data, "-o", tmp_path / "out.csv", "-q", "--methods", "p_true")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "warning: p_true gave no value on 1 row(s): P(True) needs an LLM backend; "
+        "none was given for this run (see method_errors)"
+    ) in proc.stderr
+    meta = json.loads((tmp_path / "out.csv.meta.json").read_text(encoding="utf-8"))
+    assert meta["summary"]["method_gaps"]["p_true"][0] == 1

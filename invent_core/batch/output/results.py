@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -11,7 +12,7 @@ from ...methods.registry import list_methods
 from ...questions.files import BatchInputError
 from .files import iter_records, read_columns, write_records
 
-__all__ = ["count_degenerate", "evaluate_output", "export_results"]
+__all__ = ["count_degenerate", "evaluate_output", "export_results", "output_notes"]
 
 
 def export_results(source: str | os.PathLike, dest: str | os.PathLike) -> int:
@@ -28,9 +29,39 @@ def export_results(source: str | os.PathLike, dest: str | os.PathLike) -> int:
 
 def count_degenerate(path: str | os.PathLike) -> int:
     """Rows of a result file whose ``degenerate`` cell gives a reason (their scores say nothing)."""
-    if "degenerate" not in (read_columns(path) or []):
-        return 0  # written before the column existed
-    return sum(1 for rec in iter_records(path) if rec.get("degenerate"))
+    return output_notes(path)[0]
+
+
+def output_notes(path: str | os.PathLike) -> tuple[int, dict[str, tuple[int, str]]]:
+    """What a finished output's rows say in words, read in one pass.
+
+    Returns (degenerate rows, method → (rows it gave no value on, the first reason)),
+    from the ``degenerate`` and ``method_errors`` cells; an output written before a
+    column existed counts none.
+    """
+    cols = read_columns(path) or []
+    if "degenerate" not in cols and "method_errors" not in cols:
+        return 0, {}
+    degenerate, gaps = 0, {}
+    for rec in iter_records(path):
+        degenerate += bool(rec.get("degenerate"))
+        for name, why in _method_errors(rec.get("method_errors")).items():
+            n, first = gaps.get(name, (0, str(why)))
+            gaps[name] = (n + 1, first)
+    return degenerate, gaps
+
+
+def _method_errors(cell: Any) -> dict[str, Any]:
+    """The ``method_errors`` cell as a dict (a JSON object; {} when empty or unreadable)."""
+    if isinstance(cell, dict):
+        return cell
+    if not cell:
+        return {}
+    try:
+        value = json.loads(cell)
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def evaluate_output(
