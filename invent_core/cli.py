@@ -23,14 +23,26 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An option argparse refuses is one ``error:`` line, as every other refusal.
+
+    argparse's own prints the whole usage block (40 lines for ``batch``) above it;
+    the line names the option and where to read about the others.
+    """
+
+    def error(self, message: str):
+        """Print ``error: MESSAGE (PROG --help lists the options)`` and exit 2."""
+        self.exit(2, f"error: {self.prog}: {message} ({self.prog} --help lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the ``python -m invent_core`` parser with every command's subparser."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         # the console script of `pip install .` is `invent`; the module stays
         prog="invent" if Path(sys.argv[0]).name == "invent" else "python -m invent_core",
         description="Inv-Entropy uncertainty quantification for LLM answers.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     for name in COMMANDS:
         importlib.import_module(f"invent_core.commands.{name.replace('-', '_')}").register(sub)

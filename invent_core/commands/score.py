@@ -64,8 +64,9 @@ def load_score_input(path: Path) -> tuple[list[str], list[list[str]]]:
         data = parse_json(path.read_bytes().decode("utf-8-sig"))
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except ValueError as err:
-        raise ValueError(f"{path}: not valid JSON: {err}") from None
+    except ValueError as err:  # parse_json's "invalid JSON (why at where)", said once
+        why = str(err).removeprefix("invalid JSON (").removesuffix(")")
+        raise ValueError(f"{path}: not valid JSON: {why}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object with keys 'questions' and 'responses'")
     for key in ("questions", "responses"):

@@ -129,7 +129,8 @@ def parse_json(text: str) -> Any:
         where = (
             f"line {err.lineno}, column {err.colno}" if err.lineno > 1 else f"character {err.colno}"
         )
-        raise ValueError(f"invalid JSON ({err.msg} at {where})") from None
+        at = "" if err.msg.endswith(" at") else " at"  # "Unterminated string starting at"
+        raise ValueError(f"invalid JSON ({err.msg}{at} {where})") from None
     except RecursionError:
         raise ValueError("invalid JSON (nested too deeply to read)") from None
 

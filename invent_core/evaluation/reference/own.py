@@ -39,7 +39,8 @@ def load_own_reference(path: str | Path) -> ReferenceSet:
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such reference file")
+        what = "a folder, not a reference file" if path.is_dir() else "no such reference file"
+        raise FileNotFoundError(f"{path}: {what}")
     try:
         return ReferenceSet.load(path)
     except (ValueError, TypeError, KeyError) as err:
