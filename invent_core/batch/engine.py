@@ -61,9 +61,10 @@ file) and, while a run holds it, ``OUTPUT.lock``.
 Failures
 --------
 Whole-file problems (missing, empty, binary, undecodable, no question
-column, an unclosed quote, an oversized cell, an unwritable output, an
-output that is the input, a configuration that differs from the output's)
-raise :class:`BatchInputError`; rows scored before stay in the output.
+column or one named twice, an unclosed quote, an oversized cell, an
+unwritable output, an output that is the input, a configuration, a header or
+a question that differs from the output's) raise :class:`BatchInputError`
+before any file is written; rows scored before stay in the output.
 Per-row problems (a blank question, a repeated id, a question over the
 length limit, a value of the wrong type, a ragged or malformed pre-generated
 response set, invalid JSON on one line, a scoring failure — including an

@@ -22,7 +22,7 @@ from ..errors import LLMError, ModelLoadError
 from ..questions.files import BatchInputError
 from .output import question_hash
 from .rows import InputRow
-from .session import BatchRun
+from .session import BatchRun, changed_question
 
 __all__ = ["ABORT_AFTER_LLM_ERRORS", "EMBED_WINDOW", "score_rows"]
 
@@ -127,15 +127,8 @@ def _handle_row(run: BatchRun, row: InputRow, *, score: bool = True) -> bool:
         run.record_error(err, row.id, "duplicate")
     elif row.id in run.done:
         run.seen[row.id] = row.index
-        if run.done[row.id] != question_hash(row.question):
-            raise BatchInputError(
-                f"the output already holds id {row.id!r} with a different question: it was made "
-                "from another input file; use another output path or --no-resume",
-                file=plan.input,
-                row=row.index,
-                line=row.line,
-                column=run.reader.name("question"),
-            )
+        if run.done[row.id] != question_hash(row.question):  # the input changed since start_run
+            raise changed_question(plan, run.reader, row)
         run.summary.n_resumed += 1
     else:
         run.seen[row.id] = row.index

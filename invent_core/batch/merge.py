@@ -2,7 +2,8 @@
 
 Configurations must match (apart from the shard), ids are de-duplicated (the
 first part listed wins) and rows ordered by their original row number; the
-parts' errors sidecars are concatenated.
+parts' errors sidecars are concatenated. A part's torn or corrupt row (found
+as resuming ``batch`` finds it) is left out with a warning naming its line.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..provenance import package_versions, provenance
 from ..questions.files import BatchInputError
 from .config_diff import config_diff
 from .output import (
+    Checkpoint,
     OutputLock,
     check_output_paths,
     evaluate_output,
@@ -26,6 +28,7 @@ from .output import (
     output_format,
     read_columns,
     read_meta,
+    sidecar_config,
     sidecar_paths,
     write_json_atomic,
     write_records,
@@ -46,6 +49,7 @@ class MergeSummary:
     n_errors: int
     shards: list[str]
     evaluation: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # torn or corrupt rows left out
 
 
 def _read_part(p: Path) -> tuple[dict[str, Any], Path]:
@@ -59,15 +63,15 @@ def _read_part(p: Path) -> tuple[dict[str, Any], Path]:
             f"its sidecar {side['meta'].name} is missing; is this a batch output?", file=p
         )
     own_rows = output_format(p) in ("csv", "jsonl") or not side["checkpoint"].exists()
-    return meta.get("config") or {}, p if own_rows else side["checkpoint"]
+    return sidecar_config(meta, side["meta"]), p if own_rows else side["checkpoint"]
 
 
 def _check_configs(parts: list[Path], configs: list[dict[str, Any]]) -> None:
     for p, cfg in zip(parts[1:], configs[1:], strict=True):
         try:
             diff = config_diff(configs[0], cfg, ignore=("shard",))
-        except ValueError as err:
-            raise BatchInputError(str(err), file=p) from None
+        except ValueError as err:  # a run configuration that cannot be read: its sidecar's fault
+            raise BatchInputError(str(err), file=sidecar_paths(p)["meta"]) from None
         if diff:
             raise BatchInputError(
                 f"configuration differs from {parts[0].name}: " + "; ".join(diff), file=p
@@ -91,9 +95,33 @@ def _check_shards(parts: list[Path], shards: list[str | None]) -> None:
         )
 
 
-def _sorted_rows(path: Path) -> Iterator[dict[str, Any]]:
+def _part_rows(path: Path, warnings: list[str]) -> Iterator[dict[str, Any]]:
+    """A part's rows less a torn or corrupt one, read as ``batch`` resuming reads its output.
+
+    A part cannot be repaired here (its rows are only read), so such a row is
+    left out and named in ``warnings``; resuming that batch run scores it again.
+    """
+    if output_format(path) not in ("csv", "jsonl"):  # written whole, atomically: never torn
+        return iter_records(path)
+    columns = read_columns(path) or []
+    if output_format(path) == "csv" and not {"id", "row"} <= set(columns):
+        raise BatchInputError("no 'id' and 'row' columns; is this a batch output?", file=path)
+    checkpoint = Checkpoint(path, columns)
+    checkpoint.read_done()
+    again = "it is left out; resume that batch run to score it again, then merge"
+    for r in checkpoint.bad:
+        warnings.append(f"{path}: line {r.line} is not a valid row ({r.problem}); {again}")
+    if checkpoint.tail_line is not None:
+        warnings.append(
+            f"{path}: line {checkpoint.tail_line} is not a complete row (cut short by a crash?); "
+            + again
+        )
+    return checkpoint.kept_rows()
+
+
+def _sorted_rows(path: Path, warnings: list[str]) -> Iterator[dict[str, Any]]:
     last = -1
-    for rec in iter_records(path):
+    for rec in _part_rows(path, warnings):
         row = rec.get("row")
         if row is None:
             raise BatchInputError("a row has no 'row' number; is this a batch output?", file=path)
@@ -105,10 +133,15 @@ def _sorted_rows(path: Path) -> Iterator[dict[str, Any]]:
         yield rec
 
 
-def _merged_rows(sources: list[Path], counts: dict[str, int]) -> Iterator[dict[str, Any]]:
+def _merged_rows(
+    sources: list[Path], counts: dict[str, int], warnings: list[str]
+) -> Iterator[dict[str, Any]]:
     """Rows of every part in row order, each id once (the first part listed wins)."""
     seen: set[str] = set()
-    keyed = [((int(r["row"]), k, r) for r in _sorted_rows(src)) for k, src in enumerate(sources)]
+    keyed = [
+        ((int(r["row"]), k, r) for r in _sorted_rows(src, warnings))
+        for k, src in enumerate(sources)
+    ]
     for _, _, rec in heapq.merge(*keyed, key=lambda t: (t[0], t[1])):
         rid = str(rec["id"])
         if rid in seen:
@@ -169,9 +202,11 @@ def merge_outputs(
         _check_shards(part_paths, shards)
     columns = configs[0].get("columns") or read_columns(sources[0])
     counts = {"dup": 0}
+    warnings: list[str] = []
     with OutputLock(side["lock"], out_path):
-        n = write_records(_merged_rows(sources, counts), out_path, columns)
+        n = write_records(_merged_rows(sources, counts, warnings), out_path, columns)
         summary = MergeSummary(
+            warnings=warnings,
             output=str(out_path),
             parts=[str(p) for p in part_paths],
             n_rows=n,

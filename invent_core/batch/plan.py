@@ -17,6 +17,7 @@ from ..config import RunConfig
 from ..evaluation.correctness import DEFAULT_JUDGE, MATCHERS
 from ..methods.registry import list_methods, resolve_methods
 from ..perturb.base import get_perturber
+from ..questions.files import BatchInputError
 from .input import LLM_LAYOUTS, InputInfo, inspect_input
 from .output import check_output_paths, output_format, sidecar_paths
 from .scorer import BATCH_JUDGES
@@ -79,6 +80,22 @@ def _without_rewordings(methods: str | Iterable[str] | None) -> list[str]:
     return [m.name for m in chosen]
 
 
+def _check_dataset_columns(info: InputInfo, dataset: str | None) -> None:
+    """Refuse ``--dataset mmlu`` on a file without choices before any row is scored.
+
+    Its rule judges the answer among each question's options; without them every
+    row would fail only after its scores were computed (the LLM's time wasted).
+    """
+    if dataset == "mmlu" and info.schema.choices is None:
+        found = ", ".join(repr(c) for c in info.columns[:30])
+        raise BatchInputError(
+            f"--dataset mmlu needs a choices column (each question's options, as a JSON list "
+            f"or 'a|b'); found {found}",
+            file=info.path,
+            column="choices",
+        )
+
+
 def plan_batch(
     input: str | os.PathLike,
     output: str | os.PathLike,
@@ -104,6 +121,7 @@ def plan_batch(
     info = inspect_input(in_path, encoding=encoding)
     if info.layout == "uqlm":
         method_names = _without_rewordings(methods)
+    _check_dataset_columns(info, dataset)
     check_output_paths([out_path, *paths.values()], [in_path])
     return Plan(
         in_path,

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..engine.scoring import ResponseShapeError, validate_responses
 from ..questions import schema as qs
-from ..questions.files import BatchInputError, read_bounded_line
+from ..questions.files import BatchInputError, oversized_cell, read_bounded_line
 from ..questions.samples import SCHEMA, uqlm_answers
 from .input import InputInfo, role_columns
 
@@ -407,10 +407,7 @@ def _long_responses(cells: list[_LongCell], line0: int) -> tuple[list[str], list
 
 
 def _csv_error(err: csv.Error, info: InputInfo, row: int, line: int) -> BatchInputError:
-    msg = str(err)
-    if "field larger than field limit" in msg:
-        msg = (
-            f"a cell is larger than {qs.FIELD_SIZE_LIMIT:,} characters, the limit for one CSV "
-            "cell (an unclosed quote can also cause this)"
-        )
-    return BatchInputError(msg, file=info.path, row=row, line=line)
+    # the pre-scan (check_quotes) refuses an oversized cell first; this is the file changing since
+    if "field larger than field limit" in str(err):
+        return oversized_cell(info.path, row, line)
+    return BatchInputError(str(err), file=info.path, row=row, line=line)

@@ -1,9 +1,10 @@
 """The state of one batch run: its summary, progress, models, sidecar and checkpoint.
 
 :func:`start_run` (after the plan, under the output's lock) loads the
-embedder and, for question-only files, the LLM; compares the configuration
-with the output's sidecar when resuming; writes the new sidecar and opens the
-checkpoint. The :class:`BatchRun` it returns is what the row loop
+embedder and, for question-only files, the LLM; when resuming, compares the
+configuration with the output's sidecar, the output's header with this run's
+columns and the input's questions with the output's (a refusal leaves every
+file as it was); then writes the new sidecar and opens the checkpoint. The :class:`BatchRun` it returns is what the row loop
 (:mod:`invent_core.batch.loop`) and the finish (:mod:`invent_core.batch.engine`)
 share; :class:`BatchSummary` is what the caller gets back.
 """
@@ -24,13 +25,20 @@ from ..progress import Progress, ProgressCallback
 from ..provenance import package_versions, provenance
 from ..questions.files import BatchInputError
 from .config_diff import config_diff
-from .output import Checkpoint, read_meta, write_json_atomic
+from .output import Checkpoint, question_hash, read_meta, sidecar_config, write_json_atomic
 from .plan import Plan
 from .rows import InputRow, RowReader
 from .scorer import RowScorer, output_columns
 from .shards import shard_of
 
-__all__ = ["EMBED_CACHE_LIMIT", "BatchRun", "BatchSummary", "RowProgress", "start_run"]
+__all__ = [
+    "EMBED_CACHE_LIMIT",
+    "BatchRun",
+    "BatchSummary",
+    "RowProgress",
+    "changed_question",
+    "start_run",
+]
 
 #: Cached vectors kept during a batch (≈ 15 MB for MiniLM): bounds memory.
 EMBED_CACHE_LIMIT = 10_000
@@ -144,8 +152,7 @@ class BatchRun:
 
     def mine(self, row: InputRow) -> bool:
         """Whether the row belongs to this shard."""
-        shard = self.plan.shard
-        return shard is None or shard_of(row.id, shard[1]) == shard[0]
+        return _mine(self.plan, row)
 
     def record_error(self, err: BatchInputError, row_id: str | None, kind: str) -> None:
         """One line in the errors sidecar (fsynced), and the count."""
@@ -164,6 +171,42 @@ class BatchRun:
         self.checkpoint.close()
         self.errors_f.close()
         self.summary.seconds = time.perf_counter() - self.t_start
+
+
+def _mine(plan: Plan, row: InputRow) -> bool:
+    shard = plan.shard
+    return shard is None or shard_of(row.id, shard[1]) == shard[0]
+
+
+def changed_question(plan: Plan, reader: RowReader, row: InputRow) -> BatchInputError:
+    """The refusal of a row whose id the output already holds with another question."""
+    return BatchInputError(
+        f"the output already holds id {row.id!r} with a different question: it was made "
+        "from another input file; use another output path or --no-resume",
+        file=plan.input,
+        row=row.index,
+        line=row.line,
+        column=reader.name("question"),
+    )
+
+
+def _check_resumed_questions(plan: Plan, reader: RowReader, done: dict[str, str]) -> None:
+    """Refuse an input whose ids now name other questions, before any file is touched.
+
+    The row loop would meet such a row only after the sidecar was rewritten and
+    the rows before it scored; one read of the input now (only when the output
+    already holds rows) keeps a refused resume from changing anything. The rows
+    are taken as the loop takes them: this shard's, each id's first, no bad row.
+    """
+    if not done:
+        return
+    seen: set[str] = set()
+    for row in reader:
+        if row.error is not None or row.id in seen or not _mine(plan, row):
+            continue
+        seen.add(row.id)
+        if row.id in done and done[row.id] != question_hash(row.question):
+            raise changed_question(plan, reader, row)
 
 
 def _batch_config(plan: Plan, sim: Any, llm: Any) -> dict[str, Any]:
@@ -205,8 +248,9 @@ def _check_resume(plan: Plan, config: dict[str, Any], resume: bool) -> dict[str,
             "so the configuration cannot be checked; restore the sidecar, use another output path or --no-resume",
             file=checkpoint,
         )
+    old_config = sidecar_config(old, paths["meta"])
     try:
-        diff = config_diff(old.get("config") or {}, config)
+        diff = config_diff(old_config, config)
     except ValueError as err:
         raise BatchInputError(str(err), file=paths["meta"]) from None
     if diff:
@@ -266,9 +310,13 @@ def start_run(
     if plan.generated:
         llm_obj = resolve_llm(llm)
     config = _batch_config(plan, sim, llm_obj)
-    meta = _new_meta(plan, config, sim, _check_resume(plan, config, resume))
-    write_json_atomic(plan.paths["meta"], meta)
+    old = _check_resume(plan, config, resume)
+    # everything that can refuse the resume is checked before the first write
     checkpoint = Checkpoint(plan.paths["checkpoint"], config["columns"])
+    reader = RowReader(plan.info, max_question_chars=plan.max_question_chars)
+    _check_resumed_questions(plan, reader, checkpoint.read_done(resume=resume))
+    meta = _new_meta(plan, config, sim, old)
+    write_json_atomic(plan.paths["meta"], meta)
     done = checkpoint.open(resume=resume)
     summary = BatchSummary(
         input=str(plan.input),
@@ -294,7 +342,7 @@ def start_run(
             dataset=plan.dataset,
             judge=plan.judge,
         ),
-        reader=RowReader(plan.info, max_question_chars=plan.max_question_chars),
+        reader=reader,
         tick=tick,
         errors_f=open(plan.paths["errors"], "w", encoding="utf-8"),
         t_start=t_start,

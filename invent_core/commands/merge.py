@@ -8,6 +8,7 @@ a result file to another format (``-o results.parquet``).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -43,6 +44,8 @@ def _main(args: argparse.Namespace) -> int:
         + (f", {s.n_duplicates} duplicate ids dropped" if s.n_duplicates else "")
         + (f", {s.n_errors} failed rows listed in the errors sidecar" if s.n_errors else "")
     )
+    for warning in s.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     ev = s.evaluation
     print_evaluation(ev.get("accuracy"), ev.get("n_judged", 0), ev.get("methods", {}))
     return 0

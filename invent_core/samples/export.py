@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..batch.output.files import iter_records
-from ..batch.output.paths import read_meta, sidecar_paths
+from ..batch.output.paths import read_meta, sidecar_config, sidecar_paths
 from ..csv_safe import atomic_file, read_csv
 from ..engine.artifact import RunArtifact
 from ..experiments.runs import run_path
@@ -140,8 +140,9 @@ def _json_cell(rec: dict[str, Any], column: str, path: Path, row: int) -> Any:
 
 def _batch(path: Path) -> Iterator[Sample]:
     """The generated rows of a batch output (its sidecar gives the model and settings)."""
-    meta = read_meta(sidecar_paths(path)["meta"]) or {}
-    config = meta.get("config") or {}
+    meta_path = sidecar_paths(path)["meta"]
+    meta = read_meta(meta_path) or {}
+    config = sidecar_config(meta, meta_path) if meta else {}
     if "responses" not in config.get("columns", ()):
         raise BatchInputError(
             "this batch output holds no responses (its input held them: that input is "

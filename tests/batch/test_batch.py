@@ -380,7 +380,9 @@ def test_json_array_is_refused(tmp_path):
         batch_score(p, tmp_path / "o.csv")
 
 
-def test_gigantic_cell_stops_with_row_and_keeps_rows(minilm, tmp_path, monkeypatch):
+def test_gigantic_cell_is_refused_with_its_row_before_any_row_is_scored(
+    minilm, tmp_path, monkeypatch
+):
     import invent_core.questions.schema as qs
 
     monkeypatch.setattr(qs, "FIELD_SIZE_LIMIT", 4000)
@@ -393,7 +395,7 @@ def test_gigantic_cell_stops_with_row_and_keeps_rows(minilm, tmp_path, monkeypat
         match=r"big\.csv, row 36 \(line 37\): a cell is larger than 4,000 characters",
     ):
         batch_score(p, out, config=cfg(B))
-    assert [r["id"] for r in records(out)] == [f"q{i}" for i in range(35)]  # nothing before it lost
+    assert list(tmp_path.iterdir()) == [p]  # found by the pre-scan: no output, no sidecar
 
 
 @pytest.mark.parametrize(

@@ -349,7 +349,9 @@ def test_score_input_over_the_limit(tmp_path, monkeypatch):
         load_score_input(p)
 
 
-def test_jsonl_line_over_the_limit_stops_at_its_line_and_keeps_rows(minilm, tmp_path, monkeypatch):
+def test_jsonl_line_over_the_limit_is_refused_at_its_line_before_any_row_is_scored(
+    minilm, tmp_path, monkeypatch
+):
     monkeypatch.setattr(qs, "FIELD_SIZE_LIMIT", 2000)
     rows = wide_rows(5)
     rows[3]["question"] = "x" * 3000
@@ -357,7 +359,7 @@ def test_jsonl_line_over_the_limit_stops_at_its_line_and_keeps_rows(minilm, tmp_
     out = tmp_path / "o.jsonl"
     with pytest.raises(BatchInputError, match=r"in\.jsonl, line 4: the line is longer than 2,000"):
         batch_score(p, out, CONFIG, embedder=minilm)
-    assert [r["id"] for r in iter_records(out)] == ["q0", "q1", "q2"]
+    assert list(tmp_path.iterdir()) == [p]  # found by the pre-scan: no output, no sidecar
 
 
 def test_oversized_sidecar_is_refused(minilm, tmp_path, monkeypatch):

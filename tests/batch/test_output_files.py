@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import stat
@@ -21,7 +22,7 @@ import pytest
 from test_batch_faults import ROOT, cli, env
 
 from invent_core.batch import merge_outputs
-from invent_core.batch.output import column_kind, iter_records, write_records
+from invent_core.batch.output import INT_COLUMNS, column_kind, iter_records, write_records
 from invent_core.batch.scorer import output_columns
 from invent_core.csv_safe import atomic_file, remove_stale_temporaries, write_csv
 
@@ -39,7 +40,7 @@ def _record(i: int) -> dict:
         "answer": str(i + 1),
         "response": "-3.5" if i % 2 else "Paris",
         "n_perturbations": 9,
-        "distinct_states": 9.0,
+        "distinct_states": 9,
         "n_replications": 5,
         "inv_entropy": 1.25 + i,
         "ni_entropy": None if i == 1 else 0.5,
@@ -105,6 +106,37 @@ def test_merge_into_parquet_or_csv_keeps_the_reference_columns(tmp_path, fmt):
     summary = merge_outputs([part], merged)
     assert summary.n_rows == 4
     assert list(iter_records(merged)) == [_expected(r, "csv") for r in rows]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_merge_keeps_integer_columns_integer(tmp_path, fmt):
+    """distinct_states among them: 2 stays 2, never 2.0 (the probe of 2026-11-28, #14)."""
+    part = _part(tmp_path / "scored.csv", [_record(i) for i in range(2)])
+    merged = tmp_path / f"all.{fmt}"
+    merge_outputs([part], merged)
+    for rec in iter_records(merged):
+        assert {c: type(rec[c]) for c in INT_COLUMNS} == dict.fromkeys(INT_COLUMNS, int)
+
+
+def test_an_integer_written_as_a_float_reads_back_as_the_integer(tmp_path):
+    """A CSV merged before distinct_states was an integer column holds 9.0."""
+    part = _part(tmp_path / "old.csv", [_record(0)])
+    part.write_text(part.read_text().replace(",9,9,5,", ",9.0,9.0,5,"))
+    rec = next(iter_records(part))
+    assert (rec["n_perturbations"], rec["distinct_states"]) == (9, 9)
+    assert type(rec["n_perturbations"]) is int and type(rec["distinct_states"]) is int
+
+
+def test_merge_leaves_out_a_torn_last_row_and_names_its_line(tmp_path):
+    """As resuming batch cuts it off; merge cannot score it again, so it warns (#15)."""
+    part = _part(tmp_path / "scored.csv", [_record(i) for i in range(3)])
+    part.write_bytes(part.read_bytes()[:-40])
+    merged = tmp_path / "all.csv"
+    summary = merge_outputs([part], merged)
+    assert summary.n_rows == 2
+    assert [r["row"] for r in iter_records(merged)] == [1, 2]
+    assert len(summary.warnings) == 1
+    assert re.search(r"scored\.csv: line 4 is not a complete row", summary.warnings[0])
 
 
 def test_the_merge_cli_writes_parquet_with_the_reference_columns(tmp_path):

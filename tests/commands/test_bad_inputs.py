@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from invent_core.questions import schema as qs
+
 pytestmark = pytest.mark.slow  # ~100 subprocesses (in parallel), one in-process MiniLM run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -696,6 +698,49 @@ CASES: dict[str, Case] = {
         2,
         r"at least two strictly increasing values",
         not_said="estimate",
+    ),
+    # -- the probe of 2026-11-28: batch and files
+    "batch resume, a sidecar whose config is a number": Case(
+        ["batch", "in.csv", "-o", "out.csv", "-q", "-B", "5"],
+        {"in.csv": WIDE_CSV.encode()},
+        2,
+        r"out\.csv\.meta\.json: the sidecar's config is not a JSON object \(got int\)",
+        earlier=True,
+        meta_edit={"out.csv.meta.json": '{"config": 5}'},
+    ),
+    "batch oversized cell after good rows": _batch(
+        "big.csv",
+        (
+            WIDE_CSV + f"q3,What?,{'x' * (qs.FIELD_SIZE_LIMIT + 1)},{_cell(PERTS)},{_cell(REPS)}\n"
+        ).encode(),
+        r"big\.csv, row 3 \(line 4\): a cell is larger than 16,777,216 characters",
+    ),
+    "batch resume, the input's question changed": Case(
+        ["batch", "in.csv", "-o", "out.csv", "-q", "-B", "5"],
+        {"in.csv": WIDE_CSV.replace("capital of France", "capital of Spain").encode()},
+        2,
+        r"in\.csv, row 1 \(line 2\), column 'question': the output already holds id 'q1' "
+        r"with a different question",
+        earlier=True,
+    ),
+    "batch --dataset mmlu without a choices column": _batch(
+        "in.csv",
+        WIDE_CSV.encode(),
+        r"in\.csv, column 'choices': --dataset mmlu needs a choices column",
+        "--dataset",
+        "mmlu",
+    ),
+    "batch a column named twice": _batch(
+        "dup.csv",
+        f"id,id,question,perturbations,responses\nq1,q2,What?,{_cell(PERTS)},{_cell(REPS)}\n".encode(),
+        r"dup\.csv, line 1: column 'id' appears twice \(columns 1 and 2\)",
+    ),
+    "batch --encoding utf-16 without a BOM": _batch(
+        "in.csv",
+        WIDE_CSV.encode(),
+        r"in\.csv: cannot be read as UTF-16 \(.*\); check the --encoding",
+        "--encoding",
+        "utf-16",
     ),
 }
 

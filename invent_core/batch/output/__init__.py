@@ -33,6 +33,7 @@ from .paths import (
     output_format,
     probe_space,
     read_meta,
+    sidecar_config,
     sidecar_paths,
     write_json_atomic,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "read_columns",
     "read_errors",
     "read_meta",
+    "sidecar_config",
     "sidecar_paths",
     "write_json_atomic",
     "write_records",

@@ -27,7 +27,7 @@ from typing import Any
 
 from ...csv_safe import atomic_file, csv_line, restore_cell
 from ...questions.files import BatchInputError
-from .files import json_ready
+from .files import json_ready, typed_row
 from .paths import output_format
 
 __all__ = ["Checkpoint", "question_hash"]
@@ -99,8 +99,9 @@ def _csv_record(raw: bytes, columns: list[str]) -> tuple[str | None, int, str, s
 class Checkpoint:
     """The streaming output file: one row per question, appended and fsynced.
 
-    The file itself is the checkpoint. :meth:`open` reads the ids already in
-    it so that the run skips them; :meth:`append` writes one row with one
+    The file itself is the checkpoint. :meth:`read_done` reads the ids already
+    in it so that the run skips them (writing nothing, so a refused resume
+    leaves the file as it was); :meth:`open` repairs a torn or corrupt row; :meth:`append` writes one row with one
     ``write`` and fsyncs it; :meth:`put_in_order` (after :meth:`close`) puts
     rows back in input order if a re-scored row was appended after later ones.
     """
@@ -116,14 +117,31 @@ class Checkpoint:
         self.dropped: list[str] = []  # what was removed from the middle, for the user
         self._last_row = 0
         self._out_of_order = False
+        self._done: dict[str, str] | None = None  # read once, by read_done()
+        self._kept: list[_Record] = []  # the complete, valid rows read_done() found
+        self.bad: list[_Record] = []  # the corrupt rows it found (line, problem)
+        self.tail_line: int | None = None  # where an incomplete end (a torn row) starts
+        self._repair: tuple[int, list[_Record]] | None = None  # (header end, rows to keep)
+
+    def read_done(self, *, resume: bool = True) -> dict[str, str]:
+        """``{id: question_hash}`` of the rows already in the file; writes nothing.
+
+        A changed header is refused here, so a run that is refused leaves the
+        file as it was; the repair of a torn or corrupt row waits for :meth:`open`.
+        """
+        if self._done is None:
+            self._done = {}
+            if resume and self.path.exists() and self.path.stat().st_size:
+                self._done = self._read_done()
+        return self._done
 
     def open(self, *, resume: bool = True) -> dict[str, str]:
         """Prepare the file; return ``{id: question_hash}`` of the rows already in it."""
-        done: dict[str, str] = {}
+        done = self.read_done(resume=resume)
         if not resume:
             self.path.write_bytes(b"")
-        elif self.path.exists() and self.path.stat().st_size:
-            done = self._read_done()
+        elif self._repair is not None:
+            self._rewrite(*self._repair)
         self._f = open(self.path, "ab")
         if self.format == "csv" and self.path.stat().st_size == 0:
             self._write(csv_line(self.columns).encode("utf-8"))
@@ -168,25 +186,42 @@ class Checkpoint:
     def _read_done(self) -> dict[str, str]:
         header_end, records, good_end = self._scan()
         tail = self.path.stat().st_size - good_end
+        if tail:
+            self.tail_line = self._line_at(good_end)
         if tail and self._tail_has_rows(good_end):  # not a torn write: an unclosed quote
             self.dropped.append(
-                f"lines {self._line_at(good_end)}-end are not complete rows (an unbalanced "
+                f"lines {self.tail_line}-end are not complete rows (an unbalanced "
                 "quote?); they are removed and their questions scored again"
             )
         else:
             self.truncated_bytes = tail
-        bad = [r for r in records if r.id is None]
-        for r in bad:
+        self.bad = [r for r in records if r.id is None]
+        for r in self.bad:
             self.dropped.append(
                 f"line {r.line} is not a valid row ({r.problem}); it is removed and its question "
                 "scored again"
             )
-        good = [r for r in records if r.id is not None]
-        if bad or tail:
-            self._rewrite(header_end, good)
+        good = self._kept = [r for r in records if r.id is not None]
+        if self.bad or tail:
+            self._repair = (header_end, good)  # done by open(), once the run is accepted
         self._last_row = max((r.row for r in good), default=0)
         self._out_of_order = any(a.row > b.row for a, b in zip(good, good[1:], strict=False))
         return {r.id: question_hash(r.question) for r in good if r.id is not None}
+
+    def kept_rows(self) -> Iterator[dict[str, Any]]:
+        """The typed rows :meth:`read_done` kept, in file order: no torn or corrupt row.
+
+        ``merge`` reads a part through this, so a row cut short by a crash is
+        left out (it names it) rather than joined with empty cells.
+        """
+        with open(self.path, "rb") as f:
+            for r in self._kept:
+                f.seek(r.start)
+                raw = f.read(r.end - r.start)
+                if self.format == "jsonl":
+                    yield json.loads(raw)
+                else:
+                    yield typed_row(self.columns, next(csv.reader(io.StringIO(raw.decode()))))
 
     def _tail_has_rows(self, start: int) -> bool:
         """Whether the bytes after the last complete record hold whole rows (so not a torn write)."""

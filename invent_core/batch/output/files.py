@@ -32,6 +32,7 @@ __all__ = [
     "json_ready",
     "read_columns",
     "read_errors",
+    "typed_row",
     "write_records",
 ]
 
@@ -51,7 +52,7 @@ TEXT_COLUMNS = frozenset(
 )
 #: Suffixes of text columns named after a measure (``inv_entropy_placed_among``).
 TEXT_SUFFIXES = ("_placed_among",)
-INT_COLUMNS = frozenset({"row", "n_perturbations", "n_replications", "correct"})
+INT_COLUMNS = frozenset({"row", "n_perturbations", "distinct_states", "n_replications", "correct"})
 
 
 def column_kind(name: str) -> str:
@@ -69,9 +70,25 @@ def _typed(name: str, text: str) -> Any:
         return None
     text = restore_cell(text)
     try:
-        return int(text) if kind == "int" else float(text)
+        return _int(text) if kind == "int" else float(text)
     except ValueError:
         return text
+
+
+def _int(text: str) -> int:
+    """An integer cell; ``2.0`` too, as a merge before integer ``distinct_states`` wrote it."""
+    try:
+        return int(text)
+    except ValueError:
+        number = float(text)
+        if not number.is_integer():
+            raise
+        return int(number)
+
+
+def typed_row(header: Sequence[str], fields: Sequence[str]) -> dict[str, Any]:
+    """One CSV row's cells, un-escaped and typed by their column names."""
+    return {c: _typed(c, v) for c, v in zip(header, fields, strict=False)}
 
 
 def json_ready(value: Any) -> Any:
@@ -99,7 +116,7 @@ def _csv_rows(path: Path) -> Iterator[dict[str, Any]]:
             header = next(reader, None)
             for fields in reader if header is not None else ():
                 if fields:
-                    yield {c: _typed(c, v) for c, v in zip(header, fields, strict=False)}
+                    yield typed_row(header, fields)
         except csv.Error as err:
             raise BatchInputError(
                 f"not a readable CSV ({err})", file=path, line=reader.line_num

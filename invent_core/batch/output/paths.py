@@ -29,6 +29,7 @@ __all__ = [
     "output_format",
     "probe_space",
     "read_meta",
+    "sidecar_config",
     "sidecar_paths",
     "write_json_atomic",
 ]
@@ -164,12 +165,16 @@ def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
         f.write("\n")
 
 
+#: What to do about a sidecar that cannot be read.
+_SIDECAR_HINT = "delete it with the output to start over"
+
+
 def read_meta(path: Path) -> dict[str, Any] | None:
     """A ``.meta.json`` sidecar (None when absent), read with the input size limit."""
     if not path.exists():
         return None
     limit = qs.FIELD_SIZE_LIMIT
-    hint = "delete it with the output to start over"
+    hint = _SIDECAR_HINT
     if path.stat().st_size > limit:
         raise BatchInputError(f"the sidecar is larger than {limit:,} bytes; {hint}", file=path)
     try:
@@ -180,3 +185,28 @@ def read_meta(path: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         raise BatchInputError(f"the sidecar is not a JSON object; {hint}", file=path)
     return data
+
+
+def sidecar_config(meta: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The batch configuration a sidecar records, refused (naming the sidecar) when malformed.
+
+    Resuming and merging compare it key by key; a ``config`` that is not an
+    object, is empty, or holds a ``run`` or ``columns`` of the wrong type would
+    otherwise crash the comparison or list every setting as changed.
+    """
+    config = meta.get("config")
+    if config is None or config == {}:
+        raise BatchInputError(f"the sidecar records no configuration; {_SIDECAR_HINT}", file=path)
+    if not isinstance(config, dict):
+        raise _wrong_shape(path, "config", config, "a JSON object")
+    for key, kind, expected in (("run", dict, "a JSON object"), ("columns", list, "a list")):
+        if key in config and not isinstance(config[key], kind):
+            raise _wrong_shape(path, f"config.{key}", config[key], expected)
+    return config
+
+
+def _wrong_shape(path: Path, key: str, value: Any, expected: str) -> BatchInputError:
+    return BatchInputError(
+        f"the sidecar's {key} is not {expected} (got {type(value).__name__}); {_SIDECAR_HINT}",
+        file=path,
+    )

@@ -36,8 +36,7 @@ many cells as the header), is refused with the line where it starts.
 Limits
 ------
 :data:`invent_core.questions.schema.FIELD_SIZE_LIMIT` characters per CSV cell
-and per JSON Lines line (a larger one stops a batch run at its row; rows before
-it stay scored); :data:`~invent_core.questions.schema.MAX_QUESTION_CHARS` per
+and per JSON Lines line (refused at its row before any row is scored); :data:`~invent_core.questions.schema.MAX_QUESTION_CHARS` per
 question (a per-row error).
 """
 
@@ -45,6 +44,7 @@ from __future__ import annotations
 
 from .error import BatchInputError
 from .pregenerated import LONG_COLUMNS, PREGENERATED_COLUMNS, pregenerated_columns
+from .quotes import oversized_cell
 from .reader import QuestionFile, check_rows, inspect_file, read_bounded_line, require_file
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "QuestionFile",
     "check_rows",
     "inspect_file",
+    "oversized_cell",
     "pregenerated_columns",
     "read_bounded_line",
     "require_file",

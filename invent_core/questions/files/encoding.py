@@ -157,6 +157,15 @@ def _decode_error(
     )
 
 
+def _codec_error(path: Path, err: UnicodeError, encoding: str) -> BatchInputError:
+    """The codec's refusal of the whole stream, with the file and the option that chose the codec."""
+    return BatchInputError(
+        f"cannot be read as {encoding.upper()} ({err}); check the --encoding, or leave it out "
+        "to read UTF-8 or the byte-order mark's encoding",
+        file=path,
+    )
+
+
 def scan_lines(path: Path, encoding: str, fmt: str, delimiter: str) -> int:
     """Count lines while checking that the whole file decodes; never holds it whole."""
     dec = codecs.getincrementaldecoder(encoding)(errors="strict")
@@ -173,6 +182,8 @@ def scan_lines(path: Path, encoding: str, fmt: str, delimiter: str) -> int:
                 bad = offset - pending + err.start  # the decoder's data = pending bytes + chunk
                 line = lines + 1 + chunk[: max(0, bad - offset)].count(b"\n")
                 raise _decode_error(path, err, bad, line, encoding, fmt, delimiter) from None
+            except UnicodeError as err:  # not a byte: the codec refuses the stream (UTF-16, no BOM)
+                raise _codec_error(path, err, encoding) from None
             if final:
                 break
             lines += text.count("\n")

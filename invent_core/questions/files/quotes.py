@@ -3,7 +3,8 @@
 A quoted cell may hold line breaks, so a quote that is never closed swallows
 the rest of the file into one cell. :func:`check_quotes` refuses a record that
 runs to the end of the file inside a quote, that has more cells than the
-header, or whose inner lines look like rows (as many cells as the header).
+header, or whose inner lines look like rows (as many cells as the header); and
+a cell over the size limit, so that no row is scored before the refusal.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import IO
 from .. import schema as qs
 from .error import BatchInputError
 
-__all__ = ["check_quotes"]
+__all__ = ["check_quotes", "oversized_cell"]
 
 
 def _looks_like_row(text: str, delimiter: str, width: int) -> bool:
@@ -82,10 +83,21 @@ def _open_at_line_end(path: Path, encoding: str, delimiter: str, line: int) -> b
     return False
 
 
-def check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> int | None:
-    """Find an unclosed quote before any row is read (see :mod:`invent_core.questions.files`).
+def oversized_cell(path: Path, row: int, line: int) -> BatchInputError:
+    """A CSV cell over the size limit, at its row: the one message of the pre-scan and the reader."""
+    return BatchInputError(
+        f"a cell is larger than {qs.FIELD_SIZE_LIMIT:,} characters, the limit for one CSV "
+        "cell (an unclosed quote can also cause this)",
+        file=path,
+        row=row,
+        line=line,
+    )
 
-    Returns the number of data rows, or None when an oversized cell stopped the count.
+
+def check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> int:
+    """Find an unclosed quote or an oversized cell before any row is read.
+
+    (See :mod:`invent_core.questions.files`.) Returns the number of data rows.
     """
     csv.field_size_limit(qs.FIELD_SIZE_LIMIT)
     last_start: int | None = None  # the last record's first line: it may end the file open
@@ -104,12 +116,12 @@ def check_quotes(path: Path, encoding: str, delimiter: str, width: int) -> int |
                 lines.lines = []
         except csv.Error:
             # an oversized cell: an unclosed quote when its first line ends inside the quote;
-            # otherwise a genuinely large cell, which the reader reports at its row
+            # otherwise a genuinely large cell, refused here too, so no row is scored first
             if _open_at_line_end(path, encoding, delimiter, prev + 1):
                 raise _unclosed_quote(
                     path, prev + 1, None, f" within {qs.FIELD_SIZE_LIMIT:,} characters"
                 ) from None
-            return None
+            raise oversized_cell(path, n_records, prev + 1) from None
     if last_start is not None and _open_at_line_end_of_file(path, encoding, delimiter, last_start):
         raise _unclosed_quote(path, last_start, None, " before the end of the file")
     return n_records - 1  # the header is not a row

@@ -2,8 +2,9 @@
 
 :func:`inspect_file` returns a :class:`QuestionFile` after checking the bytes
 (:mod:`~invent_core.questions.files.encoding`) and the header;
-:func:`check_rows` reads the records of a CSV once for unclosed quotes
-(:mod:`~invent_core.questions.files.quotes`) and refuses a file without data rows.
+:func:`check_rows` reads the records of a CSV once for unclosed quotes and
+oversized cells (:mod:`~invent_core.questions.files.quotes`), or the lines of
+a JSON Lines file for their length, and refuses a CSV without data rows.
 """
 
 from __future__ import annotations
@@ -126,6 +127,29 @@ def _no_question_column(path: Path, fmt: str, columns: list[str]) -> BatchInputE
     )
 
 
+def _check_unique_columns(path: Path, columns: list[str]) -> None:
+    """Refuse a header that names a column twice: a row would keep one of its cells silently.
+
+    Names are compared as the schema matches them (stripped, case-insensitive),
+    so ``id,ID`` is as ambiguous as ``id,id``.
+    """
+    first: dict[str, int] = {}
+    for i, name in enumerate(columns, start=1):
+        j = first.setdefault(name.strip().lower(), i)
+        if j != i:
+            what = (
+                f"column {name!r} appears twice"
+                if columns[j - 1] == name
+                else f"columns {columns[j - 1]!r} and {name!r} are one name (case is ignored)"
+            )
+            raise BatchInputError(
+                f"{what} (columns {j} and {i}); a row would keep only one of its cells: "
+                "rename or remove one",
+                file=path,
+                line=1,
+            )
+
+
 def require_file(path: Path) -> None:
     """Raise :class:`BatchInputError` unless ``path`` is a regular file (a cheap first check)."""
     if not path.exists():
@@ -175,6 +199,7 @@ def inspect_file(path: str | os.PathLike, *, encoding: str | None = None) -> Que
             file=path,
             line=1,
         )
+    _check_unique_columns(path, columns)
     schema = qs.resolve_columns(columns)
     if schema.question is None:
         raise _no_question_column(path, fmt, columns)
@@ -190,12 +215,23 @@ def inspect_file(path: str | os.PathLike, *, encoding: str | None = None) -> Que
     )
 
 
-def check_rows(file: QuestionFile) -> None:
-    """Refuse a CSV with an unclosed quote or no data row (see the module docstring).
+def _check_line_lengths(file: QuestionFile) -> None:
+    """Refuse a JSON Lines line over the limit now, not after the rows before it are scored."""
+    with open(file.path, encoding=file.encoding, newline="") as f:
+        for i in itertools.count(1):
+            if not read_bounded_line(f, file.path, i):
+                return
 
-    JSON Lines has no quotes that span lines: its rows are checked as they are read.
+
+def check_rows(file: QuestionFile) -> None:
+    """Refuse a record too large, an unclosed quote or a CSV with no data row (module docstring).
+
+    A CSV cell or a JSON Lines line over the limit is refused here, before any
+    row is scored. JSON Lines has no quotes that span lines: its rows are
+    otherwise checked as they are read.
     """
     if file.format != "csv":
+        _check_line_lengths(file)
         return
     if check_quotes(file.path, file.encoding, file.delimiter, len(file.columns)) == 0:
         raise BatchInputError("no data rows after the header", file=file.path)
