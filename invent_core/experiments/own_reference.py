@@ -73,7 +73,7 @@ def read_json_object(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not UTF-8 text") from None
     except json.JSONDecodeError as err:
         raise ValueError(
-            f"{path}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})"
+            f"{path}: not valid JSON ({err.msg}: line {err.lineno}, column {err.colno})"
         ) from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object, got {type(data).__name__}")
