@@ -135,7 +135,9 @@ def add_config_args(
         section = opt.path[0] if len(opt.path) > 1 else top
         g = groups.get(section)
         if g is None:
-            g = groups[section] = p.add_argument_group(f"{section} options (defaults: the paper's)")
+            # the defaults are the default profile's (ours), not the paper's: see --profile
+            title = f"{section} options (defaults: {DEFAULT_PROFILE}, see --profile)"
+            g = groups[section] = p.add_argument_group(title)
         flags = [opt.flag] if opt.flag else []
         if opt.type is bool:  # --adaptive / --no-adaptive
             g.add_argument(
@@ -157,8 +159,16 @@ def add_config_args(
             choices=choices,
             default=None,
             metavar=opt.name.upper() if choices is None else None,
-            help=f"{_escape(opt.help)} (default: {opt.default})",
+            help=_with_default(opt),
         )
+
+
+def _with_default(opt: Any) -> str:
+    """An option's help with its default, unless the help says it ("default: per task")."""
+    text = _escape(opt.help)
+    if "(default" in opt.help:
+        return text
+    return f"{text} (default: {'none' if opt.default is None else opt.default})"
 
 
 def _choices(opt: Any) -> Any:
