@@ -33,11 +33,13 @@ __all__ = [
     "FORMULA_PREFIXES",
     "atomic_file",
     "csv_line",
+    "cut_short",
     "is_number",
     "neutralize_cell",
     "read_csv",
     "remove_stale_temporaries",
     "restore_cell",
+    "torn_rows",
     "write_csv",
 ]
 
@@ -175,3 +177,37 @@ def read_csv(path: str | os.PathLike) -> Iterator[dict[str, str]]:
     with open(path, newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             yield {k: restore_cell(v) if isinstance(v, str) else v for k, v in row.items()}
+
+
+def cut_short(row: Mapping[str, Any]) -> str | None:
+    """``"the row is cut short (8 of 23 cells)"`` for a row torn mid-write, else None.
+
+    ``csv.DictReader`` gives the cells a short row lacks as None, where a written
+    empty cell (a NaN) is "": a crash, or a copy cut off mid-row, leaves such a last
+    row, whose last cell is itself cut and whose scores are gone, not missing.
+    """
+    missing = sum(v is None for v in row.values())
+    if not missing:
+        return None
+    return f"the row is cut short ({len(row) - missing} of {len(row)} cells)"
+
+
+def torn_rows(path: str | os.PathLike) -> list[str]:
+    """``"PATH: line 11 (id q9): the row is cut short (8 of 23 cells)"`` per such row of a CSV.
+
+    For a warning that names the file and the line of rows a reader leaves out;
+    a file that cannot be read gives none (the reader names it).
+    """
+    notes: list[str] = []
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            line = 2  # the line the next row starts on (a quoted cell may span lines)
+            for row in reader:
+                why = cut_short(row)
+                if why is not None:
+                    notes.append(f"{path}: line {line} (id {row.get('id') or '?'}): {why}")
+                line = reader.line_num + 1
+    except (OSError, ValueError, csv.Error):
+        pass
+    return notes

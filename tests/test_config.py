@@ -391,3 +391,32 @@ def test_every_subcommand_help_renders(command):
     )
     assert proc.returncode == 0, proc.stderr[-800:]
     assert "Traceback" not in proc.stderr and "usage:" in proc.stdout
+
+
+def _command_parsers():
+    """Every command's parser (``reference build`` included), by name."""
+    import argparse
+
+    from invent_core.cli import build_parser
+
+    todo = [("", build_parser())]
+    while todo:
+        name, parser = todo.pop()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo += [(f"{name} {n}".strip(), p) for n, p in action.choices.items()]
+        if name:
+            yield name, parser
+
+
+def test_every_option_has_one_help_text_with_one_default():
+    """The probe of 2026-11-28: no help, two defaults, a literal %%, groups called the paper's."""
+    for name, parser in _command_parsers():
+        text = parser.format_help()
+        assert "%%" not in text, name
+        assert "the paper's)" not in text, name  # the defaults are ours (config/profiles.py)
+        for action in parser._actions:
+            if not action.option_strings or action.help == "show this help message and exit":
+                continue
+            assert action.help, f"{name} {action.option_strings[-1]}: no help text"
+            assert action.help.count("(default:") <= 1, f"{name} {action.option_strings[-1]}"

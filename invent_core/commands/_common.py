@@ -16,6 +16,7 @@ from ._served import (  # noqa: F401 - batch reads concurrency_note here
     AppendUrl,
     add_server_args,
     check_openai_key,
+    check_urls,
     concurrency_note,
     int_in,
 )
@@ -135,7 +136,9 @@ def add_config_args(
         section = opt.path[0] if len(opt.path) > 1 else top
         g = groups.get(section)
         if g is None:
-            g = groups[section] = p.add_argument_group(f"{section} options (defaults: the paper's)")
+            # the defaults are the default profile's (ours), not the paper's: see --profile
+            title = f"{section} options (defaults: {DEFAULT_PROFILE}, see --profile)"
+            g = groups[section] = p.add_argument_group(title)
         flags = [opt.flag] if opt.flag else []
         if opt.type is bool:  # --adaptive / --no-adaptive
             g.add_argument(
@@ -157,8 +160,16 @@ def add_config_args(
             choices=choices,
             default=None,
             metavar=opt.name.upper() if choices is None else None,
-            help=f"{_escape(opt.help)} (default: {opt.default})",
+            help=_with_default(opt),
         )
+
+
+def _with_default(opt: Any) -> str:
+    """An option's help with its default, unless the help says it ("default: per task")."""
+    text = _escape(opt.help)
+    if "(default" in opt.help:
+        return text
+    return f"{text} (default: {'none' if opt.default is None else opt.default})"
 
 
 def _choices(opt: Any) -> Any:
@@ -260,7 +271,7 @@ def check_llm_args(args: argparse.Namespace) -> None:
         raise ValueError(
             "--paraphrase-base-url and --paraphrase-model go with --paraphrase-llm openai"
         )
-    _check_urls(args)
+    check_urls(args)
     engine = getattr(args, "llm_engine", "auto")
     dtype = getattr(args, "llm_dtype", "auto")
     check_engine(engine)
@@ -273,18 +284,6 @@ def check_llm_args(args: argparse.Namespace) -> None:
     _check_transformers(args.llm, para, engine, HFConfig(dtype=dtype))
     _check_threads(args.llm, para, engine, getattr(args, "threads", None))
     check_openai_key(args, para)  # last: a stray option is the clearer message
-
-
-def _check_urls(args: argparse.Namespace) -> None:
-    """Each URL of ``--base-url`` / ``--paraphrase-base-url`` is an http(s) address."""
-    from ..llm.endpoints import split_base_urls, url_problem
-
-    for option in ("--base-url", "--paraphrase-base-url"):
-        value = getattr(args, option[2:].replace("-", "_"), None)
-        for url in split_base_urls(value) if value else ():
-            problem = url_problem(url)
-            if problem is not None:
-                raise ValueError(f"{option} {url!r}: {problem}")
 
 
 def _check_threads(llm: str, para: str | None, engine: str, threads: int | None) -> None:

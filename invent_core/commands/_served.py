@@ -105,3 +105,15 @@ def check_openai_key(args: argparse.Namespace, para: str | None) -> None:
                 f"${env} is not set (name another variable with --api-key-env, or a server "
                 "with --base-url)"
             )
+
+
+def check_urls(args: argparse.Namespace) -> None:
+    """Each URL of ``--base-url`` / ``--paraphrase-base-url`` is an http(s) address."""
+    from ..llm.endpoints import split_base_urls, url_problem
+
+    for option in ("--base-url", "--paraphrase-base-url"):
+        value = getattr(args, option[2:].replace("-", "_"), None)
+        for url in split_base_urls(value) if value else ():
+            problem = url_problem(url)
+            if problem is not None:
+                raise ValueError(f"{option} {url!r}: {problem}")

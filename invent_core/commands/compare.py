@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "compare",
         help="compare two evaluations question by question (or two methods of one)",
         description="Pair the questions of two evaluate folders (by id, else by question "
-        "text), give each metric's paired difference A − B with its 95 %% interval over the "
+        "text), give each metric's paired difference A − B with its 95 % interval over the "
         "same bootstrap resamples, and list the questions where the two disagree most. "
         "With one folder and --methods X,Y: method X minus method Y. The reviewer's "
         "relabels (relabels.jsonl) are applied. No LLM call, no file written.",
@@ -58,6 +58,7 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
     """The options as keyword arguments, refused naming the option before anything is read."""
     from ..evaluation.compare import COMPARE_METRICS
     from ..evaluation.metrics import METRICS, N_BOOTSTRAP
+    from ..experiments.config import MAX_METRIC_BOOTSTRAP
 
     if len(args.folders) > 2:
         raise ValueError(f"compare takes one or two evaluate folders, got {len(args.folders)}")
@@ -74,16 +75,27 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"--metrics: unknown {unknown[0]!r}; choose from {', '.join(METRICS)}")
     n_bootstrap = N_BOOTSTRAP if args.n_bootstrap is None else args.n_bootstrap
-    if n_bootstrap < 1:
-        raise ValueError(f"--n-bootstrap must be at least 1, got {n_bootstrap}")
+    if not 1 <= n_bootstrap <= MAX_METRIC_BOOTSTRAP:  # evaluate's bound on the same resamples
+        raise ValueError(
+            f"--n-bootstrap must be from 1 to {MAX_METRIC_BOOTSTRAP:,}, got {n_bootstrap:,}"
+        )
+    seed = args.seed or 0
+    if seed < 0:  # numpy refuses it only after the folders are read
+        raise ValueError(f"--seed must be at least 0, got {seed}")
     if args.top < 0:
         raise ValueError(f"--top must be 0 or more, got {args.top}")
-    opts = {"metrics": metrics, "n_bootstrap": n_bootstrap, "seed": args.seed or 0, "top": args.top}
+    opts = {"metrics": metrics, "n_bootstrap": n_bootstrap, "seed": seed, "top": args.top}
     return opts | {"methods": methods}
 
 
 def main(args: argparse.Namespace) -> int:
     """Print the comparison; exit 2 naming the problem (a folder, an option, different questions)."""
+    from ._exits import run_guarded
+
+    return run_guarded(_main, args)  # piped to head: exit 141 quietly, as every command
+
+
+def _main(args: argparse.Namespace) -> int:
     from ..experiments.comparison import compare_evaluations, compare_methods
 
     opts = check_args(args)

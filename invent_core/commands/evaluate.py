@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a relabel file (JSON Lines: id, label, answer, reason, when, who): added to the "
         "folder's relabels.jsonl; the metrics apply it, scores.csv keeps the judge's labels",
     )
-    p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     add_config_args(p)
     add_llm_args(p)
     p.set_defaults(func=main)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from ..csv_safe import torn_rows
     from ..experiments.own_reference import build_reference
 
     if args.output.is_dir():
@@ -64,12 +66,44 @@ def _build(args: argparse.Namespace) -> int:
     ref = build_reference(args.folder, measure=args.measure, relabels=not args.no_relabels)
     check_output_file(args.output)  # a path it cannot write is named, not an errno
     ref.save(args.output)
+    for note in torn_rows(args.folder / "scores.csv"):
+        print(f"warning: {note}; left out of the set", file=sys.stderr)
     labels = "labelled" if ref.has_labels else "no labels"
     relabelled = ref.settings.get("relabelled")
     by_hand = f", {relabelled} label(s) changed by hand" if relabelled is not None else ""
     print(f"{args.output}: {ref.size} questions of {args.folder.name}, {labels}{by_hand}")
-    print(f"use it with: invent run QUESTION --reference {args.output}")
+    measure = ref.settings.get("measure", "inv_entropy")
+    if measure != "inv_entropy":  # --reference places Inv-Entropy: no command would take it
+        print(f"it holds {measure}; run, batch and score place inv_entropy among a reference")
+        return 0
+    print(f"use it with: invent run QUESTION --reference {args.output}{_matching_options(ref)}")
     return 0
+
+
+def _matching_options(ref: Any) -> str:
+    """The options a default ``run`` needs to be made with the set's settings (" --padding paper").
+
+    ``--reference`` refuses a set made with other settings than the run's, and an
+    evaluation made with older defaults (the shipped ones under docs/results) is
+    one: the printed command must be one that works.
+    """
+    from ..config import RunConfig, iter_options
+    from ..evaluation.reference import settings_mismatch
+    from ..evaluation.reference.shipped import LEGACY_SETTINGS
+    from ..llm.names import local_model
+
+    flags = {o.name: o.long_flag for o in iter_options()}
+    parts, note = [], ""
+    for line in settings_mismatch(ref, RunConfig(), llm_identity="local"):
+        key = line.split(":")[0]
+        have = ref.settings.get(key, LEGACY_SETTINGS.get(key))
+        if key == "llm" and local_model(str(have)) == have:
+            parts.append(f"--llm {have}")
+        elif key == "llm":  # a server's or a file's model: its spec is not recorded
+            note = f"  (and --llm: the one it was made with, {have})"
+        elif key in flags:
+            parts.append(f"{flags[key]} {have}")
+    return "".join(" " + p for p in parts) + note
 
 
 def add_reference_arg(p: argparse.ArgumentParser) -> None:

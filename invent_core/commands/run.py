@@ -32,7 +32,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("question", help="the question to score")
     add_config_args(p)
-    p.add_argument("--task", choices=["qa", "mmlu", "gsm8k"], default="qa")
+    p.add_argument(
+        "--task",
+        choices=["qa", "mmlu", "gsm8k"],
+        default="qa",
+        help="the answer prompt: qa (a short answer), mmlu (the question with its "
+        "--choice options), gsm8k (a result); it also sets the answer's token budget "
+        "(default: qa)",
+    )
     p.add_argument("--choice", action="append", dest="choices", help="an MMLU option (repeat)")
     p.add_argument("--save", type=Path, help="write the run artifact (JSON) here")
     p.add_argument("--json", action="store_true", help="print the run artifact as JSON")

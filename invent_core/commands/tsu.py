@@ -47,10 +47,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="strictly increasing (default: the paper's %(default)s)",
     )
     add_sample_args(p)
-    p.add_argument("--methods", default="all")
+    p.add_argument(
+        "--methods", default="all", help="all, inv, baselines, or a comma list of method names"
+    )
     p.add_argument("-o", "--out", default=None, help="output folder (default runs/tsu-<dataset>)")
     add_fresh_arg(p)
-    p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     add_config_args(p, exclude=("temperature",))  # --temperatures sets it, one run each
     add_llm_args(p)
     p.set_defaults(func=main)

@@ -170,6 +170,8 @@ class RunArtifact:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunArtifact:
         """Inverse of :meth:`to_dict`; runs saved with a flat ``settings`` dict load too."""
+        if not isinstance(data, dict):  # ``[1, 2]`` or ``"x"``: valid JSON, but no run
+            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
         fmt = data.get("format")
         if fmt not in cls._READS:
             raise ValueError(f"unsupported run format {fmt!r} (expected {cls.FORMAT!r})")

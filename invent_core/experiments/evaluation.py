@@ -30,7 +30,7 @@ import numpy as np
 
 from ..batch.output import output_folder
 from ..config import RunConfig
-from ..csv_safe import is_number, read_csv, write_csv
+from ..csv_safe import cut_short, is_number, read_csv, write_csv
 from ..engine.inflight import in_order
 from ..errors import Cancelled, LLMError, ModelLoadError
 from ..evaluation.correctness import LLM_JUDGES, judge_verdict
@@ -93,6 +93,9 @@ SCORE_COLUMNS: tuple[str, ...] = (
 
 def _damaged_cell(row: dict[str, Any], methods: Sequence[str]) -> str | None:
     """The first cell of a saved row that no evaluation writes: ``"column 'x': 'y' is …"``."""
+    short = cut_short(row)
+    if short is not None:  # torn mid-write: its last scores are gone, not NaN
+        return short
     if row.get("error"):
         return None  # a failed question: generated again anyway
     if row.get("correct") not in ("0", "1"):

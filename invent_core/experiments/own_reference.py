@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import RunConfig
+from ..csv_safe import cut_short
 from ..embedders import get_embedder
 from ..evaluation.reference import MATCH_KEYS, ReferenceSet, reference_settings
 from ..evaluation.reference.reference_set import _finite
@@ -35,6 +36,8 @@ from .relabel import RELABELS, folder_relabels
 __all__ = [
     "build_reference",
     "llm_identity_of",
+    "read_json_object",
+    "read_meta",
     "read_relabels",
     "reference_file_name",
 ]
@@ -62,21 +65,35 @@ def llm_identity_of(folder: Path) -> str | None:
     return None
 
 
-def _read_meta(folder: Path) -> dict[str, Any]:
-    """``config.json`` of an evaluate folder; a clear error naming what is missing."""
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``; ValueError naming the file when it is not valid JSON or no object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(
+            f"{path}: not valid JSON ({err.msg}: line {err.lineno}, column {err.colno})"
+        ) from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def read_meta(folder: str | Path) -> dict[str, Any]:
+    """``config.json`` of an evaluate folder; a clear error naming what is missing or damaged."""
+    folder = Path(folder)
     for name in ("config.json", "scores.csv"):
         if not (folder / name).is_file():
             raise FileNotFoundError(f"{folder / name}: not found (not an evaluate folder)")
-    try:
-        return json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{folder / 'config.json'}: not valid JSON ({err.msg})") from err
+    return read_json_object(folder / "config.json")
 
 
 def _scored_ids(folder: Path, measure: str) -> list[str]:
     """The ids of ``scores.csv``'s rows the set keeps, in its order (finite ``measure``)."""
     with open(folder / "scores.csv", newline="", encoding="utf-8") as fh:
-        return [r.get("id") or "" for r in csv.DictReader(fh) if _finite(r.get(measure))]
+        rows = csv.DictReader(fh)  # the rows ReferenceSet.from_scores_csv keeps
+        return [r.get("id") or "" for r in rows if _finite(r.get(measure)) and not cut_short(r)]
 
 
 def _relabelled(ref: ReferenceSet, ids: list[str], relabels: Mapping[str, int], where: Path):
@@ -113,8 +130,10 @@ def build_reference(
         Naming the file (and line) that is missing or damaged.
     """
     folder = Path(folder)
-    meta = _read_meta(folder)
-    cfg = meta["config"]
+    meta = read_meta(folder)
+    cfg = meta.get("config")
+    if not isinstance(cfg, dict):
+        raise ValueError(f"{folder / 'config.json'}: no 'config' object (not written by evaluate)")
     config = RunConfig.from_dict(cfg["run"]) if "run" in cfg else RunConfig.from_settings(cfg)
     settings = reference_settings(config, llm_identity_of(folder), measure)
     settings |= {

@@ -9,16 +9,16 @@ them (the judge's label stays beside the reviewer's in the drill-down).
 
 from __future__ import annotations
 
-import json
+import csv
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..csv_safe import read_csv
+from ..csv_safe import cut_short, read_csv
 from ..engine.artifact import RunArtifact
 from ..experiments.evaluation import SCORE_COLUMNS
-from ..experiments.own_reference import read_relabels
+from ..experiments.own_reference import read_json_object, read_meta, read_relabels
 from ..experiments.result import method_labels
 from ..provenance import provenance
 from . import figures
@@ -46,17 +46,25 @@ def _runs_by_question(runs_dir: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _read_scores(path: Path) -> list[dict[str, Any]]:
+    """The rows of ``scores.csv``; ValueError naming the file when it is not a readable CSV."""
+    try:
+        return list(read_csv(path))
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise ValueError(f"{path}: not a readable CSV ({err})") from None
+
+
 def read_folder(folder: str | Path) -> dict[str, Any]:
     """An ``evaluate`` folder as the report's input; FileNotFoundError naming what is missing."""
     folder = Path(folder)
-    for name in ("config.json", "scores.csv"):
-        if not (folder / name).is_file():
-            raise FileNotFoundError(f"{folder / name}: not found (not an evaluate folder)")
-    meta = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    rows = [r for r in read_csv(folder / "scores.csv") if not r.get("error")]
+    meta = read_meta(folder)  # config.json and scores.csv there, config.json an object
+    # a torn row's last cells are cut or gone: left out (the command names its line)
+    rows = [
+        r for r in _read_scores(folder / "scores.csv") if not r.get("error") and not cut_short(r)
+    ]
     methods = [c for c in (rows[0] if rows else {}) if c not in SCORE_COLUMNS]
     results_path = folder / "results.json"
-    results = json.loads(results_path.read_text(encoding="utf-8")) if results_path.is_file() else {}
+    results = read_json_object(results_path) if results_path.is_file() else {}
     relabels = read_relabels(folder)
     for r in rows:
         r["judge_correct"] = r.get("correct")

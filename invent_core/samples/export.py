@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -47,6 +48,34 @@ def _is_run(path: Path) -> bool:
     return isinstance(data, dict) and str(data.get("format", "")).startswith("invent.run/")
 
 
+#: How a run artefact starts (``to_json`` writes the question first), or its format
+#: tag: a ``.json`` that reads so but does not load is a run cut short or edited,
+#: and is refused as one, not as a UQLM frame.
+_RUN_START = re.compile(r'\A\ufeff?\s*\{\s*"question"\s*:')
+
+
+def _run_problem(path: Path) -> str | None:
+    """Why a ``.json`` that starts like a run artefact is none (cut short, wrong shape), else None."""
+    if path.suffix.lower() != ".json":
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        head = f.read(4096)
+    if not (_RUN_START.match(head) or '"invent.run/' in head):
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    except json.JSONDecodeError as err:
+        where = f"line {err.lineno}, column {err.colno}"
+        return f"not valid JSON ({err.msg}: {where}); is the run artefact cut short?"
+    try:
+        RunArtifact.from_dict(data)
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        return f"not a run artefact ({str(err)[:160]})"
+    return None
+
+
 def source_kind(path: str | os.PathLike) -> SourceKind:
     """Which kind of source ``path`` is; a refusal names what is accepted."""
     path = Path(path)
@@ -63,6 +92,9 @@ def source_kind(path: str | os.PathLike) -> SourceKind:
         raise BatchInputError("already a samples file: score or batch read it as it is", file=path)
     if _is_run(path):
         return "run"
+    problem = _run_problem(path)
+    if problem is not None:
+        raise BatchInputError(problem, file=path)
     if sidecar_paths(path)["meta"].exists():
         return "batch"
     if path.suffix.lower() in (".csv", ".json", ".jsonl", ".parquet"):
@@ -180,7 +212,14 @@ def read_source(path: str | os.PathLike) -> list[Sample]:
         return list(_evaluation(path))
     if kind == "batch":
         return list(_batch(path))
-    return read_uqlm(path)
+    try:
+        return read_uqlm(path)
+    except BatchInputError as err:
+        if path.suffix.lower() != ".json" or err.row is not None:
+            raise
+        # a .json is as likely a run as a UQLM frame: say it is neither
+        reason = f"not a run artefact (run --save), nor {err.reason.removeprefix('not ')}"
+        raise BatchInputError(reason, file=path) from None
 
 
 def check_output(out: str | os.PathLike, source: str | os.PathLike) -> Path:

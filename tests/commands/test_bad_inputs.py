@@ -77,6 +77,7 @@ class Case:
     links: dict[str, str] = field(default_factory=dict)  # name -> "hard:target" / "sym:target"
     meta_edit: dict[str, object] = field(default_factory=dict)  # file -> edit of earlier meta
     not_said: str = ""  # regex that must not be in stderr (an estimate before a refusal)
+    copies: dict[str, Path] = field(default_factory=dict)  # folder name -> a folder copied there
 
 
 def _score(name: str, data: bytes | None, message: str, *extra: str) -> Case:
@@ -100,7 +101,73 @@ def _option(message: str, *extra: str, status: int = 2) -> Case:
     )
 
 
+#: Two small evaluate folders and a run artefact shipped with the repository.
+SHIPPED = ROOT / "docs" / "results"
+SMALL_EVALUATION = ROOT / "docs" / "references" / "before_2026-11-27" / "evaluate-sciq"
+DEMO_RUN = (ROOT / "assets" / "demo_run.json").read_bytes()
+
+
+def _damaged_evaluation(command: list[str], name: str, data: bytes, message: str) -> Case:
+    """``command`` on a copy of a small evaluate folder ``ev`` whose file ``name`` is ``data``."""
+    return Case(command, {f"ev/{name}": data}, 2, message, copies={"ev": SMALL_EVALUATION})
+
+
+def _compare(message: str, *extra: str) -> Case:
+    folders = [
+        str(SHIPPED / "evaluate-arithmetic-100"),
+        str(SHIPPED / "evaluate-arithmetic-100-gaap"),
+    ]
+    return Case(["compare", *folders, "--metrics", "auroc", *extra], {}, 2, message)
+
+
 CASES: dict[str, Case] = {
+    # -- the probe of 2026-11-28: reports, compare and help
+    "report run JSON an array": Case(
+        ["report", "r.json", "-o", "r.html"],
+        {"r.json": b"[1, 2]"},
+        2,
+        r"r\.json: not a run artefact \(expected a JSON object, got list\)",
+    ),
+    "report config.json not an object": _damaged_evaluation(
+        ["report", "ev", "-o", "r.html"],
+        "config.json",
+        b"[]",
+        r"ev/config\.json: expected a JSON object, got list",
+    ),
+    "reference build config.json not an object": _damaged_evaluation(
+        ["reference", "build", "ev", "-o", "ref.json"],
+        "config.json",
+        b"[]",
+        r"ev/config\.json: expected a JSON object, got list",
+    ),
+    "report results.json not JSON": _damaged_evaluation(
+        ["report", "ev", "-o", "r.html"],
+        "results.json",
+        b"{trunc",
+        r"ev/results\.json: not valid JSON \(Expecting property name",
+    ),
+    "compare --n-bootstrap 1e8": _compare(
+        r"--n-bootstrap must be from 1 to 10,000, got 100,000,000", "--n-bootstrap", "100000000"
+    ),
+    "compare --seed -1": _compare(r"--seed must be at least 0, got -1", "--seed", "-1"),
+    "export-samples truncated run": Case(
+        ["export-samples", "run.json", "-o", "s.jsonl"],
+        {"run.json": DEMO_RUN[:4000]},
+        2,
+        r"run\.json: not valid JSON \(.*\); is the run artefact cut short\?",
+    ),
+    "export-samples run of the wrong format": Case(
+        ["export-samples", "run.json", "-o", "s.jsonl"],
+        {"run.json": DEMO_RUN.replace(b'"format": "invent.run/', b'"format": "other/')},
+        2,
+        r"run\.json: not a run artefact \(unsupported run format 'other/",
+    ),
+    "report -o its own input": Case(
+        ["report", "run.html", "-o", "run.html"],
+        {"run.html": DEMO_RUN},
+        2,
+        r"run\.html: the output would overwrite the input \(the same file",
+    ),
     # -- score: the JSON file ------------------------------------------------------------
     "score missing file": _score("nope.json", None, r"nope\.json: no such file"),
     "score folder": _score("dir.json", None, r"dir\.json: not a file"),
@@ -779,6 +846,8 @@ def _prepare(case: Case, folder: Path, earlier: Path) -> None:
     if case.earlier:
         for p in earlier.iterdir():
             shutil.copy(p, folder / p.name)
+    for name, source in case.copies.items():
+        shutil.copytree(source, folder / name)
     for name, data in case.files.items():
         if data is None:
             (folder / name).mkdir()

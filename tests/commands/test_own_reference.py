@@ -169,3 +169,33 @@ def test_a_reference_of_other_settings_is_refused_before_any_work(built, tmp_pat
     assert "not a reference set" in capsys.readouterr().err and not out.exists()
     assert cli(["run", "What?", "--reference", str(tmp_path / "missing.json")]) == 2
     assert "no such reference file" in capsys.readouterr().err
+
+
+def test_the_printed_run_takes_the_reference(built, evaluation, tmp_path, capsys):
+    """The shipped evaluations were made the paper's way: the hint names the options that match."""
+    import shlex
+
+    from invent_core.cli import build_parser
+    from invent_core.commands._common import config_from_args, llm_identity
+    from invent_core.commands.reference import check_reference
+
+    folder = tmp_path / evaluation.name
+    shutil.copytree(evaluation, folder)
+    out = tmp_path / "again.json"
+    assert cli(["reference", "build", str(folder), "-o", str(out)]) == 0
+    hint = capsys.readouterr().out.splitlines()[-1]
+    assert hint.endswith("--answer-similarity embedding --padding paper"), hint
+    args = build_parser().parse_args(shlex.split(hint.split("use it with: invent ")[1]))
+    check_reference(args.reference, config_from_args(args), llm_identity(args))  # no refusal
+
+
+def test_a_torn_last_row_is_named_with_its_line(evaluation, tmp_path, capsys):
+    folder = tmp_path / evaluation.name
+    shutil.copytree(evaluation, folder)
+    text = (folder / "scores.csv").read_text(encoding="utf-8")
+    (folder / "scores.csv").write_text(text[: text.rindex("\n", 0, -1) + 60], encoding="utf-8")
+    assert cli(["reference", "build", str(folder), "-o", str(tmp_path / "ref.json")]) == 0
+    err = capsys.readouterr().err
+    line = N_QUESTIONS + 1  # the header, then one line per question: the last is torn
+    assert f"warning: {folder / 'scores.csv'}: line {line} (id " in err
+    assert "the row is cut short" in err

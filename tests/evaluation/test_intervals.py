@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +25,8 @@ from invent_core.evaluation.metrics import (
     percentile_interval,
 )
 from invent_core.evaluation.report import results_table
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _brute_auroc(c, u) -> float:
@@ -136,3 +139,65 @@ def test_no_difference_needs_no_sample_size():
 
 def test_percentile_interval_of_nothing_is_nan():
     assert all(math.isnan(x) for x in percentile_interval([]))
+
+
+def test_a_difference_not_told_apart_never_needs_fewer_questions_than_it_has():
+    # |d| = 2.5 std: the normal approximation says 62 questions would do, but the
+    # (skewed) percentile interval holds 0 at 100: the count must not contradict it
+    d = PairedDifference("a", "b", "ece", -0.12, 0.048, (-0.097, 0.103), 100, False)
+    assert d.verdict == NOT_DISTINGUISHABLE
+    assert d.questions_needed == 101
+
+
+def test_folding_whole_questions_keeps_the_value_on_the_sample():
+    """With one answer per group the folds are the partition the cross-fit always drew."""
+    from invent_core.evaluation.metrics.calibration import _folds
+
+    rng = np.random.default_rng(0)
+    old = np.array_split(rng.permutation(37), 5)
+    fold = _folds(37, 5, 0)
+    assert [sorted(np.flatnonzero(fold == k)) for k in range(5)] == [sorted(t) for t in old]
+    copies = np.array([3, 3, 3, 7, 7, 1, 2, 4, 5, 6, 8, 9])  # a resample's indices
+    fold = _folds(copies, 5, 0)
+    for q in (3, 7):
+        assert len(set(fold[copies == q])) == 1  # every copy of a question in one fold
+
+
+SHIPPED = ROOT / "docs" / "results"
+
+
+def _side(name: str, method: str):
+    from invent_core.experiments.comparison import read_side
+
+    rows = read_side(SHIPPED / name).rows
+    return (
+        np.array([int(r["correct"]) for r in rows]),
+        np.array([float(r[method]) for r in rows]),
+    )
+
+
+@pytest.mark.parametrize("folder", ["evaluate-arithmetic-100", "evaluate-arithmetic-100-gaap"])
+def test_every_shipped_interval_holds_its_value_on_the_sample(folder):
+    """The cross-fitted losses' resamples are biased (copies of a question, fewer distinct ones)."""
+    c, u = _side(folder, "inv_entropy")
+    ev = evaluate_scores(
+        {"inv_entropy": u}, c, metrics=("auroc", "prr", "brier", "brier_cv", "ece")
+    )
+    for metric, cell in ev.results["inv_entropy"].items():
+        lo, hi = cell.ci95
+        assert lo <= cell.point <= hi, (metric, cell.point, cell.ci95)
+
+
+def test_compare_ece_difference_lies_in_its_own_interval():
+    """The probe's case: A − B was −0.120 with the interval [−0.097, +0.103] and 69 needed."""
+    from invent_core.evaluation.compare import compare_sides
+
+    a, b = (
+        _side("evaluate-arithmetic-100", "inv_entropy"),
+        _side("evaluate-arithmetic-100-gaap", "inv_entropy"),
+    )
+    (ece,) = compare_sides(a, b, metrics=("ece",))
+    d = ece.difference
+    assert d.ci95[0] <= d.difference <= d.ci95[1]
+    if d.verdict == NOT_DISTINGUISHABLE:
+        assert d.questions_needed > d.n_questions

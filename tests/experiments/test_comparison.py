@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -134,7 +135,9 @@ def test_two_methods_of_one_evaluation(pair, capsys):
         ([], "--methods must name exactly two"),
         (["--methods", "inv_entropy,lexsim", "--metrics", "auc"], "--metrics: unknown 'auc'"),
         (["--methods", "inv_entropy,nope"], "method 'nope' is not a column"),
-        (["--methods", "a,b", "--n-bootstrap", "0"], "--n-bootstrap must be at least 1"),
+        (["--methods", "a,b", "--n-bootstrap", "0"], "--n-bootstrap must be from 1 to 10,000"),
+        (["--methods", "a,b", "--n-bootstrap", "10001"], "from 1 to 10,000, got 10,001"),
+        (["--methods", "a,b", "--seed", "-1"], "--seed must be at least 0, got -1"),
     ],
 )
 def test_bad_options_are_refused_naming_them(pair, capsys, extra, said):
@@ -176,3 +179,22 @@ def test_one_folder_given_twice_is_refused_and_pointed_to_methods(pair, capsys):
     """Every paired difference would be 0: the user meant two methods of one evaluation."""
     assert cli(["compare", str(pair[0]), f"{pair[0]}/."]) == 2
     assert "again; to compare two methods of one evaluation" in capsys.readouterr().err
+
+
+def test_compare_piped_to_a_closed_reader_exits_quietly(pair):
+    """``compare … | head``: exit 141 and nothing on stderr, as every other command."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    argv = ["compare", str(pair[0]), "--methods", "inv_entropy,lexsim", "--n-bootstrap", "20"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "invent_core", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+    )
+    proc.stdout.close()  # the reader is gone before anything is printed
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 141 and err.decode() == "", err.decode()

@@ -118,6 +118,20 @@ def test_a_damaged_scores_cell_is_named_and_scored_again(folder, column, value, 
     assert fixed[1]["correct"] in ("0", "1") and fixed[1]["inv_entropy"] != "0.3abc"
 
 
+def test_a_torn_last_row_is_named_and_scored_again(folder):
+    """A crash mid-write: the row's lost scores do not pass for saved NaNs (robustness.md)."""
+    data, out = folder
+    scores = out / "scores.csv"
+    text = scores.read_text(encoding="utf-8")
+    scores.write_text(text[: text.rindex("\n", 0, -1) + 20], encoding="utf-8")  # q2 torn
+    res = evaluate(_cfg(data), out, llm_factory=ScriptLLM)
+    assert not res.llm_started and res.evaluation.n_questions == 2  # rescored from its run
+    assert res.warnings[0].startswith(f"{scores}: row 2 (id q2): the row is cut short (")
+    assert res.warnings[0].endswith("; scored again")
+    fixed = list(csv.DictReader(open(scores, encoding="utf-8")))
+    assert fixed[1]["inv_entropy"] not in ("", None)
+
+
 def test_the_identity_is_kept_by_to_dict_and_from_dict():
     cfg = dataclasses.replace(_cfg(Path("q.csv")), paraphrase_llm="rewriter")
     assert ExperimentConfig.from_dict(cfg.to_dict()) == cfg

@@ -112,6 +112,19 @@ def test_run_report_and_bad_sources(tmp_path, capsys):
     assert not (tmp_path / "x.html").exists()  # nothing written for a bad source
 
 
+def test_a_torn_last_row_is_named_with_its_line(tmp_path, capsys):
+    """A copy cut short mid-row: its lost scores do not pass for missing values unsaid."""
+    folder = tmp_path / "evaluate-sciq"
+    shutil.copytree(EVALUATION, folder)
+    text = (folder / "scores.csv").read_text(encoding="utf-8")
+    lines = text.count("\n")
+    (folder / "scores.csv").write_text(text[: text.rindex("\n", 0, -1) + 60], encoding="utf-8")
+    assert cli(["report", str(folder), "-o", str(tmp_path / "r.html")]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {folder / 'scores.csv'}: line {lines} (id " in err
+    assert "the row is cut short" in err
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_report_opens_offline_in_the_real_browser(tmp_path):

@@ -108,6 +108,7 @@ def isotonic_probabilities(
     cross_fit: bool = False,
     n_folds: int = 5,
     seed: Seed = 0,
+    groups: ArrayLike | None = None,
 ) -> np.ndarray:
     """Map uncertainty to P(correct) by isotonic regression (decreasing in uncertainty).
 
@@ -122,6 +123,10 @@ def isotonic_probabilities(
     n_folds : int, default 5
         Folds for ``cross_fit=True``. Folds are a random partition from ``seed``.
     seed : int or numpy Generator, default 0
+    groups : array of shape (n,), optional
+        With ``cross_fit``: answers of one group always share a fold. A bootstrap
+        resample passes its indices, so the copies of one question are never on
+        both sides of a fold (see :func:`_folds`). None: every answer its own group.
 
     Returns
     -------
@@ -141,14 +146,38 @@ def isotonic_probabilities(
         raise ValueError(
             f"cross-fitting with {n_folds} folds needs at least {n_folds} answers; got {c.size}"
         )
-    rng = np.random.default_rng(seed)
-    folds = np.array_split(rng.permutation(c.size), n_folds)
+    fold = _folds(c.size if groups is None else np.asarray(groups), n_folds, seed)
     prob = np.empty(c.size, dtype=np.float64)
-    for test in folds:
-        train = np.ones(c.size, dtype=bool)
-        train[test] = False
-        prob[test] = _fit_isotonic(conf[train], c[train], conf[test])
+    for k in range(n_folds):
+        test = fold == k
+        prob[test] = _fit_isotonic(conf[~test], c[~test], conf[test])
     return prob
+
+
+def _folds(groups: int | np.ndarray, n_folds: int, seed: Seed) -> np.ndarray:
+    """The fold (0 … n_folds − 1) of each answer: a random partition of the groups from ``seed``.
+
+    Why groups: a bootstrap resample holds about a third of its questions two or
+    more times. Folded answer by answer, one copy lands in the test fold and another
+    in the training folds, so the isotonic map has seen the label it is tested on:
+    the resample's cross-fitted Brier and ECE come out optimistic, most of all for a
+    method whose map is noise (one of 100 arithmetic questions: ECE 0.229 on the
+    sample, 0.109 on the average resample, and a paired interval that left out the
+    sample's own difference). Folding whole questions keeps each resample as honest
+    as the sample. An int ``n`` is n groups of one answer: the same partition as
+    ``array_split(permutation(n))`` of the same seed, so the value on the sample is
+    what it was before groups existed. With fewer distinct questions than folds (a
+    resample of a handful), each answer is its own group again.
+    """
+    ids = np.arange(groups) if isinstance(groups, int) else groups
+    uniq, member = np.unique(ids, return_inverse=True)
+    if uniq.size < n_folds:  # a tiny resample: too few questions to fold them whole
+        uniq, member = np.arange(member.size), np.arange(member.size)
+    rng = np.random.default_rng(seed)
+    fold_of = np.empty(uniq.size, dtype=np.int64)
+    for k, part in enumerate(np.array_split(rng.permutation(uniq.size), n_folds)):
+        fold_of[part] = k
+    return fold_of[member.ravel()]
 
 
 def brier_isotonic_loss(
@@ -158,6 +187,7 @@ def brier_isotonic_loss(
     cross_fit: bool = False,
     n_folds: int = 5,
     seed: Seed = 0,
+    groups: ArrayLike | None = None,
 ) -> float:
     """Brier score ``mean((p − correct)²)`` of isotonic-calibrated P(correct).
 
@@ -167,7 +197,7 @@ def brier_isotonic_loss(
     cross_fit : bool, default False
         False reproduces the paper (isotonic map fitted in-sample); True cross-fits
         (see :func:`isotonic_probabilities`), an honest out-of-sample figure.
-    n_folds, seed : see :func:`isotonic_probabilities`.
+    n_folds, seed, groups : see :func:`isotonic_probabilities`.
 
     Returns
     -------
@@ -178,7 +208,7 @@ def brier_isotonic_loss(
     Brier (1950); paper §3 "Evaluation metrics" (Brier Score with isotonic normalisation).
     """
     c, u = _check_inputs(correct, uncertainty)
-    p = isotonic_probabilities(c, u, cross_fit=cross_fit, n_folds=n_folds, seed=seed)
+    p = isotonic_probabilities(c, u, cross_fit=cross_fit, n_folds=n_folds, seed=seed, groups=groups)
     return float(np.mean((p - c) ** 2))
 
 
@@ -210,6 +240,7 @@ def reliability_diagram(
     cross_fit: bool = True,
     n_folds: int = 5,
     seed: Seed = 0,
+    groups: ArrayLike | None = None,
 ) -> ReliabilityDiagram:
     """Reliability diagram and ECE of isotonic-calibrated P(correct).
 
@@ -222,7 +253,7 @@ def reliability_diagram(
         In-sample isotonic probabilities are calibrated by construction — every isotonic
         level set has mean label equal to its value — so their ECE is always 0. Only
         cross-fitted probabilities give an informative ECE.
-    n_folds, seed : see :func:`isotonic_probabilities`.
+    n_folds, seed, groups : see :func:`isotonic_probabilities`.
 
     Returns
     -------
@@ -231,7 +262,7 @@ def reliability_diagram(
     if n_bins < 1:
         raise ValueError(f"n_bins must be at least 1; got {n_bins}")
     c, u = _check_inputs(correct, uncertainty)
-    p = isotonic_probabilities(c, u, cross_fit=cross_fit, n_folds=n_folds, seed=seed)
+    p = isotonic_probabilities(c, u, cross_fit=cross_fit, n_folds=n_folds, seed=seed, groups=groups)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     b = np.minimum(
         (p * n_bins).astype(np.int64), n_bins - 1
@@ -254,6 +285,7 @@ def ece_loss(
     cross_fit: bool = True,
     n_folds: int = 5,
     seed: Seed = 0,
+    groups: ArrayLike | None = None,
 ) -> float:
     """Return the expected calibration error of isotonic-calibrated P(correct); lower is better.
 
@@ -264,5 +296,11 @@ def ece_loss(
     Naeini et al. (2015); paper Appendix "Related Work" (SPUQ reports ECE).
     """
     return reliability_diagram(
-        correct, uncertainty, n_bins=n_bins, cross_fit=cross_fit, n_folds=n_folds, seed=seed
+        correct,
+        uncertainty,
+        n_bins=n_bins,
+        cross_fit=cross_fit,
+        n_folds=n_folds,
+        seed=seed,
+        groups=groups,
     ).ece

@@ -63,12 +63,18 @@ class PairedDifference:
         """Questions for a difference this size to have a 95 % interval that excludes 0.
 
         The std of a difference shrinks as 1/√n, so n·(1.96·std/|difference|)²; None
-        when the difference is 0 (no size of sample tells it apart).
+        when the difference is 0 (no size of sample tells it apart). That normal
+        approximation can fall at or below n while the percentile interval (skewed
+        resamples) still holds 0; the verdict follows the interval, so the count is then
+        n + 1: never "fewer questions than you have" beside "not distinguishable".
         """
         d = abs(self.difference)
         if not math.isfinite(d) or d == 0 or not math.isfinite(self.std):
             return None
-        return max(1, math.ceil(self.n_questions * (_Z * self.std / d) ** 2))
+        needed = max(1, math.ceil(self.n_questions * (_Z * self.std / d) ** 2))
+        if self.verdict == NOT_DISTINGUISHABLE:
+            needed = max(needed, self.n_questions + 1)
+        return needed
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict, with the verdict and the questions needed written out."""

@@ -22,6 +22,8 @@ class Metric:
     """A metric of ``(correct, uncertainty) -> float`` with its direction.
 
     ``needs_both_classes``: undefined when every answer is correct or every one incorrect.
+    ``cross_fit``: the function takes ``groups=`` (answers that share a fold), which the
+    bootstrap sets to a resample's indices so that copies of one question share a fold.
     """
 
     name: str
@@ -29,10 +31,11 @@ class Metric:
     func: Callable[[np.ndarray, np.ndarray], float]
     higher_is_better: bool
     needs_both_classes: bool = True
+    cross_fit: bool = False
 
 
-def _brier_cv(correct: ArrayLike, uncertainty: ArrayLike) -> float:
-    return brier_isotonic_loss(correct, uncertainty, cross_fit=True)
+def _brier_cv(correct: ArrayLike, uncertainty: ArrayLike, groups: ArrayLike | None = None) -> float:
+    return brier_isotonic_loss(correct, uncertainty, cross_fit=True, groups=groups)
 
 
 METRICS: dict[str, Metric] = {
@@ -42,8 +45,8 @@ METRICS: dict[str, Metric] = {
         Metric("prr", "PRR", prr_score, True),
         Metric("auprc", "AUPRC (released-code PRR)", auprc_released_code_score, True),
         Metric("brier", "Brier", brier_isotonic_loss, False, needs_both_classes=False),
-        Metric("brier_cv", "Brier (cross-fit)", _brier_cv, False, needs_both_classes=False),
-        Metric("ece", "ECE (cross-fit)", ece_loss, False, needs_both_classes=False),
+        Metric("brier_cv", "Brier (cross-fit)", _brier_cv, False, False, cross_fit=True),
+        Metric("ece", "ECE (cross-fit)", ece_loss, False, False, cross_fit=True),
     )
 }
 DEFAULT_METRICS: tuple[str, ...] = tuple(METRICS)

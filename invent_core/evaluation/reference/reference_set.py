@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...csv_safe import cut_short
 from .calibration import MIN_NEAR, _bagged_fits, _jeffreys
 from .placement import Placement
 
@@ -312,13 +313,14 @@ class ReferenceSet:
     ) -> ReferenceSet:
         """Build a reference from the ``scores.csv`` an ``evaluate`` run writes.
 
-        Rows whose ``measure`` is empty or NaN are skipped; the ``correct``
+        Rows whose ``measure`` is empty or NaN, and a row cut short (a torn write,
+        :func:`~invent_core.csv_safe.cut_short`), are skipped; the ``correct``
         column, when present in every kept row, becomes the labels; the
         ``question`` and ``dataset`` columns, when present, the question texts and
         their sources (embed them with :meth:`with_embeddings`).
         """
         with open(path, newline="", encoding="utf-8") as fh:
-            rows = [r for r in csv.DictReader(fh) if _finite(r.get(measure))]
+            rows = [r for r in csv.DictReader(fh) if _finite(r.get(measure)) and not cut_short(r)]
         if not rows:
             raise ValueError(f"{path}: no finite {measure!r} values")
         labels = [r.get("correct") for r in rows]
