@@ -200,7 +200,7 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
         base = profile_base(cls, args.profile)
     try:
         config = config_from_flat(cls, given, base)
-        _check_answer_judge(config)
+        _check_answer_judge(config, explicit="answer_judge" in given)
         return config
     except ValueError as err:
         msg = str(err)
@@ -213,15 +213,17 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
         raise ValueError(msg) from err
 
 
-def _check_answer_judge(config: Any) -> None:
-    """Under ``--answer-similarity judge``, refuse a judge that names no model, now.
+def _check_answer_judge(config: Any, explicit: bool = False) -> None:
+    """Refuse an ``--answer-judge`` naming no model, or typed (``explicit``) beside another ψ_y.
 
     Before any file is read: the rules may decide every pair, so the error would come
-    later or never.
+    later or never; beside another ψ_y it would be ignored.
     """
     from ..responses.judge import answer_judge_problem
 
     score = getattr(config, "score", config)
+    if explicit and getattr(score, "answer_similarity", None) != "judge":
+        raise ValueError("--answer-judge goes with --answer-similarity judge (else unused)")
     if getattr(score, "answer_similarity", None) == "judge":
         problem = answer_judge_problem(score.answer_judge)
         if problem is not None:

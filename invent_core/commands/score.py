@@ -172,8 +172,9 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def _score_samples(args: argparse.Namespace, samples: list) -> int:
-    """Every question of a samples file, each with the scoring settings it records."""
+    """Every question of a samples file, each with the scoring settings (and model) it records."""
     from ..engine.scoring import score_responses
+    from ..llm.names import local_model
 
     configs = []
     for s in samples:  # every check first: a bad sample stops before any score
@@ -193,19 +194,24 @@ def _score_samples(args: argparse.Namespace, samples: list) -> int:
         res = score_responses(s.questions, s.responses, config)
         if not args.json:
             print(f"{s.id}: {s.question}")
-        reports.append({"id": s.id, **_report(args, res, config, quiet=args.json)})
+        made_by = args.made_by or local_model(str(s.model.get("llm") or ""))  # as recorded
+        reports.append({"id": s.id, **_report(args, res, config, quiet=args.json, made_by=made_by)})
     if args.json:
         print(json.dumps(reports, indent=2))
     return 0
 
 
-def _report(args, res, config: ScoreConfig, *, quiet: bool = False) -> dict:
-    """Print one question set's scores (text, or JSON unless ``quiet``); the JSON object."""
+def _report(args, res, config: ScoreConfig, *, quiet: bool = False, made_by=None) -> dict:
+    """Print one question set's scores (text, or JSON unless ``quiet``); the JSON object.
+
+    ``made_by``: the packaged model that made the answers (``--made-by``, or what a
+    samples file records); None: ``--made-by``.
+    """
     from ..perturb.gate import copies_warning
 
     with using_reference(args.reference):
         line, described = _reference(
-            res, config, args.made_by, res.questions[0], own=args.reference is not None
+            res, config, made_by or args.made_by, res.questions[0], own=args.reference is not None
         )
     out = {
         "measures": res.measures,

@@ -209,7 +209,7 @@ class RunArtifact:
         """Read a run saved by ``save``."""
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")  # an editor's BOM, as score and batch read
         except FileNotFoundError as err:
             raise FileNotFoundError(f"run file {path} does not exist") from err
         try:

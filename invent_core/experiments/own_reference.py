@@ -68,7 +68,7 @@ def llm_identity_of(folder: Path) -> str | None:
 def read_json_object(path: Path) -> dict[str, Any]:
     """The JSON object in ``path``; ValueError naming the file when it is not valid JSON or no object."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM is read, as everywhere
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not UTF-8 text") from None
     except json.JSONDecodeError as err:

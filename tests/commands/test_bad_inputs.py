@@ -717,6 +717,13 @@ CASES: dict[str, Case] = {
         r"--task mmlu needs at least two --choice options, got 1",
         not_said="estimate",
     ),
+    "score --answer-judge without the judge": _score(
+        "s.json",
+        _json(SCORE_OK),
+        r"--answer-judge goes with --answer-similarity judge",
+        "--answer-judge",
+        "qwen1.5b",
+    ),
     "score --reference of another JSON shape": Case(
         ["score", "s.json", "--reference", "r.json"],
         {"s.json": _json(SCORE_OK), "r.json": b"[]"},

@@ -81,3 +81,28 @@ def test_a_method_with_no_value_is_said_on_stderr(tmp_path):
     ) in proc.stderr
     meta = json.loads((tmp_path / "out.csv.meta.json").read_text(encoding="utf-8"))
     assert meta["summary"]["method_gaps"]["p_true"][0] == 1
+
+
+def test_a_run_file_with_a_bom_is_read(tmp_path):
+    """An editor's byte-order mark: report and the Explore page read it, as score and batch do."""
+    from invent_core.engine.artifact import RunArtifact
+    from invent_core.env import assets_dir
+
+    text = (assets_dir() / "demo_run.json").read_text(encoding="utf-8")
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    assert RunArtifact.load(path).to_json() == RunArtifact.from_json(text).to_json()
+    proc = cli("report", path, "-o", tmp_path / "r.html")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.slow
+def test_a_samples_file_is_placed_among_the_references_of_the_model_it_records(tmp_path):
+    """export-samples records the packaged model: score reads it, no --made-by needed."""
+    from invent_core.env import assets_dir
+
+    samples = tmp_path / "s.jsonl"
+    assert cli("export-samples", assets_dir() / "demo_run.json", "-o", samples).returncode == 0
+    proc = cli("score", samples)
+    assert proc.returncode == 0, proc.stderr
+    assert "unknown LLM" not in proc.stdout and "inv_entropy: percentile" in proc.stdout
