@@ -47,7 +47,38 @@ def comparable_config(batch_config: dict[str, Any]) -> dict[str, Any]:
 def config_diff(
     old: dict[str, Any], new: dict[str, Any], *, ignore: Iterable[str] = ()
 ) -> list[str]:
-    """``["n_bootstrap: 8 → 9", …]``: the comparable settings that differ."""
+    """``["--n-bootstrap: 8 → 9", …]``: the comparable settings that differ, as the user typed them.
+
+    A setting is named by its option (``--n-bootstrap``, ``--methods``); one no option
+    sets (GAAP's n, always the run's n) is left out; the output's columns only when
+    ``--methods`` did not change them; lists say what went and what came.
+    """
     a, b = comparable_config(old), comparable_config(new)
-    keys = sorted((set(a) | set(b)) - set(ignore))
-    return [f"{k}: {a.get(k)!r} → {b.get(k)!r}" for k in keys if a.get(k) != b.get(k)]
+    keys = sorted((set(a) | set(b)) - set(ignore) - _MIRRORED)
+    if a.get("methods") != b.get("methods"):
+        keys = [k for k in keys if k != "columns"]  # the columns follow --methods
+    flags = _flags()
+    return [
+        f"{flags.get(k, k)}: {_change(a.get(k), b.get(k))}" for k in keys if a.get(k) != b.get(k)
+    ]
+
+
+#: Flat settings that follow another one and no option sets: ``gaap_n`` is the run's n.
+_MIRRORED = frozenset({"gaap_n"})
+
+
+def _flags() -> dict[str, str]:
+    """Flat setting name → the CLI option that sets it (``n_bootstrap`` → ``--n-bootstrap``)."""
+    from ..config import iter_options
+
+    return {**{o.name: o.long_flag for o in iter_options(RunConfig)}, "methods": "--methods"}
+
+
+def _change(x: Any, y: Any) -> str:
+    """``8 → 9``; for two lists, what was dropped and what was added."""
+    if isinstance(x, list) and isinstance(y, list) and (set(map(str, x)) != set(map(str, y))):
+        dropped = [str(v) for v in x if v not in y]
+        added = [str(v) for v in y if v not in x]
+        said = [f"{', '.join(dropped)} dropped"] if dropped else []
+        return "; ".join(said + ([f"{', '.join(added)} added"] if added else []))
+    return f"{x!r} → {y!r}"

@@ -543,7 +543,7 @@ def test_resume_refuses_another_configuration(minilm, wide_csv, tmp_path):
     batch_score(wide_csv, out, config=cfg(B))
     with pytest.raises(
         BatchInputError,
-        match=r"o\.csv: the output was made with a different configuration \(n_bootstrap: 8 → 9\)",
+        match=r"o\.csv: the output was made with a different configuration \(--n-bootstrap: 8 → 9\)",
     ):
         batch_score(wide_csv, out, config=cfg(B + 1))
     s = batch_score(wide_csv, out, config=cfg(B + 1), resume=False)  # start over
@@ -602,7 +602,7 @@ def test_merge_refuses_different_configurations(minilm, wide_csv, tmp_path):
     batch_score(wide_csv, tmp_path / "a.csv", config=cfg(B), shard="1/2")
     batch_score(wide_csv, tmp_path / "b.csv", config=cfg(B + 1), shard="2/2")
     with pytest.raises(
-        BatchInputError, match=r"b\.csv: configuration differs from a\.csv: n_bootstrap: 8 → 9"
+        BatchInputError, match=r"b\.csv: configuration differs from a\.csv: --n-bootstrap: 8 → 9"
     ):
         merge_outputs([tmp_path / "a.csv", tmp_path / "b.csv"], tmp_path / "m.csv")
 

@@ -78,7 +78,7 @@ def test_batch_ok_then_resume_is_a_no_op(tmp_path):
     res = cli("batch", inp, "-o", out, "-B", 5, "-q")
     assert res.returncode == 0 and "0 rows scored, 6 already there" in res.stdout
     res = cli("batch", inp, "-o", out, "-B", 6, "-q")
-    assert res.returncode == 2 and "different configuration (n_bootstrap: 5 → 6)" in res.stderr
+    assert res.returncode == 2 and "different configuration (--n-bootstrap: 5 → 6)" in res.stderr
 
 
 def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:

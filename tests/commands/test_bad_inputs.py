@@ -452,7 +452,7 @@ CASES: dict[str, Case] = {
         ["batch", "in.csv", "-o", "out.csv", "-q", "-B", "6"],
         {"in.csv": WIDE_CSV.encode()},
         2,
-        r"out\.csv: the output was made with a different configuration \(n_bootstrap: 5 → 6\)",
+        r"out\.csv: the output was made with a different configuration \(--n-bootstrap: 5 → 6\)",
         earlier=True,
     ),
     "batch sidecar missing": Case(
@@ -532,7 +532,7 @@ CASES: dict[str, Case] = {
         ["merge", "out.csv", "other.csv", "-o", "m.csv"],
         {},
         2,
-        r"other\.csv: configuration differs from out\.csv: n_bootstrap: 5 → 7",
+        r"other\.csv: configuration differs from out\.csv: --n-bootstrap: 5 → 7",
         earlier=True,
         meta_edit={"other.csv": "n_bootstrap=7"},
     ),
