@@ -439,7 +439,7 @@ class CliProgress:
     Fed :class:`~invent_core.progress.Progress` events (call it); a background
     thread re-prints the line when no event came for ``interval`` seconds, so a
     slow request still shows time passing. On a terminal the line is redrawn in
-    place; in a log, one line each time.
+    place every 2 s; in a log, a line every 15 s (``LOG_INTERVAL``).
 
     Parameters
     ----------
@@ -449,7 +449,7 @@ class CliProgress:
     estimate : seconds, or the ``(low, high)`` range, the estimate said: the time
         left until a rate is measured (:func:`estimate_left`; it never grows).
     stream : where to print (default ``sys.stderr``).
-    interval : seconds between lines (:data:`invent_core.progress.RENDER_INTERVAL`).
+    interval : seconds between lines (default: by where the stream goes, above).
     llm : the backend; under ``--concurrency auto`` the line shows its limit now.
     """
 
@@ -467,14 +467,14 @@ class CliProgress:
         import threading
         import time
 
-        from ..progress import RENDER_INTERVAL, ProgressTracker
+        from ..progress import LOG_INTERVAL, RENDER_INTERVAL, ProgressTracker
 
         self.quiet, self.outer, self.estimate, self.llm = quiet, outer, estimate, llm
         self.stream = stream if stream is not None else sys.stderr
-        self.interval = RENDER_INTERVAL if interval is None else interval
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.interval = interval or (RENDER_INTERVAL if self._tty else LOG_INTERVAL)
         self._clock = clock or time.monotonic
         self.tracker = ProgressTracker(clock=self._clock, render_interval=self.interval)
-        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

@@ -106,3 +106,18 @@ def test_a_samples_file_is_placed_among_the_references_of_the_model_it_records(t
     proc = cli("score", samples)
     assert proc.returncode == 0, proc.stderr
     assert "unknown LLM" not in proc.stdout and "inv_entropy: percentile" in proc.stdout
+
+
+def test_progress_in_a_log_is_a_line_every_15_seconds_on_a_terminal_every_2():
+    import io
+
+    from invent_core.commands._common import CliProgress
+    from invent_core.progress import LOG_INTERVAL, RENDER_INTERVAL
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert CliProgress(stream=io.StringIO()).interval == LOG_INTERVAL == 15.0
+    assert CliProgress(stream=Terminal()).interval == RENDER_INTERVAL == 2.0
+    assert CliProgress(stream=io.StringIO(), interval=0.5).interval == 0.5  # asked for: kept
