@@ -551,7 +551,7 @@ def by_half(rows, accepted) -> list[tuple[float, float]]:
     ]
 
 
-def delta_grid(rows, similarity) -> tuple[float, dict[float, list]]:
+def delta_grid(rows, similarity) -> tuple[float | None, dict[float, list]]:
     """δ chosen on the tuning half, and every δ's (precision, recall) per half.
 
     The most tuning-half recall at precision >= 0.90 (the issue's target); a tie
@@ -562,7 +562,7 @@ def delta_grid(rows, similarity) -> tuple[float, dict[float, list]]:
 
     table = {d: by_half(rows, gate_verdicts(rows, similarity, GateConfig(delta=d))) for d in DELTAS}
     ok = [(t[0][1], -d) for d, t in table.items() if t[0][0] >= 0.90]
-    return -max(ok)[1], table
+    return (-max(ok)[1] if ok else None), table
 
 
 def report_delta_grid(rows) -> None:
@@ -572,6 +572,9 @@ def report_delta_grid(rows) -> None:
 
     sim = get_embedder("minilm")
     chosen, table = delta_grid(rows, sim)
+    if chosen is None:
+        print("no δ reaches precision 0.90 on the tuning half")
+        return
     print(f"the whole gate (MiniLM) per δ; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("  δ      tuning: precision at recall   report half")
     for d, ((p0, r0), (p1, r1)) in table.items():

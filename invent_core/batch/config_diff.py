@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from ..config import RunConfig, ScoreConfig, flat_values
+from ..config import RunConfig, ScoreConfig, flat_values, iter_options
 from .input import LLM_LAYOUTS
 
 __all__ = ["comparable_config", "config_diff"]
@@ -69,8 +69,6 @@ _MIRRORED = frozenset({"gaap_n"})
 
 def _flags() -> dict[str, str]:
     """Flat setting name → the CLI option that sets it (``n_bootstrap`` → ``--n-bootstrap``)."""
-    from ..config import iter_options
-
     return {**{o.name: o.long_flag for o in iter_options(RunConfig)}, "methods": "--methods"}
 
 

@@ -111,10 +111,15 @@ def _part_rows(path: Path, warnings: list[str]) -> Iterator[dict[str, Any]]:
     again = "it is left out; resume that batch run to score it again, then merge"
     for r in checkpoint.bad:
         warnings.append(f"{path}: line {r.line} is not a valid row ({r.problem}); {again}")
-    if checkpoint.tail_line is not None:
+    if checkpoint.tail_line is not None and checkpoint.truncated_bytes:
         warnings.append(
             f"{path}: line {checkpoint.tail_line} is not a complete row (cut short by a crash?); "
             + again
+        )
+    elif checkpoint.tail_line is not None:  # whole rows swallowed by an unclosed quote
+        warnings.append(
+            f"{path}: lines {checkpoint.tail_line}-end are not complete rows (an unbalanced "
+            "quote?); they are left out; resume that batch run to score them again, then merge"
         )
     return checkpoint.kept_rows()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import Any
 
 
@@ -115,5 +116,6 @@ def check_urls(args: argparse.Namespace) -> None:
         value = getattr(args, option[2:].replace("-", "_"), None)
         for url in split_base_urls(value) if value else ():
             problem = url_problem(url)
-            if problem is not None:
-                raise ValueError(f"{option} {url!r}: {problem}")
+            if problem is not None:  # shown without what precedes an @ (a user and password)
+                shown = re.sub(r"//[^/]*@", "//…@", url)
+                raise ValueError(f"{option} {shown!r}: {problem}")

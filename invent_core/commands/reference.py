@@ -101,8 +101,8 @@ def _matching_options(ref: Any) -> str:
             parts.append(f"--llm {have}")
         elif key == "llm":  # a server's or a file's model: its spec is not recorded
             note = f"  (and --llm: the one it was made with, {have})"
-        elif key in flags:
-            parts.append(f"{flags[key]} {have}")
+        elif key in flags and have is not None:  # None: a setting that follows another
+            parts.append(f"{flags[key]} {have}")  # (kernel_tau under --affinity shifted_cosine)
     return "".join(" " + p for p in parts) + note
 
 

@@ -55,8 +55,18 @@ def main(args: argparse.Namespace) -> int:
     return run_guarded(_main, args, writing=str(args.save or ""))
 
 
-def _check_choices(task: str, choices: list[str] | None) -> None:
-    """``--choice`` goes with ``--task mmlu``, at least two of them: else it would be ignored."""
+def _check_question(question: str, task: str, choices: list[str] | None) -> None:
+    """Batch's limit on a question's length; ``--choice`` with ``--task mmlu``, two at least.
+
+    Before any model loads: a 20,000-character question would be echoed and
+    answered for minutes; a ``--choice`` without the task would be ignored.
+    """
+    from ..questions.schema import MAX_QUESTION_CHARS
+
+    if len(question.strip()) > MAX_QUESTION_CHARS:
+        raise ValueError(
+            f"question is {len(question.strip()):,} characters; the limit is {MAX_QUESTION_CHARS:,}"
+        )
     if choices and task != "mmlu":
         raise ValueError(
             f"--choice goes with --task mmlu (the task is {task!r}: it has no options)"
@@ -71,7 +81,7 @@ def _main(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)  # an invalid option fails here, before any model loads
     checked_question(args.question, args.task, args.choices)  # an empty one before the estimate
-    _check_choices(args.task, args.choices)
+    _check_question(args.question, args.task, args.choices)
     llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
     if args.reference is not None:
         check_reference(args.reference, config, llm_identity(args, llm))

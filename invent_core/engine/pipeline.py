@@ -45,7 +45,6 @@ from ..perturb.paraphrase import distinct_states
 from ..progress import CancelToken, Progress, ProgressCallback, ProgressReporter
 from ..prompts import TASKS, answer_prompt
 from ..provenance import provenance
-from ..questions.schema import MAX_QUESTION_CHARS
 from ..responses.answers import postprocess
 from .adaptive import AdaptiveRecord, normalized_width, prefix_schedule, stop_reason
 from .artifact import RunArtifact
@@ -578,10 +577,6 @@ def checked_question(
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}: choose one of {', '.join(TASKS)}")
     question = question.strip()
-    if len(question) > MAX_QUESTION_CHARS:  # batch's limit per row, before any model loads
-        raise ValueError(
-            f"question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}"
-        )
     choices_list = [str(c) for c in choices] if choices else None
     answer_prompts([question], task, choices_list)  # validates task/choices early
     return question, choices_list

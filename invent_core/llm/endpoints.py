@@ -89,8 +89,8 @@ def url_problem(url: str) -> str | None:
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018  (raises on a port that is no number)
-    except ValueError as err:
-        return f"not a URL ({err})"
+    except ValueError:  # its text may quote a password: not repeated
+        return "not a URL (a port that is no number, or brackets that do not close)"
     if parts.scheme not in ("http", "https"):
         return f"not an http(s) URL ({f'scheme {parts.scheme!r}' if parts.scheme else 'no scheme'})"
     if not parts.hostname:

@@ -121,3 +121,68 @@ def test_progress_in_a_log_is_a_line_every_15_seconds_on_a_terminal_every_2():
     assert CliProgress(stream=io.StringIO()).interval == LOG_INTERVAL == 15.0
     assert CliProgress(stream=Terminal()).interval == RENDER_INTERVAL == 2.0
     assert CliProgress(stream=io.StringIO(), interval=0.5).interval == 0.5  # asked for: kept
+
+
+# -- what the review of the day's changes found -------------------------------------------
+
+
+def test_blank_or_unread_columns_may_repeat_read_ones_may_not(tmp_path):
+    """A spreadsheet's blank trailing columns or two "notes" columns are fine; two ids are not."""
+    from invent_core.questions.files import BatchInputError
+    from invent_core.questions.files.reader import inspect_file
+
+    ok = {
+        "blank.csv": "question,answer,,\nWhat is 2+2?,4,,\n",
+        "notes.csv": "question,notes,notes\nQ?,a,b\n",
+    }
+    for name, text in ok.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        assert inspect_file(tmp_path / name).columns[0] == "question"
+    (tmp_path / "ids.csv").write_text("id,ID,question\na,b,Q?\n", encoding="utf-8")
+    with pytest.raises(BatchInputError, match="'id' and 'ID' are one name"):
+        inspect_file(tmp_path / "ids.csv")
+
+
+@pytest.mark.slow
+def test_merge_keeps_a_row_with_a_cell_over_csvs_default_limit(tmp_path):
+    """merge runs in a process of its own: a 200,000-character answer is still a row."""
+    long_answer = "Paris " * 34_000
+    data = tmp_path / "pg.csv"
+    responses = json.dumps([[long_answer, "Paris"], ["Paris", "Lyon"]])
+    data.write_text(
+        "id,question,perturbations,responses\n"
+        f'q1,What is the capital of France?,"[""Which city is it?""]",'
+        f'"{responses.replace(chr(34), chr(34) * 2)}"\n'
+        'q2,What is the capital of Peru?,"[""Which city is it?""]",'
+        '"[[""Lima"",""Lima""],[""Lima"",""Cusco""]]"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.csv"
+    assert cli("batch", data, "-o", out, "-q").returncode == 0
+    proc = cli("merge", out, "-o", tmp_path / "m.csv")
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    assert "2 rows" in proc.stdout
+
+
+def test_a_refused_url_is_shown_without_its_credentials():
+    import argparse
+
+    from invent_core.commands._served import check_urls
+
+    args = argparse.Namespace(base_url="http://me:s3cret#x@host/v1", paraphrase_base_url=None)
+    with pytest.raises(ValueError) as err:
+        check_urls(args)
+    assert "s3cret" not in str(err.value) and "me:" not in str(err.value)
+    assert str(err.value).startswith("--base-url 'http://…@host/v1': not a URL")
+
+
+def test_the_reference_hint_leaves_out_a_setting_that_follows_another():
+    """A set made with --affinity shifted_cosine records no kernel τ: no "--kernel-tau None"."""
+    from invent_core.commands.reference import _matching_options
+    from invent_core.config import RunConfig
+    from invent_core.evaluation.reference import ReferenceSet, reference_settings
+
+    cfg = RunConfig().replace(affinity="shifted_cosine")
+    ref = ReferenceSet([0.1, 0.2], [1, 0], reference_settings(cfg, "local", "inv_entropy"))
+    hint = _matching_options(ref)
+    assert "--affinity shifted_cosine" in hint and "None" not in hint

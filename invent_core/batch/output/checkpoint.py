@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...csv_safe import atomic_file, csv_line, restore_cell
+from ...questions import schema as qs
 from ...questions.files import BatchInputError
 from .files import json_ready, typed_row
 from .paths import output_format
@@ -112,6 +113,7 @@ class Checkpoint:
         if self.format not in ("csv", "jsonl"):
             raise ValueError(f"the checkpoint must be .csv or .jsonl, got {self.path.name}")
         self.columns = list(columns)
+        csv.field_size_limit(qs.FIELD_SIZE_LIMIT)  # a long responses cell is a row, in any process
         self._f: Any = None
         self.truncated_bytes = 0
         self.dropped: list[str] = []  # what was removed from the middle, for the user
@@ -229,7 +231,7 @@ class Checkpoint:
             f.seek(start)
             lines = f.read().decode("utf-8", "replace").split("\n")[1:-1]
         width = len(self.columns)
-        return any(len(next(csv.reader([t]), [])) == width for t in lines)
+        return any(_width(t) == width for t in lines)
 
     def _line_at(self, offset: int) -> int:
         with open(self.path, "rb") as f:
@@ -272,3 +274,11 @@ class Checkpoint:
             header_end, records, _ = self._scan()
             self._rewrite(header_end, sorted(records, key=lambda r: r.row))
             self._out_of_order = False
+
+
+def _width(line: str) -> int:
+    """Cells of one CSV line; 0 when csv cannot read it (an over-long or broken cell)."""
+    try:
+        return len(next(csv.reader([line]), []))
+    except csv.Error:
+        return 0

@@ -220,6 +220,13 @@ def _cross_fitted_values(func: Callable, c: np.ndarray, u: np.ndarray, indices) 
     interval width), and kept in [0, 1], where both losses lie. The percentile
     interval of these values then holds the value on the sample, and paired
     differences are taken between values moved alike.
+
+    The clip to [0, 1] keeps every value a loss can take; where the sample's value
+    lies far below the resamples' median (a method near-perfectly calibrated on the
+    sample) some moved values fall below 0 and are set to 0, which narrows that
+    method's std and lower tail a little and moves its paired differences less than
+    the other's (about 2 % of the shipped evaluations' resample values sit at a
+    bound). Kept: an ECE interval reading below 0 would say less than this does.
     """
     values = np.array([func(c[i], u[i], groups=i) for i in indices], dtype=np.float64)
     finite = values[np.isfinite(values)]

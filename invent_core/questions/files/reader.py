@@ -20,6 +20,7 @@ from typing import IO, Any, Literal
 from .. import schema as qs
 from .encoding import scan_lines, sniff_bytes
 from .error import BatchInputError
+from .pregenerated import PREGENERATED_COLUMNS
 from .quotes import check_quotes
 
 __all__ = ["QuestionFile", "check_rows", "inspect_file", "read_bounded_line", "require_file"]
@@ -127,14 +128,24 @@ def _no_question_column(path: Path, fmt: str, columns: list[str]) -> BatchInputE
     )
 
 
+#: The column names invent reads (as the schema matches them): only these must be unique.
+_READ_COLUMNS = frozenset(
+    (*qs.QUESTION_COLUMNS, *qs.ANSWER_COLUMNS, *qs.CHOICE_COLUMNS, *qs.TASK_COLUMNS,
+     *qs.ID_COLUMNS, *PREGENERATED_COLUMNS)
+)  # fmt: skip
+
+
 def _check_unique_columns(path: Path, columns: list[str]) -> None:
-    """Refuse a header that names a column twice: a row would keep one of its cells silently.
+    """Refuse a header that names a column invent reads twice: a row would keep one cell silently.
 
     Names are compared as the schema matches them (stripped, case-insensitive),
-    so ``id,ID`` is as ambiguous as ``id,id``.
+    so ``id,ID`` is as ambiguous as ``id,id``. Other columns may repeat (a
+    spreadsheet's blank trailing columns, two ``notes``): nothing reads them.
     """
     first: dict[str, int] = {}
     for i, name in enumerate(columns, start=1):
+        if name.strip().lower() not in _READ_COLUMNS:
+            continue
         j = first.setdefault(name.strip().lower(), i)
         if j != i:
             what = (
