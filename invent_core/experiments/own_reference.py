@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from ..config import RunConfig
-from ..csv_safe import cut_short
 from ..embedders import get_embedder
 from ..evaluation.reference import MATCH_KEYS, ReferenceSet, reference_settings
-from ..evaluation.reference.reference_set import _finite
+from ..evaluation.reference.reference_set import kept_row
 from ..provenance import BEFORE_PROVENANCE, provenance
 from .relabel import RELABELS, folder_relabels
 
@@ -92,8 +91,7 @@ def read_meta(folder: str | Path) -> dict[str, Any]:
 def _scored_ids(folder: Path, measure: str) -> list[str]:
     """The ids of ``scores.csv``'s rows the set keeps, in its order (finite ``measure``)."""
     with open(folder / "scores.csv", newline="", encoding="utf-8") as fh:
-        rows = csv.DictReader(fh)  # the rows ReferenceSet.from_scores_csv keeps
-        return [r.get("id") or "" for r in rows if _finite(r.get(measure)) and not cut_short(r)]
+        return [r.get("id") or "" for r in csv.DictReader(fh) if kept_row(r, measure)]
 
 
 def _relabelled(ref: ReferenceSet, ids: list[str], relabels: Mapping[str, int], where: Path):

@@ -320,7 +320,7 @@ class ReferenceSet:
         their sources (embed them with :meth:`with_embeddings`).
         """
         with open(path, newline="", encoding="utf-8") as fh:
-            rows = [r for r in csv.DictReader(fh) if _finite(r.get(measure)) and not cut_short(r)]
+            rows = [r for r in csv.DictReader(fh) if kept_row(r, measure)]
         if not rows:
             raise ValueError(f"{path}: no finite {measure!r} values")
         labels = [r.get("correct") for r in rows]
@@ -346,6 +346,11 @@ class ReferenceSet:
         emb = np.asarray(embedder.encode(list(self.questions)), dtype=np.float32)
         settings = {**self.settings, "question_embedder": embedder.identity}
         return replace(self, embeddings=emb, settings=settings)
+
+
+def kept_row(row: Mapping[str, Any], measure: str) -> bool:
+    """Whether a ``scores.csv`` row joins a reference: a finite ``measure``, not cut short."""
+    return _finite(row.get(measure)) and not cut_short(row)
 
 
 def _finite(text: str | None) -> bool:
