@@ -37,7 +37,7 @@ from .paths import (
     sidecar_paths,
     write_json_atomic,
 )
-from .results import count_degenerate, evaluate_output, export_results, output_notes
+from .results import evaluate_output, export_results, output_notes
 
 __all__ = [
     "INT_COLUMNS",
@@ -48,7 +48,6 @@ __all__ = [
     "check_output_folder",
     "check_output_paths",
     "column_kind",
-    "count_degenerate",
     "output_notes",
     "evaluate_output",
     "export_results",

@@ -12,7 +12,7 @@ from ...methods.registry import list_methods
 from ...questions.files import BatchInputError
 from .files import iter_records, read_columns, write_records
 
-__all__ = ["count_degenerate", "evaluate_output", "export_results", "output_notes"]
+__all__ = ["evaluate_output", "export_results", "output_notes"]
 
 
 def export_results(source: str | os.PathLike, dest: str | os.PathLike) -> int:
@@ -25,11 +25,6 @@ def export_results(source: str | os.PathLike, dest: str | os.PathLike) -> int:
     if cols is None:
         raise BatchInputError("no rows to export", file=source)
     return write_records(iter_records(source), dest, cols)
-
-
-def count_degenerate(path: str | os.PathLike) -> int:
-    """Rows of a result file whose ``degenerate`` cell gives a reason (their scores say nothing)."""
-    return output_notes(path)[0]
 
 
 def output_notes(path: str | os.PathLike) -> tuple[int, dict[str, tuple[int, str]]]:
