@@ -173,8 +173,11 @@ def write_csv(
 
 
 def read_csv(path: str | os.PathLike) -> Iterator[dict[str, str]]:
-    """Rows of a CSV written by :func:`write_csv`, cells restored (strings, as ``csv.DictReader``)."""
-    with open(path, newline="", encoding="utf-8") as f:
+    """Rows of a CSV written by :func:`write_csv`, cells restored (strings, as ``csv.DictReader``).
+
+    A byte-order mark (a spreadsheet's "CSV UTF-8") is read, not taken into the first name.
+    """
+    with open(path, newline="", encoding="utf-8-sig") as f:
         for row in csv.DictReader(f):
             yield {k: restore_cell(v) if isinstance(v, str) else v for k, v in row.items()}
 
@@ -200,7 +203,7 @@ def torn_rows(path: str | os.PathLike) -> list[str]:
     """
     notes: list[str] = []
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with open(path, newline="", encoding="utf-8-sig") as f:
             reader = csv.DictReader(f)
             line = 2  # the line the next row starts on (a quoted cell may span lines)
             for row in reader:

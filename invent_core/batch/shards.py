@@ -14,7 +14,11 @@ import hashlib
 import os
 from collections.abc import Mapping
 
-__all__ = ["SHARD_COUNT_VAR", "parse_shard", "shard_from_env", "shard_of"]
+__all__ = ["MAX_SHARDS", "SHARD_COUNT_VAR", "parse_shard", "shard_from_env", "shard_of"]
+
+#: Most parts a split may have: more machines than any cluster lends, and merge
+#: checks every part 1 … N is there (10^12 parts would exhaust its memory).
+MAX_SHARDS = 10_000
 
 #: Kubernetes gives a pod its index (JOB_COMPLETION_INDEX) but not the Job's
 #: ``completions``: the manifest sets this variable to the same number.
@@ -57,7 +61,14 @@ def parse_shard(
         i, n = (int(x) for x in shard)
     if n < 1 or not 1 <= i <= n:
         raise ValueError(f"shard {i}/{n}: need 1 <= i <= N (parts are numbered from 1)")
+    _bounded(n, f"--shard {i}/{n}")
     return i, n
+
+
+def _bounded(n: int, what: str) -> None:
+    """Refuse a split into more than :data:`MAX_SHARDS` parts, naming where N came from."""
+    if n > MAX_SHARDS:
+        raise ValueError(f"{what}: at most {MAX_SHARDS:,} parts (N), got {n:,}")
 
 
 def shard_from_env(environ: Mapping[str, str]) -> tuple[int, int, str]:
@@ -93,6 +104,7 @@ def shard_from_env(environ: Mapping[str, str]) -> tuple[int, int, str]:
         raise ValueError(f"--shard auto: not inside an array job; looked for a {_LOOKED_FOR}")
     if n < 1 or not 1 <= i <= n:
         raise ValueError(f"--shard auto: {where} gives part {i} of {n}, outside 1 … N")
+    _bounded(n, f"--shard auto: {where}")
     return i, n, where
 
 

@@ -34,7 +34,7 @@ def _main(args: argparse.Namespace) -> int:
 
     out = check_output(args.output, args.source)  # before anything is read or written
     samples = read_source(args.source)  # whole, so a bad source writes nothing
-    n = write_samples(samples, out)
+    n = write_samples(samples, out, args.source)
     states = sorted({len(s.perturbations) + 1 for s in samples})
     print(f"{out}: {n} question(s), {'/'.join(map(str, states)) or 0} state(s) each")
     return 0

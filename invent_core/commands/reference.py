@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -58,14 +59,18 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from ..batch.output import check_output_file as check_output_written
+    from ..batch.output import output_file
     from ..csv_safe import torn_rows
     from ..experiments.own_reference import build_reference
 
     if args.output.is_dir():
         raise ValueError(f"-o {args.output}: a folder; name the reference file to write")
-    ref = build_reference(args.folder, measure=args.measure, relabels=not args.no_relabels)
     check_output_file(args.output)  # a path it cannot write is named, not an errno
-    ref.save(args.output)
+    check_output_written(args.output, [args.folder])  # not a file of the evaluation it reads
+    ref = build_reference(args.folder, measure=args.measure, relabels=not args.no_relabels)
+    with output_file(args.output, [args.folder]) as f:  # locked, atomic: a kill keeps the old
+        f.write(json.dumps(ref.to_dict(), indent=1))
     for note in torn_rows(args.folder / "scores.csv"):
         print(f"warning: {note}; left out of the set", file=sys.stderr)
     labels = "labelled" if ref.has_labels else "no labels"

@@ -37,17 +37,8 @@ def _main(args: argparse.Namespace) -> int:
         raise ValueError(f"-o {args.output}: a folder; name the HTML file to write")
     if args.output.suffix.lower() not in (".html", ".htm"):  # not a PDF named so
         raise ValueError(f"-o {args.output}: the report is one HTML file; name it *.html")
-    _refuse_the_source(args.source, args.output)
     path = write_report(args.source, args.output)
     for note in torn_rows(args.source / "scores.csv") if args.source.is_dir() else []:
         print(f"warning: {note}; left out of the report", file=sys.stderr)
     print(f"{path}: {path.stat().st_size / 1e6:.1f} MB, opens in any browser without a network")
     return 0
-
-
-def _refuse_the_source(source: Path, output: Path) -> None:
-    """Refuse ``-o`` that is the run file read (named *.html, or a link to it), as batch does."""
-    from ..batch.output import check_output_paths
-
-    if source.is_file() and output.parent.is_dir():  # no folder: no file there to overwrite
-        check_output_paths([output], [source])

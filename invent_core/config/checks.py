@@ -21,6 +21,9 @@ MAX_TEMPERATURE = 2.0
 #: that cannot succeed (``-B 10**12`` asked for 14.6 TiB).
 MAX_BOOTSTRAP = 100_000
 MAX_SAMPLES = 1_000
+#: Most requests the paraphrase gate may add for one question (re-asks; meaning checks):
+#: a probe's unbounded re-asking sent 4,472 requests in 90 s.
+MAX_GATE_REQUESTS = 1_000
 
 
 def _opt(default: Any, help: str, *, flag: str | None = None, cli: bool = True, **extra: Any):

@@ -9,7 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .checks import MAX_TEMPERATURE, _check_bool, _check_choice, _check_float, _check_int, _opt
+from .checks import (
+    MAX_GATE_REQUESTS,
+    MAX_TEMPERATURE,
+    _check_bool,
+    _check_choice,
+    _check_float,
+    _check_int,
+    _opt,
+)
 from .flat import _from_dict
 
 #: What a gate saved before these options existed checked (the question-to-rewording rules).
@@ -82,6 +90,11 @@ class GateConfig:
     max_extra_requests: int = _opt(
         9, "re-asks for rejected paraphrases before padding by duplication"
     )  # ours: at most n more; the paper pads at once
+    max_verify_requests: int = _opt(
+        60,
+        "with llm_verify: most questions to the rewording model about one question's "
+        "rewordings; a rewording left unasked is not kept",
+    )  # ours: 10 rounds of n = 9 asked once each stay under it; a bound, not a tuning
     if_none_pass: Literal["original", "fail"] = _opt(
         "original",
         "when every candidate is rejected: original (pad with the question itself, flagged) "
@@ -99,7 +112,9 @@ class GateConfig:
         _check_int(o, "length_slack", self.length_slack, low=0)
         _check_float(o, "near_duplicate", self.near_duplicate, low=0.0, high=1.0)
         _check_float(o, "min_entity_recall", self.min_entity_recall, low=0.0, high=1.0)
-        _check_int(o, "max_extra_requests", self.max_extra_requests, low=0)
+        _check_int(o, "max_extra_requests", self.max_extra_requests, low=0, high=MAX_GATE_REQUESTS)
+        high = MAX_GATE_REQUESTS
+        _check_int(o, "max_verify_requests", self.max_verify_requests, low=0, high=high)
         _check_bool(o, "meaning_check", self.meaning_check)
         _check_float(o, "overlap_reject", self.overlap_reject, low=0.0, high=1.0)
         _check_float(o, "overlap_accept", self.overlap_accept, low=self.overlap_reject, high=1.0)

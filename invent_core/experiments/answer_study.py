@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from ..csv_safe import read_csv
 from ..engine.artifact import RunArtifact
 from ..evaluation.confound import stratified_auroc
 from ..evaluation.metrics import evaluate_scores
@@ -39,6 +38,7 @@ from ..methods.registry import list_methods
 from ..responses.equivalence import rule_verdict
 from .config import ExperimentConfig
 from .counts import distinct_rewordings
+from .folder import read_evaluation
 from .rescore import NoLLM
 from .runs import run_path, score_run
 
@@ -74,7 +74,7 @@ def _label(option: tuple[str, str]) -> str:
 
 
 def _rows(folder: Path) -> list[dict[str, Any]]:
-    return [r for r in read_csv(folder / "scores.csv") if not r.get("error") and r.get("correct")]
+    return read_evaluation(folder).judged  # the labels the metrics read (relabels applied)
 
 
 def _runs(folder: Path, rows: list[dict[str, Any]]) -> list[RunArtifact]:

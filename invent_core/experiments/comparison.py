@@ -15,7 +15,6 @@ rewordings. Nothing here calls an LLM or writes a file.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,14 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from ..csv_safe import read_csv
 from ..engine.artifact import RunArtifact
 from ..evaluation.compare import COMPARE_METRICS, MetricComparison, compare_sides, disagreement
 from ..evaluation.metrics import N_BOOTSTRAP
 from ..questions.files import BatchInputError
-from .evaluation import SCORE_COLUMNS
+from .folder import read_evaluation
 from .reading import INV
-from .relabel import RelabelSummary, with_layer
+from .relabel import RelabelSummary
 from .runs import _safe
 
 __all__ = [
@@ -153,11 +151,10 @@ class EvaluationComparison:
         }
 
 
-def _temperature(folder: Path) -> float | None:
+def _temperature(cfg: Mapping[str, Any]) -> float | None:
     try:
-        meta = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        return float(meta["config"]["run"]["temperature"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return float(cfg["run"]["temperature"])
+    except (ValueError, KeyError, TypeError):
         return None
 
 
@@ -169,19 +166,35 @@ def read_side(folder: str | Path) -> Side:
     FileNotFoundError
         Naming ``scores.csv`` when the folder has none (not an evaluate folder).
     """
-    folder = Path(folder)
-    path = folder / "scores.csv"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: not found (not an evaluate folder)")
-    rows = list(read_csv(path))
-    methods = [c for c in (rows[0] if rows else {}) if c not in SCORE_COLUMNS]
-    judged = [r for r in rows if not r.get("error") and r.get("correct") in ("0", "1")]
-    judged, layer = with_layer(folder, judged)
-    return Side(folder, judged, methods, _temperature(folder), layer)
+    ev = read_evaluation(folder)
+    folder = ev.path
+    judged, methods, layer = ev.judged, list(ev.methods), ev.layer
+    return Side(folder, judged, methods, _temperature(ev.config), layer)
 
 
 def _text(row: Mapping[str, Any]) -> str:
     return " ".join(str(row.get("question", "")).split()).casefold()
+
+
+def _refuse_reused_ids(
+    a: Sequence[Mapping[str, Any]], b_id: Mapping[str, Mapping[str, Any]], names: tuple[str, str]
+) -> None:
+    """Refuse ids that stand for different question texts on the two sides.
+
+    An id is only a name: two evaluations of different samples may both call
+    their first question ``q0``. Pairing those would compare the uncertainty of
+    unrelated questions, so any such id is refused with an example.
+    """
+    clash = [r for r in a if str(r["id"]) in b_id and _text(r) != _text(b_id[str(r["id"])])]
+    if clash:
+        first = clash[0]
+        other = b_id[str(first["id"])]
+        raise DifferentQuestions(
+            f"{len(clash)} id(s) stand for different questions in {names[0]} and {names[1]}, "
+            f"e.g. id {first['id']!r}: {str(first['question'])[:80]!r} in {names[0]}, "
+            f"{str(other['question'])[:80]!r} in {names[1]}. Pairing by id would compare "
+            "different questions; compare evaluations of the same sample"
+        )
 
 
 def pair_questions(
@@ -201,6 +214,7 @@ def pair_questions(
     """
     b_id = {str(r["id"]): r for r in b}
     b_text = {_text(r): r for r in b}
+    _refuse_reused_ids(a, b_id, names)
     pairs, used = [], set()
     for row in a:
         other = b_id.get(str(row["id"])) or b_text.get(_text(row))

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..csv_safe import read_csv
 from ..engine.artifact import RunArtifact
 from ..evaluation.confound import COUNT_LABELS, CountCheck, count_confound, stratified_auroc
 from ..responses.canonical import canonical_answer
 from .config import ExperimentConfig
+from .folder import read_evaluation
 from .runs import run_path
 
 __all__ = [
@@ -86,11 +86,9 @@ def _judged_inputs(folder: str | Path, method: str):
 
     The rows are those the evaluation's metrics read (no error, a label).
     """
-    out = Path(folder)
-    meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
-    cfg = ExperimentConfig.from_dict(meta["config"])
-    rows = [r for r in read_csv(out / "scores.csv") if not r.get("error") and r.get("correct")]
-    if rows and method not in rows[0]:
+    ev = read_evaluation(folder)  # the labels the metrics read: the reviewer's layer applied
+    out, cfg, rows = ev.path, ExperimentConfig.from_dict(ev.config), ev.judged
+    if method not in ev.methods:
         raise ValueError(f"{out / 'scores.csv'}: no column {method!r}")
     counts = question_counts(out, [str(r["id"]) for r in rows])
     return (

@@ -42,6 +42,7 @@ from ..progress import CancelToken, ProgressCallback, ProgressReporter
 from ..provenance import provenance
 from ..responses.canonical import canonical_answer
 from .config import ExperimentConfig
+from .folder import SCORE_COLUMNS
 from .reading import measured, measured_notes, sample_guess_rate, with_paired_block
 from .relabel import noted, with_layer
 from .result import (
@@ -74,21 +75,6 @@ __all__ = [
     "evaluate",
     "evaluation_table",
 ]
-
-
-#: ``scores.csv`` columns before the methods' (``error`` is empty for a judged question).
-SCORE_COLUMNS: tuple[str, ...] = (
-    "id",
-    "dataset",
-    "question",
-    "response",
-    "canonical",
-    "reference",
-    "correct",
-    "judge_reason",
-    "degenerate",
-    "error",
-)
 
 
 def _damaged_cell(row: dict[str, Any], methods: Sequence[str]) -> str | None:

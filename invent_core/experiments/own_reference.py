@@ -7,21 +7,19 @@ of one measure, in the format of the shipped references
 dataset and its embedding by the run's embedder, and the settings a run must
 share with it (:data:`~invent_core.evaluation.reference.MATCH_KEYS`).
 
-A reviewer's relabels are a layer beside the evaluation, ``relabels.jsonl``:
-one JSON object per line, the question's ``id`` (or ``question_id``) and its
-new label under ``correct`` (or ``label``: true/false, 1/0, "right"/"wrong").
-A later line for the same id overrides an earlier one (the file is appended
-to). The judge's ``scores.csv`` is never changed; the set carries the labels as
+A reviewer's relabels are a layer beside the evaluation, ``relabels.jsonl``,
+applied by the one reader of an evaluation folder (:mod:`.folder`) with the
+same rule as ``evaluate``, ``compare`` and ``report``: the last line of an id
+wins, and a relabel made for another answer than the row now holds is not
+applied. The judge's ``scores.csv`` is never changed; the set carries the labels as
 relabelled and says how many were changed by hand (``settings["relabelled"]``).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,26 +28,16 @@ from ..embedders import get_embedder
 from ..evaluation.reference import MATCH_KEYS, ReferenceSet, reference_settings
 from ..evaluation.reference.reference_set import kept_row
 from ..provenance import BEFORE_PROVENANCE, provenance
-from .relabel import RELABELS, folder_relabels
+from .folder import EvaluationFolder, read_evaluation, read_json_object
+from .relabel import RELABELS
 
 __all__ = [
     "build_reference",
     "llm_identity_of",
     "read_json_object",
     "read_meta",
-    "read_relabels",
     "reference_file_name",
 ]
-
-
-def read_relabels(folder: str | Path) -> dict[str, int]:
-    """Question id → the reviewer's label (1 right, 0 wrong) from the folder's layer ({} without one).
-
-    The layer is the Evaluation page's and ``evaluate --labels``'s
-    (:mod:`.relabel`: ``id`` and ``label`` per line); the latest line for a
-    question wins. A bad line is refused naming the file, the line and the field.
-    """
-    return {r.id: int(r.label) for r in folder_relabels(folder)}
 
 
 def llm_identity_of(folder: Path) -> str | None:
@@ -64,21 +52,6 @@ def llm_identity_of(folder: Path) -> str | None:
     return None
 
 
-def read_json_object(path: Path) -> dict[str, Any]:
-    """The JSON object in ``path``; ValueError naming the file when it is not valid JSON or no object."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM is read, as everywhere
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(
-            f"{path}: not valid JSON ({err.msg}: line {err.lineno}, column {err.colno})"
-        ) from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object, got {type(data).__name__}")
-    return data
-
-
 def read_meta(folder: str | Path) -> dict[str, Any]:
     """``config.json`` of an evaluate folder; a clear error naming what is missing or damaged."""
     folder = Path(folder)
@@ -88,26 +61,17 @@ def read_meta(folder: str | Path) -> dict[str, Any]:
     return read_json_object(folder / "config.json")
 
 
-def _scored_ids(folder: Path, measure: str) -> list[str]:
-    """The ids of ``scores.csv``'s rows the set keeps, in its order (finite ``measure``)."""
-    with open(folder / "scores.csv", newline="", encoding="utf-8") as fh:
-        return [r.get("id") or "" for r in csv.DictReader(fh) if kept_row(r, measure)]
-
-
-def _relabelled(ref: ReferenceSet, ids: list[str], relabels: Mapping[str, int], where: Path):
-    """The set with the reviewer's labels; ValueError naming an id the evaluation lacks."""
-    unknown = sorted(set(relabels) - set(ids))
+def _unknown_relabels(ev: EvaluationFolder, kept: set[str]) -> None:
+    """Refuse relabels of questions the set does not hold (a typo in an id, another folder's)."""
+    stale = ev.layer.stale if ev.layer is not None else ()
+    unknown = sorted({line.split(":", 1)[0] for line in stale if line.endswith("no such question")})
+    relabelled = set(ev.layer.reviewed) if ev.layer is not None else set()
+    unknown += sorted(relabelled - kept)
     if unknown:
         raise ValueError(
-            f"{where / RELABELS}: {len(unknown)} relabelled question(s) not among the "
-            f"scored questions of {where / 'scores.csv'}: {', '.join(unknown[:5])}"
+            f"{ev.path / RELABELS}: {len(unknown)} relabelled question(s) not among the "
+            f"scored questions of {ev.path / 'scores.csv'}: {', '.join(unknown[:5])}"
         )
-    if ref.correct is None:
-        raise ValueError(f"{where / 'scores.csv'}: unjudged rows; relabels need every label")
-    correct = [relabels.get(qid, int(c)) for qid, c in zip(ids, ref.correct, strict=True)]
-    changed = sum(int(a != int(b)) for a, b in zip(correct, ref.correct, strict=True))
-    settings = {**ref.settings, "relabelled": changed}
-    return dataclasses.replace(ref, correct=correct, settings=settings)
 
 
 def build_reference(
@@ -127,9 +91,8 @@ def build_reference(
     FileNotFoundError, ValueError
         Naming the file (and line) that is missing or damaged.
     """
-    folder = Path(folder)
-    meta = read_meta(folder)
-    cfg = meta.get("config")
+    ev = read_evaluation(folder, relabels=relabels)  # the one reader: BOM, escapes, relabels
+    folder, meta, cfg = ev.path, ev.meta, ev.meta.get("config")
     if not isinstance(cfg, dict):
         raise ValueError(f"{folder / 'config.json'}: no 'config' object (not written by evaluate)")
     config = RunConfig.from_dict(cfg["run"]) if "run" in cfg else RunConfig.from_settings(cfg)
@@ -140,11 +103,17 @@ def build_reference(
         "sample": meta.get("sample", ""),
         "source": folder.name,
     }
-    ref = ReferenceSet.from_scores_csv(folder / "scores.csv", measure=measure, settings=settings)
+    rows = [r for r in ev.rows if not r.get("error")]
+    ref = ReferenceSet.from_rows(
+        rows, measure=measure, settings=settings, where=str(folder / "scores.csv")
+    )
     ref = dataclasses.replace(ref, provenance=reference_provenance(meta))
-    layer = read_relabels(folder) if relabels else {}
-    if layer:
-        ref = _relabelled(ref, _scored_ids(folder, measure), layer, folder)
+    if ev.layer is not None:
+        _unknown_relabels(ev, {str(r["id"]) for r in rows if kept_row(r, measure)})
+        if ref.correct is None:
+            raise ValueError(f"{folder / 'scores.csv'}: unjudged rows; relabels need every label")
+        changed = len(set(ev.layer.changed))
+        ref = dataclasses.replace(ref, settings={**ref.settings, "relabelled": changed})
     if ref.questions is None:
         return ref  # an old scores.csv without questions: a pooled-only reference
     return ref.with_embeddings(embedder or get_embedder(config.score.embedder))

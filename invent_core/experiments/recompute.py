@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..csv_safe import read_csv
 from ..evaluation.metrics import N_BOOTSTRAP
 from ..provenance import BEFORE_PROVENANCE, provenance
 from .config import ExperimentConfig
-from .evaluation import SCORE_COLUMNS, _evaluation, _write_evaluation, evaluation_table
+from .evaluation import _evaluation, _write_evaluation, evaluation_table
+from .folder import read_evaluation
 from .reading import measured, sample_guess_rate
 from .relabel import Relabel, RelabelSummary, apply_relabels, noted, read_relabels, with_layer
 from .result import ExperimentResult, write_text
@@ -80,19 +80,14 @@ def recompute_evaluation(
     FileNotFoundError
         Naming ``config.json`` or ``scores.csv`` when the folder lacks it.
     """
-    out = Path(folder)
-    for name in ("config.json", "scores.csv"):
-        if not (out / name).is_file():
-            raise FileNotFoundError(f"{out / name}: not found (not an evaluate folder)")
+    ev = read_evaluation(folder, relabels=False)  # the layer is applied below, with ``labels``
+    out, meta = ev.path, dict(ev.meta)
     if labels is not None:
         read_relabels(labels)  # a bad line is refused before the layer or any result is written
-    meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
     cfg = ExperimentConfig.from_dict(meta["config"])
     cfg = dataclasses.replace(cfg, n_bootstrap_metrics=n_bootstrap)
-    rows = list(read_csv(out / "scores.csv"))
-    methods = [c for c in (rows[0] if rows else {}) if c not in SCORE_COLUMNS]
-    judged = [r for r in rows if not r.get("error") and r.get("correct") not in ("", None)]
-    judged, layer = with_layer(out, judged, labels)
+    rows, methods = list(ev.rows), list(ev.methods)
+    judged, layer = with_layer(out, ev.judged, labels)
     evaluation, judgement = _evaluation(judged, methods, cfg, _guess(cfg, judged))
     result = ExperimentResult(
         judged,

@@ -266,8 +266,13 @@ def _gated(
     budget = asker.first_round + gate.max_extra_requests
     seed = asker.template.seed
 
+    checks = [0]  # meaning checks sent so far: bounded like the re-asks (max_verify_requests)
+
     def verify(pairs: list[tuple[str, str]]) -> list[bool]:  # the rewording model decides
-        return verify_with_llm(asker.model, pairs, seed=seed, p_yes=gate.verify_p_yes)
+        asked = pairs[: max(gate.max_verify_requests - checks[0], 0)]
+        checks[0] += len(asked)
+        said = verify_with_llm(asker.model, asked, seed=seed, p_yes=gate.verify_p_yes)
+        return [*said, *[False] * (len(pairs) - len(asked))]  # unasked: not kept
 
     accepted: list[str] = []
     verdicts: list[GateVerdict] = []

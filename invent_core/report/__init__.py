@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..batch.output import check_output_file, output_file
 from .evaluation import evaluation_report, read_folder
 from .run import load_run, run_report
 
@@ -30,11 +31,15 @@ def report_html(source: str | Path) -> str:
 
 
 def write_report(source: str | Path, output: str | Path) -> Path:
-    """Write :func:`report_html` of ``source`` to ``output`` (written whole, then renamed)."""
-    text = report_html(source)  # built before the file is touched: a bad source writes nothing
+    """Write :func:`report_html` of ``source`` to ``output``, as every writer does.
+
+    Built before the file is touched (a bad source writes nothing); an output that is a
+    file the report reads is refused; one writer at a time; written atomically
+    (:func:`~invent_core.batch.output.output_file`).
+    """
+    check_output_file(output, [source])  # refused before the page is built
+    text = report_html(source)
     output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    partial = output.with_name(output.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(output)
+    with output_file(output, [source]) as f:
+        f.write(text)
     return output

@@ -9,16 +9,13 @@ them (the judge's label stays beside the reviewer's in the drill-down).
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..csv_safe import cut_short, read_csv
 from ..engine.artifact import RunArtifact
-from ..experiments.evaluation import SCORE_COLUMNS
-from ..experiments.own_reference import read_json_object, read_meta, read_relabels
+from ..experiments.folder import read_evaluation
 from ..experiments.result import method_labels
 from ..provenance import provenance
 from . import figures
@@ -46,33 +43,17 @@ def _runs_by_question(runs_dir: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _read_scores(path: Path) -> list[dict[str, Any]]:
-    """The rows of ``scores.csv``; ValueError naming the file when it is not a readable CSV."""
-    try:
-        return list(read_csv(path))
-    except (UnicodeDecodeError, csv.Error) as err:
-        raise ValueError(f"{path}: not a readable CSV ({err})") from None
-
-
 def read_folder(folder: str | Path) -> dict[str, Any]:
-    """An ``evaluate`` folder as the report's input; FileNotFoundError naming what is missing."""
-    folder = Path(folder)
-    meta = read_meta(folder)  # config.json and scores.csv there, config.json an object
-    # a torn row's last cells are cut or gone: left out (the command names its line)
-    rows = [
-        r for r in _read_scores(folder / "scores.csv") if not r.get("error") and not cut_short(r)
-    ]
-    methods = [c for c in (rows[0] if rows else {}) if c not in SCORE_COLUMNS]
-    results_path = folder / "results.json"
-    results = read_json_object(results_path) if results_path.is_file() else {}
-    relabels = read_relabels(folder)
-    for r in rows:
-        r["judge_correct"] = r.get("correct")
-        if r.get("id") in relabels:
-            r["correct"] = relabels[r["id"]]
+    """An ``evaluate`` folder as the report's input, read by the one reader of such a folder.
+
+    FileNotFoundError or ValueError naming the file (and row, column) at fault;
+    a row cut short by a torn write is left out (the command names its line).
+    """
+    ev = read_evaluation(folder)
+    meta, rows, methods = ev.meta, ev.judged, list(ev.methods)
     return {
-        "title": f"Evaluation {folder.name}",
-        "config": meta.get("config", {}),
+        "title": f"Evaluation {ev.path.name}",
+        "config": ev.config,
         "provenance": {
             **(meta.get("provenance") or {}),
             **(
@@ -83,13 +64,11 @@ def read_folder(folder: str | Path) -> dict[str, Any]:
         },
         "sample": meta.get("sample", ""),
         "methods": methods,
-        "labels": results.get("labels") or method_labels(methods),
+        "labels": ev.results.get("labels") or method_labels(methods),
         "rows": rows,
-        "evaluation": results or None,
-        "relabelled": sum(
-            1 for r in rows if str(r["correct"]) != str(r["judge_correct"]) and r["id"] in relabels
-        ),
-        "runs": _runs_by_question(folder / "runs"),
+        "evaluation": ev.results or None,
+        "relabelled": len(ev.layer.changed) if ev.layer is not None else 0,
+        "runs": _runs_by_question(ev.path / "runs"),
     }
 
 

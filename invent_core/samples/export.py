@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..batch.output.files import iter_records
+from ..batch.output.lock import check_output_file, output_file
 from ..batch.output.paths import read_meta, sidecar_config, sidecar_paths
-from ..csv_safe import atomic_file, read_csv
 from ..engine.artifact import RunArtifact
+from ..experiments.folder import read_evaluation
 from ..experiments.runs import run_path
 from ..questions import schema as qs
 from ..questions.files import BatchInputError
@@ -133,15 +134,15 @@ def _label(value: Any) -> int | None:
 
 
 def _evaluation(folder: Path) -> Iterator[Sample]:
-    """Every scored question of an evaluate folder, with its label (``correct``)."""
+    """Every scored question of an evaluate folder, with its label as the reviewer left it."""
+    ev = read_evaluation(folder)  # the one reader: BOM, escapes, shape, relabels
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        temperature = float(config["config"]["run"]["temperature"])
+        temperature = float(ev.config["run"]["temperature"])
     except (ValueError, KeyError, TypeError) as err:
         raise BatchInputError(
-            f"not an evaluate config ({err})", file=folder / "config.json"
+            f"not an evaluate config (no run temperature: {err})", file=folder / "config.json"
         ) from None
-    for row, rec in enumerate(read_csv(folder / "scores.csv"), start=1):
+    for row, rec in enumerate(ev.rows, start=1):
         if (rec.get("error") or "").strip():
             continue  # the question failed: there are no answers to share
         path = run_path(folder / "runs", rec["id"], temperature)
@@ -155,7 +156,7 @@ def _evaluation(folder: Path) -> Iterator[Sample]:
         reference = (rec.get("reference") or "").strip()
         label = {
             "answers": list(qs.parse_list(reference, "reference")) if reference else [],
-            "correct": _label(rec.get("correct")),
+            "correct": rec.get("correct"),
             "judge_reason": rec.get("judge_reason") or None,
         }
         source = {"kind": "evaluation", "path": str(folder), "run": path.name}
@@ -231,15 +232,25 @@ def check_output(out: str | os.PathLike, source: str | os.PathLike) -> Path:
         raise ValueError(f"-o {out}: no folder {out.parent}")
     if out.is_dir():
         raise ValueError(f"-o {out}: is a folder")
-    if out.exists() and Path(source).exists() and out.resolve() == Path(source).resolve():
-        raise ValueError(f"-o {out}: is the source; write the samples elsewhere")
+    check_output_file(out, source_files(source))  # a file read: the source, its sidecars
     return out
 
 
-def write_samples(samples: Iterable[Sample], out: str | os.PathLike) -> int:
-    """Write a samples file atomically (a crash leaves the old file); the number of lines."""
+def source_files(source: str | os.PathLike) -> list[Path]:
+    """What exporting ``source`` reads: the file (and a batch output's sidecars) or the folder."""
+    source = Path(source)
+    if source.is_file() and source.suffix.lower() in (".csv", ".jsonl", ".json", ".parquet"):
+        sidecars = [p for p in sidecar_paths(source).values() if p.exists() and p != source]
+        return [source, *sidecars]
+    return [source]
+
+
+def write_samples(
+    samples: Iterable[Sample], out: str | os.PathLike, source: str | os.PathLike | None = None
+) -> int:
+    """Write a samples file atomically, locked, never over a file of ``source``; the line count."""
     n = 0
-    with atomic_file(out) as f:
+    with output_file(out, source_files(source) if source is not None else ()) as f:
         for sample in samples:
             f.write(sample.to_line() + "\n")
             n += 1

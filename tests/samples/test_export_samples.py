@@ -190,7 +190,7 @@ def test_options_are_checked_before_anything_is_written(tmp_path, capsys):
     assert "UQLM" in capsys.readouterr().err
     assert out.read_text(encoding="utf-8") == "kept\n"  # a bad source writes nothing
     assert cli(["export-samples", str(out), "-o", str(out)]) == 2
-    assert "is the source" in capsys.readouterr().err
+    assert "would overwrite the input" in capsys.readouterr().err
 
 
 def test_the_example_line_of_the_docs_is_read(tmp_path):

@@ -25,7 +25,14 @@ from .files import (
     read_errors,
     write_records,
 )
-from .lock import OutputBusyError, OutputLock, output_folder
+from .lock import (
+    OutputBusyError,
+    OutputLock,
+    check_output_file,
+    input_files,
+    output_file,
+    output_folder,
+)
 from .paths import (
     check_output_folder,
     check_output_paths,
@@ -54,6 +61,9 @@ __all__ = [
     "iter_records",
     "lock_path",
     "output_folder",
+    "output_file",
+    "check_output_file",
+    "input_files",
     "output_format",
     "probe_space",
     "question_hash",

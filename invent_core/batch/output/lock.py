@@ -15,11 +15,20 @@ import os
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
+from ...csv_safe import atomic_file
 from ...questions.files.error import OutputBusyError
-from .paths import check_output_folder
+from .paths import check_output_folder, check_output_paths, lock_path
 
-__all__ = ["OutputBusyError", "OutputLock", "output_folder"]
+__all__ = [
+    "OutputBusyError",
+    "OutputLock",
+    "check_output_file",
+    "input_files",
+    "output_file",
+    "output_folder",
+]
 
 
 #: Locks this process holds: (lock file, thread id) -> how many ``with`` deep.
@@ -109,3 +118,47 @@ def output_folder(
     real = Path(os.path.realpath(folder))
     with OutputLock(real / ".invent.lock", Path(folder)):
         yield Path(folder)
+
+
+def input_files(inputs: Iterable[str | os.PathLike]) -> list[Path]:
+    """The files a command reads: each input file, and every file under an input folder.
+
+    An output is compared with each of them (the same inode, through any link),
+    so ``-o`` naming a file inside an evaluation folder that the command reads
+    (its ``scores.csv``, ``config.json``, ``relabels.jsonl``, a saved run) is refused.
+    """
+    out: list[Path] = []
+    for p in map(Path, inputs):
+        if p.is_dir():
+            out += [Path(root) / f for root, _, files in os.walk(p) for f in files]
+        elif p.exists():
+            out.append(p)
+    return out
+
+
+def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = ()) -> Path:
+    """Refuse an output file that is a folder, cannot be written, or is one of the files read.
+
+    Run before any work (options first, then the inputs); :func:`output_file` checks again
+    when it writes.
+    """
+    out = Path(path)
+    check_output_paths([out], input_files(inputs))
+    return out
+
+
+@contextlib.contextmanager
+def output_file(
+    path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = (), mode: str = "w"
+) -> Iterator[IO[Any]]:
+    """Write one output file with the promises every writer keeps.
+
+    Refused when it is one of the files read (:func:`check_output_file`); one
+    writer at a time (``OUTPUT.lock``, :class:`OutputLock`: a second is refused
+    with :class:`OutputBusyError`); written to a temporary file, fsynced and
+    renamed (:func:`~invent_core.csv_safe.atomic_file`), so a kill or a full
+    disk leaves the old file whole and no partial one.
+    """
+    out = check_output_file(path, inputs)
+    with OutputLock(lock_path(out), out), atomic_file(out, mode) as f:
+        yield f

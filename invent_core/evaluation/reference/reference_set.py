@@ -9,7 +9,6 @@ value and its isotonic-calibrated P(correct), and reads and writes JSON
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from base64 import b64decode, b64encode
@@ -21,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...csv_safe import cut_short
+from ...csv_safe import atomic_file, cut_short, read_csv
 from .calibration import MIN_NEAR, _bagged_fits, _jeffreys
 from .placement import Placement
 
@@ -296,10 +295,11 @@ class ReferenceSet:
         )
 
     def save(self, path: str | Path) -> Path:
-        """Write the set as JSON to ``path`` (folders created)."""
+        """Write the set as JSON to ``path`` (folders created), atomically: a crash keeps the old."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
+        with atomic_file(path) as f:
+            f.write(json.dumps(self.to_dict(), indent=1))
         return path
 
     @classmethod
@@ -319,14 +319,34 @@ class ReferenceSet:
         ``question`` and ``dataset`` columns, when present, the question texts and
         their sources (embed them with :meth:`with_embeddings`).
         """
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = [r for r in csv.DictReader(fh) if kept_row(r, measure)]
+        rows = list(read_csv(path))  # a BOM read, formula-safe escapes undone
+        settings = {"source": str(path), **dict(settings)}
+        return cls.from_rows(rows, measure=measure, settings=settings, where=str(path))
+
+    @classmethod
+    def from_rows(
+        cls,
+        rows: Sequence[Mapping[str, Any]],
+        *,
+        measure: str = "inv_entropy",
+        settings: Mapping[str, Any] = (),
+        where: str = "scores.csv",
+    ) -> ReferenceSet:
+        """A reference of the rows of a ``scores.csv`` that :func:`kept_row` keeps.
+
+        ``correct`` (text or int) becomes the labels when every kept row has one;
+        ``question`` and ``dataset`` the texts and their sources; ``where`` names
+        the file in the error raised when no row has a finite ``measure``.
+        """
+        rows = [r for r in rows if kept_row(r, measure)]
+        meta = {"measure": measure, **dict(settings)}
         if not rows:
-            raise ValueError(f"{path}: no finite {measure!r} values")
+            raise ValueError(f"{where}: no finite {measure!r} values")
         labels = [r.get("correct") for r in rows]
-        correct = [int(x) for x in labels] if all(x not in (None, "") for x in labels) else None
-        meta = {"measure": measure, "source": str(path), **dict(settings)}
-        questions = [r["question"] for r in rows] if "question" in rows[0] else None
+        correct = (
+            [int(float(x)) for x in labels] if all(x not in (None, "") for x in labels) else None
+        )
+        questions = [str(r["question"]) for r in rows] if "question" in rows[0] else None
         dataset = meta.get("dataset")
         sources = [r.get("dataset") or dataset or "?" for r in rows] if questions else None
         return cls([float(r[measure]) for r in rows], correct, meta, questions, sources)
