@@ -12,6 +12,9 @@ from ._common import _parse_optional
 #: Rewordings printed per side of a disagreement (the run holds them all).
 SHOWN_REWORDINGS = 3
 
+#: Most disagreements --top lists (a screenful many times over).
+MAX_TOP = 10_000
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``compare`` command."""
@@ -82,8 +85,8 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
     seed = args.seed or 0
     if seed < 0:  # numpy refuses it only after the folders are read
         raise ValueError(f"--seed must be at least 0, got {seed}")
-    if args.top < 0:
-        raise ValueError(f"--top must be 0 or more, got {args.top}")
+    if not 0 <= args.top <= MAX_TOP:
+        raise ValueError(f"--top must be from 0 to {MAX_TOP:,}, got {args.top:,}")
     opts = {"metrics": metrics, "n_bootstrap": n_bootstrap, "seed": seed, "top": args.top}
     return opts | {"methods": methods}
 

@@ -24,6 +24,10 @@ MAX_SAMPLES = 1_000
 #: Most requests the paraphrase gate may add for one question (re-asks; meaning checks):
 #: a probe's unbounded re-asking sent 4,472 requests in 90 s.
 MAX_GATE_REQUESTS = 1_000
+#: Most tokens of one reply (a rewording list, an answer): above any context the models take.
+MAX_TOKENS = 32_768
+#: Most rounds, generations or steps of a loop an option sets (GAAP, the adaptive budget).
+MAX_ROUNDS = 1_000
 
 
 def _opt(default: Any, help: str, *, flag: str | None = None, cli: bool = True, **extra: Any):

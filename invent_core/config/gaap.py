@@ -9,7 +9,15 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .checks import _check_bool, _check_choice, _check_float, _check_int, _opt
+from .checks import (
+    MAX_ROUNDS,
+    MAX_SAMPLES,
+    _check_bool,
+    _check_choice,
+    _check_float,
+    _check_int,
+    _opt,
+)
 from .flat import _from_dict
 from .score import AffinityKind
 
@@ -53,16 +61,19 @@ class GaapConfig:
     def __post_init__(self) -> None:
         o = "GaapConfig"
         _check_bool(o, "meaning_check", self.meaning_check)
-        _check_int(o, "n", self.n, low=1)
+        _check_int(o, "n", self.n, low=1, high=MAX_SAMPLES)
         _check_float(o, "delta", self.delta, low=0.0, high=1.0)
         _check_float(o, "ratio", self.ratio, low=0.0, high=1.0)
         if self.ratio == 0:
             raise ValueError(f"{o}.ratio must be in (0, 1], got 0")
         if isinstance(self.max_generations, int) and self.max_generations < 0:
             raise ValueError(f"{o}.max_generations must be >= 0, got {self.max_generations}")
-        _check_int(o, "max_generations", self.max_generations, low=0)
-        _check_int(o, "tau", self.tau, low=1)
-        _check_int(o, "n_parents", self.n_parents, low=2)
+        _check_int(o, "max_generations", self.max_generations, low=0, high=MAX_ROUNDS)
+        _check_int(o, "tau", self.tau, low=1, high=MAX_ROUNDS)
+        _check_int(o, "n_parents", self.n_parents, low=2, high=MAX_SAMPLES)
+        _check_int(o, "max_population", self.max_population, low=2, high=MAX_SAMPLES)
+        if self.max_senses is not None:
+            _check_int(o, "max_senses", self.max_senses, low=1, high=MAX_ROUNDS)
         if self.max_population < self.n_parents:
             raise ValueError(
                 f"{o}.max_population ({self.max_population}) must be >= n_parents ({self.n_parents})"

@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from .checks import (
     MAX_GATE_REQUESTS,
+    MAX_ROUNDS,
     MAX_TEMPERATURE,
+    MAX_TOKENS,
     _check_bool,
     _check_choice,
     _check_float,
@@ -109,7 +111,7 @@ class GateConfig:
         _check_float(o, "delta", self.delta, low=0.0, high=1.0)
         _check_float(o, "min_length_ratio", self.min_length_ratio, low=0.0, high=1.0)
         _check_float(o, "max_length_ratio", self.max_length_ratio, low=1.0, high=100.0)
-        _check_int(o, "length_slack", self.length_slack, low=0)
+        _check_int(o, "length_slack", self.length_slack, low=0, high=MAX_ROUNDS)
         _check_float(o, "near_duplicate", self.near_duplicate, low=0.0, high=1.0)
         _check_float(o, "min_entity_recall", self.min_entity_recall, low=0.0, high=1.0)
         _check_int(o, "max_extra_requests", self.max_extra_requests, low=0, high=MAX_GATE_REQUESTS)
@@ -162,6 +164,6 @@ class ParaphraseConfig:
         _check_choice(o, "style", self.style, Literal["auto", "list", "single"])
         if self.temperature is not None:
             _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
-        _check_int(o, "max_tokens", self.max_tokens, low=1)
-        _check_int(o, "max_requests", self.max_requests, low=1)
+        _check_int(o, "max_tokens", self.max_tokens, low=1, high=MAX_TOKENS)
+        _check_int(o, "max_requests", self.max_requests, low=1, high=MAX_GATE_REQUESTS)
         _check_float(o, "frequency_penalty", self.frequency_penalty, low=-2.0, high=2.0)

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks import MAX_SAMPLES, MAX_TEMPERATURE, _check_float, _check_int, _opt
+from .checks import MAX_SAMPLES, MAX_TEMPERATURE, MAX_TOKENS, _check_float, _check_int, _opt
 from .flat import _flat_names, _from_dict, _replace_flat, config_to_dict
 from .gaap import GaapConfig
 from .paraphrase import ParaphraseConfig
@@ -54,8 +54,8 @@ class AdaptiveConfig:
 
     def __post_init__(self) -> None:
         o = "AdaptiveConfig"
-        _check_int(o, "start", self.start, low=1)
-        _check_int(o, "step", self.step, low=1)
+        _check_int(o, "start", self.start, low=1, high=MAX_SAMPLES)
+        _check_int(o, "step", self.step, low=1, high=MAX_SAMPLES)
         _check_float(o, "tolerance", self.tolerance, low=0.0, high=10.0)
         _check_float(o, "level", self.level, low=0.01, high=0.999)
 
@@ -107,7 +107,7 @@ class RunConfig:
         _check_int(o, "n_replications", self.n_replications, low=1, high=MAX_SAMPLES)
         _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
         if self.answer_max_tokens is not None:
-            _check_int(o, "answer_max_tokens", self.answer_max_tokens, low=1)
+            _check_int(o, "answer_max_tokens", self.answer_max_tokens, low=1, high=MAX_TOKENS)
         if self.gaap.n != self.n_perturbations:  # one n: the run's
             object.__setattr__(self, "gaap", dataclasses.replace(self.gaap, n=self.n_perturbations))
 

@@ -23,6 +23,9 @@ __all__ = ["JUDGES", "MAX_METRIC_BOOTSTRAP", "ExperimentConfig", "generation_key
 #: filled memory after the whole generation); checked before any work.
 MAX_METRIC_BOOTSTRAP = 10_000
 
+#: Most questions --limit may ask for (a million: far above any dataset shipped or read).
+MAX_QUESTIONS = 1_000_000
+
 #: How correctness is judged (``evaluation.correctness.judge_verdict``'s methods).
 JUDGES: tuple[str, ...] = JUDGE_METHODS
 
@@ -62,6 +65,10 @@ class ExperimentConfig:
             raise ValueError(f"unknown judge {self.judge!r}: use one of {', '.join(JUDGES)}")
         if self.limit is not None and (isinstance(self.limit, bool) or self.limit < 1):
             raise ValueError(f"--limit must be a positive number of questions, got {self.limit!r}")
+        if self.limit is not None and self.limit > MAX_QUESTIONS:  # sizes are bounded
+            raise ValueError(
+                f"--limit must be at most {MAX_QUESTIONS:,} questions, got {self.limit:,}"
+            )
         n_boot = self.n_bootstrap_metrics
         if (
             isinstance(n_boot, bool)

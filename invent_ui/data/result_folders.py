@@ -19,6 +19,7 @@ from typing import Any
 from invent_core.csv_safe import read_csv
 from invent_core.engine.artifact import RunArtifact
 from invent_core.experiments import ExperimentConfig
+from invent_core.experiments.folder import read_evaluation as read_evaluation_folder
 
 from .experiments import EVAL_FORMAT, TSU_FORMAT, folder_payload, tsu_payload
 
@@ -79,12 +80,14 @@ def read_evaluation(path: Path) -> dict[str, Any]:
     if path.is_file():
         return _payload_file(path, EVAL_FORMAT, "evaluation")
     _, cfg = _folder_config(path, ("scores.csv",), "an evaluate")
+    # the core's one reader of an evaluation folder: a malformed scores.csv or results.json
+    # is refused naming the file, row and column (the page applies the relabels itself)
+    folder = read_evaluation_folder(path, relabels=False)
     payload = folder_payload(path, cfg, reason="results.json is missing: run evaluate again")
     if payload is None:
         raise ValueError(f"{path.name}/scores.csv holds no judged question")
-    results = path / "results.json"
-    if results.is_file():
-        payload["evaluation"] = _json(results)
+    if folder.results:
+        payload["evaluation"] = folder.results
         payload.pop("reason")
     return payload
 

@@ -365,3 +365,20 @@ def test_split_premises(question, premises):
     got_premises, ask = split_premises(question)
     assert got_premises == premises
     assert (f"{premises} {ask}" if premises else ask) == question
+
+
+@pytest.mark.parametrize("bound", [0, 1])
+def test_meaning_checks_stop_at_their_bound_and_an_unasked_rewording_is_not_kept(bound):
+    """Every rule survivor may be asked (overlap thresholds 0 and 1); only ``bound`` are."""
+    five = [*GOOD, "Which city is Australia's capital?"]
+    gate = dict(llm_verify=True, overlap_reject=0.0, overlap_accept=1.0, max_extra_requests=0)
+    free = RecordingLLM([*five, *["Yes"] * 5])
+    _gated(free, 4, gate=GateConfig(**gate))
+    checks = len(free.requests) - 5
+    assert checks >= 1  # without a bound the model is asked
+    llm = RecordingLLM([*five, *["Yes"] * 5])
+    res = _gated(llm, 4, gate=GateConfig(**gate, max_verify_requests=bound))
+    assert len(llm.requests) - 5 == min(bound, checks)
+    asked = [r for r in llm.requests if r.tag == "same-question"]
+    assert len(asked) == min(bound, checks)
+    assert res.acceptance["accepted"] <= 5 - (checks - min(bound, checks))
