@@ -35,11 +35,17 @@ def blocks(kind: str) -> list[str]:
 
 
 def task_env(tmp_path: Path, **scheduler: str) -> dict[str, str]:
-    """The environment of one task: a `python` that is this interpreter, the scheduler's variables."""
+    """The environment of one task: a `python` that is this interpreter, the scheduler's variables.
+
+    `python` runs ``sys.executable`` by its own path: a symbolic link to it would start the
+    interpreter from another folder, where a virtualenv's ``pyvenv.cfg`` is not found and the
+    task would lose the environment's packages.
+    """
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     if not (bin_dir / "python").exists():
-        (bin_dir / "python").symlink_to(sys.executable)
+        (bin_dir / "python").write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n')
+        (bin_dir / "python").chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "JOB_COMPLETION"))}
     env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
@@ -128,6 +134,16 @@ def test_the_kubernetes_indexed_job_then_merge(minilm, tmp_path):
     ]
     merge_line = next(b for b in blocks("sh") if b.startswith("python -m invent_core merge"))
     merge_and_compare(data, merge_line.strip())
+
+
+def test_a_task_runs_this_interpreter_with_its_environment(tmp_path):
+    """In a virtualenv too: the task's `python` has this one's prefix and packages."""
+    env = task_env(tmp_path)
+    probe = "import sys, numpy, yaml; print(sys.prefix)"
+    got = subprocess.run(
+        ["python", "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert got.stdout.strip() == sys.prefix
 
 
 def test_shard_auto_outside_an_array_job_exits_2_before_any_file(tmp_path, monkeypatch, capsys):
