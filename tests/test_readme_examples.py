@@ -49,11 +49,19 @@ NOT_RUN = {
     "evaluate": "generates runs for 30 questions with the packaged LLM (minutes)",
     "tsu": "generates runs at four temperatures with the packaged LLM (minutes)",
     "score": "examples.json is the reader's file; the ex.json transcript runs score for real",
-    "export-samples": "exports the reader's runs; tests/samples runs it on shipped runs",
-    "compare": "reads saved evaluate folders; tests/experiments/test_comparison.py runs it on toy ones",
-    "report": "writes a 5 MB page in ~10 s; tests/report/test_html_report.py runs it on a shipped one",
-    "reference": "reads 100 saved runs (~1 min); tests/commands/test_own_reference.py runs it",
 }
+
+#: command → what test_readme_examples_run_in_a_clean_folder checks when it runs them as written
+RUN_HERE = {
+    "export-samples": "one sample per judged question of the shipped evaluation",
+    "compare": "the two shipped evaluations paired question by question",
+    "report": "a self-contained HTML page",
+    "reference": "the reference set, whose printed options are the README's run line, and that "
+    "run's question placed among questions like it (not refused, not 'none alike')",
+}
+
+#: Where every README example writes (git ignores it): nothing lands in the repository root.
+OUTPUT_FOLDER = "runs/"
 
 
 def bash_blocks(text: str) -> list[str]:
@@ -148,7 +156,8 @@ def matches(expected: list[str], got: list[str]) -> bool:
 def test_readme_has_examples_of_every_command():
     used = {argv[0] for argv in readme_commands()}
     assert used >= {"run", "score", "batch", "merge", "evaluate", "tsu"}
-    assert used <= set(NOT_RUN), f"say in NOT_RUN whether/why these run: {used - set(NOT_RUN)}"
+    known = set(NOT_RUN) | set(RUN_HERE)
+    assert used <= known, f"say in NOT_RUN or RUN_HERE whether/why these run: {used - known}"
 
 
 @pytest.mark.parametrize("argv", readme_commands(), ids=lambda a: " ".join(a)[:60])
@@ -159,18 +168,24 @@ def test_readme_command_options_are_valid(argv, capsys):
         pytest.fail(f"README: `{shlex.join(argv)}` is refused: {capsys.readouterr().err}")
 
 
+def shell_env(bin_dir: Path) -> dict[str, str]:
+    """An environment whose `python` is this interpreter, run by its own path.
+
+    A wrapper, not a symbolic link: a link starts the interpreter from another folder, where
+    a virtualenv's ``pyvenv.cfg`` is not found, and the examples would lose its packages.
+    """
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n')
+    (bin_dir / "python").chmod(0o755)
+    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT)}
+
+
 @pytest.mark.slow  # loads the real MiniLM in a subprocess (about 10 s)
 def test_readme_transcripts_print_what_the_readme_shows(tmp_path):
     found = transcripts(README.read_text(encoding="utf-8"))
     assert found, "the README shows no transcript"
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "python").symlink_to(sys.executable)
-    env = {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PYTHONPATH": str(ROOT),
-    }
+    env = shell_env(tmp_path / "bin")
     for steps in found:
         for cmd, shown in steps:
             proc = subprocess.run(
@@ -216,7 +231,8 @@ def doc_commands() -> list[tuple[str, list[str]]]:
     ("page", "argv"), doc_commands(), ids=lambda a: a if isinstance(a, str) else " ".join(a)[:50]
 )
 def test_docs_command_options_are_valid(page, argv, capsys):
-    assert argv[0] in NOT_RUN, f"docs/{page}: say in NOT_RUN whether/why `{argv[0]}` runs"
+    known = set(NOT_RUN) | set(RUN_HERE)
+    assert argv[0] in known, f"docs/{page}: say in NOT_RUN whether/why `{argv[0]}` runs"
     try:
         check_options(argv)
     except SystemExit:
@@ -252,6 +268,7 @@ COVERED = {
     " && python -m pytest": "the line .ci/run runs (test_the_test_command_is_the_one_ci_runs)",
     "pip install -e .": "tests/test_install.py builds the wheel, installs it and runs `invent`",
     "pip install --no-deps -r requirements-nodeps.txt": "part of the two commands above",
+    "mkdir -p runs": "test_readme_examples_run_in_a_clean_folder runs it first",
 }
 
 
@@ -354,9 +371,85 @@ def test_readme_library_example_runs_as_written(tmp_path, monkeypatch, capsys):
     namespace: dict = {"__name__": "readme_example"}  # nothing but what the block defines
     exec(compile(block, "README.md (python block)", "exec"), namespace)
 
-    run = invent_core.RunArtifact.load(tmp_path / "run.json")
+    run = invent_core.RunArtifact.load(tmp_path / OUTPUT_FOLDER / "run.json")
     assert len(run.questions) == 4 and all(len(r) == 2 for r in run.responses)
     assert namespace["again"].config.score.affinity == "abs_cosine"
     assert set(namespace["results"]) == {"inv_entropy", "lexsim"}
     assert all(r.ok for r in namespace["results"].values())
     assert "inv_entropy" in namespace["res"].measures and capsys.readouterr().out
+
+
+# -- where the examples write, and the ones run as written ---------------------------------
+
+
+def _outputs(argv: list[str]) -> list[str]:
+    """The paths a README command writes (-o, --out, --save; evaluate's and tsu's default)."""
+    from invent_core.cli import build_parser
+
+    args = build_parser().parse_args(argv)
+    out = [str(v) for name in ("output", "out", "save") if (v := getattr(args, name, None))]
+    if args.command in ("evaluate", "tsu") and not args.out:
+        out.append(f"runs/{args.command}-")  # the default folder (commands/evaluate.py, tsu.py)
+    return out
+
+
+def test_every_readme_example_writes_under_the_output_folder():
+    """Run from the repository root, no example leaves a file beside the code."""
+    text = README.read_text(encoding="utf-8")
+    written = [path for argv in readme_commands() for path in _outputs(argv)]
+    written += re.findall(r"> (\S+)", "\n".join(bash_blocks(text)))  # a transcript's redirection
+    (block,) = python_blocks(text)
+    written += re.findall(r"\.save\(\"([^\"]+)\"\)", block)
+    assert len(written) >= 8
+    for path in written:
+        assert path.startswith(OUTPUT_FOLDER), f"README writes {path} outside {OUTPUT_FOLDER}"
+    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert f"/{OUTPUT_FOLDER}" in ignored
+
+
+def _names_under(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.slow  # reads 100 saved runs and embeds 100 questions with the real MiniLM
+def test_readme_examples_run_in_a_clean_folder(tmp_path, minilm):
+    from invent_core.cli import build_parser
+    from invent_core.commands._common import config_from_args
+    from invent_core.commands.reference import check_reference
+    from invent_core.evaluation.reference import load_own_reference
+    from invent_core.evaluation.reference.neighbours import place, question_task
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "docs").symlink_to(ROOT / "docs")  # the shipped evaluations the examples read
+    shipped = ROOT / "docs" / "results"
+    before = _names_under(shipped)
+    env = shell_env(tmp_path / "bin")
+    printed: dict[str, str] = {}
+    for line in readme_shell_lines():
+        argv = cli_argv(line)
+        if line != "mkdir -p runs" and (argv is None or argv[0] not in RUN_HERE):
+            continue
+        proc = subprocess.run(
+            ["bash", "-c", line], cwd=work, env=env, capture_output=True, text=True, timeout=1200
+        )
+        assert proc.returncode == 0, f"README: `{line}` failed:\n{proc.stderr[-2000:]}"
+        printed[argv[0] if argv else line] = proc.stdout
+    assert set(printed) == {"mkdir -p runs", *RUN_HERE}
+    assert sorted(p.name for p in work.iterdir()) == ["docs", "runs"]  # nothing stray
+    assert _names_under(shipped) == before  # nothing written beside what was read
+
+    n_judged = sum(1 for _ in open(shipped / "evaluate-arithmetic-100" / "scores.csv")) - 1
+    assert len((work / "runs" / "samples.jsonl").read_text().splitlines()) == n_judged
+    assert "paired questions" in printed["compare"]
+    assert "<html" in (work / "runs" / "report.html").read_text(encoding="utf-8")[:500].lower()
+
+    # the run line under the reference build is the one it prints, and it places its question
+    run = next(a for a in readme_commands() if a[0] == "run" and "--reference" in a)
+    said = printed["reference"].split("use it with: invent run QUESTION ", 1)[1].split()
+    assert said == run[2:], f"reference build prints {said}, README runs {run[2:]}"
+    args = build_parser().parse_args(run)
+    ref_path = work / args.reference
+    check_reference(ref_path, config_from_args(args), llm_identity="qwen0.5b")
+    placed = place(load_own_reference(ref_path), run[1], minilm, task=question_task(run[1]))
+    assert placed.placement.mode == "nearest", placed.placement.reason

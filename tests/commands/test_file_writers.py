@@ -141,13 +141,15 @@ def test_a_second_writer_of_one_output_is_refused_and_the_first_file_kept(
 
 
 #: Runs a command and kills its own process at the last moment of a write: after the
-#: temporary file is written and before it is renamed over the output (SIGKILL: no cleanup).
+#: temporary file of the output (named by KILL_WRITING) is written and before it is renamed
+#: over the output (SIGKILL: no cleanup).
 KILL_AT_FSYNC = """
 import os, signal, sys
 real = os.fsync
 def fsync(fd):
     real(fd)
-    if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp"):
+    name = os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+    if name.startswith("." + os.environ["KILL_WRITING"] + ".") and name.endswith(".tmp"):
         os.kill(os.getpid(), signal.SIGKILL)
 os.fsync = fsync
 from invent_core.cli import main
@@ -163,7 +165,7 @@ def test_a_writer_killed_mid_write_leaves_the_old_file_whole(folder, tmp_path, c
     out = tmp_path / {"report": "r.html", "export-samples": "s.jsonl"}.get(command, "ref.json")
     out.write_text("the good file from before\n", encoding="utf-8")
     run = [sys.executable, "-c", KILL_AT_FSYNC, *_argv(command, folder, out)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "KILL_WRITING": out.name}
     proc = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
     assert proc.returncode == -9, proc.stderr  # killed, by its own hand, mid-write
     assert out.read_text(encoding="utf-8") == "the good file from before\n"
