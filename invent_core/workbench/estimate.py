@@ -517,7 +517,7 @@ def estimate_run(
         name = f"{name} (answers) and {describe_llm(para)} ({perturb} paraphrase call{plural})"
     where = " on this machine" if local_model(llm_identity) is not None else ""
     bounds = llm_call_bounds(config, llm_identity=llm_identity, **kw)
-    count = calls_text(config, bounds, n_questions)
+    count = calls_text(config, bounds, n_questions, reworded)
     est = Estimate(calls, seconds, "", source, low, high)
     if seconds is None:
         text = f"{count} with {name}; time unknown until a first run with it is measured"

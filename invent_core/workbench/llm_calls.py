@@ -88,12 +88,23 @@ def llm_call_bounds(
     return low, low + reworded_runs(n_questions, reworded) * max(0, most - first)
 
 
-def calls_text(config: RunConfig, bounds: tuple[int, int], n_questions: int) -> str:
-    """``"60–69 LLM calls"``; ``"at most 69"`` with the adaptive budget; ``"60"`` when exact."""
+def calls_text(
+    config: RunConfig, bounds: tuple[int, int], n_questions: int, reworded: int | None = None
+) -> str:
+    """``"60–69 LLM calls"``; ``"at most 69"`` with the adaptive budget; ``"60"`` when exact.
+
+    ``n_questions`` counts runs; a TSU sweep's runs are its ``reworded`` questions at several
+    temperatures, and the text says so ("for 20 questions × 4 temperatures (80 runs)"),
+    not "for 80 questions".
+    """
     low, high = bounds
     if config.adaptive.enabled:
         said = f"at most {high}"
     else:
         said = f"{low}–{high}" if high > low else f"{low}"
     text = f"{said} LLM call{'s' if high != 1 else ''}"
+    if reworded is not None and 0 < reworded < n_questions and n_questions % reworded == 0:
+        temps = n_questions // reworded
+        asked = f"{reworded} question{'s' if reworded != 1 else ''}"
+        return text + f" for {asked} × {temps} temperatures ({n_questions} runs)"
     return text + (f" for {n_questions} questions" if n_questions != 1 else "")

@@ -357,3 +357,22 @@ def test_a_sweep_rewords_each_question_once_and_many_runs_narrow_the_range(tmp_p
     assert (many.high - many.low) / many.seconds == pytest.approx(
         (one.high - one.low) / one.seconds / 4
     )
+
+
+@pytest.mark.parametrize(("questions", "temperatures"), [(20, 4), (1, 3), (7, 2)])
+def test_a_sweep_estimate_counts_questions_not_temperatures_as_questions(
+    tmp_path, questions, temperatures
+):
+    """A TSU sweep of 20 questions at 4 temperatures is 80 runs of 20 questions, not 80 questions."""
+    log = ThroughputLog(tmp_path / "t.json")
+    runs = questions * temperatures
+    est = estimate_run(
+        RunConfig(), llm_identity=LOCAL, throughput=log, n_questions=runs, reworded=questions
+    )
+    plural = "s" if questions != 1 else ""
+    assert (
+        f"for {questions} question{plural} × {temperatures} temperatures ({runs} runs)" in est.text
+    )
+    assert f"for {runs} questions" not in est.text
+    plain = estimate_run(RunConfig(), llm_identity=LOCAL, throughput=log, n_questions=30)
+    assert "for 30 questions" in plain.text  # an evaluation: every run is a question
