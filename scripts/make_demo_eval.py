@@ -1,77 +1,85 @@
-"""Regenerate the Evaluation page's demo: a small real evaluation on a dataset sample.
+"""Regenerate the Evaluation page's demo from a shipped evaluation folder, by today's code.
 
-    cp -r docs/results/evaluate-arithmetic-100 /tmp/work   # evaluate rewrites its summary files
-    python scripts/make_demo_eval.py --limit 100 --work /tmp/work
-    python scripts/make_demo_eval.py --limit 20 --dataset mmlu --llm qwen1.5b
+    python scripts/make_demo_eval.py                       # from docs/results/evaluate-arithmetic-100
+    python scripts/make_demo_eval.py --source runs/evaluate-mmlu
 
-Runs ``invent_core.experiments.evaluate`` (every registered method on the same
-runs, correctness by the dataset's matching rule) with the local default LLM
-and the default run settings (paraphrase, n = 9, r = 5), then writes the
-per-question payload the page reads (:func:`invent_ui.data.experiments.eval_payload`).
-The default is the arithmetic testbed, the shipped sample where the packaged
-0.5B is right about as often as wrong (62 % of 50; MMLU 30 %, the knowledge
-sets 2–6 %: ``docs/accuracy_qwen0.5b.json``). Pointing ``--work`` at a saved
-evaluation of the same questions and settings (the one the results report is
-made from) makes no LLM call; otherwise the runs are made and kept there.
+No LLM call: the folder's saved scores are read by the one reader of an
+evaluation folder and its metrics recomputed by today's code
+(:func:`invent_core.experiments.recompute.recompute_evaluation`, on a copy: the
+shipped folder is not written), then written as the payload the page reads
+(:func:`invent_ui.data.experiments.eval_payload`) with its provenance: the
+folder it came from, the code that made the scores and the code that made the
+demo. The default is the arithmetic testbed, the shipped sample where the
+packaged 0.5B is right about as often as wrong (56 of 100). To show another
+evaluation, make it with ``invent evaluate`` and pass its folder.
+``tests/invent_ui/test_assets.py`` checks that the demo's numbers are its
+source folder's, recomputed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
-import time
+import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+#: The shipped evaluation the demo is made from.
+SOURCE = ROOT / "docs" / "results" / "evaluate-arithmetic-100"
+
+
+def demo_payload(source: Path) -> dict[str, Any]:
+    """The page's payload of ``source``, its metrics recomputed now, with its provenance."""
+    from invent_core.experiments import ExperimentConfig
+    from invent_core.experiments.folder import read_evaluation
+    from invent_core.experiments.own_reference import llm_identity_of
+    from invent_core.experiments.recompute import recompute_evaluation
+    from invent_core.provenance import provenance
+    from invent_ui.data.experiments import eval_payload
+
+    meta = read_evaluation(source).meta  # refused, naming what, when it is no evaluation
+    cfg = ExperimentConfig.from_dict(meta["config"])
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / source.name
+        shutil.copytree(source, work)
+        result = recompute_evaluation(work, n_bootstrap=cfg.n_bootstrap_metrics)
+        payload = eval_payload(result, cfg, llm=llm_identity_of(work), out=work)
+    payload.pop("folder", None)  # relabels go to a folder of one's own, not the shipped one
+    where = source.resolve()
+    shown = str(where.relative_to(ROOT)) if where.is_relative_to(ROOT) else str(where)
+    payload["provenance"] = {
+        "source": shown,
+        "scores": meta.get("provenance"),
+        "demo": {
+            **provenance(),
+            "by": "scripts/make_demo_eval.py",
+            "n_bootstrap": cfg.n_bootstrap_metrics,
+        },
+    }
+    return payload
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    # MMLU: the small local model answers a useful share of its questions correctly (on
-    # TriviaQA it gets almost none right, and AUROC needs both kinds of answers)
-    parser.add_argument("--dataset", default="arithmetic")
-    parser.add_argument("--limit", type=int, default=30)
-    parser.add_argument("--perturber", choices=("gaap", "paraphrase"), default="paraphrase")
-    parser.add_argument("-n", "--n-perturbations", type=int, default=9)
-    parser.add_argument("-r", "--n-replications", type=int, default=5)
-    parser.add_argument("--llm", default="local")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--work", type=Path, default=None, help="evaluation folder")
+    parser.add_argument("--source", type=Path, default=SOURCE, help="an evaluate folder")
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_eval.json")
     args = parser.parse_args(argv)
 
-    from invent_core.config import RunConfig
-    from invent_core.experiments import ExperimentConfig, evaluate
-    from invent_core.llm import get_llm
-    from invent_ui.data.experiments import eval_payload
+    from invent_core.csv_safe import atomic_file
 
-    run = RunConfig(
-        perturber=args.perturber,
-        n_perturbations=args.n_perturbations,
-        n_replications=args.n_replications,
-    ).replace(seed=args.seed)
-    cfg = ExperimentConfig(run=run, dataset=args.dataset, limit=args.limit)
-    t0 = time.perf_counter()
-    folder = args.work or (
-        ROOT / ".cache" / "demo_eval" / f"{args.dataset}_{args.perturber}"
-        f"_n{args.n_perturbations}_r{args.n_replications}"
-    )
-    result = evaluate(
-        cfg,
-        folder,
-        llm_factory=lambda: get_llm(args.llm),
-        progress=lambda ev: print(f"{ev.done}/{ev.total} {ev.note[:70]}", flush=True),
-    )
-    payload = eval_payload(result, cfg, out=folder)
-    args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    acc = sum(r["correct"] for r in payload["rows"]) / len(payload["rows"])
-    print(
-        f"{len(payload['rows'])} questions, accuracy {acc:.0%}, {time.perf_counter() - t0:.0f} s; wrote {args.out}"
-    )
+    payload = demo_payload(args.source)
+    with atomic_file(args.out) as f:
+        f.write(json.dumps(payload, ensure_ascii=False) + "\n")  # 1,000 resamples a cell: no indent
+    rows = payload["rows"]
+    acc = sum(int(r["correct"]) for r in rows) / len(rows)
+    print(f"{len(rows)} questions, accuracy {acc:.0%}, from {args.source}; wrote {args.out}")
     return 0
 
 
