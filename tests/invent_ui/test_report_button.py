@@ -18,7 +18,9 @@ def test_the_demo_evaluation_payload_makes_a_whole_report():
     for anchor in ("summary", "curves", "questions", "settings"):
         assert f'<section id="{anchor}">' in html
     assert html.count("class='question'") == len(payload["rows"])
-    assert "not recorded" in html  # a payload without provenance says so
+    assert payload["provenance"]["demo"]["commit"] in html  # the demo says what made it
+    bare = {k: v for k, v in payload.items() if k != "provenance"}
+    assert "not recorded" in evaluation_report(bare)  # a payload without provenance says so
 
 
 def test_the_evaluation_page_offers_the_report():
