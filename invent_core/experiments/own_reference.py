@@ -28,14 +28,12 @@ from ..embedders import get_embedder
 from ..evaluation.reference import MATCH_KEYS, ReferenceSet, reference_settings
 from ..evaluation.reference.reference_set import kept_row
 from ..provenance import BEFORE_PROVENANCE, provenance
-from .folder import EvaluationFolder, read_evaluation, read_json_object
+from .folder import EvaluationFolder, read_evaluation
 from .relabel import RELABELS
 
 __all__ = [
     "build_reference",
     "llm_identity_of",
-    "read_json_object",
-    "read_meta",
     "reference_file_name",
 ]
 
@@ -50,15 +48,6 @@ def llm_identity_of(folder: Path) -> str | None:
         if identities.get("llm"):
             return str(identities["llm"])
     return None
-
-
-def read_meta(folder: str | Path) -> dict[str, Any]:
-    """``config.json`` of an evaluate folder; a clear error naming what is missing or damaged."""
-    folder = Path(folder)
-    for name in ("config.json", "scores.csv"):
-        if not (folder / name).is_file():
-            raise FileNotFoundError(f"{folder / name}: not found (not an evaluate folder)")
-    return read_json_object(folder / "config.json")
 
 
 def _unknown_relabels(ev: EvaluationFolder, kept: set[str]) -> None:
