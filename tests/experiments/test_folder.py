@@ -18,7 +18,9 @@ import pytest
 
 from invent_core.cli import main as cli
 from invent_core.csv_safe import csv_line, neutralize_cell, read_csv
+from invent_core.evaluation.reference import ReferenceSet
 from invent_core.experiments.folder import read_evaluation
+from invent_core.experiments.own_reference import build_reference
 from invent_core.experiments.recompute import recompute_evaluation
 from invent_core.experiments.runs import run_path
 from invent_core.questions.files import BatchInputError
@@ -212,3 +214,19 @@ def test_reader_errors_are_batch_input_errors_with_a_location(folder):
     with pytest.raises(BatchInputError) as err:
         read_evaluation(folder)
     assert (err.value.row, err.value.line, err.value.column) == (4, 5, "inv_entropy")
+
+
+def test_a_reference_from_scores_csv_holds_the_questions_as_asked(folder):
+    _, asked = _spreadsheet_copy(folder)
+    ref = ReferenceSet.from_scores_csv(folder / "scores.csv")
+    assert ref.questions[0] == asked  # no formula-safe apostrophe, no byte-order mark
+
+
+@pytest.mark.slow  # the real MiniLM embeds the reference questions
+def test_reference_build_reads_the_folder_as_every_other_reader(folder, minilm):
+    labels, asked = _spreadsheet_copy(folder)
+    ref = build_reference(folder, embedder=minilm)
+    assert ref.questions[0] == asked
+    ids = [r["id"] for r in read_evaluation(folder).judged]
+    assert dict(zip(ids, ref.correct, strict=True)) == labels  # the stale relabel not applied
+    assert ref.settings["relabelled"] == 1
