@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..csv_safe import cut_short, is_number, restore_cell
+from ..csv_safe import is_number, restore_cell
 from ..questions.files import BatchInputError
 from .relabel import RelabelSummary, apply_relabels, folder_relabels
 
@@ -157,19 +156,15 @@ def _label(cell: str, path: Path, row: int, line: int) -> int | None:
 
 
 def _checked_row(
-    raw: Mapping[str | None, Any], names: list[str], methods: list[str], where: tuple
+    cells: list[str], names: list[str], methods: list[str], where: tuple
 ) -> dict[str, Any]:
     """One data row as text cells restored, ``correct`` an int or None; BatchInputError if malformed."""
     path, row, line = where
-    if raw.get(None):  # more cells than the header names
+    if any(c.strip() for c in cells[len(names) :]):  # more cells than the header names
         raise BatchInputError(
-            f"{len(names) + len(raw[None])} cells where the header names {len(names)}",
-            file=path,
-            row=row,
-            line=line,
+            f"{len(cells)} cells where the header names {len(names)}", file=path, row=row, line=line
         )
-    cells = [restore_cell(v) if isinstance(v, str) else "" for k, v in raw.items() if k is not None]
-    out = {n: c for n, c in zip(names, cells, strict=True) if n}
+    out = {n: restore_cell(c) for n, c in zip(names, cells, strict=False) if n}
     if not out["id"].strip():
         raise BatchInputError("empty id", file=path, row=row, line=line, column="id")
     out["correct"] = _label(out["correct"], path, row, line)
@@ -182,22 +177,37 @@ def _checked_row(
     return out
 
 
+def _torn(cells: list[str], names: list[str], path: Path, line: int) -> str | None:
+    """The note of a row a torn write cut short (fewer cells than the header), else None.
+
+    Worded as :func:`~invent_core.csv_safe.cut_short`: its last cell is cut and its scores
+    are gone, not missing.
+    """
+    if len(cells) >= len(names):
+        return None
+    why = f"the row is cut short ({len(cells)} of {len(names)} cells)"
+    return f"{path}: line {line} (id {cells[0] or '?'}): {why}"
+
+
 def _read_scores(path: Path) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """(rows, method columns, torn-row notes) of ``scores.csv``; BatchInputError naming a problem."""
     rows, torn, ids = [], [], {}
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
-            reader = csv.DictReader(f)
-            names = _header(reader.fieldnames, path)
+            reader = csv.reader(f)
+            names = _header(next(reader, None), path)
             methods = [n for n in names if n and n not in SCORE_COLUMNS and n not in _LAYER_COLUMNS]
-            line = 2
-            for i, raw in enumerate(reader, start=1):
-                short = cut_short(raw)
-                if short is not None:
-                    torn.append(f"{path}: line {line} (id {raw.get(reader.fieldnames[0]) or '?'})"
-                                f": {short}")  # fmt: skip
+            line, i = 2, 0
+            for cells in reader:
+                if not cells:  # a blank line, as csv.DictReader skips it
+                    line = reader.line_num + 1
+                    continue
+                i += 1
+                note = _torn(cells, names, path, line)
+                if note is not None:
+                    torn.append(note)
                 else:
-                    row = _checked_row(raw, names, methods, (path, i, line))
+                    row = _checked_row(cells, names, methods, (path, i, line))
                     if row["id"] in ids:
                         raise BatchInputError(
                             f"id {row['id']!r} again (first in row {ids[row['id']]})",

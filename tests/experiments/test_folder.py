@@ -230,3 +230,15 @@ def test_reference_build_reads_the_folder_as_every_other_reader(folder, minilm):
     ids = [r["id"] for r in read_evaluation(folder).judged]
     assert dict(zip(ids, ref.correct, strict=True)) == labels  # the stale relabel not applied
     assert ref.settings["relabelled"] == 1
+
+
+def test_a_spreadsheets_blank_trailing_columns_and_a_torn_last_row(folder):
+    """Blank columns a spreadsheet appends are read; a row cut short is left out and named."""
+    lines = (folder / "scores.csv").read_text(encoding="utf-8").splitlines()
+    torn = lines[-1][: len(lines[-1]) // 3]
+    text = "\n".join(ln + ",," for ln in lines[:-1]) + "\n" + torn
+    (folder / "scores.csv").write_text("\ufeff" + text, encoding="utf-8")
+    ev = read_evaluation(folder)
+    assert len(ev.rows) == N - 1 and "" not in ev.methods
+    (note,) = ev.torn
+    assert f"line {N + 1}" in note and "cut short" in note
