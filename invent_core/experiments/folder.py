@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -240,6 +241,18 @@ def _layered(
     return out, summary
 
 
+def _check_results(results: Mapping[str, Any], path: Path) -> None:
+    """Refuse a ``results.json`` whose table is not method → metric → cell, naming the key."""
+    table = results.get("results", {})
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: 'results' is not an object of methods (not written by evaluate)")
+    for method, cells in table.items():
+        if not isinstance(cells, dict) or not all(isinstance(c, dict) for c in cells.values()):
+            raise ValueError(f"{path}: 'results' → {method!r} is not an object of metric cells")
+    if not isinstance(results.get("metrics", []), list):
+        raise ValueError(f"{path}: 'metrics' is not a list")
+
+
 def read_evaluation(folder: str | Path, *, relabels: bool = True) -> EvaluationFolder:
     """An evaluate folder read by the one rule (module docstring); writes nothing.
 
@@ -262,5 +275,6 @@ def read_evaluation(folder: str | Path, *, relabels: bool = True) -> EvaluationF
         raise ValueError(f"{folder / CONFIG}: 'config' is not an object (not written by evaluate)")
     rows, methods, torn = _read_scores(folder / SCORES)
     results = read_json_object(folder / RESULTS) if (folder / RESULTS).is_file() else {}
+    _check_results(results, folder / RESULTS)
     rows, layer = _layered(folder, rows) if relabels else (rows, None)
     return EvaluationFolder(folder, meta, tuple(rows), tuple(methods), results, layer, tuple(torn))

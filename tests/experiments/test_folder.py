@@ -143,6 +143,11 @@ def _mutations(folder: Path):
     def results_list():
         (folder / "results.json").write_text("[]", encoding="utf-8")
 
+    def results_of_another_shape():
+        results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+        results["results"]["lexsim"] = [0.5]
+        (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
+
     return {
         "no correct column": (drop_correct, "scores.csv", "'correct'"),
         "a score that is no number": (cell(3, "semantic_entropy", "high"), "row 3", "semantic_entropy"),
@@ -151,6 +156,7 @@ def _mutations(folder: Path):
         "an empty id": (cell(2, "id", ""), "row 2", "'id'"),
         "more cells than columns": (extra_cell, "row 4", "cells where the header"),
         "results.json not an object": (results_list, "results.json", "JSON object"),
+        "results.json of another shape": (results_of_another_shape, "results.json", "'lexsim'"),
     }  # fmt: skip
 
 
@@ -164,6 +170,7 @@ def _mutations(folder: Path):
         "an empty id",
         "more cells than columns",
         "results.json not an object",
+        "results.json of another shape",
     ],
 )
 def test_a_folder_of_another_shape_is_refused_by_every_reader_naming_where(
