@@ -21,13 +21,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..csv_safe import read_csv, write_csv
+from ..csv_safe import write_csv
 from ..engine.artifact import RunArtifact
 from ..errors import LLMError
 from ..evaluation.correctness import LLM_JUDGES
 from ..evaluation.metrics import N_BOOTSTRAP
 from .config import ExperimentConfig
 from .evaluation import SCORE_COLUMNS, _finish_evaluation, _judged_row
+from .folder import read_evaluation
 from .recompute import _guess
 from .result import ExperimentResult, write_text
 from .runs import run_path, score_run
@@ -131,8 +132,8 @@ def rescore_evaluation(
     out = Path(folder)
     meta = _check_folder(out, judge)
     cfg = _config(meta, judge, n_bootstrap)
-    old = [r for r in read_csv(out / "scores.csv") if not r.get("error")]
-    methods = [c for c in (old[0] if old else {}) if c not in SCORE_COLUMNS]
+    saved = read_evaluation(out, relabels=False)  # the one reader: refused before any write
+    old, methods = [r for r in saved.rows if not r.get("error")], list(saved.methods)
     rows, errors = _rescored_rows(out, cfg, old, methods)
     write_csv(out / "scores.csv", rows, [*SCORE_COLUMNS, *methods])
     drawn = (meta.get("sample", ""), _guess(cfg, rows))
