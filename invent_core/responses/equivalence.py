@@ -28,10 +28,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from .canonical import format_number, option_letter, parse_option_letter
 from .cleaning import strip_answer_decorations
+from .kinds import kind_verdict
+from .phrases import FILLER, name_like, phrase_verdict, stem
 
 __all__ = [
     "AnswerForm",
@@ -123,14 +124,21 @@ _SPELLED = {
     )
 }
 _LETTERS = 10  # option letters A–J: MMLU and its larger variants
-#: difflib ratio at or above which two words are one word misspelt ("Hidrogen" / "Hydrogen" 0.88;
-#: "Paris" / "Parma" 0.6): such a pair is left to a model instead of called different
-_NEAR_SPELLING = 0.8
 
 
 def _number(text: str) -> str:
     value = float(re.sub(r"[$,\s]", "", text))
     return format_number(value)
+
+
+_INITIAL_NAME = re.compile(r"^[A-Z]\.\s?[A-Z]")
+
+
+def _letter_alone(short: str) -> str | None:
+    """An option letter without the options; a name with initials ("G. Orwell") is no letter."""
+    if _INITIAL_NAME.match(short) and name_like(short):
+        return None
+    return parse_option_letter(short, _LETTERS)
 
 
 def answer_form(text: str, *, choices: Sequence[str] | None = None) -> AnswerForm:
@@ -144,7 +152,7 @@ def answer_form(text: str, *, choices: Sequence[str] | None = None) -> AnswerFor
     (AnswerForm(kind='letter', value='B'), AnswerForm(kind='letter', value='B'))
     """
     short = strip_answer_decorations(" ".join(str(text).split()))
-    letter = option_letter(short, choices) if choices else parse_option_letter(short, _LETTERS)
+    letter = option_letter(short, choices) if choices else _letter_alone(short)
     if letter is not None:
         return AnswerForm("letter", letter)
     low = short.lower().rstrip("!.")
@@ -160,24 +168,6 @@ def answer_form(text: str, *, choices: Sequence[str] | None = None) -> AnswerFor
 
 # --- words ---------------------------------------------------------------------------
 
-#: words that say nothing about which answer is given: articles, copulas, filler verbs
-_FILLER = frozenset(
-    "a an the of is are was were be been it its this that these those which who what "
-    "called known named referred to as and or in on at by for from with into than "
-    "answer answers term process type kind form there here have has had".split()
-)
-
-
-def _stem(word: str) -> str:
-    """A light plural stem: ``arteries`` → ``artery``, ``ions`` → ``ion``, ``gas`` stays."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
 
 def content_words(text: str, question: str = "") -> frozenset[str]:
     """The answer's stemmed words less filler and the question's own words.
@@ -185,8 +175,8 @@ def content_words(text: str, question: str = "") -> frozenset[str]:
     When nothing is left (the answer only restates the question), the answer's
     words less filler are returned instead, so an echo still has a content.
     """
-    mine = {_stem(w) for w in tokenize(text)} - _FILLER
-    asked = {_stem(w) for w in tokenize(question)}
+    mine = {stem(w) for w in tokenize(text)} - FILLER
+    asked = {stem(w) for w in tokenize(question)}
     return frozenset(mine - asked) or frozenset(mine)
 
 
@@ -206,13 +196,6 @@ def _acronym(a: str, b: str) -> bool:
     if len(tb) == 1 and len(ta) > 1:
         return tb[0] == _initials(ta)
     return False
-
-
-def _near_spelling(wa: frozenset[str], wb: frozenset[str]) -> bool:
-    """True when some word of one is a near spelling of a word of the other ("Brasil" / "Brazil")."""
-    return any(
-        len(x) > 3 and SequenceMatcher(None, x, y).ratio() >= _NEAR_SPELLING for x in wa for y in wb
-    )
 
 
 def _forms_verdict(fa: AnswerForm, fb: AnswerForm) -> bool | None:
@@ -236,18 +219,32 @@ def _choice_verdict(fa: AnswerForm, fb: AnswerForm, choices: Sequence[str] | Non
 
 
 def _words_verdict(question: str, a: str, b: str) -> bool | None:
-    """Step 2: equal content words → same; disjoint → different; other numbers → different."""
+    """Step 3: the words (equal, initials, other numbers), then names and phrases.
+
+    Equal content words or initials → same; other numbers → different; the rest is
+    :func:`~invent_core.responses.phrases.phrase_verdict`'s.
+    """
     wa, wb = content_words(a, question), content_words(b, question)
     na, nb = _numbers(wa), _numbers(wb)
     if na and nb and na != nb:
         return False
-    if wa == wb:
+    if wa == wb or _acronym(a, b):
         return True
-    if _acronym(a, b):
-        return True
-    if not wa & wb:
-        return None if _near_spelling(wa, wb) else False
-    return None
+    decided = phrase_verdict(question, a, b)
+    ca, cb = _named(a), _named(b)
+    if decided is None and (ca, cb) != (a, b):
+        return phrase_verdict(question, ca, cb)
+    return decided
+
+
+#: the name a sentence ends in after its verb: "Nigeria's capital is Lagos" → "Lagos"
+_SAID_NAME = re.compile(r"\b(?:is|are|was|were)\s+((?:[A-Z][\w'’-]*\s?){1,4})$")
+
+
+def _named(text: str) -> str:
+    """The name a short sentence gives as its answer, or the text itself."""
+    m = _SAID_NAME.search(text.strip())
+    return m.group(1).strip() if m and name_like(m.group(1)) else text
 
 
 def _surface(text: str) -> str:
@@ -277,13 +274,20 @@ def rule_verdict(
     (False, False)
     >>> rule_verdict("Capital of Nigeria?", "Lagos", "Abuja")
     False
+    >>> rule_verdict("How many continents are there?", "7", "seven continents")
+    True
     """
     if _surface(a) == _surface(b):
         return True
     fa, fb = answer_form(a, choices=choices), answer_form(b, choices=choices)
+    if choices:
+        decided = _forms_verdict(fa, fb)
+        return decided if decided is not None else _choice_verdict(fa, fb, choices)
+    ka, kb = strip_answer_decorations(a.strip()), strip_answer_decorations(b.strip())
+    decided = kind_verdict(question, ka, kb)  # before letters: "C" may be carbon
+    if decided is not None or "letter" in (fa.kind, fb.kind):
+        return decided if decided is not None else _forms_verdict(fa, fb)
     decided = _forms_verdict(fa, fb)
     if decided is None:
-        decided = _choice_verdict(fa, fb, choices)
-    if decided is not None or "letter" in (fa.kind, fb.kind):
-        return decided  # a letter beside text the options did not map: a model decides
-    return _words_verdict(question, fa.value, fb.value)
+        decided = _words_verdict(question, fa.value, fb.value)
+    return decided
