@@ -238,11 +238,15 @@ def _words_verdict(question: str, a: str, b: str) -> bool | None:
 
 
 #: the name a sentence ends in after its verb: "Nigeria's capital is Lagos" → "Lagos"
-_SAID_NAME = re.compile(r"\b(?:is|are|was|were)\s+((?:[A-Z][\w'’-]*\s?){1,4})$")
+_SAID_NAME = re.compile(r"\b(?:is|are|was|were)\s+([A-Z][\w'’-]*(?:\s[A-Z][\w'’-]*){0,3})$")
+#: a reply longer than this is no short sentence naming its answer
+_SENTENCE_CHARS = 200
 
 
 def _named(text: str) -> str:
     """The name a short sentence gives as its answer, or the text itself."""
+    if len(text) > _SENTENCE_CHARS:
+        return text
     m = _SAID_NAME.search(text.strip())
     return m.group(1).strip() if m and name_like(m.group(1)) else text
 

@@ -33,6 +33,7 @@ _DIGITS = re.compile(
     r"(?:\s?/\s?(?P<den>\d+)|\s?x\s?10\s?\^\s?(?P<exp>-?\d+)|e(?P<exp2>-?\d+))?"
 )
 _WORD = re.compile(r"[a-z]+")
+_MAX_EXPONENT = 300
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ def _digit_number(text: str) -> tuple[float, float, str | None, str] | None:
             return None
         whole, tol = whole / den, 0.0
     exp = m.group("exp") or m.group("exp2")
+    if exp and abs(int(exp)) > _MAX_EXPONENT:
+        return None  # beyond a float: no number an answer means
     if exp:
         whole, tol = whole * 10.0 ** int(exp), tol * 10.0 ** int(exp)
     if m.group("sign"):
@@ -93,6 +96,9 @@ def _word_number(tokens: list[str]) -> tuple[float, float, int] | None:
         if tok in ("a", "an") and not (nxt in SCALES or nxt in FRACTION_WORDS):
             break
         if tok in SMALL_NUMBERS or tok in TENS:
+            units_after_units = current % 10 or current % 100 < 20
+            if tok not in ("a", "an") and current % 100 and (tok in TENS or units_after_units):
+                break  # "one two", "twenty thirty": two numbers, not one
             current += SMALL_NUMBERS.get(tok, 0) + TENS.get(tok, 0)
         elif tok == "hundred" and seen:
             current = (current or 1) * 100
@@ -135,6 +141,8 @@ def _unit(rest: str) -> str | None | bool:
     if rest in UNITS or rest in VAGUE_UNITS:
         return rest
     words = rest.split()
+    if words[0] in SMALL_NUMBERS or words[0] in TENS:
+        return False  # "one two": two numbers
     if len(words) <= _UNIT_WORDS and all(_WORD.fullmatch(w) for w in words):
         return rest
     return False
