@@ -1,26 +1,35 @@
 """Do two answers say the same thing? The rules that decide without a model.
 
-Two answers to one question are compared in three steps, cheapest first; each
-step either decides (same / different) or passes the pair on:
+Two answers to one question are compared cheapest first; each step either decides
+(same / different) or passes the pair on:
 
-1. **Canonical forms** (:func:`answer_form`): a number (``"1,001"``, ``"1001.0"``,
-   ``"6 times 9 equals 54."``: the result after ``=`` / "equals" / "is"), an option
-   letter (``"B"``, ``"(B)"``, ``"B. law of demand"``), yes/no, or free text. Two
-   structured forms are the same exactly when kind and value agree: ``8`` and
-   ``10`` or ``B`` and ``C`` can never be merged, whatever a model thinks. With
-   the MMLU options, an option's text counts as its letter.
-2. **Words** (:func:`content_words`): the answer's words less the question's own
-   words and filler ("is", "called", "the"), lightly stemmed. Equal word sets
-   are the same answer ("The membrane ... is called the cornea" and "Cornea");
-   disjoint ones are different ("Lagos" and "Abuja"), unless one is the other's
-   initials ("US" / "United States"); numbers that differ make texts different.
-3. Everything else (one word set inside the other, a partial overlap) is
-   **undecided** and goes to a model: the embedder's cosine, the user's NLI
-   folder or an LLM judge (:mod:`invent_core.responses.same`).
+1. **Surface**: equal up to blanks, case and a final full stop → same.
+2. **Option letters** (:func:`answer_form`): with the MMLU options, an option's text
+   counts as its letter and two letters are the same exactly when equal (``B`` and
+   ``C`` are never merged); two texts that name no option are two non-answers.
+3. **The kind of answer** (:func:`~invent_core.responses.kinds.kind_verdict`): yes/no
+   by polarity ("Yes" / "Yes, botanically it is a fruit"), dates by containment
+   ("November 1989" / "1989"), numbers by value in digits, words, fractions and
+   percentages with units converted ("81" / "eighty-one", "100 °C" / "212 °F"),
+   substances by symbol, formula or name ("CO2" / "carbon dioxide"), currencies by
+   base and country ("Pound" / "Pound sterling" for the UK).
+4. **Numbers in free text** (:func:`answer_form`): a worked line's result ("6 times 9
+   equals 54.") against a number.
+5. **Words**: the answer's words less the question's own words and filler; equal
+   sets or one the initials of the other ("US" / "United States") are the same,
+   different numbers different; then names and phrases
+   (:func:`~invent_core.responses.phrases.phrase_verdict`: a surname and the full name,
+   a head with and without its qualifier, a place with and without its region; a
+   conflicting given name, two qualifiers of one head or two names sharing no word
+   are different).
+6. Everything else — two descriptions sharing no word ("Paris" / "The French
+   capital"), a partial overlap of two sentences — is **undecided** (None) and goes
+   to a model: the embedder's cosine, the user's NLI folder or an LLM judge
+   (:mod:`invent_core.responses.same`).
 
-Measured on ``tests/data/answer_pairs.json`` (382 pairs from the saved runs of
-every shipped sample, labelled by reading), see ``tests/responses/test_same.py``.
-Pure: no model, no I/O.
+Measured per kind of answer on ``tests/data/meaning/answer_pairs.json`` and on the
+older ``tests/data/answer_pairs.json`` (``scripts/same_answer_score.py``). Pure: no
+model, no I/O.
 """
 
 from __future__ import annotations
@@ -228,6 +237,8 @@ def _words_verdict(question: str, a: str, b: str) -> bool | None:
     na, nb = _numbers(wa), _numbers(wb)
     if na and nb and na != nb:
         return False
+    if _NEGATED.search(f"{a} {b}".lower()) and tokenize(a) != tokenize(b):
+        return None  # "Paris, not Lyon" / "Lyon, not Paris": one bag of words, two answers
     if wa == wb or _acronym(a, b):
         return True
     decided = phrase_verdict(question, a, b)
@@ -237,6 +248,7 @@ def _words_verdict(question: str, a: str, b: str) -> bool | None:
     return decided
 
 
+_NEGATED = re.compile(r"\b(?:not|never|no|cannot)\b|n't\b")
 #: the name a sentence ends in after its verb: "Nigeria's capital is Lagos" → "Lagos"
 _SAID_NAME = re.compile(r"\b(?:is|are|was|were)\s+([A-Z][\w'’-]*(?:\s[A-Z][\w'’-]*){0,3})$")
 #: a reply longer than this is no short sentence naming its answer

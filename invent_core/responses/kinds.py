@@ -209,6 +209,8 @@ def substance(text: str) -> str | None:
     and common abbreviations by formula or name. Every part must name the same one.
     """
     t = text.translate(_SUBSCRIPTS).strip().rstrip(".")
+    if t in COMPOUNDS:
+        return t  # a formula with brackets of its own: "Ca(OH)2"
     parts = [p.strip() for p in re.split(r"[()]", t) if p.strip()]
     found = {_one_substance(p) for p in parts}
     return found.pop() if len(found) == 1 and None not in found else None

@@ -221,6 +221,8 @@ def phrase_verdict(question: str, a: str, b: str) -> bool | None:
         return None
     if sa == sb:
         return True
+    if name_like(a) and name_like(b) and fa[-1] == fb[-1]:
+        return _given_names_verdict(fa[:-1], fb[:-1])  # "George W." / "George H. W. Bush"
     small = a if len(sa) < len(sb) else b
     short_enough = max(len(fa), len(fb)) <= _NAME_WORDS  # a word of a sentence is no qualifier
     if (sa < sb or sb < sa) and short_enough and not (_is_list(a) or _is_list(b)):
