@@ -242,9 +242,7 @@ def currency(text: str) -> tuple[str, str] | None:
     base = CURRENCY_NAMES.get(last) or CURRENCY_NAMES.get(last.rstrip("s"))
     if base is None:
         return None
-    if last == "sterling":
-        words = [w for w in words[:-1] if w != base] + [last]
-    qualifier = " ".join(words[:-1]) if last != "sterling" else "sterling"
+    qualifier = "sterling" if last == "sterling" else " ".join(words[:-1])
     if not qualifier:
         return "", base
     countries = _countries(qualifier)
