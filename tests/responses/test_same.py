@@ -15,9 +15,10 @@ from invent_core.responses.same import answer_cosines
 
 PAIRS = json.loads((Path(__file__).parents[1] / "data" / "answer_pairs.json").read_text())["pairs"]
 
-#: accuracy of same_answer per split and kind, as measured when the set was committed
-#: (the threshold UNDECIDED_COSINE was chosen on the tuning half only)
-COMMITTED = {"tune": 0.965, "test": 0.95}
+#: accuracy of same_answer per split, as measured when the set was committed (the
+#: threshold UNDECIDED_COSINE was chosen on the tuning half only; tune 0.965 then, 0.975
+#: since the answers are compared by kind, 2026-11-29)
+COMMITTED = {"tune": 0.975, "test": 0.95}
 
 
 @pytest.mark.parametrize(
