@@ -38,6 +38,7 @@ __all__ = [
     "polarity",
     "substance",
     "when",
+    "written_substance",
 ]
 
 _WORDS = re.compile(r"[\w'’]+")
@@ -183,43 +184,67 @@ _ELEMENT_NAMES = frozenset(ELEMENTS.values())
 _COMPOUND_NAMES = {name: formula for formula, names in COMPOUNDS.items() for name in names}
 
 
-def _one_substance(part: str) -> str | None:
+def _symbol(word: str) -> str | None:
+    """The substance a symbol, formula or abbreviation writes ("Fe", "O2", "CO2", "DNA")."""
+    if word in ELEMENTS:
+        return ELEMENTS[word]
+    if word.endswith("2") and word[:-1] in DIATOMIC:
+        return ELEMENTS[word[:-1]]
+    return word if word in COMPOUNDS else None
+
+
+def _one_substance(part: str) -> tuple[str, str] | None:
+    """(substance, "symbol" or "name") of one part of an answer."""
     words = [w for w in part.split() if w.lower() not in SUBSTANCE_FILLER]
     if not words:
         return None
-    if len(words) == 1:
-        w = words[0]
-        if w in ELEMENTS:
-            return ELEMENTS[w]
-        if w.endswith("2") and w[:-1] in DIATOMIC:
-            return ELEMENTS[w[:-1]]
-        if w in COMPOUNDS:
-            return w
+    if len(words) == 1 and _symbol(words[0]):
+        return _symbol(words[0]), "symbol"
     name = " ".join(words).lower()
     name = ELEMENT_SPELLINGS.get(name, name)
-    if name in _ELEMENT_NAMES:
-        return name
-    return _COMPOUND_NAMES.get(name) or _COMPOUND_NAMES.get(name.rstrip("s"))
+    found = name if name in _ELEMENT_NAMES else None
+    found = found or _COMPOUND_NAMES.get(name) or _COMPOUND_NAMES.get(name.rstrip("s"))
+    return (found, "name") if found else None
 
 
-def substance(text: str) -> str | None:
-    """The element or compound an answer names ("CO₂", "carbon dioxide", "gold (Au)"), or None.
+def written_substance(text: str) -> tuple[str, frozenset[str]] | None:
+    """(substance, how it is written: {"symbol"}, {"name"} or both) of an answer, or None.
 
     Elements by symbol (case-sensitive, "O2" for a diatomic one) or name; compounds
-    and common abbreviations by formula or name. Every part must name the same one.
+    and common abbreviations by formula or name; "gold (Au)" writes both. Every part
+    must name the same substance.
     """
     t = text.translate(_SUBSCRIPTS).strip().rstrip(".")
     if t in COMPOUNDS:
-        return t  # a formula with brackets of its own: "Ca(OH)2"
-    parts = [p.strip() for p in re.split(r"[()]", t) if p.strip()]
-    found = {_one_substance(p) for p in parts}
-    return found.pop() if len(found) == 1 and None not in found else None
+        return t, frozenset({"symbol"})  # a formula with brackets of its own: "Ca(OH)2"
+    parts = [_one_substance(p.strip()) for p in re.split(r"[()]", t) if p.strip()]
+    if not parts or None in parts or len({p[0] for p in parts}) != 1:
+        return None
+    return parts[0][0], frozenset(p[1] for p in parts)
 
 
-def substance_verdict(a: str, b: str) -> bool | None:
-    """Two answers that both name a substance are the same exactly when it is one substance."""
-    sa, sb = substance(a), substance(b)
-    return None if sa is None or sb is None else sa == sb
+def substance(text: str) -> str | None:
+    """The element or compound an answer names ("CO₂", "carbon dioxide", "gold (Au)"), or None."""
+    written = written_substance(text)
+    return written[0] if written else None
+
+
+_ASKS_FORM = re.compile(r"\b(?:symbols?|formulas?|formulae|abbreviations?|stands? for)\b")
+
+
+def substance_verdict(question: str, a: str, b: str) -> bool | None:
+    """Two answers that both name a substance are the same exactly when it is one substance.
+
+    Where the question asks for a symbol or formula, or names one ("What is the chemical
+    symbol for gold?", "Which element has the symbol Fe?"), the way it is written counts
+    too: the name and the symbol alone are then two different answers.
+    """
+    wa, wb = written_substance(a), written_substance(b)
+    if wa is None or wb is None:
+        return None
+    if wa[0] != wb[0]:
+        return False
+    return not (_ASKS_FORM.search(question.lower()) and not wa[1] & wb[1])
 
 
 # --- currencies ------------------------------------------------------------------------
@@ -276,7 +301,7 @@ def kind_verdict(question: str, a: str, b: str) -> bool | None:
         lambda: yes_no_verdict(question, a, b),
         lambda: date_verdict(a, b),
         lambda: number_verdict(a, b),
-        lambda: substance_verdict(a, b),
+        lambda: substance_verdict(question, a, b),
         lambda: currency_verdict(question, a, b),
     )
     for step in steps:

@@ -123,3 +123,18 @@ def test_kind_readers_say_none_outside_their_kind():
     assert when("Paris") is None and when("May 5") == when("5 May")
     assert quantity("The French capital") is None and quantity("a dozen eggs and more") is None
     assert currency("Real Madrid") is None and currency("Euro") == ("", "euro")
+
+
+@pytest.mark.parametrize(
+    ("question", "a", "b", "same"),
+    [
+        ("What is the chemical symbol for sodium?", "Na", "Sodium", False),
+        ("What is the chemical symbol for sodium?", "Na", "sodium (Na)", True),
+        ("What is the chemical formula of table salt?", "NaCl", "sodium chloride", False),
+        ("Which element has the symbol Pb?", "Lead", "Pb", False),
+        ("What does the abbreviation DNA stand for?", "deoxyribonucleic acid", "DNA", False),
+        ("Which metal do we mine for jewellery?", "Ag", "silver", True),
+    ],
+)
+def test_where_the_question_asks_for_the_symbol_the_name_is_another_answer(question, a, b, same):
+    assert rule_verdict(question, a, b) is same
