@@ -25,6 +25,7 @@ from .answer_tables import (
     NO_WORDS,
     ORDINALS,
     SUBSTANCE_FILLER,
+    UNITS,
     YES_NO_OPENERS,
     YES_WORDS,
 )
@@ -170,12 +171,26 @@ def date_verdict(a: str, b: str) -> bool | None:
 # --- numbers ---------------------------------------------------------------------------
 
 
-def number_verdict(a: str, b: str) -> bool | None:
-    """Two answers that are numbers compare by value (:func:`~.quantities.same_quantity`)."""
+def _asked_units(question: str) -> set[tuple[str, float, float]]:
+    """The units a question names ("How many seconds …?"): written out, not one letter."""
+    low = " " + " ".join(question.lower().replace("?", " ").split()) + " "
+    return {UNITS[u] for u in UNITS if len(u) > 2 and f" {u} " in low}
+
+
+def number_verdict(question: str, a: str, b: str) -> bool | None:
+    """Two answers that are numbers compare by value (:func:`~.quantities.same_quantity`).
+
+    Where the question names the unit ("How many seconds are in 3 minutes?"), an equal
+    value in another unit ("3 minutes" / "180 seconds") does not answer it: different.
+    """
     qa, qb = quantity(a), quantity(b)
     if qa is None or qb is None:
         return None
-    return same_quantity(qa, qb)
+    same = same_quantity(qa, qb)
+    units = {UNITS.get(qa.unit), UNITS.get(qb.unit)}
+    if same and None not in units and len(units) == 2 and units & _asked_units(question):
+        return False
+    return same
 
 
 # --- substances ------------------------------------------------------------------------
@@ -300,7 +315,7 @@ def kind_verdict(question: str, a: str, b: str) -> bool | None:
     steps: tuple[Callable[[], bool | None], ...] = (
         lambda: yes_no_verdict(question, a, b),
         lambda: date_verdict(a, b),
-        lambda: number_verdict(a, b),
+        lambda: number_verdict(question, a, b),
         lambda: substance_verdict(question, a, b),
         lambda: currency_verdict(question, a, b),
     )

@@ -138,3 +138,16 @@ def test_kind_readers_say_none_outside_their_kind():
 )
 def test_where_the_question_asks_for_the_symbol_the_name_is_another_answer(question, a, b, same):
     assert rule_verdict(question, a, b) is same
+
+
+@pytest.mark.parametrize(
+    ("question", "a", "b", "same"),
+    [
+        ("How many minutes are in 2 hours?", "120 minutes", "2 hours", False),
+        ("How many minutes are in 2 hours?", "120", "120 minutes", True),
+        ("How many grams are in 3 kilograms?", "3000 g", "3 kg", False),
+        ("How long is the bridge?", "1.2 km", "1,200 m", True),
+    ],
+)
+def test_where_the_question_names_the_unit_another_unit_is_another_answer(question, a, b, same):
+    assert rule_verdict(question, a, b) is same
