@@ -1,26 +1,35 @@
 """Do two answers say the same thing? The rules that decide without a model.
 
-Two answers to one question are compared in three steps, cheapest first; each
-step either decides (same / different) or passes the pair on:
+Two answers to one question are compared cheapest first; each step either decides
+(same / different) or passes the pair on:
 
-1. **Canonical forms** (:func:`answer_form`): a number (``"1,001"``, ``"1001.0"``,
-   ``"6 times 9 equals 54."``: the result after ``=`` / "equals" / "is"), an option
-   letter (``"B"``, ``"(B)"``, ``"B. law of demand"``), yes/no, or free text. Two
-   structured forms are the same exactly when kind and value agree: ``8`` and
-   ``10`` or ``B`` and ``C`` can never be merged, whatever a model thinks. With
-   the MMLU options, an option's text counts as its letter.
-2. **Words** (:func:`content_words`): the answer's words less the question's own
-   words and filler ("is", "called", "the"), lightly stemmed. Equal word sets
-   are the same answer ("The membrane ... is called the cornea" and "Cornea");
-   disjoint ones are different ("Lagos" and "Abuja"), unless one is the other's
-   initials ("US" / "United States"); numbers that differ make texts different.
-3. Everything else (one word set inside the other, a partial overlap) is
-   **undecided** and goes to a model: the embedder's cosine, the user's NLI
-   folder or an LLM judge (:mod:`invent_core.responses.same`).
+1. **Surface**: equal up to blanks, case and a final full stop → same.
+2. **Option letters** (:func:`answer_form`): with the MMLU options, an option's text
+   counts as its letter and two letters are the same exactly when equal (``B`` and
+   ``C`` are never merged); two texts that name no option are two non-answers.
+3. **The kind of answer** (:func:`~invent_core.responses.kinds.kind_verdict`): yes/no
+   by polarity ("Yes" / "Yes, botanically it is a fruit"), dates by containment
+   ("November 1989" / "1989"), numbers by value in digits, words, fractions and
+   percentages with units converted ("81" / "eighty-one", "100 °C" / "212 °F"),
+   substances by symbol, formula or name ("CO2" / "carbon dioxide"), currencies by
+   base and country ("Pound" / "Pound sterling" for the UK).
+4. **Numbers in free text** (:func:`answer_form`): a worked line's result ("6 times 9
+   equals 54.") against a number.
+5. **Words**: the answer's words less the question's own words and filler; equal
+   sets or one the initials of the other ("US" / "United States") are the same,
+   different numbers different; then names and phrases
+   (:func:`~invent_core.responses.phrases.phrase_verdict`: a surname and the full name,
+   a head with and without its qualifier, a place with and without its region; a
+   conflicting given name, two qualifiers of one head or two names sharing no word
+   are different).
+6. Everything else — two descriptions sharing no word ("Paris" / "The French
+   capital"), a partial overlap of two sentences — is **undecided** (None) and goes
+   to a model: the embedder's cosine, the user's NLI folder or an LLM judge
+   (:mod:`invent_core.responses.same`).
 
-Measured on ``tests/data/answer_pairs.json`` (382 pairs from the saved runs of
-every shipped sample, labelled by reading), see ``tests/responses/test_same.py``.
-Pure: no model, no I/O.
+Measured per kind of answer on ``tests/data/meaning/answer_pairs.json`` and on the
+older ``tests/data/answer_pairs.json`` (``scripts/same_answer_score.py``). Pure: no
+model, no I/O.
 """
 
 from __future__ import annotations
@@ -28,10 +37,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from .canonical import format_number, option_letter, parse_option_letter
 from .cleaning import strip_answer_decorations
+from .kinds import kind_verdict
+from .phrases import FILLER, name_like, phrase_verdict, stem
 
 __all__ = [
     "AnswerForm",
@@ -123,14 +133,21 @@ _SPELLED = {
     )
 }
 _LETTERS = 10  # option letters A–J: MMLU and its larger variants
-#: difflib ratio at or above which two words are one word misspelt ("Hidrogen" / "Hydrogen" 0.88;
-#: "Paris" / "Parma" 0.6): such a pair is left to a model instead of called different
-_NEAR_SPELLING = 0.8
 
 
 def _number(text: str) -> str:
     value = float(re.sub(r"[$,\s]", "", text))
     return format_number(value)
+
+
+_INITIAL_NAME = re.compile(r"^[A-Z]\.\s?[A-Z]")
+
+
+def _letter_alone(short: str) -> str | None:
+    """An option letter without the options; a name with initials ("G. Orwell") is no letter."""
+    if _INITIAL_NAME.match(short) and name_like(short):
+        return None
+    return parse_option_letter(short, _LETTERS)
 
 
 def answer_form(text: str, *, choices: Sequence[str] | None = None) -> AnswerForm:
@@ -144,7 +161,7 @@ def answer_form(text: str, *, choices: Sequence[str] | None = None) -> AnswerFor
     (AnswerForm(kind='letter', value='B'), AnswerForm(kind='letter', value='B'))
     """
     short = strip_answer_decorations(" ".join(str(text).split()))
-    letter = option_letter(short, choices) if choices else parse_option_letter(short, _LETTERS)
+    letter = option_letter(short, choices) if choices else _letter_alone(short)
     if letter is not None:
         return AnswerForm("letter", letter)
     low = short.lower().rstrip("!.")
@@ -160,24 +177,6 @@ def answer_form(text: str, *, choices: Sequence[str] | None = None) -> AnswerFor
 
 # --- words ---------------------------------------------------------------------------
 
-#: words that say nothing about which answer is given: articles, copulas, filler verbs
-_FILLER = frozenset(
-    "a an the of is are was were be been it its this that these those which who what "
-    "called known named referred to as and or in on at by for from with into than "
-    "answer answers term process type kind form there here have has had".split()
-)
-
-
-def _stem(word: str) -> str:
-    """A light plural stem: ``arteries`` → ``artery``, ``ions`` → ``ion``, ``gas`` stays."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
 
 def content_words(text: str, question: str = "") -> frozenset[str]:
     """The answer's stemmed words less filler and the question's own words.
@@ -185,8 +184,8 @@ def content_words(text: str, question: str = "") -> frozenset[str]:
     When nothing is left (the answer only restates the question), the answer's
     words less filler are returned instead, so an echo still has a content.
     """
-    mine = {_stem(w) for w in tokenize(text)} - _FILLER
-    asked = {_stem(w) for w in tokenize(question)}
+    mine = {stem(w) for w in tokenize(text)} - FILLER
+    asked = {stem(w) for w in tokenize(question)}
     return frozenset(mine - asked) or frozenset(mine)
 
 
@@ -206,13 +205,6 @@ def _acronym(a: str, b: str) -> bool:
     if len(tb) == 1 and len(ta) > 1:
         return tb[0] == _initials(ta)
     return False
-
-
-def _near_spelling(wa: frozenset[str], wb: frozenset[str]) -> bool:
-    """True when some word of one is a near spelling of a word of the other ("Brasil" / "Brazil")."""
-    return any(
-        len(x) > 3 and SequenceMatcher(None, x, y).ratio() >= _NEAR_SPELLING for x in wa for y in wb
-    )
 
 
 def _forms_verdict(fa: AnswerForm, fb: AnswerForm) -> bool | None:
@@ -236,18 +228,39 @@ def _choice_verdict(fa: AnswerForm, fb: AnswerForm, choices: Sequence[str] | Non
 
 
 def _words_verdict(question: str, a: str, b: str) -> bool | None:
-    """Step 2: equal content words → same; disjoint → different; other numbers → different."""
+    """Step 3: the words (equal, initials, other numbers), then names and phrases.
+
+    Equal content words or initials → same; other numbers → different; the rest is
+    :func:`~invent_core.responses.phrases.phrase_verdict`'s.
+    """
     wa, wb = content_words(a, question), content_words(b, question)
     na, nb = _numbers(wa), _numbers(wb)
     if na and nb and na != nb:
         return False
-    if wa == wb:
+    if _NEGATED.search(f"{a} {b}".lower()) and tokenize(a) != tokenize(b):
+        return None  # "Paris, not Lyon" / "Lyon, not Paris": one bag of words, two answers
+    if wa == wb or _acronym(a, b):
         return True
-    if _acronym(a, b):
-        return True
-    if not wa & wb:
-        return None if _near_spelling(wa, wb) else False
-    return None
+    decided = phrase_verdict(question, a, b)
+    ca, cb = _named(a), _named(b)
+    if decided is None and (ca, cb) != (a, b):
+        return phrase_verdict(question, ca, cb)
+    return decided
+
+
+_NEGATED = re.compile(r"\b(?:not|never|no|cannot)\b|n't\b")
+#: the name a sentence ends in after its verb: "Nigeria's capital is Lagos" → "Lagos"
+_SAID_NAME = re.compile(r"\b(?:is|are|was|were)\s+([A-Z][\w'’-]*(?:\s[A-Z][\w'’-]*){0,3})$")
+#: a reply longer than this is no short sentence naming its answer
+_SENTENCE_CHARS = 200
+
+
+def _named(text: str) -> str:
+    """The name a short sentence gives as its answer, or the text itself."""
+    if len(text) > _SENTENCE_CHARS:
+        return text
+    m = _SAID_NAME.search(text.strip())
+    return m.group(1).strip() if m and name_like(m.group(1)) else text
 
 
 def _surface(text: str) -> str:
@@ -277,13 +290,20 @@ def rule_verdict(
     (False, False)
     >>> rule_verdict("Capital of Nigeria?", "Lagos", "Abuja")
     False
+    >>> rule_verdict("How many continents are there?", "7", "seven continents")
+    True
     """
     if _surface(a) == _surface(b):
         return True
     fa, fb = answer_form(a, choices=choices), answer_form(b, choices=choices)
+    if choices:
+        decided = _forms_verdict(fa, fb)
+        return decided if decided is not None else _choice_verdict(fa, fb, choices)
+    ka, kb = strip_answer_decorations(a.strip()), strip_answer_decorations(b.strip())
+    decided = kind_verdict(question, ka, kb)  # before letters: "C" may be carbon
+    if decided is not None or "letter" in (fa.kind, fb.kind):
+        return decided if decided is not None else _forms_verdict(fa, fb)
     decided = _forms_verdict(fa, fb)
     if decided is None:
-        decided = _choice_verdict(fa, fb, choices)
-    if decided is not None or "letter" in (fa.kind, fb.kind):
-        return decided  # a letter beside text the options did not map: a model decides
-    return _words_verdict(question, fa.value, fb.value)
+        decided = _words_verdict(question, fa.value, fb.value)
+    return decided

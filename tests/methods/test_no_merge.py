@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 
 from invent_core.methods.registry import ScoringContext, get_method
+from invent_core.responses import same_answer
+from invent_core.responses.equivalence import rule_verdict
+from invent_core.responses.same import answer_cosines
 
 QUESTIONS = ["What is 2 plus 6?", "What is the sum of 2 and 6?"]
 
@@ -59,3 +62,34 @@ def test_semantic_entropy_on_the_shipped_arithmetic_runs_reaches_canonical_clust
         scores.append(get_method("semantic_entropy").compute(ctx))
         labels.append(wrong[run["question"]])
     assert roc_auc_score(labels, scores) == pytest.approx(0.887, abs=0.01)  # measured: 0.882
+
+
+@pytest.mark.parametrize(
+    ("question", "answers"),
+    [
+        (
+            "Who was the first person to walk on the Moon?",
+            [
+                "Neil Armstrong",
+                "N. Armstrong",
+                "Louis Armstrong",
+                "Buzz Aldrin",
+                "Neil A. Armstrong",
+            ],
+        ),
+        ("What is 9 times 9?", ["81", "eighty-one", "eighteen", "81.0", "Eighty one"]),
+        ("What gas do plants take in?", ["CO2", "carbon dioxide", "O2", "oxygen", "CO₂"]),
+    ],
+)
+def test_the_walk_and_every_baseline_read_the_same_verdicts(minilm, question, answers):
+    """Semantic Entropy's clusters, the graph weights, ψ_y and same_answer agree with the rules."""
+    ctx = ScoringContext([question, question], [list(answers)] * 2, embedder=minilm)
+    get_method("semantic_entropy").compute(ctx)
+    ids = ctx.extras["semantic_entropy"]["clusters"]
+    psi = answer_cosines(question, answers, mode="rules", cosines=lambda: 1 / 0)  # all decided
+    for (i, a), (j, b) in itertools.combinations(enumerate(answers), 2):
+        verdict = rule_verdict(question, a, b)
+        assert verdict is not None, (a, b)
+        assert ctx.same_answer(a, b) is verdict is same_answer(question, a, b)
+        assert (ids[i] == ids[j]) is verdict and psi[i, j] == float(verdict)
+        assert ctx.original_affinity[i, j] == pytest.approx(1.0 if verdict else 0.5)

@@ -36,11 +36,15 @@ def test_only_undecided_distinct_pairs_reach_the_judge():
         asked.append(list(pairs))
         return [True] * len(pairs)
 
-    answers = ["Lagos", "Nigeria's administrative center is Lagos", "Lagos", "Abuja", "12"]
+    answers = ["Lagos", "the largest Nigerian city", "Lagos", "Abuja", "12"]
     cos = answer_cosines(Q, answers, mode="judge", cosines=lambda: 1 / 0, judge=judge)
-    # "Lagos" / "Abuja" and the number are decided by the rules; one undecided pair, asked once
-    assert len(asked) == 1 and len(asked[0]) == 1
-    assert set(asked[0][0]) == {"Lagos", "Nigeria's administrative center is Lagos"}
+    # "Lagos" / "Abuja" and the number are decided by the rules; the description shares no
+    # word with either name, so its two distinct pairs are undecided and asked once each
+    assert len(asked) == 1 and len(asked[0]) == 2
+    assert {frozenset(p) for p in asked[0]} == {
+        frozenset({"Lagos", "the largest Nigerian city"}),
+        frozenset({"Abuja", "the largest Nigerian city"}),
+    }
     assert cos[0, 1] == cos[1, 2] == 1.0 and cos[0, 3] == 0.0 and cos[3, 4] == 0.0
     np.testing.assert_array_equal(cos, cos.T)
 

@@ -15,9 +15,10 @@ from invent_core.responses.same import answer_cosines
 
 PAIRS = json.loads((Path(__file__).parents[1] / "data" / "answer_pairs.json").read_text())["pairs"]
 
-#: accuracy of same_answer per split and kind, as measured when the set was committed
-#: (the threshold UNDECIDED_COSINE was chosen on the tuning half only)
-COMMITTED = {"tune": 0.965, "test": 0.95}
+#: accuracy of same_answer per split, as measured when the set was committed (the
+#: threshold UNDECIDED_COSINE was chosen on the tuning half only; tune 0.965 then, 0.975
+#: since the answers are compared by kind, 2026-11-29)
+COMMITTED = {"tune": 0.975, "test": 0.95}
 
 
 @pytest.mark.parametrize(
@@ -74,3 +75,40 @@ def test_labelled_pairs_accuracy_per_kind():
     for split, figure in COMMITTED.items():
         assert accuracy[split] >= figure
     assert accuracy["numbers"] == accuracy["letters"] == 1.0
+
+
+BY_CLASS = json.loads(
+    (Path(__file__).parents[1] / "data" / "meaning" / "answer_pairs.json").read_text(
+        encoding="utf-8"
+    )
+)["rows"]
+TUNING = [r for r in BY_CLASS if r["half"] == "tuning"]
+
+#: on the tuning half of tests/data/meaning/answer_pairs.json, as reached when the rules were
+#: chosen (scripts/same_answer_score.py): the rules' coverage and the accuracy of what they
+#: decide, and same_answer's accuracy with the cosine for the rest
+TUNING_FIGURES = {"coverage": 0.88, "ruled": 0.996, "same_answer": 0.949}
+
+
+def test_the_labelled_set_has_every_class_on_both_sides_and_a_fixed_split():
+    import hashlib
+
+    for cls in {r["class"] for r in BY_CLASS}:
+        rows = [r for r in BY_CLASS if r["class"] == cls]
+        assert sum(r["same"] for r in rows) >= 20 and sum(not r["same"] for r in rows) >= 20, cls
+    for r in BY_CLASS:
+        digest = hashlib.sha256(f"{r['question']}\n{r['a']}\n{r['b']}".encode()).hexdigest()
+        assert r["half"] == ("tuning" if int(digest, 16) % 2 == 0 else "report")
+
+
+def test_the_rules_on_the_tuning_half_stay_at_their_figures():
+    ruled = [(rule_verdict(r["question"], r["a"], r["b"]), r["same"]) for r in TUNING]
+    decided = [(v, s) for v, s in ruled if v is not None]
+    assert round(len(decided) / len(ruled), 2) >= TUNING_FIGURES["coverage"]
+    assert round(float(np.mean([v == s for v, s in decided])), 3) >= TUNING_FIGURES["ruled"]
+
+
+@pytest.mark.slow
+def test_same_answer_on_the_tuning_half_stays_at_its_figure():
+    right = [same_answer(r["question"], r["a"], r["b"]) == r["same"] for r in TUNING]
+    assert round(float(np.mean(right)), 3) >= TUNING_FIGURES["same_answer"]
