@@ -20,6 +20,7 @@ import streamlit as st
 from invent_core.env import cache_dir
 from invent_core.errors import InventError
 from invent_core.progress import format_range, format_seconds
+from invent_ui.text import untrusted
 
 from .background import Job, JobRegistry, JobView, job_of
 
@@ -81,7 +82,10 @@ def error_text(err: BaseException, names: Mapping[str, str] | None = None) -> st
 
 def show_error(err: BaseException, what: str, names: Mapping[str, str] | None = None) -> None:
     """Show ``what`` failed and why, in one readable line (no traceback, no cache path)."""
-    st.error(f"**{what} failed.** {error_text(err, names)}", icon=":material/error:")
+    st.error(
+        f"**{untrusted(what)} failed.** {untrusted(error_text(err, names))}",
+        icon=":material/error:",
+    )
 
 
 def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
@@ -149,11 +153,15 @@ def _live(key: str) -> None:
 
 def _job_view(job: Any, key: str) -> None:
     with st.container(border=True):
-        head = f"**{job.label}** · {format_seconds(job.elapsed)} elapsed"
-        head += expected_text(getattr(job, "expected", None), job.elapsed)
-        if job.token.cancelled:
-            head += " · cancelling: no new request is sent, the ones in flight are stopped"
-        st.markdown(head)
+        cancelling = (
+            " · cancelling: no new request is sent, the ones in flight are stopped"
+            if job.token.cancelled
+            else ""
+        )
+        st.markdown(
+            f"**{untrusted(job.label)}** · {untrusted(format_seconds(job.elapsed))} elapsed"
+            f"{untrusted(expected_text(getattr(job, 'expected', None), job.elapsed))}{cancelling}"
+        )
         stages = job.tracker.snapshot()
         if not stages:
             st.progress(0.0, text="starting (loading the models)")
@@ -231,7 +239,7 @@ def cancelled_text(job: Any, kept: str = "", names: Mapping[str, str] | None = N
     said = error_text(job.error, names).rstrip(".")
     if "cache" in said.lower() and "cache" in kept.lower():
         kept = ""
-    return f"{job.label}: {said}. {kept}".strip()
+    return f"{untrusted(job.label)}: {untrusted(said)}. {kept}".strip()
 
 
 def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = None) -> Any:
@@ -257,11 +265,14 @@ def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = Non
     took = format_seconds(job.elapsed)
     if job.status == "done":
         kept_in = " Kept in the run history." if job.history_id else ""
-        st.success(f"{job.label}: done in {took}.{kept_in}", icon=":material/check_circle:")
+        st.success(
+            f"{untrusted(job.label)}: done in {untrusted(took)}.{kept_in}",
+            icon=":material/check_circle:",
+        )
     elif job.status == "cancelled":
         st.warning(cancelled_text(job, kept, names), icon=":material/cancel:")
     else:
         show_error(job.error, job.label, names)
     if job.note:
-        st.warning(job.note)
+        st.warning(untrusted(job.note))
     return job

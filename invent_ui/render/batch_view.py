@@ -20,6 +20,7 @@ from invent_core.batch import evaluate_output, export_results, iter_records
 from invent_core.evaluation.sample_size import judgeable
 from invent_ui.data import batch_rows
 from invent_ui.jobs.feedback import guarded
+from invent_ui.text import untrusted
 
 from . import results_view, tables
 from .downloads import download_buttons
@@ -81,7 +82,7 @@ def failed_table(failed: list[Mapping[str, Any]], names: Mapping[str, str]) -> N
 def retried_rows(retry_out: Path, other: str, df: pd.DataFrame, stem: str) -> None:
     """The rows retried with the ``other`` perturber, and the scores with them joined."""
     retried = pd.DataFrame(list(iter_records(retry_out)))
-    st.markdown(f"**Retried with {other}: {len(retried)} row(s) scored**")
+    st.markdown(f"**Retried with {untrusted(other)}: {len(retried)} row(s) scored**")
     st.dataframe(retried.drop(columns=[c for c in LONG_COLUMNS if c in retried]), width="stretch")
     both = pd.concat([df, retried], ignore_index=True)
     download_buttons(st, f"{stem} scores with retried rows", both, key="batch_both")
@@ -109,9 +110,9 @@ def metrics(out: Path, df: pd.DataFrame, labels: Mapping[str, str]) -> None:
         f"Accuracy of the answers to the original questions: {ev['accuracy']:.0%} over "
         f"{n_judged} judged rows. "
         + (
-            judged.reason
+            untrusted(judged.reason)
             if judged.ok
-            else f"**{judged.reason}**: AUROC and PRR are shown greyed; they mean little here."
+            else f"**{untrusted(judged.reason)}**: AUROC and PRR are shown greyed; they mean little here."
         )
     )
     judged_rows = df[df["correct"].notna()]
@@ -124,6 +125,6 @@ def metrics(out: Path, df: pd.DataFrame, labels: Mapping[str, str]) -> None:
     reason = results_view.class_curves(correct, table, labels=labels, key="batch", what="batch ")
     if reason is not None:
         st.info(
-            f"No ROC or rejection curve ({reason}): they compare right answers with wrong "
+            f"No ROC or rejection curve ({untrusted(reason)}): they compare right answers with wrong "
             "ones, and AUROC and PRR are undefined when every judged answer is the same."
         )

@@ -32,6 +32,7 @@ from invent_core.config import (
 from invent_core.embedders import available_embedders
 from invent_core.llm import ENGINES, available_llms
 from invent_core.llm.local import MAX_THREADS
+from invent_ui.text import untrusted
 
 from . import state
 from .history_view import quiet_page_link, recent_in_sidebar
@@ -122,7 +123,7 @@ def sidebar_settings() -> Settings:
             raise ValueError(problem)
         settings = Settings.from_dict(canon)
     except ValueError as err:
-        sb.error(f"{err}. Keeping the previous settings.", icon=":material/error:")
+        sb.error(f"{untrusted(err)}. Keeping the previous settings.", icon=":material/error:")
         settings = previous
     st.session_state[state.SETTINGS] = settings.to_dict()
     return settings
@@ -380,4 +381,7 @@ def _nli_folder(canon: dict[str, Any]) -> None:
     if os.path.isdir(folder.removeprefix("nli:")):
         canon["embedder"] = folder
     else:
-        st.warning(f"{folder} is not a folder on this machine; using {canon['embedder']}.")
+        st.warning(
+            f"{untrusted(folder)} is not a folder on this machine; "
+            f"using {untrusted(canon['embedder'])}."
+        )
