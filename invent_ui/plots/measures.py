@@ -14,6 +14,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from invent_core.progress import ordinal
+
 from .style import MARGIN, ORIGINAL_COLOUR, OTHER_COLOUR, PALETTE
 
 
@@ -71,7 +73,7 @@ def reference_figure(
         ):
             fig.add_trace(go.Histogram(x=v[mask], name=name, marker_color=colour, opacity=0.6))
     note = (
-        f"this question ({percentile:.0f}th percentile)"
+        f"this question ({ordinal(round(percentile))} percentile)"
         if percentile is not None
         else "this question"
     )

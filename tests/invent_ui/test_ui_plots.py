@@ -262,3 +262,13 @@ def test_shared_colour_range(walk):
     assert (
         "zmin" not in spec(plots.walk_heatmaps(walk, list("abcd"), list("efgh"))["p_y"])["data"][0]
     )
+
+
+def test_the_reference_figure_names_the_percentile_as_an_ordinal():
+    from invent_ui.plots.measures import reference_figure
+
+    values = np.linspace(0.0, 3.0, 50)
+    for percentile, said in ((43.2, "43rd"), (1.0, "1st"), (12.4, "12th"), (22.0, "22nd")):
+        fig = reference_figure(values, 1.0, percentile=percentile)
+        (note,) = [a.text for a in fig.layout.annotations]
+        assert note == f"this question ({said} percentile)"
