@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from invent_core.config import RunConfig, iter_options
 from invent_core.env import cache_dir
 from invent_core.errors import InventError
 from invent_core.progress import format_range, format_seconds
@@ -41,10 +42,39 @@ CONTROLS: dict[str, str] = {
     "--n-perturbations": '"n perturbations" in the sidebar',
     "--n-replications": '"r replications" in the sidebar',
     "--n-bootstrap": '"B bootstrap" in the sidebar',
+    "--embedder": '"Embedder ψ" in the sidebar',
+    "--profile": '"Profile" in the sidebar',
     "--perturber": '"Perturber"',
     "--judge": '"Correctness"',
 }
 _FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[nr])(?![\w-])")
+#: Section titles of the sidebar's "Advanced" expander, by the config that declares the option.
+SECTIONS = {
+    "run": "Answers",
+    "score": "Scoring",
+    "paraphrase": "Paraphrasing",
+    "gaap": "GAAP",
+    "adaptive": "Adaptive budget",
+}
+
+
+def option_label(opt: Any) -> str:
+    """The label of an option's widget under *Advanced*: its name within its section.
+
+    ``gaap_delta`` is "delta" under **GAAP**; ``answer_max_tokens`` "answer max tokens".
+    """
+    name = opt.name.removeprefix(opt.path[0] + "_") if len(opt.path) > 1 else opt.name
+    return name.replace("_", " ")
+
+
+def _advanced_controls() -> dict[str, str]:
+    """Each run option's flag → its widget under *Advanced*, as the sidebar draws it."""
+    controls = {}
+    for opt in iter_options(RunConfig):
+        owner = opt.path[0] if len(opt.path) > 1 else "run"
+        section = SECTIONS.get(owner, owner)
+        controls[opt.long_flag] = f'"{option_label(opt)}" under {section} (sidebar, Advanced)'
+    return controls
 
 
 def public_text(text: str, names: Mapping[str, str] | None = None) -> str:
@@ -60,13 +90,9 @@ def public_text(text: str, names: Mapping[str, str] | None = None) -> str:
     root = re.escape(str(cache_dir()))
     text = re.sub(root + r"[^\s'\"),;]*", lambda m: m.group(0).rsplit("/", 1)[-1], text)
 
-    def control(m: re.Match) -> str:
-        flag = m.group(1)
-        return CONTROLS.get(
-            flag, '"' + flag.lstrip("-").replace("-", " ") + '" (sidebar, Advanced)'
-        )
-
-    return _FLAG.sub(control, text)
+    controls = {**_advanced_controls(), **CONTROLS}
+    # a flag that no control stands for (an option of the command line only) stays as it is
+    return _FLAG.sub(lambda m: controls.get(m.group(1), m.group(1)), text)
 
 
 def error_text(err: BaseException, names: Mapping[str, str] | None = None) -> str:

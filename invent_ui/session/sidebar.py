@@ -32,6 +32,7 @@ from invent_core.config import (
 from invent_core.embedders import available_embedders
 from invent_core.llm import ENGINES, available_llms
 from invent_core.llm.local import MAX_THREADS
+from invent_ui.jobs.feedback import SECTIONS, option_label
 from invent_ui.text import untrusted
 
 from . import state
@@ -52,8 +53,8 @@ MAIN_OPTIONS: tuple[str, ...] = (
     "seed",
     "temperature",
 )
-#: Section titles of the "Advanced" expander, by the option's config.
-_SECTIONS = {"run": "Answers", "score": "Scoring", "paraphrase": "Paraphrasing", "gaap": "GAAP"}
+#: Section titles of the "Advanced" expander, by the option's config (messages name them too).
+_SECTIONS = SECTIONS
 
 
 def advanced_options() -> list[OptionSpec]:
@@ -352,8 +353,7 @@ def _advanced_widgets(canon: dict[str, Any]) -> None:
 
 def _option_widget(opt: OptionSpec, value: Any) -> Any:
     """Draw the widget of one option, chosen by its type (a choice, a switch, a text or a number)."""
-    label = opt.name.removeprefix(opt.path[0] + "_") if len(opt.path) > 1 else opt.name
-    label = label.replace("_", " ")
+    label = option_label(opt)
     key = _seed(opt.name, value)
     if opt.choices is not None:
         return st.selectbox(label, list(opt.choices), key=key, help=opt.help)

@@ -109,9 +109,7 @@ def hostile_leaks(text: str) -> list[str]:
             found.append(f"{tok.type} {tok.attrs}")
         if tok.type in ("html_inline", "html_block") and HOST in tok.content:
             found.append(f"html {tok.content}")
-        if tok.type == "text" and (
-            f"www.{HOST}" in tok.content or f"http://{HOST}" in tok.content
-        ):
+        if tok.type == "text" and (f"www.{HOST}" in tok.content or f"http://{HOST}" in tok.content):
             found.append(f"bare link in {tok.content!r}")
         if tok.type == "text" and ":skull:" in tok.content:
             found.append("emoji shortcode")
@@ -245,9 +243,7 @@ def test_batch_page_shows_a_hostile_upload_literally(world):
     from invent_ui.data.uploads import store_upload
 
     rows = [{"question": f"What is 2+2? {EVIL}", "answer": f"4 {EVIL}"}] * 3
-    text = "question,answer\n" + "".join(
-        f'"{r["question"]}","{r["answer"]}"\n' for r in rows
-    )
+    text = "question,answer\n" + "".join(f'"{r["question"]}","{r["answer"]}"\n' for r in rows)
     store_upload(world["dashboard"] / "batch", f"{EVIL}.csv", text.encode())
     at = _open("5_Batch_scoring.py")
     at.selectbox(key="batch_reopen").select_index(1).run()
