@@ -18,8 +18,10 @@ __all__ = ["untrusted"]
 #: CommonMark lets a backslash escape any ASCII punctuation character, and the
 #: escape shows the character itself. These start a Markdown construct wherever
 #: they stand: emphasis, code, links and images (``[``), raw HTML and autolinks
-#: (``<``), tables, strikethrough, entities and maths (``$``).
-_ALWAYS = frozenset("\\`*_[]<>|~$&")
+#: (``<``), tables, strikethrough, entities and maths (``$``). An underscore
+#: between two letters or digits (``demo_tsu``) can neither open nor close
+#: emphasis, so only the others are escaped.
+_SPECIAL = re.compile(r"[\\`*\[\]<>|~$&]|(?<![^\W_])_|_(?![^\W_])")
 #: These start a block (heading, list, rule, quote) only at the start of a line; a
 #: piece of untrusted text may be the start of a line, so there they are escaped.
 _AT_START = re.compile(r"^(\s*)([#+=-]|\d{1,9}(?=[.)](?:\s|$)))")
@@ -52,7 +54,7 @@ def untrusted(text: object) -> str:
     if text is None:
         return ""
     flat = _LINE_BREAKS.sub(" ", str(text))
-    escaped = "".join("\\" + c if c in _ALWAYS else c for c in flat)
+    escaped = _SPECIAL.sub(lambda m: "\\" + m.group(0), flat)
     escaped = _AT_START.sub(_escape_start, escaped, count=1)
     return _BREAK_AFTER.sub(lambda m: m.group(0) + _ZERO_WIDTH_SPACE, escaped)
 

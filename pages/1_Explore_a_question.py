@@ -193,6 +193,8 @@ score = run.score
 # --- summary -----------------------------------------------------------------
 st.subheader(untrusted(run.question))
 st.caption(views.run_caption(run))
+views.run_answer(run)
+views.gaap_warning(run)
 views.measure_metrics(score)
 views.gate_summary(run)
 views.reference_panel(run, key="explore", own=True)  # the sidebar's file, if chosen

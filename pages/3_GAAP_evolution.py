@@ -222,10 +222,8 @@ for row in per_rows:  # what a member may have broken
         member_flags(row["perturbation"], trace.question, row["fitness"], trace.config.delta)
     )
 if any(row["flags"] for row in per_rows):
-    st.warning(
-        f"{sum(bool(r['flags']) for r in per_rows)} of {len(per_rows)} perturbations are "
-        "flagged (below δ, a lost name or number, or a visibly changed question): see 'flags'."
-    )
+    n_flagged = sum(bool(r["flags"]) for r in per_rows)
+    st.warning(f"{views.gaap_flag_text(n_flagged, len(per_rows))}: see 'flags'.")
 st.dataframe(per_rows, hide_index=True, width="stretch")
 download_buttons(st, "Per(S_x0)", per_rows, key="gaap_per")
 with st.expander("Every generation at a glance"):

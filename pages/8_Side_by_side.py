@@ -142,6 +142,8 @@ cols = st.columns(2)
 for col, (side, run) in zip(cols, runs.items()):
     col.markdown(f"**{side.title()}: {untrusted(run.question)}**")
     col.caption(views.run_caption(run))
+    views.run_answer(run, col)
+    views.gaap_warning(run, col)
 
 labels = views.method_labels()
 names = [n for n in left.measures if n in right.measures]

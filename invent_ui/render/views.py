@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -22,8 +23,10 @@ from invent_core.llm.names import describe_llm
 from invent_core.methods.registry import list_methods
 from invent_core.perturb import available_perturbers, get_perturber
 from invent_core.perturb.gaap import GaapResult
+from invent_core.perturb.gaap_sampling import member_flags
 from invent_core.perturb.gate import acceptance_line, distinct_warning
 from invent_ui import plots
+from invent_ui.data.answers import majority_answer
 from invent_ui.jobs.feedback import guarded
 from invent_ui.session import archive, links, own_reference, resources, state
 from invent_ui.text import untrusted
@@ -106,6 +109,49 @@ def run_caption(run: Any) -> str:
     if run.timings.get("total"):
         parts.append(f"{float(run.timings['total']):.1f} s")
     return " · ".join(parts)
+
+
+def run_answer(run: Any, container: Any = st) -> None:
+    """The model's answer to the original question beside its uncertainty: the most common of r."""
+    answers = list(getattr(run, "cleaned_responses", None) or run.responses)
+    answers = answers[0] if answers else []
+    answer, agree = majority_answer(answers)
+    if not answers:
+        return
+    container.markdown(
+        f"**Answer:** {untrusted(answer) or '(empty)'} — {int(agree)} of {len(answers)} answers to the "
+        "original question agree (the most common, after cleaning)"
+    )
+
+
+#: Says what GAAP's flags mean, on the GAAP page and wherever a GAAP run is shown.
+GAAP_FLAGS = "below δ, a lost name or number, or a visibly changed question"
+
+
+def gaap_flag_text(n_flagged: int, total: int) -> str:
+    """``"3 of 9 perturbations are flagged (below δ, a lost name or number, …)"``."""
+    return f"{n_flagged} of {total} perturbations are flagged ({GAAP_FLAGS})"
+
+
+def gaap_warning(run: Any, container: Any = st) -> None:
+    """A GAAP run of a question with numbers: say that GAAP swaps words, numbers included.
+
+    GAAP's default substitutes WordNet senses of key tokens, so "What is 4213 plus
+    3862?" can become "What is forte?": the perturbations then ask other
+    questions and the measures compare answers to them. Each perturbation is
+    checked as the GAAP page checks Per(S_x0) (:func:`member_flags`).
+    """
+    if run.config.perturber != "gaap" or not re.search(r"\d", run.question):
+        return
+    delta = run.config.gaap.delta
+    flagged = [p for p in run.perturbations if member_flags(p, run.question, None, delta)]
+    container.warning(
+        "GAAP on a question with numbers: it substitutes words by WordNet senses and may "
+        "drop or replace a number, so a perturbation can ask another question. "
+        f"{gaap_flag_text(len(flagged), len(run.perturbations))}. The paraphrase perturber "
+        "keeps names and numbers (its gate refuses a rewording that loses one).",
+        icon=":material/warning:",
+    )
 
 
 def _paraphraser_part(run: Any) -> list[str]:

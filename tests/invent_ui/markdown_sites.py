@@ -62,6 +62,10 @@ def _pieces(node: ast.AST) -> Iterator[ast.AST]:
         yield from _pieces(node.left)
         yield from _pieces(node.right)
         return
+    if isinstance(node, ast.BoolOp):  # a or b: either may be shown
+        for value in node.values:
+            yield from _pieces(value)
+        return
     if isinstance(node, ast.IfExp):
         yield from _pieces(node.body)
         yield from _pieces(node.orelse)

@@ -115,7 +115,7 @@ def test_what_shows_is_the_text_itself(hostile):
 
 
 def test_ordinary_text_is_left_alone():
-    for text in ("What is the capital of France?", "GPT-4 (ours), 3.5 and 4.", "Paris"):
+    for text in ("What is the capital of France?", "GPT-4 (ours), 3.5 and 4.", "demo_tsu.json"):
         assert untrusted(text) == text
     assert untrusted(None) == ""
     assert untrusted(42) == "42"
@@ -195,6 +195,8 @@ TRUSTED: dict[str, str] = {
     "side.title()": "'Left' or 'Right'",
     "map(untrusted, choices)": "each one wrapped",
     "map(untrusted, info.columns)": "each one wrapped",
+    "gaap_flag_text(len(flagged), len(run.perturbations))": "two counts and a constant",
+    "views.gaap_flag_text(n_flagged, len(per_rows))": "two counts and a constant",
 }
 
 
