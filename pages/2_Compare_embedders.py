@@ -131,6 +131,14 @@ ys = plots.state_labels(len(run.questions), "y")
 row_texts = run.questions if which == "p_x" else answers
 col_texts = answers if which == "p_y" else run.questions
 for col, (name, sc) in zip(diff_cols, list(scores.items())[1:]):
+    if plots.same_matrix(getattr(base.walk, which), getattr(sc.walk, which)):
+        col.info(  # a blank chart would look like a failure; say why there is nothing to draw
+            f"{untrusted(name)} − {untrusted(base_name)}: no difference, the two give the same matrix"
+            + ("" if by_embedder else " (P_x is built from the questions; ψ_y compares answers)")
+            + ".",
+            icon=":material/drag_handle:",
+        )
+        continue
     diff = plots.difference_heatmap(
         getattr(base.walk, which),
         getattr(sc.walk, which),

@@ -957,6 +957,8 @@ def test_compare_answer_similarities_rescores_the_stored_answers(demo_run):
     assert table.loc["Inv-Entropy", "embedding"] == pytest.approx(demo_run.measures["inv_entropy"])
     canonical = demo_run.rescore(answer_similarity="canonical").score.measures["inv_entropy"]
     assert table.loc["Inv-Entropy", "canonical"] == pytest.approx(canonical)
+    # P_x (the picker's first matrix) does not depend on ψ_y: said, not drawn as a blank chart
+    assert any("no difference, the two give the same matrix" in i.value for i in at.info)
 
 
 def test_sidebar_offers_every_answer_similarity_and_the_judge():

@@ -81,7 +81,11 @@ def test_different_questions_are_refused_until_the_shared_ones_are_asked(tmp_pat
     assert "13 paired questions (A 16, B 13)" in at.markdown[0].value
 
 
-def test_a_relabel_on_the_evaluation_page_recomputes_the_metrics(tmp_path):
+def test_a_relabel_on_the_evaluation_page_recomputes_the_metrics(tmp_path, monkeypatch):
+    from invent_ui.session import places
+
+    real = places.roots()  # an evaluation made here lies under the dashboard's own folder
+    monkeypatch.setattr(places, "roots", lambda: {**real, "dashboard": tmp_path})
     rng = np.random.default_rng(1)
     correct = np.array([1, 0] * 12)
     folder = toy_evaluation(tmp_path / "ev", correct, {m: rng.normal(size=24) - correct

@@ -174,6 +174,25 @@ def test_results_frame_formats_and_marks():
     assert "font-weight: bold" in tables.style_marks(df, marks).to_html()
 
 
+def test_the_leaderboard_cells_show_the_interval_the_caption_promises():
+    """The Evaluation caption says "± std [95 % interval]": each cell shows both."""
+    from invent_core.evaluation.report import Column, ResultsTable
+
+    rt = ResultsTable(
+        ("a", "b"), (Column("auroc", "AUROC", True),), np.array([[0.8], [0.6]]), np.array([[0.02], [0.03]]),
+        ci=np.array([[[0.76, 0.84]], [[np.nan, np.nan]]]),
+    )  # fmt: skip
+    df, _ = tables.results_frame(rt)
+    assert df.loc["a"].iloc[0] == "0.800 ± 0.020 [0.760, 0.840]"
+    assert df.loc["b"].iloc[0] == "0.600 ± 0.030"  # no interval computed: none shown
+
+
+def test_a_difference_of_equal_matrices_is_found_before_it_is_drawn_blank():
+    a = np.array([[0.5, 0.5], [0.25, 0.75]])
+    assert plots.same_matrix(a, a.copy())
+    assert not plots.same_matrix(a, a + np.array([[1e-6, -1e-6], [0, 0]]))
+
+
 def test_settings_defaults_validation_and_keys():
     s = Settings()
     run = s.run_config()
