@@ -152,5 +152,36 @@ def measures_comparison_figure(
     labels: Mapping[str, str] | None = None,
     title: str = "Measures per embedder",
 ) -> go.Figure:
-    """Grouped bars: ``table[column][measure]`` (e.g. embedder → measure → value)."""
-    return grouped_bar_figure(table, labels=labels, title=title)
+    """One small panel per measure, each on its own y axis: ``table[column][measure]``.
+
+    The measures live on different scales (Inv-Entropy in nats, up to log m; a
+    Wasserstein distance or a probability below 1), so one shared axis would
+    flatten the small ones: each measure gets its own panel, the columns (e.g.
+    embedders, or left and right) side by side within it, one colour each.
+    """
+    labels = labels or {}
+    columns = list(table)
+    measures = list(dict.fromkeys(n for row in table.values() for n in row))
+    fig = make_subplots(
+        rows=1, cols=max(1, len(measures)), subplot_titles=[labels.get(n, n) for n in measures]
+    )
+    for k, col in enumerate(columns):
+        for j, name in enumerate(measures, start=1):
+            if name not in table[col]:
+                continue
+            fig.add_trace(
+                go.Bar(
+                    name=col,
+                    x=[col],
+                    y=[table[col][name]],
+                    marker_color=PALETTE[k % len(PALETTE)],
+                    showlegend=j == 1,
+                    legendgroup=col,
+                    hovertemplate=f"{labels.get(name, name)} · {col}: %{{y:.4g}}<extra></extra>",
+                ),
+                row=1,
+                col=j,
+            )
+    fig.update_xaxes(showticklabels=False)
+    fig.update_layout(title=dict(text=title), height=340, margin=MARGIN, bargap=0.15)
+    return fig

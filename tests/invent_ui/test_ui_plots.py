@@ -291,3 +291,31 @@ def test_the_reference_figure_names_the_percentile_as_an_ordinal():
         fig = reference_figure(values, 1.0, percentile=percentile)
         (note,) = [a.text for a in fig.layout.annotations]
         assert note == f"this question ({said} percentile)"
+
+
+def test_measures_on_different_scales_get_an_axis_each():
+    table = {
+        "minilm": {"inv_entropy": 2.99, "wd_px_py": 0.21, "max_py_x": 0.35},
+        "mpnet": {"inv_entropy": 3.01, "wd_px_py": 0.05, "max_py_x": 0.30},
+    }
+    fig = plots.measures_comparison_figure(table, labels={"inv_entropy": "Inv-Entropy"})
+    axes = {(t.xaxis, t.yaxis) for t in fig.data}
+    assert len({y for _, y in axes}) == 3  # one y axis per measure, none shared
+    by_axis = {}
+    for t in fig.data:
+        by_axis.setdefault(t.yaxis, []).append(float(t.y[0]))
+    assert sorted(by_axis.values(), key=max)[0] == [0.21, 0.05]  # WD alone on its own scale
+    assert [a.text for a in fig.layout.annotations][:1] == ["Inv-Entropy"]
+    assert sum(t.showlegend for t in fig.data) == 2  # one legend entry per embedder
+
+
+def test_every_method_on_one_chart_has_its_own_line_style():
+    """Thirteen methods (and more) on a ROC chart: no two lines look the same."""
+    from invent_ui.plots.style import PALETTE
+
+    rng = np.random.default_rng(0)
+    correct = np.array([1, 0] * 10)
+    table = {f"m{k}": rng.normal(size=20) for k in range(len(PALETTE) + 7)}
+    fig = plots.roc_figure(correct, table)
+    styles = [(t.line.color, t.line.dash) for t in fig.data if t.name != "random"]
+    assert len(styles) == len(table) and len(set(styles)) == len(styles)
