@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from invent_core.batch import evaluate_output, export_results, iter_records
+from invent_core.batch import evaluate_output, iter_records
 from invent_core.evaluation.sample_size import judgeable
 from invent_ui.data import batch_rows
 from invent_ui.jobs.feedback import guarded
@@ -45,18 +45,14 @@ def scored_rows(out: Path, stem: str) -> pd.DataFrame:
         key="batch_dl_csv",
         on_click="ignore",
     )
-    json_path = out.with_suffix(".json")
-    if not json_path.exists() or json_path.stat().st_mtime < out.stat().st_mtime:
-        guarded("Exporting JSON", export_results, out, json_path)
-    if json_path.exists():
-        d2.download_button(
-            "Download JSON",
-            json_path.read_bytes(),
-            file_name=f"{stem}_scores.json",
-            mime="application/json",
-            key="batch_dl_json",
-            on_click="ignore",
-        )
+    d2.download_button(  # rewordings and answers as lists, not strings of JSON
+        "Download JSON",
+        batch_rows.records_json(records),
+        file_name=f"{stem}_scores.json",
+        mime="application/json",
+        key="batch_dl_json",
+        on_click="ignore",
+    )
     return df
 
 
