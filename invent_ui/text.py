@@ -28,9 +28,11 @@ _AT_START = re.compile(r"^(\s*)([#+=-]|\d{1,9}(?=[.)](?:\s|$)))")
 #: GFM links ``www.host``, ``http://host`` and ``name@host.org`` by themselves, and
 #: Streamlit recognises ``:smile:``, ``:red[…]`` and ``:material/icon:``. Both
 #: are found in the text *after* escapes are resolved, so an escape would not stop
-#: them: a zero-width space (invisible on the page) after ``www``, after ``@`` and
-#: after any colon that is not followed by a space breaks each of them.
-_BREAK_AFTER = re.compile(r"(?i)(?<=www)(?=\.)|(?<=@)|:(?=\S)")
+#: them: a zero-width space (invisible on the page) breaks each, placed after
+#: ``www`` and ``@``, and after a colon that a letter, ``_``, ``+``, ``-`` or
+#: ``//`` follows (where a shortcode, a directive or a URL would start). Other
+#: colons ("Answer: 4", "127.0.0.1:9", "12:30") are left as they are.
+_BREAK_AFTER = re.compile(r"(?i)(?<=www)(?=\.)|(?<=@)|:(?=//|[a-z_+-])")
 
 _ZERO_WIDTH_SPACE = "\u200b"
 

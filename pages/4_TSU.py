@@ -180,10 +180,10 @@ shares = (
     "higher temperature (pairs) or along every temperature of the chain (–)."
 )
 if judged.ok:
-    st.caption(f"{shares} {untrusted(judged.reason)}. Bold: best per column.")
+    st.caption(f"{shares} {judged.reason}. Bold: best per column.")
 else:
     st.caption(
-        f"{shares} **{untrusted(judged.reason)}**: with {len(questions)} question(s) a share can only be "
+        f"{shares} **{judged.reason}**: with {len(questions)} question(s) a share can only be "
         f"{', '.join(f'{k / len(questions):.0%}' for k in range(min(len(questions), 4) + 1))}"
         f"{' …' if len(questions) > 4 else ''}, so the values are greyed and none is marked best."
     )

@@ -106,9 +106,9 @@ def metrics(out: Path, df: pd.DataFrame, labels: Mapping[str, str]) -> None:
         f"Accuracy of the answers to the original questions: {ev['accuracy']:.0%} over "
         f"{n_judged} judged rows. "
         + (
-            untrusted(judged.reason)
+            judged.reason
             if judged.ok
-            else f"**{untrusted(judged.reason)}**: AUROC and PRR are shown greyed; they mean little here."
+            else f"**{judged.reason}**: AUROC and PRR are shown greyed; they mean little here."
         )
     )
     judged_rows = df[df["correct"].notna()]

@@ -110,12 +110,12 @@ def leaderboard(
     )
     if judged.ok:
         st.caption(
-            f"{untrusted(judged.reason)}. {boot} Bold: best per column; underlined: second. "
+            f"{judged.reason}. {boot} Bold: best per column; underlined: second. "
             "↑ higher is better, ↓ lower is better."
         )
     else:
         st.caption(
-            f"**{untrusted(judged.reason)}**: the values are shown greyed and no method is marked "
+            f"**{judged.reason}**: the values are shown greyed and no method is marked "
             f"best; each rests on n = {int(n_rows)} questions ({int(n_pos)} correct). {boot}"
         )
     if ev.skipped:
@@ -161,7 +161,7 @@ def curves(correct: Any, table: Mapping[str, Any], labels: Mapping[str, str], ju
     n_pos = int(sum(int(c) for c in correct))
     st.caption(
         f"Every curve rests on n = {len(correct)} questions ({int(n_pos)} correct); "
-        f"{untrusted(judged.reason)}."
+        f"{judged.reason}."
     )
 
 

@@ -193,6 +193,7 @@ TRUSTED: dict[str, str] = {
     "MAX_ENTRIES": "an int constant",
     "MAX_BYTES // 2**20": "an int constant",
     "side.title()": "'Left' or 'Right'",
+    "judged.reason": "sample_size.judgeable's sentence: counts and constants only",
     "map(untrusted, choices)": "each one wrapped",
     "map(untrusted, info.columns)": "each one wrapped",
     "gaap_flag_text(len(flagged), len(run.perturbations))": "two counts and a constant",
