@@ -8,6 +8,7 @@ long question stays readable in a tooltip.
 
 from __future__ import annotations
 
+import html
 import textwrap
 
 #: One colour per method / embedder, stable across pages.
@@ -45,12 +46,16 @@ def line_style(k: int, width: float = 2) -> dict:
 
 
 def wrap_text(text: str, width: int = 60, max_lines: int = 4) -> str:
-    """Hover-friendly text: wrapped with ``<br>``, at most ``max_lines`` lines."""
+    """Hover-friendly text: wrapped with ``<br>``, at most ``max_lines`` lines.
+
+    Plotly reads a few HTML tags in hover text (``<a href>`` among them): the text
+    (a question, an answer) is HTML-escaped, so it shows as typed.
+    """
     lines = textwrap.wrap(" ".join(str(text).split()), width=width) or [""]
     if len(lines) > max_lines:
         lines = lines[:max_lines]
         lines[-1] = lines[-1][: max(0, width - 1)] + "…"
-    return "<br>".join(lines)
+    return "<br>".join(html.escape(line, quote=False) for line in lines)
 
 
 def state_labels(m: int, prefix: str = "x") -> list[str]:

@@ -33,6 +33,9 @@ def test_wrap_text_wraps_and_truncates():
     assert out.count("<br>") == 2
     assert out.endswith("…")
     assert plots.wrap_text("short") == "short"
+    # a question's HTML shows as typed: plotly would make <a href> a link in the hover box
+    hostile = plots.wrap_text('<a href="http://attacker.invalid">q</a> <b>x</b> & y', width=200)
+    assert "<a" not in hostile and "<b>" not in hostile and "&lt;a href" in hostile
 
 
 def test_walk_heatmaps_carry_the_matrices_and_texts(walk):
