@@ -115,9 +115,9 @@ def run_answer(run: Any, container: Any = st) -> None:
     """The model's answer to the original question beside its uncertainty: the most common of r."""
     answers = list(getattr(run, "cleaned_responses", None) or run.responses)
     answers = answers[0] if answers else []
-    answer, agree = majority_answer(answers)
     if not answers:
         return
+    answer, agree = majority_answer(answers)
     container.markdown(
         f"**Answer:** {untrusted(answer) or '(empty)'} — {int(agree)} of {len(answers)} answers to the "
         "original question agree (the most common, after cleaning)"
