@@ -14,6 +14,7 @@ from invent_ui.render import views
 from invent_ui.session.navigation import PAGES
 from invent_ui.session.resources import demo_pair
 from invent_ui.session.sidebar import page_setup
+from invent_ui.text import untrusted
 
 settings = page_setup("Home", icon="🎲")
 
@@ -46,8 +47,11 @@ for col, item in zip(st.columns(2), pair):
     run = item["run"]
     with col:
         mark = ":green[**Answered right:**]" if item["correct"] else ":red[**Answered wrong:**]"
-        st.markdown(f"{mark} **{run.question}**")
-        st.markdown(f"Answers: {' · '.join(run.responses[0])}  \nExpected: {item['reference']}")
+        st.markdown(f"{mark} **{untrusted(run.question)}**")
+        st.markdown(
+            f"Answers: {' · '.join(untrusted(a) for a in run.responses[0])}  \n"
+            f"Expected: {untrusted(item['reference'])}"
+        )
         value = run.score.measures["inv_entropy"]
         st.metric("Inv-Entropy", f"{value:.3f}", help="higher = more uncertain")
         views.reference_panel(run, key=f"home_{item['label']}")
@@ -60,8 +64,8 @@ for col, item in zip(st.columns(2), pair):
         )["p_x_given_y"]
         st.plotly_chart(fig, key=f"home_p_x_given_y_{item['label']}")
 st.caption(
-    f"Two shipped runs of the packaged 0.5B model from `{pair[0]['source']}` "
-    f"({pair[0]['rule']}), scored with the default settings; {views.run_caption(runs[0])}. "
+    f"Two shipped runs of the packaged 0.5B model from {untrusted(pair[0]['source'])} "
+    f"({untrusted(pair[0]['rule'])}), scored with the default settings; {views.run_caption(runs[0])}. "
     "Row *j* of **P(X | Y)** is the walk's distribution over the questions given answer *y_j*; "
     "Inv-Entropy reads its diagonal, P(x_j | y_j). One colour scale for both. The golfer "
     "question of the paper's GAAP example is the demo on **Explore a question**."

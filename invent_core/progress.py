@@ -34,6 +34,7 @@ __all__ = [
     "CancelToken",
     "format_seconds",
     "format_range",
+    "ordinal",
 ]
 
 #: Least seconds between two CLI progress lines within a stage (a user asked for
@@ -139,6 +140,17 @@ def format_range(low: float, high: float) -> str:
     if high < 59.5:
         return f"{max(0, round(low))}–{round(high)} s"
     return f"{format_seconds(low)} – {format_seconds(high)}"
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``–``13th``, ``21st``, ``43rd``, ``112th``.
+
+    >>> [ordinal(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 22, 43, 100, 101, 111)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '43rd', '100th', '101st', '111th']
+    """
+    n = int(n)
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 class ProgressTracker:

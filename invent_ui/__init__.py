@@ -7,8 +7,11 @@ Four floors, each importing only from the ones below it (and from ``invent_core`
     session/           what every page shares: settings, sidebar, session keys, cached models, history
     jobs/  data/       background jobs and their panel; payloads, uploads, failed batch rows
     plots/  assets     figure builders by domain; where the shipped demo artefacts live
+    text               untrusted(): outside text made safe for Streamlit's Markdown (pure)
 
 - :mod:`invent_ui.assets` — where the shipped demo artefacts live.
+- :mod:`invent_ui.text` — :func:`~invent_ui.text.untrusted`, the one way text that did not come
+  from this program (a question, an answer, a file, a server, a title) reaches Markdown.
 - :mod:`invent_ui.plots` — plotly figure builders, a package by domain (pure).
 - :mod:`invent_ui.data` — evaluation / TSU payloads, stored uploads, batch scoring's failed rows (pure).
 - :mod:`invent_ui.jobs` — long actions in a background thread (progress, Cancel, result), and

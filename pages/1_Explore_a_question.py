@@ -20,6 +20,7 @@ from invent_ui.render import explore_view, link_view, report_button, spread_view
 from invent_ui.session import archive, links, resources, state
 from invent_ui.session.settings import run_fingerprint
 from invent_ui.session.sidebar import page_setup
+from invent_ui.text import untrusted
 
 settings = page_setup("Explore a question", icon="🔎")
 st.title("Explore a question")
@@ -145,14 +146,19 @@ with st.expander("Ask a question", expanded=st.session_state.get(state.EXPLORE_R
     st.session_state[state.EXPLORE_TYPED] = question
     task, choices = st.session_state.get(state.EXPLORE_TASK, ("qa", None))
     if choices:
-        st.caption(f"Task **{task}** with choices: " + " · ".join(choices))
+        st.caption(
+            f"Task **{untrusted(task)}** with choices: " + " · ".join(map(untrusted, choices))
+        )
     c3, c4 = st.columns([2, 1])
     perturber = views.perturber_picker("explore_perturber", c3)
     run_cfg = settings.run_config(perturber=perturber)
     estimate = estimate_run(
         run_cfg, **resources.llm_identities(settings), throughput=ThroughputLog()
     )
-    c4.caption(f"n = {run_cfg.n_perturbations}, r = {run_cfg.n_replications}: {estimate.text}.")
+    c4.caption(
+        f"n = {int(run_cfg.n_perturbations)}, r = {int(run_cfg.n_replications)}: "
+        f"{untrusted(estimate.text)}."
+    )
     pressed = st.button("Run", type="primary", key="explore_run_button", disabled=running)
 
 if pressed:
@@ -185,8 +191,10 @@ if run is None:
 score = run.score
 
 # --- summary -----------------------------------------------------------------
-st.subheader(run.question)
+st.subheader(untrusted(run.question))
 st.caption(views.run_caption(run))
+views.run_answer(run)
+views.gaap_warning(run)
 views.measure_metrics(score)
 views.gate_summary(run)
 views.reference_panel(run, key="explore", own=True)  # the sidebar's file, if chosen

@@ -16,6 +16,7 @@ from invent_ui.render.downloads import download_buttons
 from invent_ui.session import resources, state
 from invent_ui.session.settings import EMBEDDER_LABELS, run_fingerprint
 from invent_ui.session.sidebar import page_setup
+from invent_ui.text import untrusted
 
 settings = page_setup("Compare embedders", icon="🧭")
 st.title("Compare embedders")
@@ -34,7 +35,7 @@ source, demo = "the run shown on *Explore a question*", None
 if run is None:
     run, demo = resources.demo_run(), ("run", assets.DEMO_RUN)
     source = "the shipped demo run"
-st.markdown(f"Rescoring {source}: **{run.question}**")
+st.markdown(f"Rescoring {source}: **{untrusted(run.question)}**")
 link_view.copy_link(link_view.link_params(state.EXPLORE_RUN, run, demo), what="run", key="cmp_link")
 st.caption(views.run_caption(run))
 
@@ -76,7 +77,7 @@ else:
         for n in chosen
     }
     if "judge" in chosen:
-        st.caption(f"The judge option asks `{judge}` (the sidebar's *answer judge*) about the "
+        st.caption(f"The judge option asks {untrusted(judge)} (the sidebar's *answer judge*) about the "
                    "answer pairs the rules leave undecided; its answers are cached.")  # fmt: skip
 what = "embedder" if by_embedder else "answer similarity"
 if len(chosen) < 2:
@@ -103,8 +104,9 @@ st.caption(
     f"Orange cells differ by more than 5 % from the first {what}; `spread` = max − min across "
     f"them, shaded only where it is more than 5 % of the first one's value (darker = "
     f"more disagreement; largest spread {spread_max:.4f}). "
-    f"B = {run.config.score.n_bootstrap} bootstrap resamples, the run's seed "
-    f"({run.config.seed}) and affinity ({run.config.score.affinity}) for every {what}."
+    f"B = {untrusted(run.config.score.n_bootstrap)} bootstrap resamples, the run's seed "
+    f"({untrusted(run.config.seed)}) and affinity ({untrusted(run.config.score.affinity)}) for "
+    f"every {what}."
 )
 bars = plots.measures_comparison_figure({n: s.measures for n, s in scores.items()}, labels=labels)
 st.plotly_chart(bars, key="compare_bars")
@@ -122,13 +124,21 @@ results_view.heatmaps_on_one_scale(
 )
 
 base_name, base = next(iter(scores.items()))
-st.subheader(f"Differences from {EMBEDDER_LABELS.get(base_name, base_name)}")
+st.subheader(f"Differences from {untrusted(EMBEDDER_LABELS.get(base_name, base_name))}")
 diff_cols = st.columns(len(scores) - 1)
 xs = plots.state_labels(len(run.questions), "x")
 ys = plots.state_labels(len(run.questions), "y")
 row_texts = run.questions if which == "p_x" else answers
 col_texts = answers if which == "p_y" else run.questions
 for col, (name, sc) in zip(diff_cols, list(scores.items())[1:]):
+    if plots.same_matrix(getattr(base.walk, which), getattr(sc.walk, which)):
+        col.info(  # a blank chart would look like a failure; say why there is nothing to draw
+            f"{untrusted(name)} − {untrusted(base_name)}: no difference, the two give the same matrix"
+            + ("" if by_embedder else " (P_x is built from the questions; ψ_y compares answers)")
+            + ".",
+            icon=":material/drag_handle:",
+        )
+        continue
     diff = plots.difference_heatmap(
         getattr(base.walk, which),
         getattr(sc.walk, which),

@@ -16,6 +16,7 @@ from invent_ui.render import link_view, tables, views
 from invent_ui.render.downloads import download_buttons
 from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
+from invent_ui.text import untrusted
 
 settings = page_setup("GAAP evolution", icon="🧬")
 st.title("GAAP evolution")
@@ -59,8 +60,9 @@ with st.expander("Run GAAP on a new question", expanded=False):
     run_cfg = settings.run_config()
     g = run_cfg.gaap
     st.caption(
-        f"n = {run_cfg.n_perturbations} perturbations, δ = {g.delta:g}, T = {g.max_generations}, "
-        f"τ = {g.tau}, fitness embedder {run_cfg.embedder}, seed {run_cfg.seed} "
+        f"n = {int(run_cfg.n_perturbations)} perturbations, δ = {g.delta:g}, "
+        f"T = {int(g.max_generations)}, τ = {int(g.tau)}, fitness embedder "
+        f"{untrusted(run_cfg.embedder)}, seed {int(run_cfg.seed)} "
         "(sidebar; δ, T, τ and the other GAAP options under *Advanced*). No LLM call."
     )
     if st.button(
@@ -98,17 +100,19 @@ gens = tables.gaap_members(trace)
 last = len(gens) - 1
 delta_used = trace.config.delta
 
-st.subheader(trace.question)
+st.subheader(untrusted(trace.question))
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("generations", len(gens))
 c2.metric(
     "stopped because",
-    {"delta": "all < δ", "max_generations": "reached T", "empty": "no Pop₀"}.get(
-        trace.stop_reason, trace.stop_reason
+    untrusted(
+        {"delta": "all < δ", "max_generations": "reached T", "empty": "no Pop₀"}.get(
+            trace.stop_reason, trace.stop_reason
+        )
     ),
 )
 c3.metric("δ", f"{delta_used:g}")
-c4.metric("τ", trace.config.tau)
+c4.metric("τ", untrusted(trace.config.tau))
 with st.expander("Key tokens (KeyBERT) and their substitution sets SUB(t) (WordNet)"):
     st.dataframe(
         [
@@ -143,7 +147,7 @@ def render(t: int, suffix: str) -> None:
     scatter = plots.gaap_generations_figure(gens, delta=delta_used, upto=t)
     st.plotly_chart(scatter, key=f"gaap_scatter_{suffix}")
     st.markdown(
-        f"**Generation {t}**: {len(gens[t])} members (★ entered Per(S_x0), ✓ selected as parent)"
+        f"**Generation {int(t)}**: {len(gens[t])} members (★ entered Per(S_x0), ✓ selected as parent)"
     )
     st.dataframe(
         tables.gaap_members_table(gens[t]),
@@ -218,10 +222,8 @@ for row in per_rows:  # what a member may have broken
         member_flags(row["perturbation"], trace.question, row["fitness"], trace.config.delta)
     )
 if any(row["flags"] for row in per_rows):
-    st.warning(
-        f"{sum(bool(r['flags']) for r in per_rows)} of {len(per_rows)} perturbations are "
-        "flagged (below δ, a lost name or number, or a visibly changed question): see 'flags'."
-    )
+    n_flagged = sum(bool(r["flags"]) for r in per_rows)
+    st.warning(f"{views.gaap_flag_text(n_flagged, len(per_rows))}: see 'flags'.")
 st.dataframe(per_rows, hide_index=True, width="stretch")
 download_buttons(st, "Per(S_x0)", per_rows, key="gaap_per")
 with st.expander("Every generation at a glance"):

@@ -25,6 +25,7 @@ from invent_ui.render import link_view, results_view, views
 from invent_ui.render.downloads import download_buttons
 from invent_ui.session import archive, resources, state
 from invent_ui.session.sidebar import page_setup
+from invent_ui.text import untrusted
 
 settings = page_setup("TSU", icon="🌡️")
 st.title("Temperature Sensitivity of Uncertainty (TSU)")
@@ -94,7 +95,7 @@ with st.expander("Run a temperature sweep", expanded=False):
         reworded=n_asked,  # the other temperatures read the rewordings from the cache
     )
     st.caption(
-        f"{estimate.text} (one run per question and temperature; sidebar n, r). "
+        f"{untrusted(estimate.text)} (one run per question and temperature; sidebar n, r). "
         "Runs are saved and re-used."
     )
     if st.button(
@@ -138,7 +139,8 @@ link = link_view.link_params(state.TSU_PAYLOAD, payload, ("tsu", assets.DEMO_TSU
 link_view.copy_link(link, what="TSU sweep", key="tsu_link")
 st.markdown(
     f"**{len(questions)} question(s)** at T = {', '.join(f'{t:g}' for t in temps)} · "
-    f"perturber {cfg.run.perturber} · n = {cfg.run.n_perturbations} · r = {cfg.run.n_replications}"
+    f"perturber {untrusted(cfg.run.perturber)} · n = {untrusted(cfg.run.n_perturbations)} · "
+    f"r = {untrusted(cfg.run.n_replications)}"
 )
 
 st.subheader("Uncertainty versus temperature")

@@ -14,6 +14,7 @@ from invent_ui.jobs.feedback import job_panel, show_error
 from invent_ui.render import batch_view, views
 from invent_ui.session import resources, state
 from invent_ui.session.sidebar import page_setup
+from invent_ui.text import untrusted
 
 settings = page_setup("Batch scoring", icon="📦")
 st.title("Batch scoring")
@@ -67,12 +68,12 @@ layout_text = {
     "long": "pre-generated responses (long, one row per response): no LLM call",
 }[info.layout]
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("file", meta.get("name", path.name))
-c2.metric("rows (estimated)", info.estimated_rows())
+c1.metric("file", untrusted(meta.get("name", path.name)))
+c2.metric("rows (estimated)", int(info.estimated_rows()))
 c3.metric("answers", "yes" if info.has_answers else "no")
-c4.metric("encoding", info.encoding)
+c4.metric("encoding", untrusted(info.encoding))
 st.success(
-    f"Schema OK · columns: {', '.join(info.columns)} · layout: {layout_text}.",
+    f"Schema OK · columns: {', '.join(map(untrusted, info.columns))} · layout: {layout_text}.",
     icon=":material/check_circle:",
 )
 with st.expander("Preview (first 20 rows)", expanded=True):
@@ -107,13 +108,13 @@ if info.layout == "questions":
         throughput=ThroughputLog(),
         n_questions=max(0, info.estimated_rows() - done_before),
     )
-    st.caption(f"{estimate.text} (rows still to score; sidebar n, r).")
+    st.caption(f"{untrusted(estimate.text)} (rows still to score; sidebar n, r).")
 finished = batch_rows.all_scored(info, done_before)
 if finished:
-    st.success(f"All {done_before} row(s) are scored with these settings.")
+    st.success(f"All {int(done_before)} row(s) are scored with these settings.")
 elif done_before:
     st.info(
-        f"{done_before} row(s) already scored with these settings: scoring resumes after them.",
+        f"{int(done_before)} row(s) already scored with these settings: scoring resumes after them.",
         icon=":material/replay:",
     )
 
@@ -156,13 +157,14 @@ if job is not None and job.take() and job.status == "done":
     summary = job.result
     if summary.ok:
         st.success(
-            f"Scored {summary.n_scored} row(s), {summary.n_resumed} resumed, "
+            f"Scored {int(summary.n_scored)} row(s), {int(summary.n_resumed)} resumed, "
             f"in {summary.seconds:.1f} s."
         )
     else:
         st.warning(
-            f"{summary.n_failed} row(s) failed (scored {summary.n_scored}); first errors: "
-            + "; ".join(batch_rows.public_message(e, NAMES) for e in summary.errors[:3])
+            f"{int(summary.n_failed)} row(s) failed (scored {int(summary.n_scored)}); first "
+            "errors: "
+            + "; ".join(untrusted(batch_rows.public_message(e, NAMES)) for e in summary.errors[:3])
             + ". They are listed under *Failed rows* below, where they can be retried."
         )
 

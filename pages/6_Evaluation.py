@@ -35,6 +35,7 @@ from invent_ui.render import (
 )
 from invent_ui.session import links, resources, state
 from invent_ui.session.sidebar import page_setup
+from invent_ui.text import untrusted
 
 settings = page_setup("Evaluation", icon="🏁")
 st.title("Evaluation")
@@ -92,7 +93,7 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
         opts = dict(limit=int(limit), judge=judge, sample_seed=int(seed), difficulty=levels)
         cfg = guarded("The evaluation settings", ExperimentConfig, run_cfg, dataset, **opts)
         if population and cfg:  # the line the run itself will print (draw_examples on these rows)
-            st.caption(select_examples(population, cfg)[1] + ".")
+            st.caption(untrusted(select_examples(population, cfg)[1]) + ".")
     estimate = estimate_run(
         run_cfg,
         **resources.llm_identities(settings),
@@ -100,7 +101,7 @@ with st.expander("Run an evaluation on a dataset sample", expanded=False):
         n_questions=int(limit),
     )
     st.caption(
-        f"{estimate.text}. Runs are saved, so a refresh or a larger sample resumes; "
+        f"{untrusted(estimate.text)}. Runs are saved, so a refresh or a larger sample resumes; "
         f"metrics are judged from {MIN_QUESTIONS} questions and {MIN_PER_CLASS} correct and "
         f"{MIN_PER_CLASS} wrong answers on (fewer: shown greyed, none marked best)."
     )
@@ -159,7 +160,7 @@ per_question = per_question_table(payload)
 one_class = bool(rows) and undefined_reason([int(r["correct"]) for r in rows]) is not None
 if payload.get("evaluation") is None or one_class:
     st.warning(
-        f"No summary metrics: {payload.get('reason') or judged.reason}.",
+        f"No summary metrics: {untrusted(payload.get('reason') or judged.reason)}.",
         icon=":material/info:",
     )
     st.subheader(f"Per question ({len(rows)})")

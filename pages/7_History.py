@@ -10,6 +10,7 @@ from invent_ui.render.downloads import download_buttons
 from invent_ui.session import archive
 from invent_ui.session.history_view import entry_label, open_entry
 from invent_ui.session.sidebar import page_setup
+from invent_ui.text import untrusted
 
 settings = page_setup("History", icon="🗂️")
 st.title("History")
@@ -55,12 +56,14 @@ download_buttons(st, "history list", rows, key="history_list")
 pages = (len(entries) + PER_PAGE - 1) // PER_PAGE
 page = 1
 if pages > 1:
-    page = st.number_input(f"Page (of {pages})", 1, pages, 1, key="history_page")
+    page = st.number_input(f"Page (of {int(pages)})", 1, pages, 1, key="history_page")
 for e in entries[(page - 1) * PER_PAGE : page * PER_PAGE]:
     with st.container(border=True):
         head, open_col, rename_col, dl_col, del_col = st.columns([6, 1, 1, 1, 1])
         head.markdown(f"**{entry_label(e, 90)}**")
-        head.caption(f"{e.created[:19].replace('T', ' ')} UTC · {e.settings_summary}")
+        head.caption(
+            f"{untrusted(e.created[:19].replace('T', ' '))} UTC · {untrusted(e.settings_summary)}"
+        )
         if open_col.button("Open", key=f"history_open_{e.id}", type="primary"):
             open_entry(e.id)
         with rename_col.popover("Rename"):

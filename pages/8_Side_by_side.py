@@ -14,6 +14,7 @@ from invent_ui.render import link_view, results_view, views
 from invent_ui.render.downloads import download_buttons
 from invent_ui.session import archive, links, resources, state
 from invent_ui.session.sidebar import page_setup
+from invent_ui.text import untrusted
 
 settings = page_setup("Side by side", icon="⚖️")
 st.title("Side by side")
@@ -97,8 +98,8 @@ with make_tab:
         t1 = c1.slider("Left temperature", 0.0, 2.0, 0.3, 0.1, key="side_t1")
         t2 = c2.slider("Right temperature", 0.0, 2.0, 1.0, 0.1, key="side_t2")
     st.caption(
-        f"n = {settings.run.n_perturbations}, r = {settings.run.n_replications}, "
-        f"{settings.llm_label} (sidebar); both runs are kept in the history."
+        f"n = {int(settings.run.n_perturbations)}, r = {int(settings.run.n_replications)}, "
+        f"{untrusted(settings.llm_label)} (sidebar); both runs are kept in the history."
     )
     if st.button("Make both runs", key="side_run", disabled=views.job_running(state.SIDE_JOB)):
         if not q1.strip() or (mode == "two questions" and not q2.strip()):
@@ -139,8 +140,10 @@ if payload is st.session_state.get(state.SIDE_BY_SIDE):  # made here or opened f
 # --- show -----------------------------------------------------------------------------------
 cols = st.columns(2)
 for col, (side, run) in zip(cols, runs.items()):
-    col.markdown(f"**{side.title()}: {run.question}**")
+    col.markdown(f"**{side.title()}: {untrusted(run.question)}**")
     col.caption(views.run_caption(run))
+    views.run_answer(run, col)
+    views.gaap_warning(run, col)
 
 labels = views.method_labels()
 names = [n for n in left.measures if n in right.measures]

@@ -230,3 +230,11 @@ def test_a_job_shows_the_estimated_range_beside_elapsed():
     assert expected_text((20.0, 22.0), 5) == " · expected ≈ 22 s"
     assert expected_text((14.0, 40.0), 45).endswith("taking longer than estimated")
     assert expected_text(None, 5) == ""
+
+
+def test_ordinals_read_as_a_person_says_them():
+    from invent_core.progress import ordinal
+
+    said = [ordinal(k) for k in (0, 1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 43, 101, 111, 112, 1013)]
+    assert said == ["0th", "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd",
+                    "23rd", "43rd", "101st", "111th", "112th", "1013th"]  # fmt: skip

@@ -12,13 +12,46 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from invent_core.batch import batch_score, read_errors
 
-__all__ = ["failed_rows", "retry_input", "score_file", "public_message"]
+__all__ = ["failed_rows", "retry_input", "score_file", "public_message", "records_json"]
+
+#: Cells the scores file keeps as JSON text (a CSV cell holds one string): in the JSON
+#: download they are the lists and objects themselves, not strings of JSON.
+JSON_CELLS = ("perturbations", "responses", "method_errors")
+
+
+def _decoded(value: Any) -> Any:
+    if not isinstance(value, str) or not value.strip():
+        return value if value != "" else None
+    try:
+        return json.loads(value)
+    except ValueError:  # a cell someone wrote by hand: kept as the text it is
+        return value
+
+
+def _finite(value: Any) -> Any:
+    """A NaN or an infinity as JSON's null (json.dumps would write NaN, which JSON has not)."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def records_json(records: Sequence[Mapping[str, Any]]) -> bytes:
+    """The scored rows as one JSON array, each JSON cell decoded in place (NaN as null).
+
+    >>> rows = json.loads(records_json([{"responses": '[["a", "b"]]', "x": float("nan")}]))
+    >>> rows[0]["responses"], rows[0]["x"]
+    ([['a', 'b']], None)
+    """
+    rows = [
+        {k: _decoded(v) if k in JSON_CELLS else _finite(v) for k, v in rec.items()}
+        for rec in records
+    ]
+    return json.dumps(rows, ensure_ascii=False, indent=2, default=str).encode("utf-8")
 
 
 def failed_rows(output: Path) -> list[dict[str, Any]]:

@@ -185,6 +185,11 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
     When the evaluation kept the judge's reasons, "why (judge)" follows "correct": which
     reference the answer matched, or why it was judged wrong. When it recorded them, the
     last column, "degenerate", says why a question's scores say nothing (empty otherwise).
+
+    Each column keeps one meaning: "correct" is always the judge's label; once a
+    reviewer relabelled answers, "correct after review" (what the metrics then use)
+    and "why (reviewer)" follow it, so a download made before a relabel and one made
+    after read the same under the same header.
     """
     import pandas as pd
 
@@ -198,12 +203,12 @@ def per_question_table(payload: Mapping[str, Any]) -> Any:
             "answers": r.get("answers", ""),
             "canonical answer": r["response"],
             "reference": r["reference"],
-            "correct": bool(r["correct"]),
+            "correct": bool(r.get("judge_correct", r["correct"])),  # the judge's, always
         }
         if reasons:
             row["why (judge)"] = r.get("judge_reason", "")
-        if "judge_correct" in r:  # the reviewer's layer applied: both labels, and why
-            row["judge said"] = bool(r["judge_correct"])
+        if "judge_correct" in r:  # the reviewer's layer applied: the label the metrics use
+            row["correct after review"] = bool(r["correct"])
             row["why (reviewer)"] = r.get("relabel_reason", "")
         row.update({labels.get(m, m): _num(r.get(m)) for m in payload["methods"]})
         if recorded:  # why the scores say nothing about this question (every rewording a copy)

@@ -20,6 +20,7 @@ from invent_core.csv_safe import read_csv
 from invent_core.engine.artifact import RunArtifact
 from invent_core.experiments import ExperimentConfig
 from invent_core.experiments.folder import read_evaluation as read_evaluation_folder
+from invent_core.methods.registry import list_methods
 
 from .experiments import EVAL_FORMAT, TSU_FORMAT, folder_payload, tsu_payload
 
@@ -101,6 +102,7 @@ def read_tsu(path: Path) -> dict[str, Any]:
     rows = list(read_csv(path / "uq.csv"))
     if not rows or "temperatures" not in table or "tsu" not in table:
         raise ValueError(f"{path.name}: uq.csv or tsu.json is empty or cut short")
-    methods = [c for c in rows[0] if c not in _TSU_COLUMNS]
+    known = {m.name for m in list_methods()}  # not "degenerate" nor any later bookkeeping column
+    methods = [c for c in rows[0] if c not in _TSU_COLUMNS and c in known]
     result = SimpleNamespace(methods=methods, rows=rows, tsu=table["tsu"])
     return tsu_payload(result, table["temperatures"], cfg)

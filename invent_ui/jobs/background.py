@@ -25,6 +25,8 @@ key. No Streamlit import at module level (the renderer is
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +37,31 @@ from invent_core.llm import sending_for
 from invent_core.progress import CancelToken, Progress, ProgressTracker
 
 __all__ = ["Job", "JobView", "JobRegistry", "CancellableLLM", "start_job"]
+
+#: Jobs that may run for minutes to hours and would otherwise share the CPU equally with
+#: every page a person opens meanwhile (the pages run in threads of the same process).
+LOW_PRIORITY_KINDS = frozenset({"batch", "evaluation", "tsu"})
+#: The niceness those jobs' threads take (0 normal … 19 lowest), as ``nice -n 10`` would.
+BACKGROUND_NICE = 10
+
+
+def lower_thread_priority(nice: int = BACKGROUND_NICE) -> bool:
+    """Lower the calling thread's CPU priority (Linux: a thread has its own niceness).
+
+    The threads it starts afterwards (a batch's row workers, torch's OpenMP team)
+    inherit it, so a long job yields the CPU to the pages' own threads instead of
+    taking an equal share. Returns whether it could (elsewhere it is a no-op).
+    """
+    if not hasattr(os, "setpriority") or not sys.platform.startswith("linux"):
+        return False
+    try:
+        tid = threading.get_native_id()
+        current = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, max(current, nice))
+    except OSError:  # not permitted here: the job runs at the usual priority
+        return False
+    return True
+
 
 #: What a job's function receives and returns: ``fn(progress, cancel) -> result``.
 JobFn = Callable[[Callable[[Any], None], CancelToken], Any]
@@ -93,6 +120,8 @@ class Job:
         return self
 
     def _main(self) -> None:
+        if self.kind in LOW_PRIORITY_KINDS:
+            lower_thread_priority()
         try:
             self.result = self._fn(self.progress, self.token)
         except BaseException as err:  # noqa: BLE001 - kept for the page, which shows it

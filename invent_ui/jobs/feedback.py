@@ -17,9 +17,11 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from invent_core.config import RunConfig, iter_options
 from invent_core.env import cache_dir
 from invent_core.errors import InventError
 from invent_core.progress import format_range, format_seconds
+from invent_ui.text import untrusted
 
 from .background import Job, JobRegistry, JobView, job_of
 
@@ -40,10 +42,39 @@ CONTROLS: dict[str, str] = {
     "--n-perturbations": '"n perturbations" in the sidebar',
     "--n-replications": '"r replications" in the sidebar',
     "--n-bootstrap": '"B bootstrap" in the sidebar',
+    "--embedder": '"Embedder ψ" in the sidebar',
+    "--profile": '"Profile" in the sidebar',
     "--perturber": '"Perturber"',
     "--judge": '"Correctness"',
 }
 _FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[nr])(?![\w-])")
+#: Section titles of the sidebar's "Advanced" expander, by the config that declares the option.
+SECTIONS = {
+    "run": "Answers",
+    "score": "Scoring",
+    "paraphrase": "Paraphrasing",
+    "gaap": "GAAP",
+    "adaptive": "Adaptive budget",
+}
+
+
+def option_label(opt: Any) -> str:
+    """The label of an option's widget under *Advanced*: its name within its section.
+
+    ``gaap_delta`` is "delta" under **GAAP**; ``answer_max_tokens`` "answer max tokens".
+    """
+    name = opt.name.removeprefix(opt.path[0] + "_") if len(opt.path) > 1 else opt.name
+    return name.replace("_", " ")
+
+
+def _advanced_controls() -> dict[str, str]:
+    """Each run option's flag → its widget under *Advanced*, as the sidebar draws it."""
+    controls = {}
+    for opt in iter_options(RunConfig):
+        owner = opt.path[0] if len(opt.path) > 1 else "run"
+        section = SECTIONS.get(owner, owner)
+        controls[opt.long_flag] = f'"{option_label(opt)}" under {section} (sidebar, Advanced)'
+    return controls
 
 
 def public_text(text: str, names: Mapping[str, str] | None = None) -> str:
@@ -59,13 +90,9 @@ def public_text(text: str, names: Mapping[str, str] | None = None) -> str:
     root = re.escape(str(cache_dir()))
     text = re.sub(root + r"[^\s'\"),;]*", lambda m: m.group(0).rsplit("/", 1)[-1], text)
 
-    def control(m: re.Match) -> str:
-        flag = m.group(1)
-        return CONTROLS.get(
-            flag, '"' + flag.lstrip("-").replace("-", " ") + '" (sidebar, Advanced)'
-        )
-
-    return _FLAG.sub(control, text)
+    controls = {**_advanced_controls(), **CONTROLS}
+    # a flag that no control stands for (an option of the command line only) stays as it is
+    return _FLAG.sub(lambda m: controls.get(m.group(1), m.group(1)), text)
 
 
 def error_text(err: BaseException, names: Mapping[str, str] | None = None) -> str:
@@ -81,7 +108,10 @@ def error_text(err: BaseException, names: Mapping[str, str] | None = None) -> st
 
 def show_error(err: BaseException, what: str, names: Mapping[str, str] | None = None) -> None:
     """Show ``what`` failed and why, in one readable line (no traceback, no cache path)."""
-    st.error(f"**{what} failed.** {error_text(err, names)}", icon=":material/error:")
+    st.error(
+        f"**{untrusted(what)} failed.** {untrusted(error_text(err, names))}",
+        icon=":material/error:",
+    )
 
 
 def guarded(what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
@@ -149,11 +179,15 @@ def _live(key: str) -> None:
 
 def _job_view(job: Any, key: str) -> None:
     with st.container(border=True):
-        head = f"**{job.label}** · {format_seconds(job.elapsed)} elapsed"
-        head += expected_text(getattr(job, "expected", None), job.elapsed)
-        if job.token.cancelled:
-            head += " · cancelling: no new request is sent, the ones in flight are stopped"
-        st.markdown(head)
+        cancelling = (
+            " · cancelling: no new request is sent, the ones in flight are stopped"
+            if job.token.cancelled
+            else ""
+        )
+        st.markdown(
+            f"**{untrusted(job.label)}** · {untrusted(format_seconds(job.elapsed))} elapsed"
+            f"{untrusted(expected_text(getattr(job, 'expected', None), job.elapsed))}{cancelling}"
+        )
         stages = job.tracker.snapshot()
         if not stages:
             st.progress(0.0, text="starting (loading the models)")
@@ -231,7 +265,7 @@ def cancelled_text(job: Any, kept: str = "", names: Mapping[str, str] | None = N
     said = error_text(job.error, names).rstrip(".")
     if "cache" in said.lower() and "cache" in kept.lower():
         kept = ""
-    return f"{job.label}: {said}. {kept}".strip()
+    return f"{untrusted(job.label)}: {untrusted(said)}. {kept}".strip()
 
 
 def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = None) -> Any:
@@ -257,11 +291,14 @@ def job_panel(key: str, *, kept: str = "", names: Mapping[str, str] | None = Non
     took = format_seconds(job.elapsed)
     if job.status == "done":
         kept_in = " Kept in the run history." if job.history_id else ""
-        st.success(f"{job.label}: done in {took}.{kept_in}", icon=":material/check_circle:")
+        st.success(
+            f"{untrusted(job.label)}: done in {untrusted(took)}.{kept_in}",
+            icon=":material/check_circle:",
+        )
     elif job.status == "cancelled":
         st.warning(cancelled_text(job, kept, names), icon=":material/cancel:")
     else:
         show_error(job.error, job.label, names)
     if job.note:
-        st.warning(job.note)
+        st.warning(untrusted(job.note))
     return job

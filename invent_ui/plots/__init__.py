@@ -25,7 +25,13 @@ from __future__ import annotations
 from .compare import paired_differences_figure
 from .curves import rejection_figure, reliability_figure, roc_figure
 from .gaap import gaap_fitness_box_figure, gaap_generations_figure
-from .matrices import difference_heatmap, heatmap_figure, shared_range, walk_heatmaps
+from .matrices import (
+    difference_heatmap,
+    heatmap_figure,
+    same_matrix,
+    shared_range,
+    walk_heatmaps,
+)
 from .measures import (
     bootstrap_figure,
     grouped_bar_figure,
@@ -43,6 +49,7 @@ __all__ = [
     "PALETTE",
     "bootstrap_figure",
     "difference_heatmap",
+    "same_matrix",
     "gaap_fitness_box_figure",
     "gaap_generations_figure",
     "grouped_bar_figure",

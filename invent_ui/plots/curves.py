@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from invent_core.evaluation.metrics import auroc_score, confidence_from_uncertainty
 
-from .style import MARGIN, PALETTE
+from .style import MARGIN, line_style
 
 
 def roc_figure(
@@ -45,7 +45,7 @@ def roc_figure(
                 y=tpr,
                 mode="lines",
                 name=f"{labels.get(name, name)} ({auc:.3f})",
-                line=dict(color=PALETTE[k % len(PALETTE)], width=2),
+                line=line_style(k),
             )
         )
     fig.update_layout(
@@ -80,7 +80,7 @@ def rejection_figure(
                 y=np.asarray(cur.accuracy_kept),
                 mode="lines",
                 name=labels.get(name, name),
-                line=dict(color=PALETTE[k % len(PALETTE)], width=2),
+                line=line_style(k),
             )
         )
     if curves:
@@ -124,7 +124,7 @@ def reliability_figure(
                 mode="lines+markers",
                 name=f"{labels.get(name, name)} (ECE {d.ece:.3f})",
                 marker=dict(size=6 + 14 * np.asarray(d.count)[ok] / max(1, int(np.max(d.count)))),
-                line=dict(color=PALETTE[k % len(PALETTE)]),
+                line=line_style(k, width=1.5),
                 customdata=np.asarray(d.count)[ok],
                 hovertemplate="confidence %{x:.2f}<br>accuracy %{y:.2f}<br>%{customdata} answers<extra></extra>",
             )

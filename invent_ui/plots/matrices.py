@@ -134,6 +134,12 @@ def shared_range(matrices: Sequence[np.ndarray]) -> tuple[float, float]:
     return float(min(np.min(a) for a in matrices)), float(max(np.max(a) for a in matrices))
 
 
+def same_matrix(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``b − a`` is zero everywhere (to float precision): a difference chart would be blank."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=0.0, atol=1e-12))
+
+
 def difference_heatmap(
     a: np.ndarray,
     b: np.ndarray,

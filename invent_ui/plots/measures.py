@@ -14,6 +14,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from invent_core.progress import ordinal
+
 from .style import MARGIN, ORIGINAL_COLOUR, OTHER_COLOUR, PALETTE
 
 
@@ -71,7 +73,7 @@ def reference_figure(
         ):
             fig.add_trace(go.Histogram(x=v[mask], name=name, marker_color=colour, opacity=0.6))
     note = (
-        f"this question ({percentile:.0f}th percentile)"
+        f"this question ({ordinal(round(percentile))} percentile)"
         if percentile is not None
         else "this question"
     )
@@ -150,5 +152,36 @@ def measures_comparison_figure(
     labels: Mapping[str, str] | None = None,
     title: str = "Measures per embedder",
 ) -> go.Figure:
-    """Grouped bars: ``table[column][measure]`` (e.g. embedder → measure → value)."""
-    return grouped_bar_figure(table, labels=labels, title=title)
+    """One small panel per measure, each on its own y axis: ``table[column][measure]``.
+
+    The measures live on different scales (Inv-Entropy in nats, up to log m; a
+    Wasserstein distance or a probability below 1), so one shared axis would
+    flatten the small ones: each measure gets its own panel, the columns (e.g.
+    embedders, or left and right) side by side within it, one colour each.
+    """
+    labels = labels or {}
+    columns = list(table)
+    measures = list(dict.fromkeys(n for row in table.values() for n in row))
+    fig = make_subplots(
+        rows=1, cols=max(1, len(measures)), subplot_titles=[labels.get(n, n) for n in measures]
+    )
+    for k, col in enumerate(columns):
+        for j, name in enumerate(measures, start=1):
+            if name not in table[col]:
+                continue
+            fig.add_trace(
+                go.Bar(
+                    name=col,
+                    x=[col],
+                    y=[table[col][name]],
+                    marker_color=PALETTE[k % len(PALETTE)],
+                    showlegend=j == 1,
+                    legendgroup=col,
+                    hovertemplate=f"{labels.get(name, name)} · {col}: %{{y:.4g}}<extra></extra>",
+                ),
+                row=1,
+                col=j,
+            )
+    fig.update_xaxes(showticklabels=False)
+    fig.update_layout(title=dict(text=title), height=340, margin=MARGIN, bargap=0.15)
+    return fig

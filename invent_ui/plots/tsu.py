@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .measures import grouped_bar_figure
-from .style import MARGIN, PALETTE
+from .style import MARGIN, line_style
 
 
 def uq_temperature_figure(
@@ -43,14 +43,13 @@ def uq_temperature_figure(
             lo, hi = np.nanmin(a), np.nanmax(a)
             a = (a - lo) / (hi - lo) if hi - lo > 1e-12 else a * 0.0
         mean = np.nanmean(a, axis=0)
-        colour = PALETTE[k % len(PALETTE)]
         fig.add_trace(
             go.Scatter(
                 x=t,
                 y=mean,
                 mode="lines+markers",
                 name=labels.get(name, name),
-                line=dict(color=colour, width=2),
+                line=line_style(k),
                 hovertemplate="T=%{x}<br>%{y:.4f}<extra>" + labels.get(name, name) + "</extra>",
             )
         )

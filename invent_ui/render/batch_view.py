@@ -16,10 +16,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from invent_core.batch import evaluate_output, export_results, iter_records
+from invent_core.batch import evaluate_output, iter_records
 from invent_core.evaluation.sample_size import judgeable
 from invent_ui.data import batch_rows
 from invent_ui.jobs.feedback import guarded
+from invent_ui.text import untrusted
 
 from . import results_view, tables
 from .downloads import download_buttons
@@ -44,18 +45,14 @@ def scored_rows(out: Path, stem: str) -> pd.DataFrame:
         key="batch_dl_csv",
         on_click="ignore",
     )
-    json_path = out.with_suffix(".json")
-    if not json_path.exists() or json_path.stat().st_mtime < out.stat().st_mtime:
-        guarded("Exporting JSON", export_results, out, json_path)
-    if json_path.exists():
-        d2.download_button(
-            "Download JSON",
-            json_path.read_bytes(),
-            file_name=f"{stem}_scores.json",
-            mime="application/json",
-            key="batch_dl_json",
-            on_click="ignore",
-        )
+    d2.download_button(  # rewordings and answers as lists, not strings of JSON
+        "Download JSON",
+        batch_rows.records_json(records),
+        file_name=f"{stem}_scores.json",
+        mime="application/json",
+        key="batch_dl_json",
+        on_click="ignore",
+    )
     return df
 
 
@@ -81,7 +78,7 @@ def failed_table(failed: list[Mapping[str, Any]], names: Mapping[str, str]) -> N
 def retried_rows(retry_out: Path, other: str, df: pd.DataFrame, stem: str) -> None:
     """The rows retried with the ``other`` perturber, and the scores with them joined."""
     retried = pd.DataFrame(list(iter_records(retry_out)))
-    st.markdown(f"**Retried with {other}: {len(retried)} row(s) scored**")
+    st.markdown(f"**Retried with {untrusted(other)}: {len(retried)} row(s) scored**")
     st.dataframe(retried.drop(columns=[c for c in LONG_COLUMNS if c in retried]), width="stretch")
     both = pd.concat([df, retried], ignore_index=True)
     download_buttons(st, f"{stem} scores with retried rows", both, key="batch_both")
@@ -124,6 +121,6 @@ def metrics(out: Path, df: pd.DataFrame, labels: Mapping[str, str]) -> None:
     reason = results_view.class_curves(correct, table, labels=labels, key="batch", what="batch ")
     if reason is not None:
         st.info(
-            f"No ROC or rejection curve ({reason}): they compare right answers with wrong "
+            f"No ROC or rejection curve ({untrusted(reason)}): they compare right answers with wrong "
             "ones, and AUROC and PRR are undefined when every judged answer is the same."
         )

@@ -22,6 +22,7 @@ from invent_core.experiments.reading import INV
 from invent_ui import plots
 from invent_ui.jobs.feedback import show_error
 from invent_ui.session import places
+from invent_ui.text import untrusted
 
 from . import views
 
@@ -97,8 +98,9 @@ def differences(res: Any) -> None:
     """The counts, a table of every paired difference, and the dot plot of them."""
     a, b = res.names
     st.markdown(
-        f"**A** = `{a}` · **B** = `{b}` · {res.n_shared} paired questions "
-        f"(A {res.n_a}, B {res.n_b}); A − B over {res.n_bootstrap} paired bootstrap resamples."
+        f"**A** = {untrusted(a)} · **B** = {untrusted(b)} · {int(res.n_shared)} paired questions "
+        f"(A {int(res.n_a)}, B {int(res.n_b)}); A − B over {int(res.n_bootstrap)} paired "
+        "bootstrap resamples."
     )
     names = views.method_labels()
     rows = [
@@ -108,7 +110,7 @@ def differences(res: Any) -> None:
         for m, cells in res.results.items() for c in cells
     ]  # fmt: skip
     for m, why in res.skipped.items():
-        st.warning(f"{m}: not compared — {why}.", icon=":material/info:")
+        st.warning(f"{untrusted(m)}: not compared — {untrusted(why)}.", icon=":material/info:")
     if not rows:
         return
     st.dataframe(rows, hide_index=True, width="stretch")
@@ -132,20 +134,25 @@ def disagreements(res: Any) -> None:
     st.subheader("Where A and B disagree most")
     st.caption("Ranked by how far apart the two put the question among the others (0 … 1).")
     for k, d in enumerate(res.disagreements):
-        with st.expander(f"{d.gap:.2f} · {d.question}", expanded=k == 0):
+        with st.expander(f"{d.gap:.2f} · {untrusted(d.question)}", expanded=k == 0):
             for side, col in zip(range(2), st.columns(2), strict=True):
                 _side(col, res.names[side], d, side, key=f"cmp_open_{k}_{side}")
 
 
 def _side(col: Any, name: str, d: Any, side: int, *, key: str) -> None:
     row, run = d.rows[side], d.runs[side]
-    mark = "right" if int(row["correct"]) else "wrong"
-    hand = f" (relabelled: {row['relabel_reason']})" if row.get("relabel_reason") else ""
-    col.markdown(f"**{name}**: `{row.get('canonical') or row.get('response')}` — {mark}{hand}")
-    col.caption(f"uncertainty {d.scores[side]:.3f}; reference {row.get('reference', '')}")
+    hand = untrusted(row.get("relabel_reason") or "")
+    col.markdown(
+        f"**{untrusted(name)}**: **{untrusted(row.get('canonical') or row.get('response'))}** — "
+        f"{'right' if int(row['correct']) else 'wrong'}"
+        f"{f' (relabelled: {hand})' if hand else ''}"
+    )
+    col.caption(
+        f"uncertainty {d.scores[side]:.3f}; reference {untrusted(row.get('reference', ''))}"
+    )
     words = d.rewordings()[side]
     if words:
-        col.markdown("\n".join(f"- {w}" for w in words))
+        col.markdown("\n".join(f"- {untrusted(w)}" for w in words))
     if run is not None and col.button("Open the run", key=key, icon=":material/open_in_new:"):
         open_run(run)
 
@@ -157,7 +164,7 @@ def open_run(path: Path) -> None:
     try:
         run = RunArtifact.load(path)
     except (OSError, ValueError, KeyError, TypeError) as err:
-        show_error(err, f"Opening {path}")
+        show_error(err, f"Opening {path.name}")
         return
     name = places.name_of(path)  # a run under a linkable folder keeps its link: ?run=<name>
     views.show_run(run, link=("run", name) if name else None)

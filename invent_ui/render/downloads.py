@@ -33,6 +33,7 @@ import pandas as pd
 from invent_core.csv_safe import neutralize_cell
 from invent_core.errors import InventError
 from invent_core.evaluation.report import ResultsTable
+from invent_ui.text import untrusted
 
 __all__ = [
     "FORMATS",
@@ -242,7 +243,7 @@ def download_buttons(
     columns = st.columns(len(payloads))
     for col, (fmt, data) in zip(columns, payloads.items()):
         ext, mime, label = FORMATS[fmt]
-        tip = f"Download {name} as {FORMATS[fmt][2]}"
+        tip = f"Download {untrusted(name)} as {FORMATS[fmt][2]}"
         if fmt == "html" and "png" not in payloads:
             tip += f". {PNG_MISSING}"
         col.download_button(

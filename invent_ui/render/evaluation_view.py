@@ -18,6 +18,7 @@ from invent_core.evaluation.report import results_table
 from invent_core.experiments import difficulty_levels
 from invent_core.experiments.result import degenerate_line
 from invent_ui.data.experiments import degenerate_count
+from invent_ui.text import untrusted
 
 from . import results_view, views
 from .downloads import download_buttons
@@ -37,20 +38,31 @@ def summary_tiles(payload: Mapping[str, Any], cfg: Any, n_pos: int) -> None:
     """Dataset, questions, accuracy and perturber · n · r tiles; the model advice under them."""
     rows = payload["rows"]
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("dataset", str(cfg.dataset or "uploaded file"))
-    seed = f"seed {cfg.sample_seed}" if cfg.sample_seed is not None else None
-    c2.metric("questions", len(rows), help=seed)
-    accuracy = f"{n_pos / len(rows):.0%}" if rows else "–"
-    c3.metric("accuracy", accuracy, help=f"{n_pos} of {len(rows)} correct")
+    c1.metric("dataset", untrusted(cfg.dataset or "uploaded file"))
+    c2.metric(
+        "questions",
+        len(rows),
+        help=f"seed {untrusted(cfg.sample_seed)}" if cfg.sample_seed is not None else None,
+    )
+    c3.metric(
+        "accuracy",
+        f"{n_pos / len(rows):.0%}" if rows else "–",
+        help=f"{int(n_pos)} of {len(rows)} correct",
+    )
     c4.metric(
         "perturber · n · r",
-        f"{cfg.run.perturber} · {cfg.run.n_perturbations} · {cfg.run.n_replications}",
+        " · ".join(
+            untrusted(v)
+            for v in (cfg.run.perturber, cfg.run.n_perturbations, cfg.run.n_replications)
+        ),
     )
-    st.caption(f"Correctness judged by **{cfg.judge}**; {JUDGE_NOTES.get(cfg.judge, '')}")
+    st.caption(
+        f"Correctness judged by **{untrusted(cfg.judge)}**; {JUDGE_NOTES.get(cfg.judge, '')}"
+    )
     llm = str(payload.get("llm") or "")
     advice = model_advice(n_pos / len(rows), len(rows), llm) if rows else None
     if advice:
-        st.warning(advice, icon=":material/lightbulb:")
+        st.warning(untrusted(advice), icon=":material/lightbulb:")
     degenerate_note(payload)
 
 
@@ -64,7 +76,7 @@ def degenerate_note(payload: Mapping[str, Any]) -> None:
         )
     elif n:
         st.warning(
-            f"{degenerate_line(n, total, files='the per-question table')}.",
+            f"{untrusted(degenerate_line(n, total, files='the per-question table'))}.",
             icon=":material/content_copy:",
         )
 
@@ -103,13 +115,15 @@ def leaderboard(
         )
     else:
         st.caption(
-            f"**{judged.reason}**: the values are shown greyed and no method is marked best; "
-            f"each rests on n = {n_rows} questions ({n_pos} correct). {boot}"
+            f"**{judged.reason}**: the values are shown greyed and no method is marked "
+            f"best; each rests on n = {int(n_rows)} questions ({int(n_pos)} correct). {boot}"
         )
     if ev.skipped:
         st.caption(
             "Not available on this run: "
-            + ", ".join(f"{labels.get(m, m)} ({why})" for m, why in ev.skipped.items())
+            + ", ".join(
+                f"{untrusted(labels.get(m, m))} ({untrusted(why)})" for m, why in ev.skipped.items()
+            )
         )
 
 
@@ -130,7 +144,7 @@ def curves(correct: Any, table: Mapping[str, Any], labels: Mapping[str, str], ju
     reason = results_view.curves_undefined(correct)
     if reason is not None:
         st.info(
-            f"No ROC, rejection or reliability curve: {reason}, and the curves compare right "
+            f"No ROC, rejection or reliability curve: {untrusted(reason)}, and the curves compare right "
             "answers with wrong ones. The per-question table above has every score."
         )
         return
@@ -146,7 +160,8 @@ def curves(correct: Any, table: Mapping[str, Any], labels: Mapping[str, str], ju
     results_view.class_curves(correct, sel, labels=labels, key="eval", n_bins=n_bins)
     n_pos = int(sum(int(c) for c in correct))
     st.caption(
-        f"Every curve rests on n = {len(correct)} questions ({n_pos} correct); {judged.reason}."
+        f"Every curve rests on n = {len(correct)} questions ({int(n_pos)} correct); "
+        f"{judged.reason}."
     )
 
 

@@ -20,6 +20,7 @@ from invent_ui import plots
 from invent_ui.jobs.feedback import guarded, show_error
 from invent_ui.session import resources, state
 from invent_ui.session.settings import run_fingerprint
+from invent_ui.text import untrusted
 
 from . import method_jobs, results_view, tables, views
 from .downloads import download_buttons
@@ -75,7 +76,7 @@ def perturbations_tab(
     """
     m = len(run.questions)
     st.markdown(
-        f"**x0 (original):** {run.question}  \n"
+        f"**x0 (original):** {untrusted(run.question)}  \n"
         "**The perturbations**: edit a cell, delete rows (select, then the bin) or add your "
         "own (the + below the table); **Re-ask** asks only the changed and added rows, r "
         "times each, and scores the run again."
@@ -112,9 +113,9 @@ def perturbations_tab(
     if changed:
         kept = len(wanted) - asked
         st.caption(
-            f"{asked} new or changed perturbation(s) → {asked * r} LLM request(s) (r = {r}); "
-            f"{kept} unchanged keep their answers; "
-            f"{len(run.perturbations) - kept} earlier row(s) edited or deleted."
+            f"{int(asked)} new or changed perturbation(s) → {int(asked * r)} LLM request(s) "
+            f"(r = {int(r)}); {int(kept)} unchanged keep their answers; "
+            f"{int(len(run.perturbations) - kept)} earlier row(s) edited or deleted."
         )
     if st.button(
         "Re-ask",
@@ -178,7 +179,7 @@ def baselines_tab(run: Any, settings: Any) -> None:
     if needs_llm:
         if st.button(
             f"Also compute {', '.join(views.method_labels().get(n, n) for n in needs_llm)} "
-            f"(asks {settings.llm_label})",
+            f"(asks {untrusted(settings.llm_label)})",
             key="explore_llm_methods",
             disabled=method_jobs.running(),
         ):

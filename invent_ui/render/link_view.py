@@ -21,8 +21,9 @@ import streamlit as st
 from invent_ui.data.result_folders import read_evaluation, read_run, read_tsu
 from invent_ui.jobs.feedback import error_text
 from invent_ui.session import archive, links, places, state
+from invent_ui.text import untrusted
 
-from . import views
+from . import relabel_view, views
 
 #: Kind shown → the reader of what its path parameter names (the parameter is the kind).
 READERS: dict[str, Callable[[Path], Any]] = {
@@ -36,7 +37,8 @@ WHAT = {"run": "run", "evaluation": "evaluation", "tsu": "TSU sweep"}
 
 def _refuse(param: str, wanted: str, err: BaseException) -> None:
     st.error(
-        f"**The link's `{param}={wanted}` cannot be opened.** {error_text(err)}",
+        f"**The link's {untrusted(param)}={untrusted(wanted)} cannot be opened.** "
+        f"{untrusted(error_text(err))}",
         icon=":material/link_off:",
     )
 
@@ -93,9 +95,8 @@ def link_params(key: str, shown: Any, demo: tuple[str, Path] | None = None) -> d
             return {links.PARAM: links.shown_id(key)}
         if links.shown_link(key):
             return dict([links.shown_link(key)])
-        folder = shown.get("folder") if isinstance(shown, Mapping) else None
-        name = places.name_of(folder) if folder else None
-        return {"evaluation": name} if name and (Path(folder) / "scores.csv").is_file() else {}
+        folder = relabel_view.evaluation_folder(shown) if isinstance(shown, Mapping) else None
+        return {"evaluation": places.name_of(folder)} if folder is not None else {}
     if demo is not None:
         name = places.name_of(demo[1])
         return {demo[0]: name} if name else {}

@@ -24,14 +24,32 @@ from invent_core.experiments.recompute import relabelled_evaluation
 from invent_core.experiments.relabel import RELABELS, Relabel, append_relabel, folder_relabels
 from invent_ui.data.experiments import payload_config
 from invent_ui.jobs.feedback import show_error
-from invent_ui.session import resources
+from invent_ui.session import places, resources
+from invent_ui.text import untrusted
+
+
+def evaluation_folder(payload: Mapping[str, Any]) -> Path | None:
+    """The payload's evaluation folder, when it names one inside the dashboard's folders.
+
+    The payload carries the path itself (a file opened by a link, a history
+    entry): it is confined to the folders a link may name
+    (:func:`invent_ui.session.places.confined`), or None.
+    """
+    folder = payload.get("folder")
+    if not isinstance(folder, str) or not folder.strip():
+        return None
+    try:
+        inside = places.confined(folder)
+    except places.PlaceError:
+        return None
+    return inside if (inside / "scores.csv").is_file() else None
 
 
 def layer_folder(payload: Mapping[str, Any]) -> Path:
     """Where the payload's relabels live: its evaluation folder, else a cache folder of its own."""
-    folder = payload.get("folder")
-    if folder and (Path(folder) / "scores.csv").is_file():
-        return Path(folder)
+    folder = evaluation_folder(payload)
+    if folder is not None:
+        return folder
     ident = [payload.get("config"), payload.get("llm"), [r["id"] for r in payload["rows"]]]
     key = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
     return resources.work_dir("relabels", key[:16])
@@ -79,7 +97,7 @@ def applied(payload: Mapping[str, Any]) -> Mapping[str, Any]:
         return payload
     out = _recomputed(str(folder), _stamp(payload), layer, payload)
     st.info(
-        f"{out['relabel_note']} The tiles, leaderboard, curves and per-question table below "
+        f"{untrusted(out['relabel_note'])} The tiles, leaderboard, curves and per-question table below "
         "use the reviewer's labels; the judge's are kept beside them.",
         icon=":material/rate_review:",
     )
@@ -103,8 +121,9 @@ def control(payload: Mapping[str, Any]) -> None:
         row = rows[i]
         judge = int(row.get("judge_correct", row["correct"]))
         st.caption(
-            f"Reference: {row['reference']} · the judge said **{'right' if judge else 'wrong'}**"
-            + (f" ({row['judge_reason']})" if row.get("judge_reason") else "")
+            f"Reference: {untrusted(row['reference'])} · the judge said "
+            f"**{'right' if judge else 'wrong'}**"
+            + (f" ({untrusted(row['judge_reason'])})" if row.get("judge_reason") else "")
         )
         c1, c2, c3 = st.columns([1, 3, 1])
         label = c1.radio("The answer is", ["right", "wrong"], index=1 - int(row["correct"]),
@@ -131,7 +150,10 @@ def _layer_lines(folder: Path) -> None:
     except (ValueError, OSError) as err:
         show_error(err, "Reading the relabels")
         return
-    st.caption(f"Kept in {folder / RELABELS} ({len(layer)} line(s); the last per answer counts).")
+    st.caption(
+        f"Kept in {untrusted(folder / RELABELS)} ({len(layer)} line(s); the last per answer "
+        "counts)."
+    )
     if layer:
         st.dataframe(
             [{"id": r.id, "right": r.label, "answer": r.answer, "why": r.reason, "who": r.who,

@@ -24,6 +24,7 @@ import streamlit as st
 
 from invent_core.evaluation import metrics
 from invent_ui import plots
+from invent_ui.text import untrusted
 
 from . import tables
 from .downloads import download_buttons
@@ -139,7 +140,7 @@ def heatmaps_on_one_scale(
     zrange = plots.shared_range([getattr(w, which) for w, _, _ in walks.values()])
     for col, (name, (walk, questions, answers)) in zip(st.columns(len(walks)), walks.items()):
         if titles and name in titles:
-            col.markdown(f"**{titles[name]}**")
+            col.markdown(f"**{untrusted(titles[name])}**")
         fig = plots.walk_heatmaps(walk, questions, answers, colorscale=colorscale, zrange=zrange)
         chart(col, fig[which], name=f"{name} heatmap", key=f"{key}_{name}")
     return zrange

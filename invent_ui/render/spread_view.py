@@ -15,6 +15,7 @@ import streamlit as st
 
 from invent_core.evaluation import normalize_answer, rank_correlation
 from invent_core.evaluation.spread import wording_entropy_split
+from invent_ui.text import untrusted
 
 
 def wording_spread(responses: Sequence[Sequence[str]]) -> None:
@@ -22,7 +23,7 @@ def wording_spread(responses: Sequence[Sequence[str]]) -> None:
     try:
         split = wording_entropy_split(responses, key=normalize_answer)
     except ValueError as err:  # a ragged saved run: say why, show the rest of the page
-        st.caption(f"Where the uncertainty comes from: not available ({err}).")
+        st.caption(f"Where the uncertainty comes from: not available ({untrusted(err)}).")
         return
     with st.expander("Where the uncertainty comes from (within vs across wordings)"):
         c1, c2, c3 = st.columns(3)
@@ -62,9 +63,9 @@ def method_agreement(table: Mapping[str, Sequence[float]], labels: Mapping[str, 
         fig.update_layout(height=80 + 32 * len(names), margin=dict(l=10, r=10, t=10, b=10),
                           yaxis_autorange="reversed")  # fmt: skip
         st.plotly_chart(fig, width="stretch", key="eval_agreement")
-        groups = [" = ".join(labels.get(m, m) for m in g) for g in rc.coinciding()]
+        groups = [" = ".join(untrusted(labels.get(m, m)) for m in g) for g in rc.coinciding()]
         st.caption(
-            f"Spearman ρ over the {rc.n_questions} questions every method scored. "
+            f"Spearman ρ over the {int(rc.n_questions)} questions every method scored. "
             + (f"**One ranking (ρ ≥ 0.999): {'; '.join(groups)}** — the same AUROC, PRR and "
                "Brier, one baseline not several. " if groups else "No two methods coincide. ")
             + "With one-line answers and the embedding judge, Kernel Entropy, DegMat and LUQ "

@@ -164,8 +164,14 @@ def results_frame(table: Any) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def _cell_text(table: Any, i: int, j: int) -> str:
-    scale = table.scale
-    return format_mean_std(table.mean[i, j] * scale, table.std[i, j] * scale, digits=table.digits)
+    """``"0.812 ± 0.020 [0.771, 0.850]"``: the interval too when the table has one (captions say so)."""
+    scale, digits = table.scale, table.digits
+    text = format_mean_std(table.mean[i, j] * scale, table.std[i, j] * scale, digits=digits)
+    ci = getattr(table, "ci", None)
+    if ci is None or np.isnan(ci[i, j]).any() or np.isnan(table.mean[i, j]):
+        return text
+    lo, hi = np.asarray(ci[i, j], dtype=float) * scale
+    return f"{text} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 #: How a value too few to judge is shown (greyed; never bold).

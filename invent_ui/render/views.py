@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -22,10 +23,13 @@ from invent_core.llm.names import describe_llm
 from invent_core.methods.registry import list_methods
 from invent_core.perturb import available_perturbers, get_perturber
 from invent_core.perturb.gaap import GaapResult
+from invent_core.perturb.gaap_sampling import member_flags
 from invent_core.perturb.gate import acceptance_line, distinct_warning
 from invent_ui import plots
+from invent_ui.data.answers import majority_answer
 from invent_ui.jobs.feedback import guarded
 from invent_ui.session import archive, links, own_reference, resources, state
+from invent_ui.text import untrusted
 
 from . import tables
 from .downloads import download_buttons
@@ -56,7 +60,7 @@ def measure_metrics(score: Any) -> None:
             help_text = (
                 f"90 % bootstrap interval [{lo:.4f}, {hi:.4f}] over B = {len(score.values[name])}"
             )
-        col.metric(labels.get(name, name), f"{value:.4f}", help=help_text)
+        col.metric(untrusted(labels.get(name, name)), f"{value:.4f}", help=help_text)
 
 
 def heatmap_row(
@@ -88,22 +92,66 @@ def run_caption(run: Any) -> str:
     """Return one line naming what made a run: perturber, LLM, ψ, ψ_y, padding, n, r, B, T, seed."""
     c = run.config
     edited = sum(bool(f) for f in run.extras.get("edited") or [])
+    u = untrusted  # every setting comes from the run's file: shown literally
     parts = [
-        f"perturber **{c.perturber}**" + (f" ({edited} edited by you)" if edited else ""),
-        f"LLM **{describe_llm(str(run.identities.get('llm') or ''))}**",
+        f"perturber **{u(c.perturber)}**" + (f" ({edited} edited by you)" if edited else ""),
+        f"LLM **{u(describe_llm(str(run.identities.get('llm') or '')))}**",
         *_paraphraser_part(run),
-        f"embedder **{c.embedder}**",
-        f"answers compared by **{c.score.answer_similarity}**",
-        f"padding {c.score.padding}",
-        f"n = {c.n_perturbations}",
-        f"r = {c.n_replications}",
-        f"B = {c.score.n_bootstrap}",
-        f"T = {c.temperature:g}",
-        f"seed = {c.seed}",
+        f"embedder **{u(c.embedder)}**",
+        f"answers compared by **{u(c.score.answer_similarity)}**",
+        f"padding {u(c.score.padding)}",
+        f"n = {u(c.n_perturbations)}",
+        f"r = {u(c.n_replications)}",
+        f"B = {u(c.score.n_bootstrap)}",
+        f"T = {float(c.temperature):g}",
+        f"seed = {u(c.seed)}",
     ]
     if run.timings.get("total"):
-        parts.append(f"{run.timings['total']:.1f} s")
+        parts.append(f"{float(run.timings['total']):.1f} s")
     return " · ".join(parts)
+
+
+def run_answer(run: Any, container: Any = st) -> None:
+    """The model's answer to the original question beside its uncertainty: the most common of r."""
+    answers = list(getattr(run, "cleaned_responses", None) or run.responses)
+    answers = answers[0] if answers else []
+    if not answers:
+        return
+    answer, agree = majority_answer(answers)
+    container.markdown(
+        f"**Answer:** {untrusted(answer) or '(empty)'} — {int(agree)} of {len(answers)} answers to the "
+        "original question agree (the most common, after cleaning)"
+    )
+
+
+#: Says what GAAP's flags mean, on the GAAP page and wherever a GAAP run is shown.
+GAAP_FLAGS = "below δ, a lost name or number, or a visibly changed question"
+
+
+def gaap_flag_text(n_flagged: int, total: int) -> str:
+    """``"3 of 9 perturbations are flagged (below δ, a lost name or number, …)"``."""
+    return f"{n_flagged} of {total} perturbations are flagged ({GAAP_FLAGS})"
+
+
+def gaap_warning(run: Any, container: Any = st) -> None:
+    """A GAAP run of a question with numbers: say that GAAP swaps words, numbers included.
+
+    GAAP's default substitutes WordNet senses of key tokens, so "What is 4213 plus
+    3862?" can become "What is forte?": the perturbations then ask other
+    questions and the measures compare answers to them. Each perturbation is
+    checked as the GAAP page checks Per(S_x0) (:func:`member_flags`).
+    """
+    if run.config.perturber != "gaap" or not re.search(r"\d", run.question):
+        return
+    delta = run.config.gaap.delta
+    flagged = [p for p in run.perturbations if member_flags(p, run.question, None, delta)]
+    container.warning(
+        "GAAP on a question with numbers: it substitutes words by WordNet senses and may "
+        "drop or replace a number, so a perturbation can ask another question. "
+        f"{gaap_flag_text(len(flagged), len(run.perturbations))}. The paraphrase perturber "
+        "keeps names and numbers (its gate refuses a rewording that loses one).",
+        icon=":material/warning:",
+    )
 
 
 def _paraphraser_part(run: Any) -> list[str]:
@@ -111,7 +159,7 @@ def _paraphraser_part(run: Any) -> list[str]:
     para = getattr(run, "paraphrase_identity", None)
     if not para or para == run.identities.get("llm"):
         return []
-    return [f"paraphrases by **{describe_llm(para)}**"]
+    return [f"paraphrases by **{untrusted(describe_llm(para))}**"]
 
 
 def perturber_picker(key: str, container: Any = st) -> str:
@@ -157,7 +205,7 @@ def latest_kept(kind: str, what: str, key: str | None = None) -> Any:
     if opened is None:
         return None
     st.info(
-        f"Showing the latest {what} in the history ({latest.created[:16]} UTC). "
+        f"Showing the latest {what} in the history ({untrusted(latest.created[:16])} UTC). "
         "Others: *Recent* in the sidebar or the History page.",
         icon=":material/history:",
     )
@@ -212,14 +260,14 @@ def gate_summary(run: Any) -> None:
     """A degenerate result's warning; the paraphrase gate's acceptance line and rejected candidates."""
     degenerate = getattr(run, "degenerate", None)
     if degenerate:  # every perturbation a copy of the question: the measures say nothing
-        st.warning(degenerate[0].upper() + degenerate[1:])
+        st.warning(untrusted(degenerate[0].upper() + degenerate[1:]))
     line = acceptance_line(getattr(run, "acceptance", None))
     if line is None:
         return
-    st.caption(line[0].upper() + line[1:])
+    st.caption(untrusted(line[0].upper() + line[1:]))
     warning = distinct_warning(getattr(run, "acceptance", None))
     if warning:  # few distinct states
-        st.warning(warning[0].upper() + warning[1:])
+        st.warning(untrusted(warning[0].upper() + warning[1:]))
     rejected = [c for c in getattr(run, "candidates", None) or [] if not c.get("accepted")]
     if rejected:
         import pandas as pd
@@ -238,19 +286,23 @@ def _own_pool(run: Any, name: str) -> Any:
     try:
         ref = own_reference.checked(name)
     except ValueError as err:
-        st.error(f"**Your reference file cannot be used.** {err}", icon=":material/error:")
+        st.error(
+            f"**Your reference file cannot be used.** {untrusted(err)}", icon=":material/error:"
+        )
         return None
     differ = settings_mismatch(ref, run.config, llm_identity=run.identities.get("llm"))
     if differ:
         st.error(
-            f"**Your reference file {name} was made with other settings than this run** "
-            f"({'; '.join(differ)}), so its percentiles are not comparable and the run is not "
+            f"**Your reference file {untrusted(name)} was made with other settings than this "
+            f"run** ({'; '.join(untrusted(d) for d in differ)}), so its percentiles are not comparable and the run is not "
             "placed. Pick the shipped references, or a file made with these settings, in the "
             "sidebar's *Reference questions*.",
             icon=":material/error:",
         )
         return None
-    st.caption(f"Reference questions from your file **{name}** (sidebar), not the shipped ones.")
+    st.caption(
+        f"Reference questions from your file **{untrusted(name)}** (sidebar), not the shipped ones."
+    )
     return replace(ref, settings={**ref.settings, "files": [Path(name).name]})
 
 
@@ -287,7 +339,8 @@ def reference_panel(run: Any, *, key: str, own: bool = False) -> None:
     placement = ref.placement
     if placement.mode == "none_like":
         st.caption(
-            f"No reference questions like this one ({placement.reason}), so no percentile and "
+            f"No reference questions like this one ({untrusted(placement.reason)}), so no "
+            "percentile and "
             "no P(right): a number calibrated on other kinds of questions would mislead. "
             "The nearest reference questions:"
         )
@@ -295,10 +348,12 @@ def reference_panel(run: Any, *, key: str, own: bool = False) -> None:
         return
     _reference_numbers(ref, float(value), key=key)
     if placement.mode == "nearest":
-        st.caption(f"Placed among these {ref.size} reference questions ({placement.like}):")
+        st.caption(
+            f"Placed among these {int(ref.size)} reference questions ({untrusted(placement.like)}):"
+        )
         _neighbour_table(placement.rows)
     else:
-        st.caption(f"Not placed among questions like this one: {placement.reason}.")
+        st.caption(f"Not placed among questions like this one: {untrusted(placement.reason)}.")
 
 
 def _neighbour_table(rows: Any) -> None:
@@ -327,7 +382,8 @@ def _reference_numbers(ref: Any, value: float, *, key: str) -> None:
     c1.metric(
         "Percentile",
         f"{d['percentile']:.0f}",
-        help=f"Share of the {d['n_reference']} reference questions with this Inv-Entropy or less.",
+        help=f"Share of the {int(d['n_reference'])} reference questions with this Inv-Entropy or "
+        "less.",
     )
     if d["p_correct"] is not None:
         lo, hi = d["p_interval"]
@@ -340,17 +396,17 @@ def _reference_numbers(ref: Any, value: float, *, key: str) -> None:
             "questions like them only.",
         )
         c1.caption(
-            f"90 % interval {lo:.2f}–{hi:.2f}; {d['n_near']} reference questions near this "
-            f"value; {calibration_note(d)}."
+            f"90 % interval {lo:.2f}–{hi:.2f}; {int(d['n_near'])} reference questions near this "
+            f"value; {untrusted(calibration_note(d))}."
         )
     elif d["n_near"] is not None:
         c1.caption(
-            f"P(right): not enough reference questions near this value ({d['n_near']} < "
-            f"{MIN_NEAR}), so no number."
+            f"P(right): not enough reference questions near this value ({int(d['n_near'])} < "
+            f"{int(MIN_NEAR)}), so no number."
         )
     fig = plots.reference_figure(ref.values, value, correct=ref.correct, percentile=d["percentile"])
     c2.plotly_chart(fig, key=f"{key}_reference", config={"displaylogo": False})
-    st.caption(f"Among {reference_source(ref)}.")  # the figures themselves are above
+    st.caption(f"Among {untrusted(reference_source(ref))}.")  # the figures themselves are above
 
 
 def reference_check(run: Any, example: Any) -> None:
@@ -375,8 +431,8 @@ def reference_check(run: Any, example: Any) -> None:
     ]
     st.caption(
         f"{sum(right)} of {len(right)} answers to the original question match the sample's "
-        f"reference ({' | '.join(example.answers[:3])}); n = {len(right)}."
+        f"reference ({' | '.join(untrusted(a) for a in example.answers[:3])}); n = {len(right)}."
     )
     advice = model_advice(sum(right) / len(right), len(right), str(run.identities.get("llm")))
     if advice:
-        st.warning(advice, icon=":material/lightbulb:")
+        st.warning(untrusted(advice), icon=":material/lightbulb:")

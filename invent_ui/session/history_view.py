@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 from invent_ui.jobs.feedback import show_error
+from invent_ui.text import untrusted
 
 from . import archive, links
 
@@ -24,13 +25,13 @@ def open_entry(entry_id: str) -> None:
     try:  # the entry's id in the URL: a reload or the link opens it again
         st.switch_page(target.page, query_params={links.PARAM: entry_id})
     except StreamlitPageNotFoundError:  # a page run on its own (tests): no other page to go to
-        st.info(f"Opened: see {target.page}.")
+        st.info(f"Opened: see {untrusted(target.page)}.")
 
 
 def entry_label(entry: Any, width: int = 48) -> str:
-    """``"run · What is the capital of Fr…"`` for a button."""
+    """``"run · What is the capital of Fr…"`` for a button: the title shown literally."""
     title = entry.title if len(entry.title) <= width else entry.title[: width - 1] + "…"
-    return f"{archive.KIND_LABELS.get(entry.kind, entry.kind)} · {title}"
+    return f"{untrusted(archive.KIND_LABELS.get(entry.kind, entry.kind))} · {untrusted(title)}"
 
 
 def recent_in_sidebar(sb: Any) -> None:
@@ -46,7 +47,7 @@ def recent_in_sidebar(sb: Any) -> None:
             if st.button(
                 entry_label(entry),
                 key=f"recent_{entry.id}",
-                help=f"{entry.settings_summary} — reopen",
+                help=f"{untrusted(entry.settings_summary)} — reopen",
                 width="stretch",
             ):
                 open_entry(entry.id)

@@ -17,6 +17,7 @@ from typing import Any
 import streamlit as st
 
 from invent_ui.jobs.feedback import show_error
+from invent_ui.text import untrusted
 
 from . import archive, state
 
@@ -90,7 +91,8 @@ def follow_link(key: str, kind: str) -> None:
     if target.key != key:
         label = archive.KIND_LABELS.get(kind, kind)
         st.warning(
-            f"The link names history entry {wanted}, which is not a {label}: open it from "
+            f"The link names history entry {untrusted(wanted)}, which is not a {untrusted(label)}: "
+            "open it from "
             "the History page.",
             icon=":material/link_off:",
         )

@@ -21,6 +21,7 @@ from typing import Any
 import streamlit as st
 
 from invent_core.evaluation.reference import load_own_reference
+from invent_ui.text import untrusted
 
 from . import places, state
 
@@ -137,4 +138,7 @@ def reference_picker(sb: Any) -> None:
             "P(right)); your own file must be made with the run's settings."
         )
     if st.session_state.get(_ERROR):
-        sb.error(f"Reference file refused: {st.session_state[_ERROR]}", icon=":material/error:")
+        sb.error(
+            f"Reference file refused: {untrusted(st.session_state[_ERROR])}",
+            icon=":material/error:",
+        )

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from invent_core.env import assets_dir, cache_dir
 
-__all__ = ["RESULTS", "PlaceError", "roots", "resolve", "name_of"]
+__all__ = ["RESULTS", "PlaceError", "roots", "resolve", "name_of", "confined"]
 
 #: The saved results of a checkout (absent from an installed wheel).
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
@@ -64,6 +64,27 @@ def resolve(name: str, places: dict[str, Path] | None = None) -> Path:
     if not target.exists():
         raise PlaceError(f"{text!r}: no such file or folder under {root}/ ({base})")
     return target
+
+
+def confined(path: str | Path, places: dict[str, Path] | None = None) -> Path:
+    """A path carried inside data (a payload's ``folder``), checked as a link's name is.
+
+    A payload opened by a link or from the history brings its own paths; they are
+    no more trusted than the URL: the path must lie under a root once symbolic
+    links are followed (:func:`name_of`), and its name passes :func:`resolve`.
+
+    Raises
+    ------
+    PlaceError
+        Naming the path and the folders it must lie in.
+    """
+    places = roots() if places is None else places
+    name = name_of(path, places) if str(path).strip() else None
+    if name is None:
+        raise PlaceError(
+            f"{str(path)!r} is under none of the dashboard's folders: {_where(places)}"
+        )
+    return resolve(name, places)
 
 
 def name_of(path: str | Path, places: dict[str, Path] | None = None) -> str | None:

@@ -32,6 +32,8 @@ from invent_core.config import (
 from invent_core.embedders import available_embedders
 from invent_core.llm import ENGINES, available_llms
 from invent_core.llm.local import MAX_THREADS
+from invent_ui.jobs.feedback import SECTIONS, option_label
+from invent_ui.text import untrusted
 
 from . import state
 from .history_view import quiet_page_link, recent_in_sidebar
@@ -51,8 +53,8 @@ MAIN_OPTIONS: tuple[str, ...] = (
     "seed",
     "temperature",
 )
-#: Section titles of the "Advanced" expander, by the option's config.
-_SECTIONS = {"run": "Answers", "score": "Scoring", "paraphrase": "Paraphrasing", "gaap": "GAAP"}
+#: Section titles of the "Advanced" expander, by the option's config (messages name them too).
+_SECTIONS = SECTIONS
 
 
 def advanced_options() -> list[OptionSpec]:
@@ -122,7 +124,7 @@ def sidebar_settings() -> Settings:
             raise ValueError(problem)
         settings = Settings.from_dict(canon)
     except ValueError as err:
-        sb.error(f"{err}. Keeping the previous settings.", icon=":material/error:")
+        sb.error(f"{untrusted(err)}. Keeping the previous settings.", icon=":material/error:")
         settings = previous
     st.session_state[state.SETTINGS] = settings.to_dict()
     return settings
@@ -351,8 +353,7 @@ def _advanced_widgets(canon: dict[str, Any]) -> None:
 
 def _option_widget(opt: OptionSpec, value: Any) -> Any:
     """Draw the widget of one option, chosen by its type (a choice, a switch, a text or a number)."""
-    label = opt.name.removeprefix(opt.path[0] + "_") if len(opt.path) > 1 else opt.name
-    label = label.replace("_", " ")
+    label = option_label(opt)
     key = _seed(opt.name, value)
     if opt.choices is not None:
         return st.selectbox(label, list(opt.choices), key=key, help=opt.help)
@@ -380,4 +381,7 @@ def _nli_folder(canon: dict[str, Any]) -> None:
     if os.path.isdir(folder.removeprefix("nli:")):
         canon["embedder"] = folder
     else:
-        st.warning(f"{folder} is not a folder on this machine; using {canon['embedder']}.")
+        st.warning(
+            f"{untrusted(folder)} is not a folder on this machine; "
+            f"using {untrusted(canon['embedder'])}."
+        )

@@ -414,10 +414,12 @@ def test_batch_scoring_scores_downloads_and_resumes(tmp_path, monkeypatch):
 
     monkeypatch.setenv("INVENT_CACHE", str(tmp_path / "cache"))
     saved_as: list[str] = []  # the file names downloads are offered under
+    offered: dict[str, bytes] = {}
     offer = DeltaGenerator.download_button
 
     def recording(self, label, data, file_name=None, *args, **kwargs):
         saved_as.append(file_name)
+        offered[file_name] = data
         return offer(self, label, data, file_name, *args, **kwargs)
 
     monkeypatch.setattr(DeltaGenerator, "download_button", recording)
@@ -442,6 +444,9 @@ def test_batch_scoring_scores_downloads_and_resumes(tmp_path, monkeypatch):
     assert {b.proto.label for b in at.get("download_button")} >= {"Download CSV", "Download JSON"}
     # named after the uploaded file, not the stored copy ("input")
     assert {"qa_scores.csv", "qa_scores.json"} <= set(saved_as)
+    # the JSON holds the rewordings and answers as lists, not strings of JSON inside JSON
+    rows = json.loads(offered["qa_scores.json"])
+    assert len(rows) == 4 and not any(isinstance(r.get("method_errors"), str) for r in rows)
     judged = [d.value for d in at.dataframe if "auroc" in d.value.columns][0]
     assert str(judged["n"].dtype) == "Int64" and judged["n"].tolist()[0] == 4  # 4, not 4.000000
     assert chart(at, "batch_roc")["data"] and chart(at, "batch_rejection")["data"]
@@ -957,6 +962,8 @@ def test_compare_answer_similarities_rescores_the_stored_answers(demo_run):
     assert table.loc["Inv-Entropy", "embedding"] == pytest.approx(demo_run.measures["inv_entropy"])
     canonical = demo_run.rescore(answer_similarity="canonical").score.measures["inv_entropy"]
     assert table.loc["Inv-Entropy", "canonical"] == pytest.approx(canonical)
+    # P_x (the picker's first matrix) does not depend on ψ_y: said, not drawn as a blank chart
+    assert any("no difference, the two give the same matrix" in i.value for i in at.info)
 
 
 def test_sidebar_offers_every_answer_similarity_and_the_judge():

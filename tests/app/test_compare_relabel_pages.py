@@ -81,7 +81,11 @@ def test_different_questions_are_refused_until_the_shared_ones_are_asked(tmp_pat
     assert "13 paired questions (A 16, B 13)" in at.markdown[0].value
 
 
-def test_a_relabel_on_the_evaluation_page_recomputes_the_metrics(tmp_path):
+def test_a_relabel_on_the_evaluation_page_recomputes_the_metrics(tmp_path, monkeypatch):
+    from invent_ui.session import places
+
+    real = places.roots()  # an evaluation made here lies under the dashboard's own folder
+    monkeypatch.setattr(places, "roots", lambda: {**real, "dashboard": tmp_path})
     rng = np.random.default_rng(1)
     correct = np.array([1, 0] * 12)
     folder = toy_evaluation(tmp_path / "ev", correct, {m: rng.normal(size=24) - correct
@@ -109,6 +113,11 @@ def test_a_relabel_on_the_evaluation_page_recomputes_the_metrics(tmp_path):
     before = payload["evaluation"]["results"]["inv_entropy"]["auroc"]["point"]
     board = at.dataframe[0].value  # the leaderboard: Inv-Entropy's AUROC first
     assert str(board.iloc[0, 0]).startswith(f"{auroc:.3f} ±") and f"{before:.3f}" != f"{auroc:.3f}"
+    # each column one meaning: "correct" stays the judge's label; the reviewer's is beside it
+    table = next(d.value for d in at.dataframe if "canonical answer" in d.value.columns)
+    assert not table["correct"][5] and table["correct after review"][5]
+    assert (table["correct"] == table["correct after review"]).sum() == 23
+    assert table["why (reviewer)"][5] == "the reference in other words"
     again = _page("6_Evaluation.py", **{state.EVAL_PAYLOAD: payload})  # a reload: a new session
     again.run()
     assert any("Labels: 1 of 24 changed by hand" in i.value for i in again.info)

@@ -144,7 +144,7 @@ def _refused(at: AppTest) -> str:
         ("1_Explore_a_question.py", {"entry": "20990101T000000-run-00000000"},
          "no history entry 20990101T000000-run-00000000"),
         ("1_Explore_a_question.py", {"run": "20990101T000000-run-00000000"},
-         "`run=20990101T000000-run-00000000` cannot be opened"),
+         "run=20990101T000000-run-00000000 cannot be opened"),
         ("1_Explore_a_question.py", {"run": "results/no-such-run.json"}, "no such file or folder"),
         ("1_Explore_a_question.py", {"run": "/etc/passwd"}, "is an absolute path"),
         ("1_Explore_a_question.py", {"run": "results/../../README.md"}, "leads out of results/"),

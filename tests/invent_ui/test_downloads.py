@@ -193,3 +193,32 @@ def test_buttons_render_in_a_real_streamlit_app():
     assert at.session_state["shown"] == ["csv", "json"]
     at.button[0].click().run(timeout=30)  # keys stay stable across reruns: no duplicate-key error
     assert not at.exception and at.session_state["shown"] == ["csv", "json"]
+
+
+def test_the_batch_json_download_holds_lists_not_strings_of_json():
+    """A generated row keeps its rewordings and answers as JSON text in the CSV; not in JSON."""
+    from invent_ui.data.batch_rows import records_json
+
+    record = {  # as invent_core.batch's scorer writes a generated row
+        "id": "q1",
+        "question": "What is 2+2?",
+        "perturbations": json.dumps(["What's 2+2?", "2 plus 2?"]),
+        "responses": json.dumps([["4", "4"], ["4", "5"], ["four", "4"]]),
+        "method_errors": json.dumps({"p_true": "no LLM"}),
+        "inv_entropy": float("nan"),
+        "judge_reason": '["not", "json"] is a reason, not a cell to decode',
+    }
+    (row,) = json.loads(
+        records_json(
+            [
+                record,
+            ]
+        )
+    )
+    assert row["perturbations"] == ["What's 2+2?", "2 plus 2?"]
+    assert row["responses"][2] == ["four", "4"]
+    assert row["method_errors"] == {"p_true": "no LLM"}
+    assert row["inv_entropy"] is None  # JSON has no NaN
+    assert row["judge_reason"] == record["judge_reason"]
+    (blank,) = json.loads(records_json([{"method_errors": "", "responses": "not json ["}]))
+    assert blank == {"method_errors": None, "responses": "not json ["}

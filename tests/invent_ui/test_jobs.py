@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import pytest
@@ -216,3 +217,31 @@ def test_registry_keeps_the_newest_job_and_views_take_the_result_once_each():
     first, second = JobView(cancelled), JobView(cancelled)
     assert first.take() and not second.take() and not cancelled.take()
     assert cancelled.taken
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own niceness: Linux")
+def test_a_long_job_yields_the_cpu_to_the_pages_threads():
+    """A batch (or evaluation, sweep) runs its thread, and the threads it starts, at nice ≥ 10."""
+    import os
+    import threading
+
+    from invent_ui.jobs.background import BACKGROUND_NICE, Job
+
+    def niceness() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    def fn(progress, cancel):
+        seen = {}
+        worker = threading.Thread(target=lambda: seen.setdefault("worker", niceness()))
+        worker.start()
+        worker.join()
+        return niceness(), seen["worker"]
+
+    here = niceness()
+    for kind in ("batch", "evaluation", "tsu"):
+        job = Job(fn, label=kind, kind=kind).start()
+        assert job.wait(10)
+        assert job.result == (max(here, BACKGROUND_NICE),) * 2, kind
+    run = Job(fn, label="a run", kind="run").start()  # a person waits for it: no lower priority
+    assert run.wait(10) and run.result == (here, here)
+    assert niceness() == here  # the page's own thread is untouched

@@ -33,6 +33,9 @@ def test_wrap_text_wraps_and_truncates():
     assert out.count("<br>") == 2
     assert out.endswith("…")
     assert plots.wrap_text("short") == "short"
+    # a question's HTML shows as typed: plotly would make <a href> a link in the hover box
+    hostile = plots.wrap_text('<a href="http://attacker.invalid">q</a> <b>x</b> & y', width=200)
+    assert "<a" not in hostile and "<b>" not in hostile and "&lt;a href" in hostile
 
 
 def test_walk_heatmaps_carry_the_matrices_and_texts(walk):
@@ -174,6 +177,25 @@ def test_results_frame_formats_and_marks():
     assert "font-weight: bold" in tables.style_marks(df, marks).to_html()
 
 
+def test_the_leaderboard_cells_show_the_interval_the_caption_promises():
+    """The Evaluation caption says "± std [95 % interval]": each cell shows both."""
+    from invent_core.evaluation.report import Column, ResultsTable
+
+    rt = ResultsTable(
+        ("a", "b"), (Column("auroc", "AUROC", True),), np.array([[0.8], [0.6]]), np.array([[0.02], [0.03]]),
+        ci=np.array([[[0.76, 0.84]], [[np.nan, np.nan]]]),
+    )  # fmt: skip
+    df, _ = tables.results_frame(rt)
+    assert df.loc["a"].iloc[0] == "0.800 ± 0.020 [0.760, 0.840]"
+    assert df.loc["b"].iloc[0] == "0.600 ± 0.030"  # no interval computed: none shown
+
+
+def test_a_difference_of_equal_matrices_is_found_before_it_is_drawn_blank():
+    a = np.array([[0.5, 0.5], [0.25, 0.75]])
+    assert plots.same_matrix(a, a.copy())
+    assert not plots.same_matrix(a, a + np.array([[1e-6, -1e-6], [0, 0]]))
+
+
 def test_settings_defaults_validation_and_keys():
     s = Settings()
     run = s.run_config()
@@ -262,3 +284,41 @@ def test_shared_colour_range(walk):
     assert (
         "zmin" not in spec(plots.walk_heatmaps(walk, list("abcd"), list("efgh"))["p_y"])["data"][0]
     )
+
+
+def test_the_reference_figure_names_the_percentile_as_an_ordinal():
+    from invent_ui.plots.measures import reference_figure
+
+    values = np.linspace(0.0, 3.0, 50)
+    for percentile, said in ((43.2, "43rd"), (1.0, "1st"), (12.4, "12th"), (22.0, "22nd")):
+        fig = reference_figure(values, 1.0, percentile=percentile)
+        (note,) = [a.text for a in fig.layout.annotations]
+        assert note == f"this question ({said} percentile)"
+
+
+def test_measures_on_different_scales_get_an_axis_each():
+    table = {
+        "minilm": {"inv_entropy": 2.99, "wd_px_py": 0.21, "max_py_x": 0.35},
+        "mpnet": {"inv_entropy": 3.01, "wd_px_py": 0.05, "max_py_x": 0.30},
+    }
+    fig = plots.measures_comparison_figure(table, labels={"inv_entropy": "Inv-Entropy"})
+    axes = {(t.xaxis, t.yaxis) for t in fig.data}
+    assert len({y for _, y in axes}) == 3  # one y axis per measure, none shared
+    by_axis = {}
+    for t in fig.data:
+        by_axis.setdefault(t.yaxis, []).append(float(t.y[0]))
+    assert sorted(by_axis.values(), key=max)[0] == [0.21, 0.05]  # WD alone on its own scale
+    assert [a.text for a in fig.layout.annotations][:1] == ["Inv-Entropy"]
+    assert sum(t.showlegend for t in fig.data) == 2  # one legend entry per embedder
+
+
+def test_every_method_on_one_chart_has_its_own_line_style():
+    """Thirteen methods (and more) on a ROC chart: no two lines look the same."""
+    from invent_ui.plots.style import PALETTE
+
+    rng = np.random.default_rng(0)
+    correct = np.array([1, 0] * 10)
+    table = {f"m{k}": rng.normal(size=20) for k in range(len(PALETTE) + 7)}
+    fig = plots.roc_figure(correct, table)
+    styles = [(t.line.color, t.line.dash) for t in fig.data if t.name != "random"]
+    assert len(styles) == len(table) and len(set(styles)) == len(styles)

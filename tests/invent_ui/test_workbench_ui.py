@@ -69,7 +69,7 @@ def test_messages_name_controls_not_flags_or_cache_paths():
     text = public_text(raw)
     assert str(cache_dir()) not in text and "--" not in text
     assert '"Questions"' in text and '"LLM backend" in the sidebar' in text
-    assert '"gaap delta" (sidebar, Advanced)' in text and "non-negative" in text
+    assert '"delta" under GAAP (sidebar, Advanced)' in text and "non-negative" in text
     assert public_text("/srv/x/input.csv: bad", {"/srv/x/input.csv": "mine.csv"}) == "mine.csv: bad"
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ...progress import ordinal
 from ...questions.datasets import DATASETS
 from ...questions.mmlu import split_mmlu_stem
 from .placement import K_NEAREST, LOCAL_RATIO, MIN_LIKE, SIMILARITY_FLOOR, Placement
@@ -94,7 +95,7 @@ def place(
         rows = tuple(_row(ref, i, sims[i]) for i in order[:5])
         why = (
             f"{len(near)} of {len(order)} reference questions are close enough: similarity "
-            f"≥ {floor:.2f} and ≥ {ratio} × theirs to their own {MIN_LIKE}th nearest; "
+            f"≥ {floor:.2f} and ≥ {ratio} × theirs to their own {ordinal(MIN_LIKE)} nearest; "
             f"{MIN_LIKE} needed"
             if order
             else f"none of the {ref.size} reference questions is answered with {_FORMATS[fmt]}"
