@@ -60,6 +60,7 @@ def get_llm(
     engine: str = "auto",
     dtype: str = "auto",
     thinking: bool = False,
+    stall_timeout: float | None = None,
 ) -> LLM:
     """Return an LLM backend by name.
 
@@ -87,7 +88,11 @@ def get_llm(
         default ``auto:64`` for servers, the slots (``ServerConfig.n_parallel``) locally.
     timeout
         Total deadline of one request attempt in seconds, from connecting to the
-        reply's last byte (default 120 local, 60 remote); ``LLMTimeout`` if missed.
+        reply's last byte (default: none locally, 60 remote); ``LLMTimeout`` if missed.
+    stall_timeout
+        Seconds a reply may go without a token before the request fails
+        (:mod:`.stall`; default on the embedded llama.cpp: grows with the
+        model's size and the machine's load; remote: off unless given).
     retry
         Retry policy (default ``RetryPolicy()``).
     server_config, engine, dtype, thinking
@@ -104,6 +109,10 @@ def get_llm(
     name = spec.strip().lower()
     opts = _backend_opts(concurrency, timeout, retry, served=name == "openai")
     opts["thinking"] = bool(thinking)
+    if stall_timeout is not None:
+        if not stall_timeout > 0:
+            raise ValueError(f"stall_timeout must be > 0 seconds, got {stall_timeout}")
+        opts["stall_timeout"] = float(stall_timeout)
     hf = _on_transformers(spec, engine, _hf_config(dtype, opts.get("concurrency"), thinking), cache)
     if hf is not None:
         return hf
