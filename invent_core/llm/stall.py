@@ -108,7 +108,7 @@ class StallTimed:
 
     def _stalled(self, err: BaseException | None) -> bool:
         """Whether a timed-out attempt stalled (no byte for the interval), not missed a deadline."""
-        return self.stall_mode and "no complete reply within" not in str(err)
+        return self.stall_mode and not _deadline_missed(err)
 
     @property
     def runtime(self) -> dict[str, Any]:
@@ -118,3 +118,14 @@ class StallTimed:
             "stall_seconds_last": self.last_stall_seconds,
             "total_timeout": None if math.isinf(self.timeout) else self.timeout,
         }
+
+
+def _deadline_missed(err: BaseException | None) -> bool:
+    """Whether ``err`` (or what caused it: the client wraps it) is the total deadline's."""
+    for _ in range(10):
+        if err is None:
+            return False
+        if "no complete reply within" in str(err):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
