@@ -90,9 +90,8 @@ def get_llm(
         Total deadline of one request attempt in seconds, from connecting to the
         reply's last byte (default: none locally, 60 remote); ``LLMTimeout`` if missed.
     stall_timeout
-        Seconds a reply may go without a token before the request fails
-        (:mod:`.stall`; default on the embedded llama.cpp: grows with the
-        model's size and the machine's load; remote: off unless given).
+        Seconds without a token before a request fails (:mod:`.stall`; default: by model
+        size and load on the embedded llama.cpp, off remotely).
     retry
         Retry policy (default ``RetryPolicy()``).
     server_config, engine, dtype, thinking
@@ -109,10 +108,7 @@ def get_llm(
     name = spec.strip().lower()
     opts = _backend_opts(concurrency, timeout, retry, served=name == "openai")
     opts["thinking"] = bool(thinking)
-    if stall_timeout is not None:
-        if not stall_timeout > 0:
-            raise ValueError(f"stall_timeout must be > 0 seconds, got {stall_timeout}")
-        opts["stall_timeout"] = float(stall_timeout)
+    opts.update(_stall_opts(stall_timeout))
     hf = _on_transformers(spec, engine, _hf_config(dtype, opts.get("concurrency"), thinking), cache)
     if hf is not None:
         return hf
@@ -156,6 +152,15 @@ def _backend_opts(
         concurrency = setting if served else (None if setting.adaptive else setting.limit)
     given = {"concurrency": concurrency, "timeout": timeout, "retry": retry}
     return {k: v for k, v in given.items() if v is not None}
+
+
+def _stall_opts(stall_timeout: float | None) -> dict[str, float]:
+    """``{"stall_timeout": seconds}`` when one is given (checked: > 0), else nothing."""
+    if stall_timeout is None:
+        return {}
+    if not stall_timeout > 0:
+        raise ValueError(f"stall_timeout must be > 0 seconds, got {stall_timeout}")
+    return {"stall_timeout": float(stall_timeout)}
 
 
 def _as_llm(spec: object) -> LLM:
