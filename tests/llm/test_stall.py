@@ -165,3 +165,22 @@ def test_the_cli_option_reaches_the_backend():
     assert llm_from_args(args).stall_timeout == 45.0
     with pytest.raises(SystemExit):
         p.parse_args(["--stall-timeout", "0"])
+
+
+def test_a_run_records_how_its_requests_were_timed():
+    """The stall setting reaches the run's record (``extras["llm_runtime"]``)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from loopback_server import LoopbackServer
+
+    from invent_core.config import RunConfig
+    from invent_core.engine.pipeline import run_question
+
+    with LoopbackServer(delay=0.05) as srv:
+        llm = get_llm("openai", base_url=srv.base_url, cache=None, stall_timeout=7.5)
+        cfg = RunConfig(n_perturbations=2, n_replications=2)
+        run = run_question("What is the capital of France?", cfg, llm=llm)
+    assert run.extras["llm_runtime"]["stall_timeout"] == 7.5
+    assert run.extras["llm_runtime"]["stall_seconds_last"] == 7.5
