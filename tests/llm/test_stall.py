@@ -184,3 +184,30 @@ def test_a_run_records_how_its_requests_were_timed():
         run = run_question("What is the capital of France?", cfg, llm=llm)
     assert run.extras["llm_runtime"]["stall_timeout"] == 7.5
     assert run.extras["llm_runtime"]["stall_seconds_last"] == 7.5
+
+
+def test_the_packaged_model_is_in_stall_mode_and_a_refused_port_ends_it_at_once():
+    """The embedded llama.cpp's backend (not started here): its defaults and its two fast ends."""
+    from invent_core.llm._http import http_library
+    from invent_core.llm.local import QWEN_05B, LocalLLM
+
+    httpx = http_library()  # the HTTP library the installed openai client is built on
+
+    if not QWEN_05B.installed():
+        pytest.skip("the packaged model is not installed")
+    llm = LocalLLM(QWEN_05B, cache=None)
+    assert llm.stall_mode and llm.stall_timeout is None and llm.runtime["total_timeout"] is None
+    assert llm.stall_seconds() >= STALL_BASE_SECONDS  # 491 MB: the base, times the load
+    try:
+        httpx.post("http://127.0.0.1:9/v1/chat/completions", timeout=5)
+    except httpx.ConnectError as err:
+        closed = err
+    with pytest.raises(LLMError, match="refused the connection: the embedded server is no longer"):
+        llm._retry_wait(closed, None)
+    stalled = llm._give_up(httpx.ReadTimeout("timed out"), 1)
+    assert isinstance(stalled, LLMTimeout) and "--stall-timeout" in str(stalled)
+    assert "qwen0.5b sent no token for" in str(stalled)
+    missed = LocalLLM(QWEN_05B, cache=None, timeout=5)._give_up(
+        httpx.ReadTimeout("no complete reply within 5 s"), 1
+    )
+    assert "gave no complete reply within 5 s" in str(missed)  # an explicit total deadline
