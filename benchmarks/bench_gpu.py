@@ -384,26 +384,45 @@ def _is_answer(call: dict[str, Any]) -> bool:
     return any(r["state"] is not None for r in call["requests"])
 
 
-def replay(llm: Any, question: dict[str, Any], forced: bool) -> float:
+def replay(
+    llm: Any,
+    question: dict[str, Any],
+    forced: bool,
+    path: list[tuple[str, float, int]] | None = None,
+) -> float:
     """Send one question's recorded calls through the pipeline's request pool; the wall seconds.
 
     In the order they started: a paraphrase round waits for the one before
     (the gate's verdict), a state's answers are queued as soon as their turn
     comes; the pool (:class:`~invent_core.llm.pool.RequestPool`, the backend's
     slots, paraphrases first) sends them as ``run_question`` does.
+
+    ``path`` receives the question's critical path: each paraphrase round
+    (nothing after it starts before it ends) and then what is left of the
+    answers, as ``(stage, seconds, decode steps)``; the steps are the longest
+    reply of the stage, the sequential decode steps no batching can shorten.
     """
     from invent_core.llm.pool import ANSWER, PERTURB, RequestPool, gather
 
     calls = sorted(question["calls"], key=lambda c: c["t"])
     t0 = time.perf_counter()
     with RequestPool(llm) as pool:
-        answers = []
+        answers, answer_steps = [], 0
         for c in calls:
+            reqs = _requests(c, forced)
+            steps = max(r.max_tokens if forced else 0 for r in reqs) if forced else 0
             if _is_answer(c):
-                answers += pool.submit_many(_requests(c, forced), priority=ANSWER)
+                answers += pool.submit_many(reqs, priority=ANSWER)
+                answer_steps = max(answer_steps, steps)
             else:
-                gather(pool.submit_many(_requests(c, forced), priority=PERTURB, kind="perturb"))
+                t1 = time.perf_counter()
+                gather(pool.submit_many(reqs, priority=PERTURB, kind="perturb"))
+                if path is not None:
+                    path.append(("paraphrase", time.perf_counter() - t1, steps))
+        t1 = time.perf_counter()
         gather(answers)
+        if path is not None:
+            path.append(("answers", time.perf_counter() - t1, answer_steps))
     return time.perf_counter() - t0
 
 
@@ -418,6 +437,9 @@ class Row:
     peak_gib: float = float("nan")
     load: float = 0.0
     decode_tokens: int = 0
+    path: list[tuple[str, float, int]] = field(default_factory=list)  # the critical path
+    decode_path: str = ""
+    capture_s: float = 0.0  # CUDA graph capture (warm-up) during this question, apart
 
 
 def measure(llm: Any, question: dict[str, Any], forced: bool) -> Row:
@@ -425,10 +447,12 @@ def measure(llm: Any, question: dict[str, Any], forced: bool) -> Row:
     import torch
 
     s0, b0 = _stats(llm), len(llm.batch_sizes)
+    c0 = llm.stats.capture_seconds
     cuda = llm.device.startswith("cuda")
     if cuda:
         torch.cuda.reset_peak_memory_stats(llm.device)
-    wall = replay(llm, question, forced)
+    path: list[tuple[str, float, int]] = []
+    wall = replay(llm, question, forced, path)
     s1 = _stats(llm)
     prompt, decode = s1[0] - s0[0], s1[1] - s0[1]
     pre_s, dec_s = s1[2] - s0[2], s1[3] - s0[3]
@@ -441,6 +465,9 @@ def measure(llm: Any, question: dict[str, Any], forced: bool) -> Row:
         peak,
         os.getloadavg()[0],
         decode,
+        path,
+        llm.runtime["decode_path"],
+        llm.stats.capture_seconds - c0,
     )
 
 
@@ -453,7 +480,12 @@ def _stats(llm: Any) -> tuple[int, int, float, float]:
 
 
 def random_model(
-    shape: str, device: str, dtype: str, tokenizer: Path, kv_cache: str = "auto"
+    shape: str,
+    device: str,
+    dtype: str,
+    tokenizer: Path,
+    kv_cache: str = "auto",
+    graphs: str = "auto",
 ) -> Any:
     """An ``HFLLM`` on a Qwen2.5 shape with random weights, built on ``device``."""
     import torch
@@ -467,7 +499,7 @@ def random_model(
     )
     llm = HFLLM(
         HFSource(tokenizer, name=f"random Qwen2.5-{shape}", sha256="0" * 64),
-        config=HFConfig(device=device, dtype=dtype, kv_cache=kv_cache),
+        config=HFConfig(device=device, dtype=dtype, kv_cache=kv_cache, cuda_graphs=graphs),
     )
     torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[llm.dtype]
     torch.manual_seed(0)
@@ -514,11 +546,39 @@ def report(name: str, rows: list[Row], questions: list[dict[str, Any]]) -> None:
             f"  {q['dataset']:<10} wall {r.wall:6.2f} s, prompt {r.prompt_tps:8.0f} tok/s, decode "
             f"{r.decode_tps:7.0f} tok/s, batches [{sizes}], peak GPU {r.peak_gib:.2f} GiB{ratio} (load {r.load:.2f})"
         )
+        print_path(r)
     decoded = sum(r.decode_tokens for r in rows)
     mean = sum(r.wall for r in rows) / len(rows)
     print(f"  decoded {decoded} tokens in all")
     print(
         f"  mean wall {mean:.2f} s per question; 300 questions ≈ {300 * mean / 60:.1f} min ({load()})"
+    )
+
+
+def print_path(r: Row) -> None:
+    """The question's critical path, its decode path and the graph capture it paid for."""
+    stages = " + ".join(f"{name} {sec:.2f} s/{steps} steps" for name, sec, steps in r.path)
+    steps = sum(n for _, _, n in r.path)
+    per_step = sum(sec for _, sec, _ in r.path) / max(steps, 1)
+    print(
+        f"    critical path: {stages} = {steps} sequential decode steps, "
+        f"{1000 * per_step:.1f} ms a step on it; decode path {r.decode_path}, graph capture "
+        f"{r.capture_s:.2f} s (apart from the wall's decoding)"
+    )
+
+
+def warm_second(llm: Any, questions: list[dict[str, Any]], forced: bool) -> None:
+    """The dashboard's case: a first question (cold), then a second one on the warm engine.
+
+    The second is another question's work (its seeds moved): what a person
+    asking two questions in a row waits for the second time.
+    """
+    first = measure(llm, questions[0], forced)
+    second = measure(llm, _copy(questions[-1], 1), forced)
+    print(
+        f"  dashboard: first question {first.wall:.2f} s (capture {first.capture_s:.2f} s), "
+        f"warm second {second.wall:.2f} s (capture {second.capture_s:.2f} s; "
+        f"{second.decode_path}) ({load()})"
     )
 
 
@@ -556,6 +616,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tokenizer", type=Path, default=None)
     p.add_argument("--quick", action="store_true", help="the tiny shape, one question")
     p.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the tiny shape, one question, every path (static/dynamic, graphs auto/off, the "
+        "warm second question, step latency): seconds on a CPU, to know the script works",
+    )
+    p.add_argument(
+        "--graphs", default="auto", help="comma-separated: auto (CUDA graphs on CUDA), off"
+    )
+    p.add_argument(
+        "--warm-second", action="store_true", help="the dashboard's warm second question"
+    )
+    p.add_argument(
         "--kv-cache", default="auto", help="comma-separated: auto, static, dynamic (random weights)"
     )
     p.add_argument(
@@ -569,6 +641,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--record", action="store_true", help="re-record the workload (packaged 0.5B)")
     p.add_argument("--compare-cpu", action="store_true", help="llama.cpp vs transformers, CPU")
     args = p.parse_args(argv)
+    if args.smoke:
+        args.quick, args.warm_second, args.graphs = True, True, "auto,off"
+        args.kv_cache, args.step_latency = "static,dynamic", args.step_latency or "1,4"
     print(f"bench_gpu: {time.strftime('%Y-%m-%d %H:%M')} ({load()})")
     if args.record:
         return record(args.questions)
@@ -583,12 +658,12 @@ def main(argv: list[str] | None = None) -> None:
         from invent_core.llm.hf import packaged_tokenizer
 
         tok = args.tokenizer or packaged_tokenizer()
-        for kv in args.kv_cache.split(","):
-            for shape in ["tiny"] if args.quick else args.shapes.split(","):
-                llm = random_model(shape, args.device, args.dtype, tok, kv)
-                name = f"{llm.label} · {'static' if llm.static else 'dynamic'} KV cache"
-                report(name, [measure(llm, q, forced=True) for q in questions], questions)
-                _extras(llm, args, questions, forced=True)
+        for kv, graphs, shape in _settings(args):
+            llm = random_model(shape, args.device, args.dtype, tok, kv, graphs)
+            name = f"{llm.label} · {'static' if llm.static else 'dynamic'} KV cache"
+            name += f" · graphs {graphs}" if llm.static else ""
+            report(name, [measure(llm, q, forced=True) for q in questions], questions)
+            _extras(llm, args, questions, forced=True)
     for spec in args.model:
         llm = spec_model(spec, args.device, args.dtype)
         report(llm.label, [measure(llm, q, forced=False) for q in questions], questions)
@@ -606,6 +681,18 @@ def _extras(
         step_latency_graph(llm, sizes)
     for k in [int(k) for k in args.concurrent.split(",") if k]:
         concurrent(llm, questions, k, forced)
+    if args.warm_second:
+        warm_second(llm, questions, forced)
+
+
+def _settings(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """(KV cache, graphs, shape) to run: graphs only vary on the static cache."""
+    shapes = ["tiny"] if args.quick else args.shapes.split(",")
+    out = []
+    for kv in args.kv_cache.split(","):
+        for graphs in args.graphs.split(",") if kv != "dynamic" else ["off"]:
+            out += [(kv, graphs, shape) for shape in shapes]
+    return out
 
 
 def _device_line(device: str) -> None:

@@ -348,6 +348,7 @@ def _one_llm(args: argparse.Namespace, spec: str, base_url: str | None, model: s
     cache: Any = None if args.no_cache else (args.cache or True)
     kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
     kwargs["thinking"] = getattr(args, "thinking", "off") == "on"
+    kwargs["stall_timeout"] = getattr(args, "stall_timeout", None)
     if spec != "openai":
         kwargs["engine"] = getattr(args, "llm_engine", "auto")
         kwargs["dtype"] = getattr(args, "llm_dtype", "auto")

@@ -9,7 +9,7 @@ from typing import Any
 
 
 def add_server_args(g: Any) -> None:
-    """--base-url, --model, --api-key-env, --concurrency: how a served model is reached."""
+    """--base-url, --model, --api-key-env, --concurrency, --stall-timeout: how a model is reached."""
     from ..llm.concurrency import MAX_CONCURRENCY
 
     g.add_argument(
@@ -35,6 +35,27 @@ def add_server_args(g: Any) -> None:
         "--llm openai: grows while the latency holds, halves on HTTP 429, 503 or a timeout; "
         "auto:N caps it at N, default 64); local models: their server's slots",
     )
+    g.add_argument(
+        "--stall-timeout",
+        type=seconds_arg,
+        default=None,
+        metavar="SECONDS",
+        help="fail a request only when no token has come for this long (default on the embedded "
+        "llama.cpp: 30 s per 0.5 GB of weights, times the load per core when above 1; --llm "
+        "openai: off, a 60 s total deadline instead). A slow reply on a busy machine "
+        "completes; a dead server fails at once. Recorded in the run",
+    )
+
+
+def seconds_arg(text: str) -> float:
+    """The argparse type of ``--stall-timeout``: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
 
 
 class AppendUrl(argparse.Action):

@@ -56,7 +56,9 @@ class RunArtifact:
         hits, the perturber's ``perturb_requests`` / ``perturb_cached``, and
         ``llm_calls``, every request of the run (a cache hit counts).
     gaap_trace : the perturber's trace as a dict (GAAP's generations), else ``None``.
-    extras : free space for baselines to stash extra LLM outputs (JSON-able).
+    extras : free space for baselines to stash extra LLM outputs (JSON-able); the
+        run puts ``llm_runtime`` there: how the answering model's requests were
+        timed (the stall timeout) and, on the transformers engine, decoded.
     cleaned_responses : m × r answers after cleaning, before the canonical step
         (runs saved before it: the responses).
     unmapped : m × r flags, True where the canonical step found no option /

@@ -140,6 +140,9 @@ def run_question(
         )
     counts = {k: v for p in pools if p is not None for k, v in p.counts.items()}
     art = job.artifact(_identities(model, para, perturber), counts, time.perf_counter() - t_start)
+    runtime = getattr(model, "runtime", None)  # how its requests were timed and decoded
+    if isinstance(runtime, dict):
+        art.extras["llm_runtime"] = runtime
     art.reference = placement(art)  # stored with the run, whoever saves it
     return art
 

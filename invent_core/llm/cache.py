@@ -227,15 +227,21 @@ class LLMCache:
         if conn is not None and getattr(local, "pid", None) == os.getpid():
             conn.close()
         local.conn = None
-        for _attempt in range(3):  # open; after a repair open again
+        repairs = busy = 0
+        while repairs < 3:  # open; after a repair open again
             if not self.enabled:
                 return None
             generation, before = self._generation, _inode(self.path)
             try:
                 conn = self._open()
             except sqlite3.Error as err:
+                if _is_busy(err) and busy < BUSY_RETRIES:  # locked is not read-only: wait
+                    busy += 1
+                    time.sleep(min(0.5, 0.01 * busy))
+                    continue
                 if not self._recover(err, "open", inode=before):
                     return None
+                repairs += 1
                 continue
             local.conn, local.pid, local.generation = conn, os.getpid(), generation
             local.inode = _inode(self.path)
@@ -249,16 +255,29 @@ class LLMCache:
         return None
 
     def _guarded(self, what: str, fn: Callable[[sqlite3.Connection], _T], default: _T) -> _T:
-        """``fn(connection)``, or ``default`` when the file fails (repaired when it can be)."""
-        for _attempt in range(2):  # a second try after a corrupt file was moved aside
+        """``fn(connection)``, or ``default`` when the file fails (repaired when it can be).
+
+        Tried again after a corrupt file was moved aside, and while the file is
+        busy: SQLite returns "database is locked" without waiting out the busy
+        timeout in some cases (a WAL snapshot gone stale, another connection
+        recovering the WAL), and a write skipped then would be an answer lost.
+        """
+        repairs = busy = 0
+        while repairs < 2 and busy < BUSY_RETRIES:
             conn = self._connect()
             if conn is None or (what == "write" and not self.writable):
                 return default
             try:
                 return fn(conn)
             except sqlite3.Error as err:
+                if _is_busy(err):
+                    busy += 1
+                    time.sleep(min(0.5, 0.01 * busy))
+                    continue
                 if not self._recover(err, what, inode=getattr(self._local, "inode", None)):
                     return default
+                repairs += 1
+        self._warn_once(what, f"LLM cache {self.path}: a {what} failed (still locked); skipped")
         return default
 
     # -- recovery -----------------------------------------------------------------
@@ -308,11 +327,13 @@ class LLMCache:
                 self._generation += 1  # moved by another process meanwhile
                 return True
             try:
-                os.replace(self.path, target)
+                # the corrupt file's log first: once the file itself is gone, another process
+                # may start a fresh one and write its log at once, which must stay
                 for suffix in ("-wal", "-shm"):
                     side = self.path.with_name(self.path.name + suffix)
                     if side.exists():
                         os.replace(side, target.with_name(target.name + suffix))
+                os.replace(self.path, target)
             except OSError as move_err:
                 self._turn_off(f"it is corrupt ({err}) and cannot be moved aside ({move_err})")
                 return False
@@ -417,6 +438,16 @@ class LLMCache:
             self._local.conn = None
 
 
+#: Tries of a read or write that found the file locked after the busy timeout (about 10 s).
+BUSY_RETRIES = 50
+
+
+def _is_busy(err: sqlite3.Error) -> bool:
+    """Whether ``err`` is SQLITE_BUSY or SQLITE_LOCKED ("database is locked"): try again."""
+    code = (getattr(err, "sqlite_errorcode", 0) or 0) & 0xFF
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(err).lower()
+
+
 def _setup(conn: sqlite3.Connection, journal: str = "wal") -> None:
     """The journal (WAL, or DELETE) and the schema; retried while another process creates them."""
     for attempt in range(50):
@@ -427,11 +458,7 @@ def _setup(conn: sqlite3.Connection, journal: str = "wal") -> None:
             conn.execute(_SCHEMA)
             return
         except sqlite3.OperationalError as err:
-            busy = (getattr(err, "sqlite_errorcode", 0) or 0) & 0xFF in (
-                sqlite3.SQLITE_BUSY,
-                sqlite3.SQLITE_LOCKED,
-            )
-            if not busy or attempt == 49:
+            if not _is_busy(err) or attempt == 49:
                 raise
             time.sleep(0.05)
 

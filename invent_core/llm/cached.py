@@ -30,6 +30,7 @@ from ..errors import Cancelled
 from .base import Completion, Message, Request
 from .cache import LLMCache
 from .cancel import raise_if_cancelled, sending_for
+from .replies import REPLY_CAP
 
 if TYPE_CHECKING:
     from ..progress import CancelToken, CountCallback
@@ -147,7 +148,13 @@ class CachedLLM:
         return hit
 
     def _store(self, identity: str | None, request: Request, completion: Completion) -> None:
-        """Keep ``completion`` as the answer to ``request`` (nothing without a cache)."""
+        """Keep ``completion`` as the answer to ``request`` (nothing without a cache).
+
+        A reply cut here for its size (:data:`~.replies.REPLY_CAP`) is used, never
+        kept: a later run asks again rather than reading a part as the whole.
+        """
+        if completion.finish_reason == REPLY_CAP:
+            return
         if self.cache is not None and identity is not None:
             self.cache.put(identity, request, completion)
 

@@ -41,7 +41,7 @@ from .cached import CachedLLM, Pending, thinking_suffix
 from .cancel import current_cancel
 from .gguf_file import GGUFFileError, gguf_problem
 from .hf_batcher import Batcher, Ticket
-from .hf_decode import BatchStats, Row, decode_batch
+from .hf_decode import BatchStats, Row, StaticOptions, decode_batch
 from .hf_sampling import SAMPLERS
 from .local import LOCAL_MODELS
 from .model_files import content_name, folder_problem
@@ -75,6 +75,8 @@ class HFConfig:
     sampling (:mod:`.hf_sampling`).
     ``thinking``: whether a reasoning model's chat template may open a
     ``<think>`` block (``enable_thinking``, for templates that read it; off by default).
+    ``cuda_graphs`` "auto": the static path's decode steps replay as CUDA
+    graphs on CUDA (:mod:`.hf_graphs`), eager elsewhere; "off": always eager.
     """
 
     device: str = "auto"
@@ -84,6 +86,7 @@ class HFConfig:
     kv_cache: str = "auto"
     sampling: str = "llamacpp"
     thinking: bool = False  # ours: traces are not answers (llm/thinking.py)
+    cuda_graphs: str = "auto"
 
     def __post_init__(self) -> None:
         """Check the names; whether CUDA exists is checked by :meth:`resolve`."""
@@ -97,6 +100,8 @@ class HFConfig:
             raise ValueError(
                 f"sampling must be one of {', '.join(SAMPLERS)}, got {self.sampling!r}"
             )
+        if self.cuda_graphs not in ("auto", "off"):
+            raise ValueError(f"cuda_graphs must be auto or off, got {self.cuda_graphs!r}")
         if self.kv_cache not in KV_CACHES:
             raise ValueError(
                 f"kv_cache must be one of {', '.join(KV_CACHES)}, got {self.kv_cache!r}"
@@ -380,6 +385,22 @@ class HFLLM(CachedLLM):
         return self.config.kv_cache == "static"
 
     @property
+    def graphs(self) -> bool:
+        """Whether static decode steps replay as CUDA graphs: CUDA and the static cache only."""
+        import torch
+
+        on_cuda = self.device.startswith("cuda") and torch.cuda.is_available()
+        return self.static and on_cuda and self.config.cuda_graphs == "auto"
+
+    @property
+    def runtime(self) -> dict[str, Any]:
+        """How the latest batch decoded, for a run's record (``decode_path``, capture seconds)."""
+        return {
+            "decode_path": self.stats.path or ("static" if self.static else "dynamic"),
+            "graph_capture_seconds": round(self.stats.capture_seconds, 3),
+        }
+
+    @property
     def units_in_flight(self) -> int | None:
         """Questions generated at once: one on the CPU; on CUDA the default (many, to fill batches)."""
         return 1 if self.device == "cpu" else None
@@ -495,6 +516,7 @@ class HFLLM(CachedLLM):
             stats=self.stats,
             static=self.static,
             chain=SAMPLERS[self.config.sampling],
+            options=StaticOptions(graphs=self.graphs),
         )
         latency = time.perf_counter() - t0
         self.batch_sizes.append(len(rows))

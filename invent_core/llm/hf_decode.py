@@ -13,10 +13,11 @@ each naming its prompt. The prefill is a (P, L) left-padded batch; decoding
 is (B, 1) per step, B shrinking as sequences finish.
 
 ``static=True`` (the engine's default on CUDA) keeps the KV cache in one
-preallocated :class:`~transformers.StaticCache` of (B, L + max_tokens)
-instead: each row's prompt is evaluated in its own row (r times a prompt:
-on a GPU the prefill is cheap), finished rows ride along unread, and no
-tensor grows or is re-indexed per step. Measured on the lent H200
+preallocated :class:`~transformers.StaticCache` instead, of a bucketed
+batch × context (:mod:`.hf_graphs`): the P prompts are evaluated once each
+and their KV copied into the rows that continue them, finished rows ride
+along unread, no tensor grows or is re-indexed per step, and on CUDA each
+step is a CUDA graph replay (``StaticOptions.graphs``). Measured on the lent H200
 (``benchmarks/bench_gpu.py --step-latency``, docs/bench_gpu_2026-11-27.txt):
 one eager decode step took 54-92 ms with the dynamic cache and 19-33 ms
 with the static one, at every batch from 1 to 128 and at the 0.5B and 7B
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .hf_graphs import batch_bucket, context_bucket, copy_prefill, decoder_for, padded_index
 from .hf_sampling import SamplerChain, sample
 
 
@@ -66,6 +68,23 @@ class BatchStats:
     decode_tokens: int = 0
     prefill_seconds: float = 0.0
     decode_seconds: float = 0.0
+    path: str = ""  # the latest batch's decode step: "dynamic", "eager", "cuda_graph", …
+    capture_seconds: float = 0.0  # capturing CUDA graphs (their warm-up), apart from decoding
+
+
+@dataclass(frozen=True)
+class StaticOptions:
+    """How the static path decodes (:func:`decode_batch`).
+
+    ``graphs``: replay each step as a CUDA graph (only on CUDA: the caller
+    decides); ``bucketed``: pad the batch to :func:`.hf_graphs.batch_bucket`
+    (what a graph needs; on by default so that eager runs the same shapes);
+    ``shared_prefill``: one prompt evaluation per prompt, copied to its rows.
+    """
+
+    graphs: bool = False
+    bucketed: bool = True
+    shared_prefill: bool = True
 
 
 def left_pad(prompts: Sequence[Sequence[int]], pad_id: int, device: Any) -> tuple[Any, Any]:
@@ -166,11 +185,13 @@ def decode_batch(
     stats: BatchStats | None = None,
     static: bool = False,
     chain: SamplerChain | None = None,
+    options: StaticOptions | None = None,
 ) -> list[Decoded]:
     """Decode ``rows`` (each continuing one of ``prompts``) together; one :class:`Decoded` per row.
 
-    ``static``: the preallocated-cache path (module docstring); ``chain``: the
-    sampler chain (:mod:`.hf_sampling`; None: plain temperature sampling).
+    ``static``: the preallocated-cache path (module docstring) with
+    ``options`` (:class:`StaticOptions`); ``chain``: the sampler chain
+    (:mod:`.hf_sampling`; None: plain temperature sampling).
     """
     import time
 
@@ -182,8 +203,10 @@ def decode_batch(
     draw = _Drawer(rows, prompts, chain)
     with torch.inference_mode():
         if static:
-            outs = _decode_static(model, tokenizer, prompts, rows, pad, eos, stats, draw)
+            opts = options or StaticOptions()
+            outs = _decode_static(model, tokenizer, prompts, rows, pad, eos, stats, draw, opts)
             return _texts(outs, tokenizer)
+        stats.path = "dynamic"
         logits, cache, mask = _prefill(model, prompts, pad)
         index = torch.tensor([r.prompt for r in rows], device=model.device)
         cache.batch_select_indices(index)  # the r sequences of a prompt share its evaluation
@@ -250,55 +273,64 @@ def _first_logprobs(outs: list[Decoded], rows: Sequence[Row], logits: Any, token
             outs[i].logprobs = first_token_logprobs(logits[i], r.top_logprobs, tokenizer)
 
 
-def _static_prefill(model: Any, prompts, rows, pad: int) -> tuple[Any, Any, Any, int]:
-    """Each row's prompt in its own row of a StaticCache: (logits (B, V), cache, mask (B, T), L).
+def _decode_static(model, tokenizer, prompts, rows, pad, eos, stats, draw, opts) -> list[Decoded]:
+    """Prefill once per prompt, copy it into the rows of a bucketed static cache, then decode.
 
-    The mask is preallocated for the whole run (T = L + the longest
-    ``max_tokens``); its first L columns are the prompts'.
+    Every row steps until the last one is done (a finished row rides along
+    unread); the step is a CUDA graph replay where ``opts.graphs`` and CUDA
+    allow, else eager (:mod:`.hf_graphs`). ``opts.shared_prefill`` False
+    evaluates each row's prompt in a row of its own (r prefills for r
+    replications: the path before, kept to compare against).
     """
-    import torch
-    from transformers import StaticCache
-
-    ids, mask = left_pad([prompts[r.prompt] for r in rows], pad, model.device)
-    width = ids.shape[1]
-    total = width + max(r.max_tokens for r in rows)
-    cache = StaticCache(config=model.config, max_cache_len=total)
-    full = torch.zeros((len(rows), total), dtype=mask.dtype, device=mask.device)
-    full[:, :width] = mask
-    out = model(
-        input_ids=ids,
-        attention_mask=mask,
-        position_ids=_positions(mask),
-        past_key_values=cache,
-        cache_position=torch.arange(width, device=model.device),
-        use_cache=True,
-        logits_to_keep=1,
-    )
-    return out.logits[:, -1, :].float(), cache, full, width
-
-
-def _decode_static(model, tokenizer, prompts, rows, pad, eos, stats, draw) -> list[Decoded]:
-    """Prefill and decode on a StaticCache; every row steps until the last one is done."""
     import time
 
     import torch
 
     t0 = time.perf_counter()
-    logits, cache, full, width = _static_prefill(model, prompts, rows, pad)
-    stats.sequences += len(rows)
-    stats.prompt_tokens += sum(len(prompts[r.prompt]) for r in rows)
-    stats.prefill_seconds += time.perf_counter() - t0
-    t0 = time.perf_counter()
-    outs = draw.outs
+    index = [r.prompt for r in rows]
+    if opts.shared_prefill:
+        logits, prefilled, mask = _prefill(model, prompts, pad)
+    else:
+        logits, prefilled, mask = _prefill(model, [prompts[i] for i in index], pad)
+        index = list(range(len(rows)))
+    width, real = mask.shape[1], len(rows)
+    size = batch_bucket(real) if opts.bucketed else real
+    dec = decoder_for(
+        model, size, context_bucket(width + max(r.max_tokens for r in rows)), graphs=opts.graphs
+    )
+    with dec.lock:
+        at_row = torch.tensor(padded_index(index, size), device=mask.device)
+        copy_prefill(dec, prefilled, at_row.tolist())
+        buf = dec.buffers
+        buf.mask.zero_()
+        buf.mask[:, :width] = mask[at_row]
+        pos = mask[at_row].sum(dim=-1)
+        logits = logits[at_row[:real]]
+        stats.sequences += real
+        evaluated = prompts if opts.shared_prefill else [prompts[r.prompt] for r in rows]
+        stats.prompt_tokens += sum(len(p) for p in evaluated)
+        stats.prefill_seconds += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        outs = _static_steps(dec, tokenizer, rows, logits, pos, width, eos, stats, draw)
+        stats.decode_seconds += time.perf_counter() - t0
+        stats.path, stats.capture_seconds = dec.path, stats.capture_seconds + dec.capture_seconds
+        dec.capture_seconds = 0.0  # counted once
+    return outs
+
+
+def _static_steps(dec, tokenizer, rows, logits, pos, width, eos, stats, draw) -> list[Decoded]:
+    """The static decode loop on ``dec``'s buffers, updated in place between steps."""
+    import torch
+
+    outs, real, buf = draw.outs, len(rows), dec.buffers
     _first_logprobs(outs, rows, logits, tokenizer)
-    done = [False] * len(rows)
-    pos = full[:, :width].sum(dim=-1)
-    for step in range(full.shape[1] - width):
+    done = [False] * real
+    for step in range(max(r.max_tokens for r in rows)):
         # only the live rows draw: each uses the same uniforms, in the same order,
         # as on the dynamic path (a finished row's token is never read)
         live = [i for i, d in enumerate(done) if not d]
-        toks = [0] * len(rows)
-        for i, t in zip(live, draw(logits[live] if len(live) < len(rows) else logits, live)):
+        toks = [0] * real
+        for i, t in zip(live, draw(logits[live] if len(live) < real else logits, live)):
             toks[i] = t
         stats.decode_tokens += len(live)
         for i in live:
@@ -306,17 +338,12 @@ def _decode_static(model, tokenizer, prompts, rows, pad, eos, stats, draw) -> li
         if all(done):
             break
         at = width + step
-        full[:, at] = 1
-        out = model(
-            input_ids=torch.tensor(toks, device=full.device)[:, None],
-            attention_mask=full[:, : at + 1],
-            position_ids=(pos + step)[:, None],
-            past_key_values=cache,
-            cache_position=torch.tensor([at], device=full.device),
-            use_cache=True,
-        )
-        logits = out.logits[:, -1, :].float()
-    stats.decode_seconds += time.perf_counter() - t0
+        fed = toks + [toks[-1]] * (dec.size - real)  # padding rows: never read
+        buf.ids.copy_(torch.tensor(fed, device=buf.ids.device)[:, None])
+        buf.mask[:, at] = 1
+        buf.positions.copy_((pos + step)[:, None])
+        buf.cache_position.fill_(at)
+        logits = dec.step()[:real]
     return outs
 
 

@@ -30,7 +30,8 @@ from ..packaged import PackagedPart, assemble, model_cache, parts_installed, ver
 from .cache import LLMCache
 from .cached import Pending, thinking_suffix
 from .openai_compat import OpenAICompatLLM
-from .retry import RetryPolicy, brief
+from .retry import RetryPolicy, brief, refused
+from .stall import stall_message
 
 
 @dataclass(frozen=True)
@@ -311,9 +312,15 @@ class LocalLLM(OpenAICompatLLM):
     The cache identity is the GGUF's sha256 plus the model name, so a cache
     survives port changes and restarts; the sha256 is the one verified on disk
     just before (``LocalModelSpec.verified_sha256``), never merely the expected
-    one. A request with no complete reply within ``timeout`` raises
-    ``LLMTimeout`` (an ``LLMError``) at once: on this machine a second attempt
-    would be as slow as the first.
+    one.
+
+    Every reply is streamed and a request fails only when no token has come
+    for the stall interval (``stall_timeout``, default
+    :func:`~invent_core.llm.stall.default_stall_timeout` of the model's size
+    and the load): a busy machine slows a run down, never fails it. A stalled
+    request, or one past an explicit total ``timeout``, raises ``LLMTimeout``
+    (an ``LLMError``) at once: a second attempt would stall as the first. A
+    refused connection (the server is gone) fails at once too.
     """
 
     #: Questions ``evaluate`` / ``tsu`` / ``batch`` keep in flight (:mod:`invent_core.engine.inflight`).
@@ -329,6 +336,7 @@ class LocalLLM(OpenAICompatLLM):
     #: move with every answer (measured: 4 choices streamed ended 0.2 s apart; a plain
     #: request for them returns all at the end).
     streams_choices = True
+    stalls_by_default = True
 
     def __init__(
         self,
@@ -336,10 +344,11 @@ class LocalLLM(OpenAICompatLLM):
         *,
         cache: LLMCache | None = None,
         concurrency: int | None = None,
-        timeout: float = 120.0,
+        timeout: float | None = None,
         retry: RetryPolicy | None = None,
         server_config: ServerConfig | None = None,
         thinking: bool = False,
+        stall_timeout: float | None = None,
     ) -> None:
         self.spec = spec
         self.server_config = server_config or ServerConfig()
@@ -357,7 +366,9 @@ class LocalLLM(OpenAICompatLLM):
             retry=retry,
             name=spec.name,
             thinking=thinking,
+            stall_timeout=stall_timeout,
         )
+        self.model_bytes = int(getattr(spec, "size", 0) or 0) or None
         self._server: LocalServer | None = None
         self._server_lock = threading.Lock()
         self._client_port: int | None = None
@@ -398,6 +409,8 @@ class LocalLLM(OpenAICompatLLM):
     def _give_up(self, last: Exception | None, attempts: int) -> LLMError:
         err = super()._give_up(last, attempts)
         where = f"the local model {self.spec.name}"
+        if isinstance(err, LLMTimeout) and self._stalled(last):
+            return LLMTimeout(stall_message(where, self.last_stall_seconds or 0, attempts))
         if isinstance(err, LLMTimeout):
             return LLMTimeout(
                 f"{where} gave no complete reply within {self.timeout:g} s; this machine is "
@@ -409,6 +422,16 @@ class LocalLLM(OpenAICompatLLM):
             f"attempt(s): {type(last).__name__}: {brief(last)}; the embedded server may have "
             "stopped"
         )
+
+    def _retry_wait(self, err: Exception, endpoint: Any) -> float | None:
+        """As the base class; a refused connection fails at once: the server is not there."""
+        if refused(err):
+            raise LLMError(
+                f"the local model {self.spec.name}: llama.cpp on 127.0.0.1:{self._client_port} "
+                "refused the connection: the embedded server is no longer running (run again "
+                "to start it)"
+            ) from err
+        return super()._retry_wait(err, endpoint)
 
     @property
     def server(self) -> LocalServer:

@@ -20,12 +20,12 @@ as an answer.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any
 
@@ -46,15 +46,19 @@ from .endpoints import (
     endpoints_identity,
     split_base_urls,
 )
+from .pool import each_job
 from .replies import (
     check_usable,
     empty_before_stop,
     read_choices,
     read_reply,
     read_stream,
+    reply_cap,
     stream_choices,
+    stream_reply,
 )
 from .retry import RetryPolicy, brief, is_timeout, outcome, retry_wait
+from .stall import StallTimed, stall_message
 
 __all__ = ["OpenAICompatLLM"]
 
@@ -68,7 +72,7 @@ class EndpointRetired(LLMError):
     """An endpoint came back serving another model: the request goes elsewhere."""
 
 
-class OpenAICompatLLM(CachedLLM):
+class OpenAICompatLLM(StallTimed, CachedLLM):
     """Chat completions over the OpenAI protocol, with retries, concurrency and a cache.
 
     Parameters
@@ -94,9 +98,15 @@ class OpenAICompatLLM(CachedLLM):
         (the default, ``auto:64``), which adapts to the server up to N
         (:mod:`.concurrency`).
     timeout
-        Total deadline of one attempt, in seconds (default 60): connecting,
-        waiting and reading the whole reply. A server that trickles bytes is
-        cut off at the deadline; the attempt then counts as a timeout.
+        Total deadline of one attempt, in seconds (default 60; None in stall
+        mode: none): connecting, waiting and reading the whole reply. A server
+        that trickles bytes is cut off at the deadline; the attempt then counts
+        as a timeout.
+    stall_timeout
+        Seconds a reply may go without a byte (:mod:`.stall`). Given (or by
+        default on the embedded llama.cpp), every reply is streamed and a
+        request fails only when no token has come for that long: a slow reply
+        on a busy machine completes, a stalled one fails naming the option.
     retry
         The retry policy (the client's own retries are off).
     thinking
@@ -128,12 +138,20 @@ class OpenAICompatLLM(CachedLLM):
         api_key: str | None = None,
         cache: LLMCache | None = None,
         concurrency: int | str | Concurrency | None = None,
-        timeout: float = 60.0,
+        timeout: float | None = None,
         retry: RetryPolicy | None = None,
         name: str = "openai",
         thinking: bool = False,
+        stall_timeout: float | None = None,
     ) -> None:
         setting = parse_concurrency(concurrency)
+        if stall_timeout is not None and not stall_timeout > 0:
+            raise ValueError(f"stall_timeout must be > 0 seconds, got {stall_timeout}")
+        self.stall_timeout = None if stall_timeout is None else float(stall_timeout)
+        self.stall_mode = self.stall_timeout is not None or self.stalls_by_default
+        self.last_stall_seconds: float | None = None  # the interval the latest request had
+        if timeout is None:
+            timeout = math.inf if self.stall_mode else 60.0
         if not timeout > 0:
             raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
         self.name = name
@@ -213,11 +231,12 @@ class OpenAICompatLLM(CachedLLM):
         import openai
 
         key = self._api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
+        per_read = self.stall_seconds() if self.stall_mode else self.timeout
         return openai.OpenAI(
             base_url=base_url,
             api_key=key,
             max_retries=0,
-            timeout=self.timeout,
+            timeout=per_read,
             http_client=http_client(self.timeout, auth),
         )
 
@@ -361,6 +380,8 @@ class OpenAICompatLLM(CachedLLM):
 
     def _give_up(self, last: Exception | None, attempts: int) -> LLMError:
         """Build the error that ends a request: ``LLMTimeout`` when the last attempt timed out."""
+        if is_timeout(last) and self._stalled(last):
+            return LLMTimeout(stall_message(self.base_url, self.last_stall_seconds or 0, attempts))
         if is_timeout(last):
             return LLMTimeout(
                 f"{self.base_url}: no complete reply within the {self.timeout:g} s deadline "
@@ -391,10 +412,14 @@ class OpenAICompatLLM(CachedLLM):
                 kwargs["top_logprobs"] = int(request.top_logprobs)
         if self.sends_thinking_switch:
             kwargs["extra_body"] = {"chat_template_kwargs": {"enable_thinking": self.thinking}}
+        if self.stall_mode:  # each read may wait this long for the next bytes, no longer
+            kwargs["timeout"] = self.stall_seconds()
         return kwargs
 
     def _send(self, request: Request) -> Completion:
         self.model  # noqa: B018 - the endpoints' model check fails here, outside the retries
+        if self.stall_mode and not request.logprobs:
+            return self._call_with_retry(lambda client: self._streamed(client, request), made=1)
 
         def call(client: Any) -> Completion:
             kwargs = self._kwargs(request)  # per attempt: the thinking switch may have been dropped
@@ -410,6 +435,15 @@ class OpenAICompatLLM(CachedLLM):
 
         return self._call_with_retry(call, made=1)
 
+    def _streamed(self, client: Any, request: Request) -> Completion:
+        """One reply streamed whole (stall mode); asked again without ``stop`` if it began on it."""
+        kwargs = self._kwargs(request)  # per attempt: the thinking switch may have been dropped
+        cap = reply_cap(request.max_tokens)
+        completion = stream_reply(client, kwargs, cap)
+        if request.stop and not completion.text.strip() and not completion.thinking:
+            completion = stream_reply(client, {k: v for k, v in kwargs.items() if k != "stop"}, cap)
+        return check_usable(completion, request)
+
     def _send_choices(
         self, request: Request, n: int, on_choice: Callable[[], None] | None = None
     ) -> list[Completion]:
@@ -420,15 +454,17 @@ class OpenAICompatLLM(CachedLLM):
         asks it again on its own).
         """
         self.model  # noqa: B018 - the endpoints' model check fails here, outside the retries
-        if on_choice is not None and self.streams_choices:
+        cap = reply_cap(request.max_tokens)
+        if self.stall_mode or (on_choice is not None and self.streams_choices):
+            tick = on_choice or (lambda: None)
             return self._call_with_retry(
-                lambda client: stream_choices(client, self._kwargs(request), n, on_choice), made=n
+                lambda client: stream_choices(client, self._kwargs(request), n, tick, cap), made=n
             )
 
         def call(client: Any) -> list[Completion]:
             t0 = time.perf_counter()
             resp = client.chat.completions.create(**self._kwargs(request), n=n)
-            return read_choices(resp, n, time.perf_counter() - t0)
+            return read_choices(resp, n, time.perf_counter() - t0, cap)
 
         return self._call_with_retry(call, made=n)
 
@@ -444,7 +480,7 @@ class OpenAICompatLLM(CachedLLM):
                 **kwargs, stream=True, stream_options={"include_usage": True}
             )
             try:
-                completion = read_stream(stream, stop_when)
+                completion = read_stream(stream, stop_when, reply_cap(request.max_tokens))
             finally:
                 stream.close()
             completion.latency = time.perf_counter() - t0
@@ -501,7 +537,7 @@ class OpenAICompatLLM(CachedLLM):
                 count.add(len(job) - ticked[0])
 
         slots = pending.concurrency or self.concurrency
-        _each_job(run, jobs, max(1, min(len(jobs), slots // max(len(j) for j in jobs))))
+        each_job(run, jobs, max(1, min(len(jobs), slots // max(len(j) for j in jobs))))
 
     def _jobs(self, requests: list[Request], todo: list[int]) -> list[list[int]]:
         """Split the indices to ask into jobs: one request each, or replications grouped.
@@ -555,21 +591,3 @@ class OpenAICompatLLM(CachedLLM):
         for client in clients:
             if client is not None:
                 client.close()
-
-
-def _each_job(run: Callable[[list[int]], None], jobs: list[list[int]], workers: int) -> None:
-    """``run(job)`` for every job, ``workers`` at a time; the first failure ends all."""
-    if workers == 1:  # one job at a time (or a single one): no thread pool
-        for job in jobs:
-            run(job)
-        return
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="invent-llm") as pool:
-        pending = {pool.submit(run, job) for job in jobs}
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
-            for fut in finished:
-                err = fut.exception()
-                if err is not None:
-                    for p in pending:
-                        p.cancel()
-                    raise err

@@ -34,7 +34,7 @@ import bisect
 import itertools
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, wait
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -325,3 +325,21 @@ class _PooledStreamingLLM(_PooledLLM):
         """One streamed completion through the pool."""
         inner = self._inner
         return self._pool.call(lambda: inner.complete_until(request, stop_when, tag=tag)).result()
+
+
+def each_job(run: Callable[[list[int]], None], jobs: list[list[int]], workers: int) -> None:
+    """``run(job)`` for every job, ``workers`` at a time; the first failure ends all."""
+    if workers == 1:  # one job at a time (or a single one): no thread pool
+        for job in jobs:
+            run(job)
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="invent-llm") as pool:
+        pending = {pool.submit(run, job) for job in jobs}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for fut in finished:
+                err = fut.exception()
+                if err is not None:
+                    for p in pending:
+                        p.cancel()
+                    raise err

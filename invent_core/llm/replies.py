@@ -17,6 +17,7 @@ the text (:mod:`.thinking`).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,19 +26,55 @@ from .base import Completion, Request
 from .thinking import split_thinking
 
 __all__ = [
+    "REPLY_CAP",
     "MalformedReply",
     "check_usable",
+    "reply_cap",
     "empty_before_stop",
     "read_choices",
     "read_reply",
     "read_stream",
     "stream_choices",
+    "stream_reply",
     "usage",
 ]
+
+log = logging.getLogger(__name__)
+
+#: The finish reason of a reply cut here because it outgrew :func:`reply_cap`: kept for
+#: the run (its start is an answer) but never cached as if it were complete.
+REPLY_CAP = "reply_cap"
 
 
 class MalformedReply(Exception):
     """A 2xx reply that is not a usable chat completion."""
+
+
+def reply_cap(max_tokens: int) -> int:
+    """The most characters kept of a reply asked for ``max_tokens`` tokens.
+
+    32 characters a token (a token is 4 on average; a run of spaces or a long
+    word may be 16), at least 8,000: a server that ignores ``max_tokens`` (a
+    100 kB reply to a 32-token answer) cannot fill memory, the cache or the
+    run's files.
+
+    >>> reply_cap(32), reply_cap(1024)
+    (8000, 32768)
+    """
+    return max(8_000, 32 * int(max_tokens))
+
+
+def _capped(text: str, cap: int) -> tuple[str, bool]:
+    """``text`` cut to ``cap`` characters, and whether it was (said once in the log)."""
+    if len(text) <= cap:
+        return text, False
+    log.warning(
+        "a reply of %d characters was cut to %d (the reply cap, 32 a token of max_tokens): "
+        "the server sent more than it was asked for; the cut reply is not cached",
+        len(text),
+        cap,
+    )
+    return text[:cap], True
 
 
 def usage(obj: Any) -> dict[str, int]:
@@ -95,13 +132,14 @@ def read_reply(resp: Any, request: Request, latency: float) -> Completion:
         raise MalformedReply(f"reply without choices: {str(resp)[:200]}")
     choice = choices[0]
     text, thinking = _answer_and_thinking(choice.message)
+    text, cut = _capped(text, reply_cap(request.max_tokens))
     completion = Completion(
         text=text,
         thinking=thinking,
         usage=usage(resp),
         latency=latency,
         logprobs=_first_token_logprobs(choice) if request.logprobs else None,
-        finish_reason=getattr(choice, "finish_reason", None),
+        finish_reason=REPLY_CAP if cut else getattr(choice, "finish_reason", None),
     )
     return check_usable(completion, request)
 
@@ -114,31 +152,42 @@ def _answer_and_thinking(message: Any) -> tuple[str, str]:
     return split_thinking(message.content or "", reasoning if isinstance(reasoning, str) else None)
 
 
-def read_choices(resp: Any, n: int, latency: float) -> list[Completion]:
+def read_choices(resp: Any, n: int, latency: float, cap: int = 8_000) -> list[Completion]:
     """The ``n`` completions of a plain reply asked for ``n`` choices, in choice order.
 
     The usage (llama.cpp: the first choice's) goes on choice 0; a choice with
-    no text is returned as it is (the caller asks it again on its own).
+    no text is returned as it is (the caller asks it again on its own); a text
+    longer than ``cap`` characters is cut there (finish reason :data:`REPLY_CAP`).
     """
     choices = sorted(getattr(resp, "choices", None) or [], key=lambda c: c.index)
     if len(choices) != n or any(getattr(c, "message", None) is None for c in choices):
         raise MalformedReply(f"asked for {n} choices, got {len(choices)}: {str(resp)[:200]}")
     split = [_answer_and_thinking(c.message) for c in choices]
+    capped = [_capped(text, cap) for text, _ in split]
     return [
         Completion(
-            text=split[k][0],
+            text=capped[k][0],
             thinking=split[k][1],
             usage=usage(resp) if k == 0 else {},
             latency=latency,
-            finish_reason=getattr(c, "finish_reason", None),
+            finish_reason=REPLY_CAP if capped[k][1] else getattr(c, "finish_reason", None),
         )
         for k, c in enumerate(choices)
     ]
 
 
-def read_stream(stream: Any, stop_when: Callable[[str], bool]) -> Completion:
-    """Collect a streamed reply's text until it ends or ``stop_when`` says enough."""
+def read_stream(
+    stream: Any, stop_when: Callable[[str], bool] | None = None, cap: int = 8_000
+) -> Completion:
+    """Collect a streamed reply's text until it ends or ``stop_when`` says enough.
+
+    Complete only with a finish reason: a stream that ends without one was cut
+    (the server died, a proxy closed it) and raises ``MalformedReply``, so it
+    is asked again and never cached. Past ``cap`` characters reading stops
+    (finish reason :data:`REPLY_CAP`, not cached).
+    """
     parts: list[str] = []
+    size = 0
     finish: str | None = None
     usage_d = {"prompt_tokens": 0, "completion_tokens": 0}
     for chunk in stream:
@@ -152,28 +201,60 @@ def read_stream(stream: Any, stop_when: Callable[[str], bool]) -> Completion:
             finish = choice.finish_reason
         if delta:
             parts.append(delta)
-            if "\n" in delta and stop_when("".join(parts)):
+            size += len(delta)
+            if size > cap:
+                finish = REPLY_CAP
+                break
+            if stop_when is not None and "\n" in delta and stop_when("".join(parts)):
                 finish = "early_stop"
                 break
-    if finish == "early_stop" and not usage_d["completion_tokens"]:
+    if finish is None:
+        raise MalformedReply(
+            f"the stream ended without a finish_reason after {size} characters: the reply "
+            "was cut before it was complete"
+        )
+    if finish in ("early_stop", REPLY_CAP) and not usage_d["completion_tokens"]:
         usage_d["completion_tokens"] = len(parts)  # llama.cpp streams one token per chunk
-    text, thinking = split_thinking("".join(parts))
+    raw, _ = _capped("".join(parts), cap)
+    text, thinking = split_thinking(raw)
     return Completion(text=text, thinking=thinking, usage=usage_d, finish_reason=finish)
 
 
+def stream_reply(client: Any, kwargs: dict[str, Any], cap: int) -> Completion:
+    """One reply to ``kwargs``, streamed (so a stall timeout sees every token come), read whole."""
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("logprobs", "top_logprobs")}
+    t0 = time.perf_counter()
+    stream = client.chat.completions.create(
+        **kwargs, stream=True, stream_options={"include_usage": True}
+    )
+    try:
+        completion = read_stream(stream, None, cap)
+    finally:
+        stream.close()
+    completion.latency = time.perf_counter() - t0
+    return completion
+
+
 def stream_choices(
-    client: Any, kwargs: dict[str, Any], n: int, on_choice: Callable[[], None]
+    client: Any,
+    kwargs: dict[str, Any],
+    n: int,
+    on_choice: Callable[[], None],
+    cap: int = 8_000,
 ) -> list[Completion]:
     """One streamed request for ``n`` choices; ``on_choice()`` as each one finishes.
 
     The choices decode side by side and end at different times (a short
     answer before a long one), so a run's counter moves with each. The usage
     (llama.cpp: the first choice's) goes on choice 0, as for the plain request.
+    A choice past ``cap`` characters is finished here (:data:`REPLY_CAP`),
+    the rest of its text ignored; one without a finish reason is a cut stream.
     """
     kwargs = {k: v for k, v in kwargs.items() if k not in ("logprobs", "top_logprobs")}
     t0 = time.perf_counter()
     texts: list[list[str]] = [[] for _ in range(n)]
     finish: list[str | None] = [None] * n
+    sizes = [0] * n
     usage_d: dict[str, int] = {}
     stream = client.chat.completions.create(
         **kwargs, n=n, stream=True, stream_options={"include_usage": True}
@@ -187,8 +268,12 @@ def stream_choices(
                 if not 0 <= k < n:
                     raise MalformedReply(f"asked for {n} choices, got choice index {k}")
                 delta = getattr(getattr(c, "delta", None), "content", None)
-                if delta:
+                if delta and finish[k] is None:
                     texts[k].append(delta)
+                    sizes[k] += len(delta)
+                    if sizes[k] > cap:
+                        finish[k] = REPLY_CAP
+                        on_choice()
                 if c.finish_reason and finish[k] is None:
                     finish[k] = c.finish_reason
                     on_choice()
@@ -199,7 +284,7 @@ def stream_choices(
             f"the stream ended with {finish.count(None)} of {n} choices unfinished"
         )
     latency = time.perf_counter() - t0
-    split = [split_thinking("".join(t)) for t in texts]
+    split = [split_thinking(_capped("".join(t), cap)[0]) for t in texts]
     return [
         Completion(
             text=split[k][0],

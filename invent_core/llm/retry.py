@@ -25,7 +25,15 @@ from .cancel import current_cancel, raise_if_cancelled
 from .endpoints import DOWN, FAILED, OK, OTHER, OVERLOAD, THROTTLED
 from .replies import MalformedReply
 
-__all__ = ["RetryPolicy", "brief", "is_timeout", "outcome", "retry_after", "retry_wait"]
+__all__ = [
+    "RetryPolicy",
+    "brief",
+    "is_timeout",
+    "outcome",
+    "refused",
+    "retry_after",
+    "retry_wait",
+]
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +183,16 @@ def is_timeout(err: BaseException | None) -> bool:
     import openai
 
     return isinstance(err, openai.APITimeoutError | http_library().TimeoutException)
+
+
+def refused(err: BaseException | None) -> bool:
+    """Whether ``err`` is (or was caused by) a refused connection: nothing listens on the port."""
+    seen = 0
+    while err is not None and seen < 10:
+        if isinstance(err, ConnectionRefusedError) or "connection refused" in str(err).lower():
+            return True
+        err, seen = err.__cause__ or err.__context__, seen + 1
+    return False
 
 
 def outcome(err: BaseException | None) -> str:

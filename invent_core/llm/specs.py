@@ -60,6 +60,7 @@ def get_llm(
     engine: str = "auto",
     dtype: str = "auto",
     thinking: bool = False,
+    stall_timeout: float | None = None,
 ) -> LLM:
     """Return an LLM backend by name.
 
@@ -87,7 +88,10 @@ def get_llm(
         default ``auto:64`` for servers, the slots (``ServerConfig.n_parallel``) locally.
     timeout
         Total deadline of one request attempt in seconds, from connecting to the
-        reply's last byte (default 120 local, 60 remote); ``LLMTimeout`` if missed.
+        reply's last byte (default: none locally, 60 remote); ``LLMTimeout`` if missed.
+    stall_timeout
+        Seconds without a token before a request fails (:mod:`.stall`; default: by model
+        size and load on the embedded llama.cpp, off remotely).
     retry
         Retry policy (default ``RetryPolicy()``).
     server_config, engine, dtype, thinking
@@ -104,6 +108,7 @@ def get_llm(
     name = spec.strip().lower()
     opts = _backend_opts(concurrency, timeout, retry, served=name == "openai")
     opts["thinking"] = bool(thinking)
+    opts.update(_stall_opts(stall_timeout))
     hf = _on_transformers(spec, engine, _hf_config(dtype, opts.get("concurrency"), thinking), cache)
     if hf is not None:
         return hf
@@ -147,6 +152,15 @@ def _backend_opts(
         concurrency = setting if served else (None if setting.adaptive else setting.limit)
     given = {"concurrency": concurrency, "timeout": timeout, "retry": retry}
     return {k: v for k, v in given.items() if v is not None}
+
+
+def _stall_opts(stall_timeout: float | None) -> dict[str, float]:
+    """``{"stall_timeout": seconds}`` when one is given (checked: > 0), else nothing."""
+    if stall_timeout is None:
+        return {}
+    if not stall_timeout > 0:
+        raise ValueError(f"stall_timeout must be > 0 seconds, got {stall_timeout}")
+    return {"stall_timeout": float(stall_timeout)}
 
 
 def _as_llm(spec: object) -> LLM:

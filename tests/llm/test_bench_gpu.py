@@ -40,3 +40,22 @@ def test_quick_mode_replays_a_recorded_question_on_the_tiny_model():
     forced = sum(max(1, r["tokens"]) for c in q["calls"] for r in c["requests"])
     assert out.count(f"decoded {forced} tokens") == 2  # the recorded lengths were forced
     assert "mean wall" in out
+
+
+def test_smoke_runs_every_path_the_next_gpu_session_will_measure():
+    """``--smoke`` on the CPU: graphs auto/off, the critical path, the warm second question."""
+    res = subprocess.run(
+        [sys.executable, "benchmarks/bench_gpu.py", "--device", "cpu", "--smoke"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=900,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = res.stdout
+    assert "static KV cache · graphs auto" in out and "static KV cache · graphs off" in out
+    assert out.count("critical path: paraphrase") == 3  # static ×2, dynamic
+    assert "sequential decode steps" in out and "decode path eager" in out  # no CUDA: eager
+    assert "decode path dynamic" in out
+    assert out.count("dashboard: first question") == 3 and "warm second" in out

@@ -161,6 +161,8 @@ class FakeOpenAI:
             message["content"] = None
         elif action == "emptycontent":
             message["content"] = ""
+        elif action == "huge":
+            message["content"] = "x" * 100_000
         choice = {"index": 0, "message": message, "finish_reason": "stop"}
         if body.get("n", 1) > 1:  # several choices of one prompt
             choices = [
@@ -236,6 +238,11 @@ class FakeOpenAI:
             events = [chunk({"role": "assistant", "content": ""}), chunk({}, finish="stop")]
         elif action == "errorevent":
             events = [b'data: {"error": {"message": "slot unavailable", "type": "server"}}\n\n']
+        elif action == "nofinish":  # text, then the stream ends without a finish_reason
+            events = [chunk({"role": "assistant"}), chunk({"content": text})]
+        elif action == "huge":  # 100 kB, whatever max_tokens said
+            events = [chunk({"content": "x" * 1000}) for _ in range(100)]
+            events.append(chunk({}, finish="stop"))
         else:
             events = [chunk({"role": "assistant"})]
             events += [chunk({"content": text[i : i + 2]}) for i in range(0, len(text), 2)]
@@ -454,7 +461,7 @@ def test_unknown_spec():
 # -- item 1 / 10: a reply that is not a usable completion is a failed request --------
 
 BAD_REPLIES = ["badjson", "html", "nochoices", "nullcontent", "emptycontent"]
-BAD_STREAMS = ["badjson", "html", "nochoices", "nullcontent", "nocontent", "errorevent"]
+BAD_STREAMS = ["badjson", "html", "nochoices", "nullcontent", "nocontent", "errorevent", "nofinish"]
 
 
 def _ask(llm, req, streamed: bool):
@@ -483,6 +490,33 @@ def test_bad_reply_fails_is_not_cached_and_is_asked_again(fake, tmp_path, bad, s
     assert again.text == _default_content(fake.bodies[-1])
     assert _ask(make(fake, cache=LLMCache(path)), req, streamed).cached
     assert fake.count == 5
+
+
+def test_a_stream_cut_without_a_finish_reason_is_asked_again_never_cached(fake, tmp_path):
+    """Stall mode streams every reply: one that ends without a finish reason was cut."""
+    path = tmp_path / "c.sqlite"
+    fake.actions = ["nofinish"]
+    llm = make(fake, cache=LLMCache(path), stall_timeout=5.0)
+    got = llm.complete(user("x"), max_tokens=16)
+    assert fake.count == 2 and got.finish_reason == "stop" and fake.bodies[0]["stream"]
+    fake.default = "nofinish"
+    with pytest.raises(LLMError, match="without a finish_reason"):
+        make(fake, cache=LLMCache(path), stall_timeout=5.0).complete(user("y"), max_tokens=16)
+    assert len(LLMCache(path)) == 1  # only the complete reply
+
+
+@pytest.mark.parametrize("stall", [None, 5.0])
+def test_a_huge_reply_is_capped_used_and_never_cached(fake, tmp_path, caplog, stall):
+    """100 kB for a 16-token answer: cut at the cap, said in the log, asked again next run."""
+    from invent_core.llm.replies import REPLY_CAP, reply_cap
+
+    path = tmp_path / "c.sqlite"
+    fake.default = "huge"
+    got = make(fake, cache=LLMCache(path), stall_timeout=stall).complete(user("x"), max_tokens=16)
+    assert len(got.text) == reply_cap(16) < 100_000 and got.finish_reason == REPLY_CAP
+    assert "the reply cap" in caplog.text and len(LLMCache(path)) == 0
+    make(fake, cache=LLMCache(path), stall_timeout=stall).complete(user("x"), max_tokens=16)
+    assert fake.count == 2  # not read back from the cache as if it were complete
 
 
 @pytest.mark.parametrize("streamed", [False, True])

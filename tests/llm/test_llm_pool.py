@@ -16,7 +16,10 @@ from invent_core.progress import CancelToken
 
 
 class Recorder:
-    """An LLM that records when each request starts and ends; ``delay`` seconds each."""
+    """An LLM that records when each request starts and ends; ``delay`` seconds each.
+
+    With ``gate`` set, a request waits for that event instead (no timing in the test).
+    """
 
     identity = "recorder"
 
@@ -27,6 +30,7 @@ class Recorder:
         self.events: list[tuple[str, str]] = []  # ("start" | "end", prompt)
         self.in_flight: dict[str, int] = {}
         self.most_in_flight: dict[str, int] = {}
+        self.gate: threading.Event | None = None
 
     def _run(self, request: Request) -> Completion:
         prompt = request.message_list[-1]["content"]
@@ -36,7 +40,10 @@ class Recorder:
             self.most_in_flight[prompt] = max(
                 self.most_in_flight.get(prompt, 0), self.in_flight[prompt]
             )
-        time.sleep(self.delay)
+        if self.gate is not None:
+            self.gate.wait(60)
+        else:
+            time.sleep(self.delay)
         with self.lock:
             self.in_flight[prompt] -= 1
             self.events.append(("end", prompt))
@@ -131,12 +138,17 @@ def test_a_job_larger_than_the_slots_still_runs():
 
 
 def test_cancel_stops_new_requests_and_waits_for_those_in_flight():
-    llm = Recorder(delay=0.1)
+    llm = Recorder()
+    llm.gate = threading.Event()  # the two in flight end only after the Cancel
     token = CancelToken()
     pool = RequestPool(llm, slots=2, cancel=token)
     futures = [pool.submit_many([Request(user(f"q{i}"))])[0] for i in range(6)]
-    time.sleep(0.05)
+    for _ in range(3000):  # until both slots are busy (at most 30 s)
+        if len(llm.events) >= 2:
+            break
+        time.sleep(0.01)
     token.cancel()
+    llm.gate.set()
     pool.close()
     started = [p for kind, p in llm.events if kind == "start"]
     ended = [p for kind, p in llm.events if kind == "end"]

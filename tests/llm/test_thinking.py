@@ -34,6 +34,27 @@ def test_split_thinking(text, reasoning, answer, thinking):
     assert split_thinking(join_thinking(answer, thinking)) == (answer, thinking)
 
 
+@pytest.mark.parametrize(
+    ("text", "answer", "thinking"),
+    [
+        ("<thinking>step one</thinking>B", "B", "step one"),
+        ("<Reasoning>why</Reasoning>\n42", "42", "why"),
+        ("<think>a<think>inner</think>b</think>Paris", "Paris", "a<think>inner</think>b"),
+        ("<think>x<thinking>y</thinking></think> 7 ", "7", "x<thinking>y</thinking>"),
+        ("Paris\n<think>I was sure of it</think>", "Paris", "I was sure of it"),
+        ("Paris <think>cut off after the answer", "Paris", "cut off after the answer"),
+        ("<think>one</think>Paris<think>two", "Paris", "one\n\ntwo"),
+        ("opened by the template</think>Rome</think>", "Rome", "opened by the template"),
+        ("<thinking>never closed<think>deeper</think>", "", "never closed<think>deeper</think>"),
+        ("4 < 5 and 7 > 3", "4 < 5 and 7 > 3", ""),  # comparison signs are no tags
+    ],
+)
+def test_every_form_of_trace_is_kept_out_of_the_answer(text, answer, thinking):
+    assert split_thinking(text) == (answer, thinking)
+    got, _ = split_thinking(text)
+    assert "<think" not in got.lower() and "</" not in got
+
+
 def test_cleaning_drops_a_trace_in_answers_read_from_a_file():
     assert clean_response("<think>\nFrance... capital\n</think>\n\nParis.") == "Paris"
     assert clean_response("<think>never closed") == ""
