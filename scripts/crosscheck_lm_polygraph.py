@@ -241,10 +241,15 @@ def pairs(qs: list[Question], est: Any, kle_mod: Any) -> list[Pair]:
 
 
 def _auroc(correct: np.ndarray, u: np.ndarray) -> str:
+    """AUROC of ``u`` as an uncertainty, on values rounded to 1e-9.
+
+    Rounded because many questions tie (the same answers): without it, float noise of
+    1e-16 orders the tied questions and two equal columns get different AUROCs.
+    """
     ok = np.isfinite(u)
-    return (
-        f"{auroc_score(correct[ok], u[ok]):.4f}" if ok.sum() and len(set(correct[ok])) == 2 else "–"
-    )
+    if not ok.sum() or len(set(correct[ok])) != 2:
+        return "–"
+    return f"{auroc_score(correct[ok], np.round(u[ok], 9)):.4f}"
 
 
 def row(p: Pair, correct: np.ndarray) -> list[str]:
@@ -280,7 +285,7 @@ def report(folders: list[Path], version: str) -> str:
              "embedder, our entailment clusters, our P(True)), since no NLI model can be downloaded "
              "here: what is compared is the mathematics on the same numbers, not their NLI against "
              "our embedder. AUROC: the value as an uncertainty against the folder's labels "
-             "(right = 1). \"scale\": how their value was put on ours before comparing.", ""]  # fmt: skip
+             "(right = 1), on values rounded to 1e-9 so that float noise does not order tied questions. \"scale\": how their value was put on ours before comparing.", ""]  # fmt: skip
     for folder in folders:
         qs = read_questions(folder)
         correct = np.array([q.correct for q in qs])
