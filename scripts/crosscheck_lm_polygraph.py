@@ -60,6 +60,7 @@ from invent_core.methods.kernel_entropy import predictive_kernel_entropy  # noqa
 from invent_core.methods.kle import kernel_language_entropy  # noqa: E402
 from invent_core.methods.lexsim import lexical_similarity  # noqa: E402
 from invent_core.methods.luq import compute as luq_compute  # noqa: E402
+from invent_core.methods.luq import split_sentences  # noqa: E402
 from invent_core.methods.semantic_entropy import (  # noqa: E402
     cluster_by_equivalence,
     discrete_semantic_entropy,
@@ -198,18 +199,32 @@ def pairs(qs: list[Question], est: Any, kle_mod: Any) -> list[Pair]:
     lex_theirs = col(lambda q: _one(lex, feed(q)) + 1.0)
     lex_plain = col(lambda q: _one(lex_nostem, feed(q)) + 1.0)
     lex_ours = col(lambda q: 1.0 - lexical_similarity(q.answers))
-    stem_left = int(np.sum(np.abs(lex_ours - lex_plain) > EQUAL))
+    left = np.abs(lex_ours - lex_plain) > EQUAL
+    ascii_only = all(not q.answers or any(not a.isascii() for a in q.answers)
+                     for q, off in zip(qs, left, strict=True) if off)  # fmt: skip
+    lex_reason = ("their ROUGE-L stems words (Porter), ours does not; with the stemmer off "
+                  f"their value differs from ours on {int(left.sum())} of {len(qs)} questions")  # fmt: skip
+    if left.any():
+        lex_reason += (", each with a non-ASCII answer: their tokeniser keeps only a–z and 0–9 "
+                       "(it drops 'σ'), ours keeps every letter" if ascii_only else
+                       ", not all explained by non-ASCII text: UNEXPLAINED")  # fmt: skip
+    luq_ours, luq_theirs = col(lambda q: q.luq), col(lambda q: _one(luq, feed(q)))
+    multi = np.array([any(len(split_sentences(a)) > 1 for a in q.answers) for q in qs])
+    same_single = bool(np.all(np.abs(luq_ours - luq_theirs)[~multi] <= EQUAL))
+    luq_reason = (f"{int(multi.sum())} questions have an answer of several sentences, which our LUQ "
+                  "scores sentence by sentence (as the LUQ paper does) and theirs as a whole; "
+                  "on the other questions the values are equal" if same_single
+                  else "UNEXPLAINED beyond answers of several sentences")  # fmt: skip
     has_pt = [q for q in qs if q.p_true is not None]
     out = [
         Pair("Semantic Entropy", "SemanticEntropy (frequency)", "none",
              col(lambda q: discrete_semantic_entropy(q.clusters)), col(lambda q: _one(se, feed(q))),
              "their 'mean' estimate −mean_j log p(c_j) is the frequency entropy Σ −p log p"),
         Pair("LexSim", "LexicalSimilarity_rougeL", "theirs + 1", lex_ours, lex_theirs,
-             "their ROUGE-L stems words (Porter), ours does not; with the stemmer off their value "
-             f"differs from ours on {stem_left} of {len(qs)} questions"),
+             lex_reason),
         Pair("DegMat", "DegMat_NLI_score_entail", "none", col(lambda q: degree_uncertainty(q.weights)),
              col(lambda q: _one(deg, feed(q))), ""),
-        Pair("LUQ", "LUQ", "none", col(lambda q: q.luq), col(lambda q: _one(luq, feed(q))), ""),
+        Pair("LUQ", "LUQ", "none", luq_ours, luq_theirs, luq_reason),
         Pair("KLE", "KernelLanguageEntropy (defaults t = 0.3, unit diagonal, scaled by log r)",
              "none", col(lambda q: kernel_language_entropy(q.weights, t=1.0)),
              col(lambda q: _one(kle_default, kle_feed(q))),
