@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             check = rescore_drift(folder, tolerance=args.tolerance)
             write_stale_check(folder, check)
             moved = ", ".join(check.moved) or "nothing"
-            print(f"{folder}: {'STALE' if check.stale else 'not stale'}; moved: {moved}; "
+            print(f"{folder}: {'STALE' if check.stale else 'not stale'}; moved: {moved}; metrics moved by {check.metrics_change:.2g}; "
                   f"labels changed: {check.labels_changed}")  # fmt: skip
             continue
         if args.rescore:
