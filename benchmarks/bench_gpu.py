@@ -569,6 +569,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--record", action="store_true", help="re-record the workload (packaged 0.5B)")
     p.add_argument("--compare-cpu", action="store_true", help="llama.cpp vs transformers, CPU")
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_gpu.py"))
     print(f"bench_gpu: {time.strftime('%Y-%m-%d %H:%M')} ({load()})")
     if args.record:
         return record(args.questions)

@@ -323,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("folders", nargs="+", type=Path)
     p.add_argument("-o", "--out", type=Path, default=ROOT / "docs" / "crosscheck_lm_polygraph.md")
     args = p.parse_args(argv)
+    print(provenance_line("scripts/crosscheck_lm_polygraph.py"))
     for f in args.folders:
         if not (f / "scores.csv").is_file() or not (f / "runs").is_dir():
             p.error(f"{f}: not an evaluate folder with saved runs (scores.csv and runs/)")

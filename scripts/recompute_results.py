@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tolerance", type=float, default=TOLERANCE,
                    help="with --check-stale: the largest change that is still the same number")  # fmt: skip
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/recompute_results.py"))
     if args.check_stale and (args.rescore or args.labels):
         p.error("--check-stale writes only stale_check.json: give it without --rescore / --labels")
     if not args.tolerance >= 0:

@@ -69,6 +69,9 @@ def main() -> None:
     parser.add_argument("--judge", action="append", default=[], help="an LLM spec or nli:/path")
     parser.add_argument("--misses", action="store_true", help="list the wrong verdicts")
     args = parser.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/same_answer_score.py"))
     from invent_core import env  # noqa: F401  (offline before any model import)
     from invent_core.responses.judge import AnswerJudge
 
