@@ -11,6 +11,7 @@ the value on the sample, or the bootstrap mean for evaluations saved before
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -281,15 +282,68 @@ def folder_title(f: Folder) -> str:
     return f"{f.dataset} ({extra})" if extra else f.dataset
 
 
-def notes(root: Path, name: str) -> list[str]:
-    """A hand-written part of the report (``<runs>/<name>``, beside the runs it reads), as it is.
+#: A placeholder in a note: ``{{key}}``, filled from :func:`note_values`.
+_PLACEHOLDER = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
 
-    The reasoning behind a choice is written by a person; every number it
-    quotes is in the generated tables above it. A folder without it (your own
-    runs) gets none.
+
+def fill_note(text: str, values: dict[str, str], name: str = "note") -> str:
+    """``text`` with every ``{{key}}`` replaced by ``values[key]``.
+
+    A key the data does not give is an error naming the note and the key, so a note
+    can never print a number its source no longer holds.
+    """
+
+    def one(m: re.Match) -> str:
+        key = m.group(1)
+        if key not in values:
+            near = sorted(k for k in values if k.split(".")[0] == key.split(".")[0])[:8]
+            raise KeyError(f"{name}: {{{{{key}}}}} is not a value the saved runs give"
+                           + (f" (near: {', '.join(near)})" if near else ""))  # fmt: skip
+        return values[key]
+
+    return _PLACEHOLDER.sub(one, text)
+
+
+def notes(root: Path, name: str, values: dict[str, str] | None = None) -> list[str]:
+    """A hand-written part of the report (``<runs>/<name>``, beside the runs it reads).
+
+    The reasoning behind a choice is written by a person; the numbers it quotes are
+    placeholders (``{{sciq-140-1.5b.auroc.inv_entropy}}``) filled from the saved runs
+    (:func:`note_values`), so a note cannot drift from its source. A folder without
+    it (your own runs) gets none.
     """
     path = root / name
-    return [path.read_text(encoding="utf-8").rstrip(), ""] if path.is_file() else []
+    if not path.is_file():
+        return []
+    return [fill_note(path.read_text(encoding="utf-8").rstrip(), values or {}, name), ""]
+
+
+def note_values(folders: Sequence[Folder]) -> dict[str, str]:
+    """What a note may quote, by key: per evaluate folder (``<stem>.…``) its size, labels and metrics.
+
+    ``<stem>.n``, ``.right``, ``.wrong``, ``.auroc.<method>`` (the sample value, 3
+    decimals), ``.ci.<method>`` (``[lo, hi]``), ``.auroc_pm.<method>`` (with its std).
+    """
+    out: dict[str, str] = {}
+    for f in folders:
+        if f.kind != "evaluate":
+            continue
+        stem, res = folder_stem(f), f.results
+        n, k = int(res.get("n_questions", 0)), int(res.get("n_correct", 0))
+        out |= {f"{stem}.n": str(n), f"{stem}.right": str(k), f"{stem}.wrong": str(n - k)}
+        for m in res.get("results", {}):
+            centre, std = metric_cell(res, m, "auroc")
+            ci = metric_ci(res, m, "auroc")
+            if centre is None:
+                continue
+            out[f"{stem}.auroc.{m}"] = f"{centre:.3f}"
+            out[f"{stem}.auroc_pm.{m}"] = pm(centre, std)
+            if ci:
+                out[f"{stem}.ci.{m}"] = f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+        best, names = best_baseline(res)
+        if best is not None:
+            out[f"{stem}.best_baseline"], out[f"{stem}.best_baseline_auroc"] = names, f"{best:.3f}"
+    return out
 
 
 def f3(value: float | None) -> str:
