@@ -15,6 +15,9 @@ judged again (``--judge`` names another offline judge), so the scores and the
 labels, not only the metrics, are made by this commit; a method that would need
 the LLM is left without a value and named.
 
+``--record-model`` names the model in ``config.json`` (spec and identity) from the
+identities its saved runs recorded, for folders made when config.json kept none.
+
 ``--check-stale`` writes nothing but ``stale_check.json``: every saved run is
 scored and judged again in memory and compared with ``scores.csv``; the folder
 is stale when and only when a value moves by more than ``--tolerance`` or a
@@ -33,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 from invent_core.evaluation.correctness import JUDGE_METHODS, LLM_JUDGES  # noqa: E402
 from invent_core.evaluation.metrics import N_BOOTSTRAP  # noqa: E402
 from invent_core.experiments import recompute_evaluation  # noqa: E402
+from invent_core.experiments.recompute import record_model  # noqa: E402
 from invent_core.experiments.rescore import rescore_evaluation  # noqa: E402
 from invent_core.experiments.staleness import (  # noqa: E402
     TOLERANCE,
@@ -56,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --rescore: the judge (default: the folder's own)")  # fmt: skip
     p.add_argument("--check-stale", action="store_true",
                    help="re-score the saved runs in memory and write stale_check.json only")  # fmt: skip
+    p.add_argument("--record-model", action="store_true",
+                   help="name the model in config.json from the saved runs' identities, nothing else")  # fmt: skip
     p.add_argument("--tolerance", type=float, default=TOLERANCE,
                    help="with --check-stale: the largest change that is still the same number")  # fmt: skip
     args = p.parse_args(argv)
@@ -73,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.rescore and args.labels:
         p.error("--labels with --rescore: rescore first, then add the relabels")
     for folder in args.folders:
+        if args.record_model:
+            block = record_model(folder)
+            print(f"{folder}: model {(block['llm'] or {}).get('spec')}; {block['source']}")
+            continue
         if args.check_stale:
             check = rescore_drift(folder, tolerance=args.tolerance)
             write_stale_check(folder, check)
