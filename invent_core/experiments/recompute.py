@@ -28,7 +28,7 @@ from .relabel import Relabel, RelabelSummary, apply_relabels, noted, read_relabe
 from .result import ExperimentResult, write_text
 from .sample import draw_examples
 
-__all__ = ["record_model", "recompute_evaluation", "relabelled_evaluation"]
+__all__ = ["model_spec", "record_model", "recompute_evaluation", "relabelled_evaluation"]
 
 
 def _old_provenance(meta: dict) -> dict:
@@ -121,7 +121,7 @@ def recompute_evaluation(
     return result
 
 
-def _spec(identity: str | None) -> str | None:
+def model_spec(identity: str | None) -> str | None:
     """The spec a person types (``qwen1.5b``) from an identity (``local:sha256=…|model=qwen1.5b``)."""
     if not identity:
         return None
@@ -175,9 +175,9 @@ def record_model(folder: str | Path) -> dict[str, Any]:
         if para and para != llm:
             cfg["paraphrase_llm"] = cfg.get("paraphrase_llm") or para
         block = {
-            "llm": {"spec": _spec(cfg["llm"]), "identity": cfg["llm"]},
+            "llm": {"spec": model_spec(cfg["llm"]), "identity": cfg["llm"]},
             "paraphrase_llm": (
-                {"spec": _spec(cfg["paraphrase_llm"]), "identity": cfg["paraphrase_llm"]}
+                {"spec": model_spec(cfg["paraphrase_llm"]), "identity": cfg["paraphrase_llm"]}
                 if cfg.get("paraphrase_llm")
                 else None
             ),
