@@ -135,9 +135,9 @@ def provenance_line(made_by: str, root: str | Path | None = None) -> str:
     """The header line of a printout: who made it and the code behind it.
 
     ``"made by scripts/x.py with invent 0.1.0 at commit 0123456789ab (clean tree)"``;
-    the tree is the whole checkout (scripts and benchmarks too, untracked files
-    included), not only ``invent_core/``: a printout is made by its script as much
-    as by the library. Without git it says where the code came from instead.
+    the tree is the whole checkout (scripts and benchmarks too, untracked ``.py``
+    files included; untracked outputs are not code), not only ``invent_core/``: a
+    printout is made by its script as much as by the library. Without git it says where the code came from instead.
     Every script and benchmark that writes a printout starts it with this line
     (``tests/test_provenance_headers.py`` checks that each calls it).
     """
@@ -146,6 +146,10 @@ def provenance_line(made_by: str, root: str | Path | None = None) -> str:
     if prov["source"] != "git":
         return f"made by {made_by} with invent {prov['version']} ({prov['source']}; commit unknown)"
     status = _git(r, "status", "--porcelain")
+    if status is not None:  # untracked outputs (a printout being written) are not code
+        status = "\n".join(
+            ln for ln in status.splitlines() if not ln.startswith("??") or ln.endswith(".py")
+        )
     tree = (
         "unknown tree state"
         if status is None
