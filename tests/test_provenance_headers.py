@@ -9,6 +9,7 @@ when it runs; the test reads their source, and runs one to see the header.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -80,3 +81,13 @@ def test_a_script_run_prints_its_header_first(tmp_path):
     first = proc.stdout.splitlines()[0]
     assert first == provenance_line("scripts/make_arithmetic_sample.py")
     assert out.is_file()
+
+
+def test_every_printout_in_docs_names_its_commit_or_says_it_is_unknown():
+    """Printouts made before the header existed say so rather than inventing a commit."""
+    printouts = sorted((ROOT / "docs").glob("*.txt"))
+    assert len(printouts) >= 20
+    for path in printouts:
+        text = path.read_text(encoding="utf-8")
+        named = re.search(r"commit [0-9a-f]{7,40}", text)
+        assert named or text.startswith(COMMIT_UNKNOWN), path.name
