@@ -23,7 +23,7 @@ from invent_core.evaluation.metrics.paired import AHEAD, BEHIND, holm_adjusted
 from invent_core.experiments.counts import folder_confound, folder_within_strata
 
 from .loading import Folder
-from .text import folder_title, md_table
+from .text import folder_stem, folder_title, md_table
 
 _WORDS = {AHEAD: "beats the count", BEHIND: "loses to the count"}
 
@@ -162,3 +162,18 @@ def confound_section(folders: list[Folder]) -> list[str]:
         "methods set against the same count (each dataset's section has the table)."
     )
     return ["## Headline against a count", "", intro, "", *md_table(header, rows), ""]
+
+
+def count_values(folders: list[Folder]) -> dict[str, str]:
+    """What a note may quote of the headline's counts: ``<stem>.count.<count>.auroc`` / ``.delta``."""
+    out: dict[str, str] = {}
+    for f in (f for f in folders if f.kind == "evaluate"):
+        checks = _checks(str(f.path))
+        if isinstance(checks, str):
+            continue
+        for name, c in checks.items():
+            key = f"{folder_stem(f)}.count.{name}"
+            lo, hi = c.difference.ci95
+            out[f"{key}.auroc"] = f"{c.count_auroc.point:.3f}"
+            out[f"{key}.delta"] = f"{c.difference.difference:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    return out

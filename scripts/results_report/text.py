@@ -343,6 +343,14 @@ def note_values(folders: Sequence[Folder]) -> dict[str, str]:
         best, names = best_baseline(res)
         if best is not None:
             out[f"{stem}.best_baseline"], out[f"{stem}.best_baseline_auroc"] = names, f"{best:.3f}"
+        for ref, row in (res.get("paired") or {}).items():
+            for other, d in row.items():
+                key = f"{stem}.paired.{ref}.{other}"
+                lo, hi = d["ci95"]
+                out[key] = f"Δ {d['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+                out[f"{key}.verdict"] = d["verdict"]
+                if d.get("holm"):
+                    out[f"{key}.holm"] = "[{:+.3f}, {:+.3f}]".format(*d["holm"]["ci"])
     return out
 
 
