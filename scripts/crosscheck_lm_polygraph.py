@@ -211,7 +211,8 @@ def pairs(qs: list[Question], est: Any, kle_mod: Any) -> list[Pair]:
     luq_ours, luq_theirs = col(lambda q: q.luq), col(lambda q: _one(luq, feed(q)))
     multi = np.array([any(len(split_sentences(a)) > 1 for a in q.answers) for q in qs])
     same_single = bool(np.all(np.abs(luq_ours - luq_theirs)[~multi] <= EQUAL))
-    luq_reason = (f"{int(multi.sum())} questions have an answer of several sentences, which our LUQ "
+    many = f"{int(multi.sum())} question{' has' if multi.sum() == 1 else 's have'}"
+    luq_reason = (f"{many} an answer of several sentences, which our LUQ "
                   "scores sentence by sentence (as the LUQ paper does) and theirs as a whole; "
                   "on the other questions the values are equal" if same_single
                   else "UNEXPLAINED beyond answers of several sentences")  # fmt: skip
