@@ -149,6 +149,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--step", type=int, default=2)
     ap.add_argument("--n-boot", type=int, default=200, help="paired bootstrap resamples")
     args = ap.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_adaptive.py"))
     questions = load_questions(args.folders)
     if not questions:
         raise SystemExit("no judged runs found: give folders written by `invent evaluate`")

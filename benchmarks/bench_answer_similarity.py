@@ -30,6 +30,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=50)
     parser.add_argument("--question-seconds", type=float, default=14.6)
     args = parser.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_answer_similarity.py"))
     from invent_core import env  # noqa: F401
     from invent_core.engine.artifact import RunArtifact
 

@@ -91,6 +91,10 @@ def main() -> None:
     ap.add_argument("-r", type=int, default=3, help="replications")
     ap.add_argument("-B", type=int, default=10, help="bootstrap resamples")
     args = ap.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # invent_core, for the header
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_batch.py"))
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="2", MKL_NUM_THREADS="2")
     print(
         f"batch_score on pre-generated responses (wide JSON Lines), MiniLM, 2 threads; "

@@ -87,6 +87,10 @@ def main() -> None:
     ap.add_argument("question", nargs="?", default=QUESTION)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # invent_core, for the header
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_cached_run.py"))
     print(f"cores: {os.cpu_count()}, {load()} at start; question: {args.question!r}")
     with tempfile.TemporaryDirectory(prefix="invent-bench-") as tmp:
         cache = Path(tmp)

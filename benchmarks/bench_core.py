@@ -52,6 +52,9 @@ def loop_bootstrap(sim_x, sim_y, idx):
 
 
 def main() -> None:
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_core.py"))
     rng = np.random.default_rng(0)
     emb_x = rng.normal(size=(M, 384))
     emb_y = rng.normal(size=(M * R, 384))

@@ -184,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-llm", action="store_true", help="only the display-only rerun")
     parser.add_argument("--question", default="Who wrote the play Romeo and Juliet?")
     args = parser.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_dashboard.py"))
     try:
         load = os.getloadavg()[0]
     except OSError:

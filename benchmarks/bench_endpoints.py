@@ -131,6 +131,9 @@ def main() -> None:
     ap.add_argument("--slots", type=int, default=4)
     ap.add_argument("--limit", type=int, default=16)
     args = ap.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_endpoints.py"))
     from invent_core.embedders import get_embedder
 
     emb = get_embedder("minilm")

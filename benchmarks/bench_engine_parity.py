@@ -182,6 +182,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("-n", type=int, default=9, help="perturbations per question")
     p.add_argument("-r", type=int, default=5, help="answers per question")
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_engine_parity.py"))
     print(f"bench_engine_parity: {time.strftime('%Y-%m-%d %H:%M')} ({load()})", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:

@@ -49,6 +49,9 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     args = ap.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_gaap.py"))
 
     import torch
 

@@ -75,6 +75,9 @@ def main() -> None:
     ap.add_argument("--question-seconds", type=float, default=14.6)
     ap.add_argument("--against", choices=sorted(EARLIER), default="paper_delta")
     args = ap.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_gate.py"))
     from invent_core import env  # noqa: F401  (offline before any model import)
     from invent_core.embedders import get_embedder
     from invent_core.llm import get_llm

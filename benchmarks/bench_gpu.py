@@ -644,6 +644,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.smoke:
         args.quick, args.warm_second, args.graphs = True, True, "auto,off"
         args.kv_cache, args.step_latency = "static,dynamic", args.step_latency or "1,4"
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_gpu.py"))
     print(f"bench_gpu: {time.strftime('%Y-%m-%d %H:%M')} ({load()})")
     if args.record:
         return record(args.questions)

@@ -56,6 +56,9 @@ def main() -> None:
     ap.add_argument("--sample-seed", type=int, default=7, help="a draw no shipped run used")
     ap.add_argument("--widths", type=int, nargs="+", default=[1, 4])
     args = ap.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_inflight.py"))
 
     from invent_core.embedders import get_embedder
     from invent_core.llm import get_llm

@@ -367,6 +367,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--slots", default="2,4,8,16")
     ap.add_argument("--no-strong", action="store_true", help="skip the optional 1.5B model")
     args = ap.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_llm.py"))
 
     from invent_core.embedders import get_embedder
     from invent_core.llm import ServerConfig, installed_local_models

@@ -187,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-llm", action="store_true", help="skip the methods that ask the local LLM")
     args = ap.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_methods.py"))
     print(
         f"device for MiniLM: {env.torch_device()}; n = {N_PERTURBATIONS}, r = 5, B = 30; "
         f"{len(RUNS)} questions × {args.repeats} repeats (medians, seconds per question)"

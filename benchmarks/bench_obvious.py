@@ -105,6 +105,9 @@ def main() -> None:
     parser.add_argument("--gate", choices=["both_ways", "one_way", "both_ways_llm"],
                         default="both_ways")  # fmt: skip
     args = parser.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_obvious.py"))
     from invent_core import env  # noqa: F401  (offline before any model import)
     from invent_core.experiments.counts import distinct_rewordings
 

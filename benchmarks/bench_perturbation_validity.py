@@ -160,6 +160,9 @@ def main() -> None:
     ap.add_argument("--weak-affinity", type=float, default=0.85, help="(1+cos)/2; 0.85 = cos 0.7")
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "perturbation_validity.md")
     args = ap.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_perturbation_validity.py"))
 
     config = RunConfig()
     llm = get_llm(args.llm)  # persistent cache on

@@ -108,6 +108,9 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
     ap.add_argument("--engine", nargs="+", choices=sorted(ENGINES), default=["batch", "evaluate"])
     args = ap.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_scaleout.py"))
     from invent_core.embedders import get_embedder
 
     get_embedder("minilm").load()

@@ -53,6 +53,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # invent_core, for the header
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_wordnet.py"))
     times: dict[str, list[float]] = {name: [] for name in LOADS}
     for k in range(1, args.repeat + 1):
         for name in LOADS:

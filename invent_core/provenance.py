@@ -33,6 +33,7 @@ __all__ = [
     "last_change",
     "package_versions",
     "provenance",
+    "provenance_line",
 ]
 
 #: Packages whose versions are recorded (numerics, models, LLM clients, file formats).
@@ -62,6 +63,8 @@ SCORING_PATHS: tuple[str, ...] = (
 WHEEL = "installed from a wheel"
 #: ``source`` written into artefacts saved before provenance was recorded.
 BEFORE_PROVENANCE = "made before provenance was recorded"
+#: What a printout made before provenance was recorded says instead of a commit.
+COMMIT_UNKNOWN = "commit unknown (made before provenance was recorded)"
 
 _ROOT = Path(__file__).resolve().parents[1]  # the folder holding invent_core/
 
@@ -126,6 +129,35 @@ def _provenance(root: Path) -> tuple[tuple[str, Any], ...]:
     if commit is None or status is None:
         return tuple({**out, "source": "git unavailable"}.items())
     return tuple({**out, "commit": commit, "dirty": bool(status), "source": "git"}.items())
+
+
+def provenance_line(made_by: str, root: str | Path | None = None) -> str:
+    """The header line of a printout: who made it and the code behind it.
+
+    ``"made by scripts/x.py with invent 0.1.0 at commit 0123456789ab (clean tree)"``;
+    the tree is the whole checkout (scripts and benchmarks too, untracked ``.py``
+    files included; untracked outputs are not code), not only ``invent_core/``: a
+    printout is made by its script as much as by the library. Without git it says where the code came from instead.
+    Every script and benchmark that writes a printout starts it with this line
+    (``tests/test_provenance_headers.py`` checks that each calls it).
+    """
+    r = Path(root or _ROOT).resolve()
+    prov = provenance(r)
+    if prov["source"] != "git":
+        return f"made by {made_by} with invent {prov['version']} ({prov['source']}; commit unknown)"
+    status = _git(r, "status", "--porcelain")
+    if status is not None:  # untracked outputs (a printout being written) are not code
+        status = "\n".join(
+            ln for ln in status.splitlines() if not ln.startswith("??") or ln.endswith(".py")
+        )
+    tree = (
+        "unknown tree state"
+        if status is None
+        else ("uncommitted changes" if status else "clean tree")
+    )
+    return (
+        f"made by {made_by} with invent {prov['version']} at commit {prov['commit'][:12]} ({tree})"
+    )
 
 
 def last_change(

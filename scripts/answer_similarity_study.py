@@ -47,6 +47,9 @@ def main() -> None:
         help="leave the judge out of a folder with more undecided answer pairs than this",
     )
     args = parser.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/answer_similarity_study.py"))
     from invent_core import env  # noqa: F401  (offline before any model import)
     from invent_core.experiments.answer_study import study_folder
     from invent_core.provenance import provenance

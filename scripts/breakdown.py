@@ -276,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="refresh only the GAAP / --paraphrase-llm rows of an existing "
                         "breakdown.json, keeping its re-scored rows (mpnet included)")  # fmt: skip
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/breakdown.py"))
     if not args.root.is_dir():
         p.error(f"{args.root} is not a folder")
     for folder in sorted(args.root.iterdir()):

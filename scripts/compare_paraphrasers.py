@@ -131,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n-examples", type=int, default=8)
     p.add_argument("--n-boot", type=int, default=200)
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/compare_paraphrasers.py"), file=sys.stderr)
     for folder in (args.base, args.other):
         if not (folder / "runs").is_dir():
             p.error(f"{folder}: no runs/ folder (the saved runs are what this reads)")

@@ -17,6 +17,7 @@ import random
 import re
 import sys
 from itertools import combinations
+from pathlib import Path
 
 RUNS = sorted(glob.glob("docs/results/evaluate-*/runs/*.json")) + sorted(
     glob.glob("docs/results_before_meaning_check/*/runs/*.json")
@@ -111,6 +112,10 @@ def _references(n_each: int, rng: random.Random) -> list[dict]:
 
 
 def main() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # invent_core, for the header
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/draw_answer_pairs.py"), file=sys.stderr)
     rng = random.Random(0)
     runs = _runs()
     pairs = (

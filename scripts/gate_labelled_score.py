@@ -235,6 +235,9 @@ def main() -> None:
         "--delta-grid", action="store_true", help="choose the gate's δ on the tuning half"
     )
     args = parser.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/gate_labelled_score.py"))
     from invent_core import env  # noqa: F401  (offline before any model import)
     from invent_core.config import GateConfig
 

@@ -94,6 +94,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/gate_likelihood.py"))
     from gate_labelled_score import load_rows, read_pairs, rule_survivors
 
     from invent_core import env  # noqa: F401  (offline before any model import)

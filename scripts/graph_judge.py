@@ -71,6 +71,9 @@ def main() -> None:
     p.add_argument("--limit", type=int, help="first N questions only (a quick look)")
     p.add_argument("--llm", default="local")
     args = p.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/graph_judge.py"), file=sys.stderr)
     rows, runs = judged_runs(args.folder)
     rows, runs = rows[: args.limit], runs[: args.limit]
     llm, t0, load = get_llm(args.llm), time.perf_counter(), os.getloadavg()[0]

@@ -216,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--canonical", action="store_true", help="embed canonical answers")
     p.add_argument("--out", type=Path, help="also write every table as JSON")
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/kernel_study.py"))
     report = {}
     for folder in args.folders:
         items, missing = load_items(folder)

@@ -87,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("folders", nargs="+", type=Path)
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/lm_polygraph_lexsim.py"))
     theirs = polygraph_lexsim()
     for folder in args.folders:
         print(compare(folder, theirs))

@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, default=ROOT / "assets" / "datasets" / "arithmetic_sample300.jsonl"
     )
     args = parser.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/make_arithmetic_sample.py"))
     text = sample_text()
     args.out.write_text(text, encoding="utf-8")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()

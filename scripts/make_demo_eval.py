@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", type=Path, default=SOURCE, help="an evaluate folder")
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_eval.json")
     args = parser.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/make_demo_eval.py"))
 
     from invent_core.csv_safe import atomic_file
 

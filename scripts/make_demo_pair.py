@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path, help="an evaluate output folder")
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_pair.json")
     args = parser.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/make_demo_pair.py"))
 
     items = judged_runs(args.folder)
     right = [it for it in items if it[0]["correct"] == "1"]

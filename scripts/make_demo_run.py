@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_run.json")
     parser.add_argument("--gaap-out", type=Path, default=ROOT / "assets" / "demo_gaap.json")
     args = parser.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/make_demo_run.py"))
 
     from invent_core.config import RunConfig
     from invent_core.engine.pipeline import run_question

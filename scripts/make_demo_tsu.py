@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None, help="the sweep's folder")
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "demo_tsu.json")
     args = parser.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/make_demo_tsu.py"))
 
     from invent_core.config import TSU_TEMPERATURES, RunConfig
     from invent_core.experiments import ExperimentConfig, tsu

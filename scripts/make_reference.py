@@ -63,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
         help="re-score the saved runs with this scoring option first (padding=distinct)",
     )
     args = parser.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/make_reference.py"))
     changes = _score_changes(args.score)  # checked before any file is read
     out = args.out or reference_dir()
     with tempfile.TemporaryDirectory() as tmp:

@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kernel-study", type=Path, default=None,
                    help="kernel_study.py --out JSON (default: <runs>/kernel_study.json if present)")  # fmt: skip
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/make_results.py"))
     if not args.runs.is_dir():
         p.error(f"{args.runs} is not a folder of evaluate / tsu runs")
     study = args.kernel_study or (args.runs / "kernel_study.json")

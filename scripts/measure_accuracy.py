@@ -84,6 +84,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="sample seed")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/measure_accuracy.py"))
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
     from invent_core.errors import LLMError
 

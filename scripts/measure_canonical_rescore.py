@@ -49,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("folders", type=Path, nargs="+")
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/measure_canonical_rescore.py"))
     for folder in args.folders:
         rows, runs = judged_runs(folder)
         correct = np.array([int(r["correct"]) for r in rows])

@@ -221,6 +221,9 @@ def main() -> None:
                         "consecutive pair and the first against the last are compared")  # fmt: skip
     p.add_argument("--json", type=Path, help="also write the records here")
     args = p.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/measure_cleaning_gate_auroc.py"), file=sys.stderr)
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (no LLM call)")
     records = []
     for folder in sorted(f for root in args.root for f in root.glob("evaluate-*")):

@@ -78,6 +78,9 @@ def folder_report(folder: Path) -> list[str]:
 
 
 def main() -> None:
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/measure_cleaning_gate_counts.py"))
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     roots = (ROOT / "docs" / "results_before_meaning_check", ROOT / "docs" / "results")
     for folder in sorted(f for root in roots for f in root.glob("evaluate-*")):

@@ -52,6 +52,9 @@ def main() -> int:
     p.add_argument("folder", type=Path)
     p.add_argument("--n-boot", type=int, default=200)
     args = p.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/measure_gaap_meaning_check.py"), file=sys.stderr)
     rows, runs = judged_runs(args.folder)
     rng = np.random.default_rng(0)
     fixed = [checked(run, rng) for run in runs]

@@ -107,6 +107,9 @@ def main() -> None:
     p.add_argument("--out", type=Path)
     p.add_argument("--report", nargs="+", type=Path)
     args = p.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/measure_rewordings.py"))
     if args.report:
         report(args.report)
         return

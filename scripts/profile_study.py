@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("folder", type=Path)
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/profile_study.py"))
     if not (args.folder / "runs").is_dir():
         p.error(f"{args.folder}: no runs/ folder (an evaluate folder with its saved runs)")
     text = json.dumps(study(args.folder), indent=1)

@@ -201,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ratios", default="0,0.7,0.85")
     parser.add_argument("--studies", default="1,2,3", help="which studies to run (comma list)")
     args = parser.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/reference_placement_study.py"))
     which = set(args.studies.split(","))
     emb = get_embedder("minilm")
     print("# Placing a question among reference questions like it (MiniLM)\n")

@@ -146,6 +146,9 @@ def main() -> None:
         help="score the tuning half only (while choosing rules)",
     )
     args = parser.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/same_answer_score.py"))
     from invent_core import env  # noqa: F401  (offline before any model import)
     from invent_core.responses.judge import AnswerJudge
     from invent_core.responses.same import UNDECIDED_COSINE

@@ -108,23 +108,55 @@ def _code_line():
     return importlib.import_module("results_report.reading").code_line
 
 
-def test_the_results_generator_flags_a_stale_or_untraceable_evaluation():
+def test_the_results_generator_says_who_made_the_scores():
     code_line = _code_line()
     old = {"provenance": {"version": "0.1.0", "commit": None, "dirty": None,
                           "source": BEFORE_PROVENANCE}}  # fmt: skip
-    assert "possibly stale" in code_line(
-        old, "abc"
-    ) and "before their commit was recorded" in code_line(old, "abc")
-    assert "possibly stale" in code_line({"versions": {"invent_core": "0.1.0"}}, "abc")
+    assert "before their commit was recorded (invent 0.1.0)" in code_line(old, None, "abc")
+    assert "before their commit was recorded" in code_line({"versions": {}}, None, "abc")
+    made = {"provenance": {"version": "0.1.0", "commit": "a" * 40, "dirty": True, "source": "git"}}
+    assert "commit `aaaaaaaaaa` with uncommitted changes" in code_line(made, None, None)
+
+
+def _check(commit, **kw):
+    return {"tolerance": 1e-6, "n_questions": 100, "largest_change": {"lexsim": 1e-7},
+            "labels_changed": 0, "metrics_change": 0.0, "stale": False, "moved": [],
+            "provenance": {"commit": commit}} | kw  # fmt: skip
+
+
+def test_stale_only_when_re_scoring_changed_a_number():
+    """A commit that touched scoring does not make a folder stale; a changed number does."""
+    code_line = _code_line()
+    meta = {
+        "provenance": {"version": "0.1.0", "commit": "7773efd", "dirty": False, "source": "git"}
+    }
+    assert "**staleness not checked**" in code_line(meta, None, None)
+    head = provenance()["commit"] or "f" * 40
+    line = code_line(meta, _check(head), None)
+    assert "not stale" in line and "Stale" not in line and "largest 1e-07" in line
+    stale = _check(head, stale=True, moved=["lexsim"], largest_change={"lexsim": 0.03})
+    assert "**Stale:** re-scoring its 100 saved runs" in code_line(meta, stale, None)
+    assert "moves lexsim (by up to 0.03)" in code_line(meta, stale, None)
+    labels = _check(head, stale=True, labels_changed=2)
+    assert "changes 2 labels" in code_line(meta, labels, None)
+    metrics = _check(head, stale=True, metrics_change=0.02)
+    assert "**Stale:**" in code_line(meta, metrics, None) and "move by up to 0.02" in code_line(
+        meta, metrics, None
+    )
+    no_runs = _check(
+        head, unavailable="the folder was shipped without its saved runs", largest_change={}
+    )
+    assert "not stale as far as can be checked" in code_line(meta, no_runs, None)
+
+
+def test_a_check_made_before_the_last_change_to_scoring_is_out_of_date():
     if provenance()["source"] != "git":
-        pytest.skip("no git checkout: staleness cannot be checked")
-    last = last_change()
-    start = "7773efd"  # this feature began here; the scoring code changed after it
-    stale = {"provenance": {"version": "0.1.0", "commit": start, "dirty": False, "source": "git"}}
-    assert "**Stale:** made by code older than the last change to scoring" in code_line(stale, last)
-    fresh = {"provenance": {"version": "0.1.0", "commit": last, "dirty": True, "source": "git"}}
-    line = code_line(fresh, last)
-    assert "not older than the last change" in line and "uncommitted changes" in line
+        pytest.skip("no git checkout: the age of a check cannot be told")
+    code_line = _code_line()
+    meta = {"provenance": {"source": BEFORE_PROVENANCE}}
+    line = code_line(meta, _check("7773efd"), last_change())  # this feature began there
+    assert "**staleness check out of date**" in line and "not stale" not in line
+    assert "out of date" not in code_line(meta, _check(last_change()), last_change())
 
 
 def test_every_shipped_reference_says_where_it_came_from():
@@ -137,14 +169,3 @@ def test_every_shipped_reference_says_where_it_came_from():
         prov = ReferenceSet.load(path).provenance
         assert prov is not None and {"commit", "dirty", "source"} <= set(prov), path.name
         assert prov["commit"] is not None or prov["source"] in (BEFORE_PROVENANCE, WHEEL)
-
-
-def test_metrics_recomputed_by_older_code_are_flagged_too():
-    if provenance()["source"] != "git":
-        pytest.skip("no git checkout: staleness cannot be checked")
-    code_line = _code_line()
-    meta = {"provenance": {"source": BEFORE_PROVENANCE},
-            "results_recomputed": {"commit": "7773efd", "dirty": False, "n_bootstrap": 1000}}  # fmt: skip
-    assert "**Stale:** that code is older" in code_line(meta, last_change())
-    meta["results_recomputed"]["commit"] = last_change()
-    assert "Stale" not in code_line(meta, last_change())

@@ -34,6 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", help=f"{dataset_names()} (shipped 300-question samples)")
     src.add_argument("--data", help="your CSV/JSONL with question and answer columns")
+    src.add_argument(
+        "--from",
+        dest="from_folder",
+        metavar="FOLDER",
+        help="re-run the evaluation FOLDER/config.json records (its sample, every option and its "
+        "model; the LLM cache answers what it holds); -o names the new folder",
+    )
     add_sample_args(p)
     p.add_argument(
         "--methods", default="all", help="all, inv, baselines, or a comma list of method names"
@@ -174,6 +181,38 @@ def experiment_config_from_args(args: argparse.Namespace, **extra):
     )
 
 
+def config_from_folder(args: argparse.Namespace) -> Any:
+    """The experiment config FOLDER/config.json records, with ``args``' LLM set to its model.
+
+    The model comes from ``config.llm`` (an identity ``local:…|model=qwen1.5b`` gives the
+    spec ``qwen1.5b``); a folder that names none is refused (``recompute_results.py
+    --record-model`` names it from the runs). Options typed beside ``--from`` are not
+    mixed in: the folder's own are the evaluation.
+    """
+    import json
+    from pathlib import Path
+
+    from ..experiments import ExperimentConfig
+    from ..experiments.recompute import model_spec
+
+    path = Path(args.from_folder) / "config.json"
+    if not path.is_file():
+        raise SystemExit(
+            f"evaluate: --from {args.from_folder}: {path} not found (not an evaluate folder)"
+        )
+    cfg = ExperimentConfig.from_dict(json.loads(path.read_text(encoding="utf-8"))["config"])
+    if not cfg.llm:
+        raise SystemExit(
+            f"evaluate: --from {args.from_folder}: config.json names no model (made before it was "
+            "recorded); run scripts/recompute_results.py --record-model on it first"
+        )
+    args.llm = model_spec(cfg.llm)
+    if cfg.paraphrase_llm:
+        args.paraphrase_llm = model_spec(cfg.paraphrase_llm)
+    args.dataset, args.data, args.judge = cfg.dataset, cfg.data, cfg.judge
+    return cfg
+
+
 def main(args: argparse.Namespace) -> int:
     """Evaluate every method and print the table; a full disk exits 3, a busy folder 4 (as batch)."""
     from ._exits import run_guarded
@@ -188,13 +227,16 @@ def _main(args: argparse.Namespace) -> int:
 
     if args.labels is not None:
         read_relabels(args.labels)  # a bad line is refused (file, line, field) before any work
-    boot = (
-        {}
-        if args.n_bootstrap_metrics is None
-        else {"n_bootstrap_metrics": args.n_bootstrap_metrics}
-    )
-    cfg = experiment_config_from_args(args, judge=args.judge, **boot)
-    out = args.out or f"runs/evaluate-{args.dataset or 'data'}"
+    if args.from_folder is not None:
+        cfg = config_from_folder(args)  # checked (and the model set) before any file is touched
+    else:
+        boot = (
+            {}
+            if args.n_bootstrap_metrics is None
+            else {"n_bootstrap_metrics": args.n_bootstrap_metrics}
+        )
+        cfg = experiment_config_from_args(args, judge=args.judge, **boot)
+    out = args.out or f"runs/evaluate-{cfg.dataset or 'data'}"
     examples, sample = draw_examples(cfg)
     check_llm_args(args)  # an unusable --llm fails before the folder is made
     # checked and locked before any work: a second evaluate of this folder exits 4 at once

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..evaluation.correctness import MATCHERS
+from ..evaluation.correctness import FREE_TEXT_RULES, MATCHERS
 from ..evaluation.metrics import Evaluation
 from ..evaluation.sample_size import guess_rate
 from ..methods.registry import get_method
@@ -75,11 +75,23 @@ def possibly_inverted(evaluation: Evaluation) -> list[str]:
 
 
 def _label_rule(cfg: ExperimentConfig) -> str:
+    """The rule that labelled the answers, in words: the judge's, not only the dataset's.
+
+    The paraphrase judges widen only the free-text rules (``FREE_TEXT_RULES``); on
+    MMLU, GSM8K and the testbed they are the exact rule and are named as such.
+    """
     if cfg.judge == "llm":
         return "right when the LLM judge (the paper's prompt) says the answer matches the reference"
     dataset = cfg.dataset or "custom"
     rule = MATCHERS.get(dataset)
-    return _RULES.get(rule or "", f"the {dataset} rule of evaluation.correctness")
+    exact = _RULES.get(rule or "", f"the {dataset} rule of evaluation.correctness")
+    if cfg.judge == "match" or rule not in FREE_TEXT_RULES:
+        return exact
+    widened = (f"the paraphrase judge: {exact}, or when it says the reference in other words "
+               "(containment, numbers, WordNet lemmas; evaluation.paraphrase_judge)")  # fmt: skip
+    if cfg.judge == "paraphrase-llm":
+        widened += ", the undecided band asked of the LLM"
+    return widened
 
 
 def _answer_scored(cfg: ExperimentConfig) -> str:

@@ -28,7 +28,7 @@ from .relabel import Relabel, RelabelSummary, apply_relabels, noted, read_relabe
 from .result import ExperimentResult, write_text
 from .sample import draw_examples
 
-__all__ = ["recompute_evaluation", "relabelled_evaluation"]
+__all__ = ["model_spec", "record_model", "recompute_evaluation", "relabelled_evaluation"]
 
 
 def _old_provenance(meta: dict) -> dict:
@@ -114,3 +114,70 @@ def recompute_evaluation(
     }
     write_text(out / "config.json", json.dumps(meta, indent=2, default=str))
     return result
+
+
+def model_spec(identity: str | None) -> str | None:
+    """The spec a person types (``qwen1.5b``) from an identity (``local:sha256=…|model=qwen1.5b``)."""
+    if not identity:
+        return None
+    for part in identity.split("|"):
+        if part.startswith("model="):
+            return part.removeprefix("model=")
+    return identity
+
+
+def _one_identity(values: set[str], what: str, folder: Path) -> str | None:
+    known = {v for v in values if v}
+    if len(known) > 1:
+        raise ValueError(
+            f"{folder / 'runs'}: the runs name {len(known)} {what}s: {', '.join(sorted(known))}"
+        )
+    return next(iter(known), None)
+
+
+def record_model(folder: str | Path) -> dict[str, Any]:
+    """Name the model in ``config.json`` from its runs' recorded identities (spec and identity).
+
+    An evaluation made when ``config.json`` kept ``llm: null`` names its model only in
+    each saved run; this copies that identity into ``config.llm`` (and
+    ``config.paraphrase_llm`` when a separate model paraphrased) and writes a
+    ``model`` block saying where it came from. A folder without runs says it is not
+    recorded rather than guessing. Returns the ``model`` block.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming ``config.json`` when the folder lacks it.
+    ValueError
+        When the runs name more than one answering (or paraphrasing) model.
+    """
+    out = Path(folder)
+    if not (out / "config.json").is_file():
+        raise FileNotFoundError(f"{out / 'config.json'}: not found (not an evaluate folder)")
+    meta = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    runs = [
+        json.loads(p.read_text(encoding="utf-8")) for p in sorted((out / "runs").glob("*.json"))
+    ]
+    ids = [r.get("identities") or {} for r in runs]
+    llm = _one_identity({i.get("llm") for i in ids}, "answering model", out)
+    para = _one_identity({i.get("paraphrase_llm") for i in ids}, "paraphrasing model", out)
+    cfg = meta.setdefault("config", {})
+    if llm is None:
+        block = {"llm": None, "paraphrase_llm": None,
+                 "source": "not recorded: no saved run names the model"}  # fmt: skip
+    else:
+        cfg["llm"] = cfg.get("llm") or llm
+        if para and para != llm:
+            cfg["paraphrase_llm"] = cfg.get("paraphrase_llm") or para
+        block = {
+            "llm": {"spec": model_spec(cfg["llm"]), "identity": cfg["llm"]},
+            "paraphrase_llm": (
+                {"spec": model_spec(cfg["paraphrase_llm"]), "identity": cfg["paraphrase_llm"]}
+                if cfg.get("paraphrase_llm")
+                else None
+            ),
+            "source": "the saved runs' recorded identities (config.json kept none when it was made)",
+        }
+    meta["model"] = block
+    write_text(out / "config.json", json.dumps(meta, indent=2, default=str))
+    return block

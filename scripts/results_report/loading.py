@@ -4,7 +4,8 @@ A folder holds ``config.json`` (the experiment's config, the sample, the wall
 time), ``results.json`` (an evaluation) or ``tsu.json``, the per-question
 ``runs/*.json`` (their timings and LLM identity are summed and named here, and
 whether each is degenerate) and, for ``evaluate``, ``scores.csv`` (one row per
-question); for ``tsu``, ``uq.csv`` (one row per question and temperature).
+question) and ``stale_check.json`` (whether re-scoring at a commit changed a number);
+for ``tsu``, ``uq.csv`` (one row per question and temperature).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from invent_core.engine.artifact import RunArtifact
+from invent_core.experiments.staleness import STALE_FILE
 from invent_core.llm.names import describe_llm
 
 
@@ -34,6 +36,7 @@ class Folder:
     scores: list[dict[str, str]] = field(default_factory=list)  # scores.csv, or a sweep's uq.csv
     # (question, why its saved run is degenerate: "" when it is not, None: a run that cannot tell)
     run_degenerate: list[tuple[str, str | None]] = field(default_factory=list)
+    stale_check: dict[str, Any] | None = None  # stale_check.json (recompute_results --check-stale)
 
 
 def _degenerate(run: dict[str, Any]) -> str | None:
@@ -55,6 +58,8 @@ def load_folder(path: Path) -> Folder | None:
     cfg = meta.get("config", {})
     dataset = cfg.get("dataset") or Path(str(cfg.get("data") or path.name)).stem
     folder = Folder(path, kind, dataset, meta, results)
+    if (path / STALE_FILE).is_file():
+        folder.stale_check = json.loads((path / STALE_FILE).read_text(encoding="utf-8"))
     for run_path in sorted((path / "runs").glob("*.json")):
         run = json.loads(run_path.read_text(encoding="utf-8"))
         folder.run_seconds += float((run.get("timings") or {}).get("total", 0.0))

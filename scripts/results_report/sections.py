@@ -11,17 +11,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from invent_core.experiments.relabel import with_layer
 from invent_core.questions.datasets import load_dataset
 
-from .confound import confound_line
+from .confound import count_table
 from .degenerate import count_cell, degenerate_of, degenerate_sentence
 from .loading import Folder
 from .paper import PAPER_DATASETS, PAPER_TABLE1, PAPER_TSU, TSU_COLUMNS
 from .plots import plot_auroc, plot_difficulty
-from .reading import code_line, paired_lines
+from .reading import code_line, paired_lines, seed_flips
 from .text import (
     LABELS,
     METRICS,
+    PAPER_COLUMNS,
     accuracy_text,
     best_baseline,
     centre_words,
@@ -30,6 +32,8 @@ from .text import (
     md_table,
     method_label,
     metric_cell,
+    metric_text,
+    older_settings,
     pm,
     pm_ci,
     reported_methods,
@@ -85,18 +89,19 @@ def evaluate_section(f: Folder, docs: Path, last_scoring: str | None = None) -> 
     labels = res.get("labels", {})
     paper = f.dataset if f.dataset in PAPER_DATASETS else None
     header = ["Method", *(LABELS[m] for m in METRICS)]
-    header += [f"paper {LABELS[m]}" for m in METRICS[:3]] if paper else []
+    header += [label for _, label in PAPER_COLUMNS] if paper else []
     rows = []
     for method in reported_methods(res):
-        row = [labels.get(method, method)] + [pm_ci(res, method, m) for m in METRICS]
+        row = [labels.get(method, method)] + [metric_text(res, method, m) for m in METRICS]
         if paper:
             row += [
-                pm(*PAPER_TABLE1[m].get(method, {}).get(paper, (None, None))) for m in METRICS[:3]
+                pm(*PAPER_TABLE1[m].get(method, {}).get(paper, (None, None)))
+                for m, _ in PAPER_COLUMNS
             ]
         rows.append(row)
-    lines = [f"### {folder_title(f)}", "", settings_line(f), "",
-             f"{accuracy_text(res)}; {centre_words(res)}.", "",
-             degenerate_sentence(f, degenerate_of(f)), ""]  # fmt: skip
+    lines = [f"### {folder_title(f)}", "", settings_line(f), ""]
+    lines += [*older_settings(f), f"{accuracy_text(res)}; {centre_words(res)}.", "",
+              degenerate_sentence(f, degenerate_of(f)), ""]  # fmt: skip
     lines += md_table(header, rows)
     lines += measured_lines(res)
     judged = (res.get("judgement") or {}).get("ok", True)
@@ -107,8 +112,15 @@ def evaluate_section(f: Folder, docs: Path, last_scoring: str | None = None) -> 
     png = docs / f"results_{folder_stem(f)}_auroc.png"
     if plot_auroc(png, res, paper):
         lines += ["", f"![AUROC per method, {folder_title(f)}]({png.name})"]
-    lines += ["", verdict(res), "", confound_line(f), "", *paired_lines(res)]
-    return lines + [code_line(f.meta, last_scoring), ""]
+    lines += ["", verdict(res), "", *count_table(f), *paired_lines(res, _flips(f))]
+    return lines + [code_line(f.meta, f.stale_check, last_scoring), ""]
+
+
+def _flips(f: Folder) -> dict[str, dict[str, list[str]]]:
+    """The paired verdicts under other bootstrap seeds (judged rows of scores.csv, relabels applied)."""
+    rows = [r for r in f.scores if not r.get("error") and r.get("correct") in ("0", "1")]
+    rows, _ = with_layer(f.path, rows)
+    return seed_flips(rows, f.results)
 
 
 def tsu_section(f: Folder) -> list[str]:

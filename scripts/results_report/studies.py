@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import breakdown
 
 from invent_core.llm.names import describe_llm
 
 from .loading import Folder
-from .text import f3, folder_title, md_table, notes, pm
+from .text import f3, folder_stem, folder_title, md_table, notes, pm
 
 
 def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
@@ -74,7 +75,9 @@ def graph_judge_section(folder: Path, title: str, labels: dict[str, str]) -> lis
             *md_table(["Spearman ρ", "embedding judge", "LLM judge"], rho), ""]  # fmt: skip
 
 
-def analysis_sections(root: Path, folders: list[Folder]) -> list[str]:
+def analysis_sections(
+    root: Path, folders: list[Folder], values: dict[str, str] | None = None
+) -> list[str]:
     """Rank agreement between methods, where the uncertainty comes from, and the breakdown."""
     evals = [f for f in folders if f.kind == "evaluate" and f.scores]
     if not evals:
@@ -84,16 +87,61 @@ def analysis_sections(root: Path, folders: list[Folder]) -> list[str]:
         lines += breakdown.agreement_section(f.path, folder_title(f), f.results.get("labels", {}))
     for f in evals:
         lines += graph_judge_section(f.path, folder_title(f), f.results.get("labels", {}))
-    lines += ["## Where the uncertainty comes from (beyond the paper)", "",
-              *notes(root, "spread.md")]  # fmt: skip
+    values = dict(values or {})
     rows = [breakdown.spread_line(folder_title(f), breakdown.spread_rows(f.path)) for f in evals]
+    for f, row in zip(evals, rows, strict=True):
+        values |= spread_values(folder_stem(f), row)
+    lines += ["## Where the uncertainty comes from (beyond the paper)", "",
+              *notes(root, "spread.md", values)]  # fmt: skip
     lines += [*md_table(breakdown.SPREAD_HEADER, rows), ""]
-    sections = [breakdown.breakdown_section(f.path, folder_title(f)) for f in evals]
+    sections = [
+        breakdown.breakdown_section(f.path, folder_title(f)) + stale_labels(f) for f in evals
+    ]
+    for f in evals:
+        values |= breakdown_values(f)
     if any(sections):
         lines += ["## Performance breakdown (the paper's ablations, re-scored)", "",
-                  *notes(root, "breakdown.md")]  # fmt: skip
+                  *notes(root, "breakdown.md", values)]  # fmt: skip
         lines += [line for s in sections for line in s]
     return lines
+
+
+def spread_values(stem: str, row: list[str]) -> dict[str, str]:
+    """A spread table row as note values: ``spread.<stem>.total`` … ``.caught``, ``.blind``."""
+    _, n, wrong, total, within, across, share, caught = row
+    got, _, blind = caught.partition(" of ")
+    keys = ("n", "wrong", "total", "within", "across", "share", "caught", "blind")
+    return {
+        f"spread.{stem}.{k}": v
+        for k, v in zip(keys, (n, wrong, total, within, across, share, got, blind), strict=True)
+    }
+
+
+def _breakdown(f: Folder) -> dict[str, Any] | None:
+    path = f.path / "breakdown.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def breakdown_values(f: Folder) -> dict[str, str]:
+    """``breakdown.<stem>.n``, ``.right``, ``.auroc`` (default row, mean ± std) of breakdown.json."""
+    bd = _breakdown(f)
+    if bd is None:
+        return {}
+    d = bd["default"]["auroc"]
+    stem = folder_stem(f)
+    return {f"breakdown.{stem}.n": str(bd["n_questions"]), f"breakdown.{stem}.right": str(bd["n_correct"]),
+            f"breakdown.{stem}.auroc": f"{d['mean']:.3f} ± {d['std']:.3f}"}  # fmt: skip
+
+
+def stale_labels(f: Folder) -> list[str]:
+    """A flag under a breakdown made on other labels than the evaluation's present ones."""
+    bd = _breakdown(f)
+    if bd is None or bd.get("n_correct") == f.results.get("n_correct"):
+        return []
+    return [f"**Made on other labels:** this breakdown counts {bd['n_correct']} right answers of "
+            f"{bd['n_questions']}; the evaluation now counts {f.results.get('n_correct')} of "
+            f"{f.results.get('n_questions')} (it was judged again). Its rows are not re-made "
+            "here (`python scripts/breakdown.py` re-scores them).", ""]  # fmt: skip
 
 
 def cleaning_gate_section(root: Path) -> list[str]:

@@ -11,17 +11,25 @@ the value on the sample, or the bootstrap mean for evaluations saved before
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from invent_core.config import RunConfig
 from invent_core.methods.registry import get_method
 from invent_core.progress import format_seconds
 
 from .loading import Folder
 
-METRICS = ("auroc", "prr", "brier", "ece")
-LABELS = {"auroc": "AUROC (↑)", "prr": "PRR (↑)", "brier": "Brier (↓)", "ece": "ECE (↓)"}
+#: The columns of a dataset's table. The cross-fitted Brier and ECE are what the notes
+#: read (an isotonic map fitted on other questions); the in-sample Brier is the paper's.
+METRICS = ("auroc", "prr", "brier_cv", "brier", "ece")
+LABELS = {"auroc": "AUROC (↑)", "prr": "PRR (↑)", "brier_cv": "Brier, cross-fit (↓)",
+          "brier": "Brier in-sample, the paper's (↓)", "ece": "ECE, cross-fit (↓)"}  # fmt: skip
+#: The paper's Table 1 columns beside ours: its "PRR" is an AUPRC (its released code's).
+PAPER_COLUMNS = (("auroc", "paper AUROC (↑)"), ("prr", "paper AUPRC, its “PRR” (↑)"),
+                 ("brier", "paper Brier, in-sample (↓)"))  # fmt: skip
 
 
 def pm(mean: float | None, std: float | None = None, digits: int = 3) -> str:
@@ -54,12 +62,61 @@ def settings_line(f: Folder) -> str:
     ]
     para = _paraphraser(run)
     parts += [para] if para else []
+    parts += [f"{k} {v}" for k, v in made_with(f.meta).items()]
     sample = f.meta.get("sample") or f.results.get("sample") or ""
     wall = f.meta.get("wall_seconds")
     timing = f"{_seconds(f.run_seconds)} generating and scoring ({f.n_runs} saved runs)"
     if wall is not None:
         timing += f"; the last call took {_seconds(float(wall))}"
     return "; ".join([", ".join(parts), sample, timing] if sample else [", ".join(parts), timing])
+
+
+#: What a config saved before each of these options existed was made with (their first value).
+_BEFORE = {"gate": "δ 0.7, meaning check one way", "ψ_y": "embedding", "padding": "paper"}
+
+
+def made_with(meta: dict[str, Any]) -> dict[str, str]:
+    """The gate, ψ_y and padding the folder was made with, read from its config.json.
+
+    An option missing from an older config is the value it had before the option
+    existed (the paper's: ψ_y by the embedder's cosine, padded copies scored).
+    """
+    run = meta.get("config", {}).get("run", {})
+    score = run.get("score", {})
+    out = {"ψ_y": str(score.get("answer_similarity", _BEFORE["ψ_y"])),
+           "padding": str(score.get("padding", _BEFORE["padding"]))}  # fmt: skip
+    if run.get("perturber") == "paraphrase":
+        out = {"gate": _gate_words((run.get("paraphrase") or {}).get("gate") or {}), **out}
+    return out
+
+
+def _gate_words(gate: dict[str, Any]) -> str:
+    if not gate.get("enabled", True):
+        return "off"
+    check = "no meaning check"
+    if gate.get("meaning_check"):
+        check = "meaning check both ways" if gate.get("both_ways") else "meaning check one way"
+    return f"δ {gate.get('delta', 0.7)}, {check}"
+
+
+def today_defaults() -> dict[str, str]:
+    """The gate, ψ_y and padding a folder made today with the default profile would have."""
+    cfg = RunConfig().to_dict()
+    return made_with({"config": {"run": cfg}})
+
+
+def older_settings(f: Folder) -> list[str]:
+    """A flag when the folder was made with a gate, ψ_y or padding other than today's defaults.
+
+    Re-scoring at this commit keeps the folder's own settings, so it cannot see this:
+    the perturbations (gate) or the scores (ψ_y, padding) of a folder made today differ.
+    """
+    now, then = today_defaults(), made_with(f.meta)
+    old = [f"{k} {v} (today {now[k]})" for k, v in then.items() if k in now and now[k] != v]
+    if not old:
+        return []
+    return [f"**Made with settings older than today's defaults:** {'; '.join(old)}. Its numbers "
+            "are those of its own settings; an evaluation made today would differ.", ""]  # fmt: skip
 
 
 def _paraphraser(run: dict[str, Any]) -> str | None:
@@ -112,11 +169,33 @@ def pm_ci(results: dict[str, Any], method: str, metric: str) -> str:
     return f"{text} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and text != "–" else text
 
 
+def ece_cell(results: dict[str, Any], method: str) -> str:
+    """The ECE cell, with the resampled mean and the bootstrap bias-corrected value beside it.
+
+    The ECE of a resample runs above the sample's (copies of a question make the
+    bins emptier and noisier), so the interval alone overstates it; 2·sample − mean
+    (Efron & Tibshirani 1993, §10.6), floored at 0, is the debiased value.
+    """
+    text = pm_ci(results, method, "ece")
+    cell = results.get("results", {}).get(method, {}).get("ece") or {}
+    if text == "–" or "mean" not in cell or "point" not in cell:
+        return text
+    mean, point = float(cell["mean"]), float(cell["point"])
+    return f"{text}; resampled mean {mean:.3f}, debiased {max(0.0, 2 * point - mean):.3f}"
+
+
+def metric_text(results: dict[str, Any], method: str, metric: str) -> str:
+    """One cell of a dataset's table (:func:`ece_cell` for the ECE, :func:`pm_ci` otherwise)."""
+    return ece_cell(results, method) if metric == "ece" else pm_ci(results, method, metric)
+
+
 def centre_words(results: dict[str, Any]) -> str:
     """How the cells were made, in words, for the line above a table."""
     n = results.get("n_bootstrap", results.get("n_boot"))
     if results.get("centre") == "sample":
-        return f"value on the sample ± std [95 % percentile interval] over {n} paired bootstrap resamples"
+        return (f"value on the sample ± std [95 % percentile interval] over {n} paired bootstrap "
+                "resamples; Brier and ECE of isotonic-calibrated P(correct), cross-fitted (5 folds) "
+                "except the in-sample Brier the paper reports")  # fmt: skip
     return f"mean ± std over {n} paired bootstrap resamples"
 
 
@@ -203,15 +282,76 @@ def folder_title(f: Folder) -> str:
     return f"{f.dataset} ({extra})" if extra else f.dataset
 
 
-def notes(root: Path, name: str) -> list[str]:
-    """A hand-written part of the report (``<runs>/<name>``, beside the runs it reads), as it is.
+#: A placeholder in a note: ``{{key}}``, filled from :func:`note_values`.
+_PLACEHOLDER = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
 
-    The reasoning behind a choice is written by a person; every number it
-    quotes is in the generated tables above it. A folder without it (your own
-    runs) gets none.
+
+def fill_note(text: str, values: dict[str, str], name: str = "note") -> str:
+    """``text`` with every ``{{key}}`` replaced by ``values[key]``.
+
+    A key the data does not give is an error naming the note and the key, so a note
+    can never print a number its source no longer holds.
+    """
+
+    def one(m: re.Match) -> str:
+        key = m.group(1)
+        if key not in values:
+            near = sorted(k for k in values if k.split(".")[0] == key.split(".")[0])[:8]
+            raise KeyError(f"{name}: {{{{{key}}}}} is not a value the saved runs give"
+                           + (f" (near: {', '.join(near)})" if near else ""))  # fmt: skip
+        return values[key]
+
+    return _PLACEHOLDER.sub(one, text)
+
+
+def notes(root: Path, name: str, values: dict[str, str] | None = None) -> list[str]:
+    """A hand-written part of the report (``<runs>/<name>``, beside the runs it reads).
+
+    The reasoning behind a choice is written by a person; the numbers it quotes are
+    placeholders (``{{sciq-140-1.5b.auroc.inv_entropy}}``) filled from the saved runs
+    (:func:`note_values`), so a note cannot drift from its source. A folder without
+    it (your own runs) gets none.
     """
     path = root / name
-    return [path.read_text(encoding="utf-8").rstrip(), ""] if path.is_file() else []
+    if not path.is_file():
+        return []
+    return [fill_note(path.read_text(encoding="utf-8").rstrip(), values or {}, name), ""]
+
+
+def note_values(folders: Sequence[Folder]) -> dict[str, str]:
+    """What a note may quote, by key: per evaluate folder (``<stem>.…``) its size, labels and metrics.
+
+    ``<stem>.n``, ``.right``, ``.wrong``, ``.auroc.<method>`` (the sample value, 3
+    decimals), ``.ci.<method>`` (``[lo, hi]``), ``.auroc_pm.<method>`` (with its std).
+    """
+    out: dict[str, str] = {}
+    for f in folders:
+        if f.kind != "evaluate":
+            continue
+        stem, res = folder_stem(f), f.results
+        n, k = int(res.get("n_questions", 0)), int(res.get("n_correct", 0))
+        out |= {f"{stem}.n": str(n), f"{stem}.right": str(k), f"{stem}.wrong": str(n - k)}
+        for m in res.get("results", {}):
+            centre, std = metric_cell(res, m, "auroc")
+            ci = metric_ci(res, m, "auroc")
+            if centre is None:
+                continue
+            out[f"{stem}.auroc.{m}"] = f"{centre:.3f}"
+            out[f"{stem}.auroc_pm.{m}"] = pm(centre, std)
+            if ci:
+                out[f"{stem}.ci.{m}"] = f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+        best, names = best_baseline(res)
+        if best is not None:
+            out[f"{stem}.best_baseline"], out[f"{stem}.best_baseline_auroc"] = names, f"{best:.3f}"
+        for ref, row in (res.get("paired") or {}).items():
+            for other, d in row.items():
+                key = f"{stem}.paired.{ref}.{other}"
+                lo, hi = d["ci95"]
+                out[key] = f"Δ {d['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+                out[f"{key}.verdict"] = d["verdict"]
+                if d.get("holm"):
+                    out[f"{key}.holm"] = "[{:+.3f}, {:+.3f}]".format(*d["holm"]["ci"])
+    return out
 
 
 def f3(value: float | None) -> str:

@@ -24,6 +24,11 @@ from invent_core.evaluation.metrics import (
     evaluate_scores,
     percentile_interval,
 )
+from invent_core.evaluation.metrics.paired import (
+    bootstrap_p_value,
+    holm_adjusted,
+    paired_difference,
+)
 from invent_core.evaluation.report import results_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +114,11 @@ def test_paired_differences_against_brute_force():
     assert d.ci95[1] == pytest.approx(_brute_percentile(diffs, 97.5))
     # the reversed score is behind by a clear margin
     assert ev.paired["a"]["c"].verdict == AHEAD
-    expected = math.ceil(40 * (1.959963984540054 * d.std / abs(d.difference)) ** 2)
+    z = 1.959963984540054 + 0.8416212335729143  # 5 % level, 80 % power
+    expected = max(
+        math.ceil(40 * (z * d.std / abs(d.difference)) ** 2),
+        *([41] if d.verdict == NOT_DISTINGUISHABLE else []),
+    )
     assert d.questions_needed == expected
     # JSON round trip keeps every figure, and writes the verdict out
     back = Evaluation.from_dict(json.loads(json.dumps(ev.to_dict())))
@@ -142,9 +151,9 @@ def test_percentile_interval_of_nothing_is_nan():
 
 
 def test_a_difference_not_told_apart_never_needs_fewer_questions_than_it_has():
-    # |d| = 2.5 std: the normal approximation says 62 questions would do, but the
-    # (skewed) percentile interval holds 0 at 100: the count must not contradict it
-    d = PairedDifference("a", "b", "ece", -0.12, 0.048, (-0.097, 0.103), 100, False)
+    # |d| = 3.1 std: the normal approximation says 81 questions would do (80 % power), but
+    # the (skewed) percentile interval holds 0 at 100: the count must not contradict it
+    d = PairedDifference("a", "b", "ece", -0.15, 0.048, (-0.097, 0.103), 100, False)
     assert d.verdict == NOT_DISTINGUISHABLE
     assert d.questions_needed == 101
 
@@ -201,3 +210,47 @@ def test_compare_ece_difference_lies_in_its_own_interval():
     assert d.ci95[0] <= d.difference <= d.ci95[1]
     if d.verdict == NOT_DISTINGUISHABLE:
         assert d.questions_needed > d.n_questions
+
+
+def test_holm_keeps_a_family_of_comparisons_at_five_percent():
+    """One reference against many: a difference whose own 95 % interval just excludes 0 is
+    not a verdict once Holm's wider interval holds 0; a clear one stays."""
+    rng = np.random.default_rng(0)
+    clear = rng.normal(0.30, 0.05, 2000)  # far from 0
+    borderline = rng.normal(0.045, 0.02, 2000)  # its 95 % interval excludes 0, barely
+    noise = [rng.normal(0.0, 0.05, 2000) for _ in range(8)]
+    row = {"clear": clear, "borderline": borderline, **{f"n{i}": v for i, v in enumerate(noise)}}
+    diffs = {o: paired_difference("ref", o, "auroc", (float(np.mean(v)), 0.0),
+                                  (v, np.zeros_like(v)), n_questions=100)
+             for o, v in row.items()}  # fmt: skip
+    assert diffs["borderline"].verdict == AHEAD  # alone, at 95 %
+    holm = holm_adjusted(diffs)
+    assert holm["clear"].verdict == AHEAD and holm["clear"].holm.rank == 0
+    assert holm["clear"].holm.level == pytest.approx(1 - 0.05 / 10)
+    b = holm["borderline"]
+    assert b.holm.rank == 1 and b.holm.level == pytest.approx(1 - 0.05 / 9)
+    assert b.holm.ci[0] < b.ci95[0]  # wider than its own 95 % interval
+    assert all(holm[f"n{i}"].verdict == NOT_DISTINGUISHABLE for i in range(8))
+    back = PairedDifference.from_dict(json.loads(json.dumps(b.to_dict())))
+    assert back.holm == b.holm and back.verdict == b.verdict
+
+
+def test_holm_stops_at_the_first_difference_it_cannot_tell_apart():
+    # 1.5 % of a's resamples are below 0, 2 % of b's: a comes first (smaller p) and its
+    # 97.5 % interval holds 0, so b is not a verdict although its own 95 % interval excludes 0
+    def resamples(n_below: int) -> np.ndarray:
+        return np.concatenate([np.full(n_below, -0.01), np.linspace(0.01, 0.2, 1000 - n_below)])
+
+    diffs = {o: paired_difference("ref", o, "auroc", (0.1, 0.0), (resamples(k), np.zeros(1000)),
+                                  n_questions=100) for o, k in (("a", 15), ("b", 20))}  # fmt: skip
+    assert diffs["b"].verdict == AHEAD
+    holm = holm_adjusted(diffs)
+    assert holm["a"].holm.rank == 0 and not holm["a"].holm.significant
+    assert holm["b"].holm.rank == 1 and not holm["b"].holm.significant
+    assert holm["b"].verdict == NOT_DISTINGUISHABLE
+
+
+def test_bootstrap_p_value_is_two_sided_and_never_zero():
+    assert bootstrap_p_value(np.full(99, 0.5)) == pytest.approx(2 / 100)
+    assert bootstrap_p_value(np.array([-1.0, 1.0] * 50)) == 1.0
+    assert bootstrap_p_value(np.array([])) == 1.0

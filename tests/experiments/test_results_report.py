@@ -141,7 +141,18 @@ def test_numbers_match_the_saved_runs_and_the_paper(report):
     cell = res["results"]["inv_entropy"]["auroc"]
     lo, hi = cell["ci95"]  # the centre is the value on the sample, then std and interval
     assert row[1] == f"{cell['point']:.3f} ± {cell['std']:.3f} [{lo:.3f}, {hi:.3f}]"
-    assert row[5] == "0.780 ± 0.041"  # paper Table 1, MMLU, Inv-Entropy AUROC
+    assert row[table[0].index("paper AUROC (↑)")] == "0.780 ± 0.041"  # paper Table 1, MMLU
+    assert "paper AUPRC, its “PRR” (↑)" in table[0]  # the paper's PRR column is its AUPRC
+    brier = res["results"]["inv_entropy"]["brier_cv"]
+    lo, hi = brier["ci95"]
+    cross = row[table[0].index("Brier, cross-fit (↓)")]
+    assert cross == f"{brier['point']:.3f} ± {brier['std']:.3f} [{lo:.3f}, {hi:.3f}]"
+    ece = res["results"]["inv_entropy"]["ece"]
+    debiased = max(0.0, 2 * ece["point"] - ece["mean"])
+    assert (
+        f"resampled mean {ece['mean']:.3f}, debiased {debiased:.3f}"
+        in row[table[0].index("ECE, cross-fit (↓)")]
+    )
     assert "accuracy 0.500 (12 of 24)" in text
     assert "n = 9, r = 5, T = 0.7, perturber paraphrase, embedder minilm" in text
     assert "model Qwen2.5-Coder-0.5B-Instruct" in text and "24 saved runs" in text
@@ -342,3 +353,40 @@ def test_a_folder_without_the_list_is_counted_from_its_saved_runs(tmp_path):
     assert "from its 2 saved runs" in mod.degenerate_sentence(loading.load_folder(folder), found)
     (folder / "runs" / "a.json").unlink()  # a judged question without its run: unknown
     assert mod.degenerate_of(loading.load_folder(folder)) is None
+
+
+def test_a_note_cannot_quote_a_value_its_source_does_not_give():
+    text = _results("text")
+    values = {"sciq.right": "54"}
+    assert text.fill_note("{{sciq.right}} right", values) == "54 right"
+    with pytest.raises(KeyError, match=r"spread\.md: \{\{sciq\.wrong\}\}.*near: sciq\.right"):
+        text.fill_note("{{sciq.wrong}} wrong", values, "spread.md")
+
+
+def test_a_notes_numbers_follow_the_files_they_come_from(tmp_path):
+    """The values a note quotes are read from results.json: change it and the note changes."""
+    loading, text = _results("loading"), _results("text")
+    shipped = ROOT / "docs" / "results" / "evaluate-sciq-140-1.5b"
+    folder = tmp_path / shipped.name
+    folder.mkdir()
+    for name in ("config.json", "results.json"):
+        (folder / name).write_bytes((shipped / name).read_bytes())
+    res = json.loads((folder / "results.json").read_text())
+    values = text.note_values([loading.load_folder(folder)])
+    assert values["sciq-140-1.5b.right"] == str(res["n_correct"])
+    assert (
+        values["sciq-140-1.5b.auroc.inv_entropy"]
+        == f"{res['results']['inv_entropy']['auroc']['point']:.3f}"
+    )
+    res["n_correct"] -= 1
+    (folder / "results.json").write_text(json.dumps(res))
+    again = text.note_values([loading.load_folder(folder)])
+    assert again["sciq-140-1.5b.right"] == str(res["n_correct"])
+
+
+@pytest.mark.parametrize("name", ["spread.md"])
+def test_a_templated_note_writes_no_number_of_the_runs_by_hand(name):
+    """Every number with a decimal point in these notes is a placeholder filled from the runs."""
+    body = (ROOT / "docs" / "results" / name).read_text(encoding="utf-8")
+    outside = re.sub(r"\{\{[^{}]+\}\}", "", body)
+    assert not re.findall(r"\d\.\d\d", outside), name  # "T = 0.7", "1.5B" are settings

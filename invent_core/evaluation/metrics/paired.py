@@ -6,24 +6,71 @@ resample is the paired bootstrap of their difference. :func:`paired_difference`
 gives its value on the sample, its std and 95 % percentile interval, a
 :attr:`PairedDifference.verdict` ("ahead", "behind", "not distinguishable")
 that follows from the interval alone, and how many questions a difference of
-the observed size would need for its interval to exclude 0.
+the observed size would need to be told apart with 80 % power.
+
+Comparing one method with k others is k tests: :func:`holm_adjusted` makes the
+verdicts of one such family hold together at the 5 % level (Holm's step-down:
+the differences ordered by their bootstrap p-value, the i-th judged on its
+percentile interval at level 1 − 0.05/(k − i), and none after the first that
+holds 0). A difference with a Holm interval takes its verdict from it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from .bootstrap import CI_LEVEL, percentile_interval
 
-__all__ = ["AHEAD", "BEHIND", "NOT_DISTINGUISHABLE", "PairedDifference", "paired_difference"]
+__all__ = [
+    "AHEAD",
+    "BEHIND",
+    "NOT_DISTINGUISHABLE",
+    "HolmStep",
+    "PairedDifference",
+    "bootstrap_p_value",
+    "holm_adjusted",
+    "paired_difference",
+]
 
 AHEAD, BEHIND, NOT_DISTINGUISHABLE = "ahead", "behind", "not distinguishable at this size"
-#: z of a two-sided 95 % interval: the questions needed scale the std by it.
+#: z of a two-sided 95 % interval.
 _Z = 1.959963984540054
+#: z of 80 % power: a difference of the observed size is found 4 times in 5 at that size.
+_Z_POWER = 0.8416212335729143
+#: The family-wise error rate Holm's correction holds.
+FAMILY_ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class HolmStep:
+    """One difference's place in Holm's step-down over a family of comparisons.
+
+    ``ci``: its percentile interval at ``level`` = 1 − α/(family − rank);
+    ``significant``: that interval excludes 0 and so did every step before it.
+    """
+
+    ci: tuple[float, float]
+    level: float
+    rank: int  # 0 = the smallest p-value
+    family: int
+    p_value: float
+    significant: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"ci": list(self.ci), "level": self.level, "rank": self.rank,
+                "family": self.family, "p_value": self.p_value, "significant": self.significant}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> HolmStep:
+        """Inverse of :meth:`to_dict`."""
+        lo, hi = d["ci"]
+        return cls((float(lo), float(hi)), float(d["level"]), int(d["rank"]), int(d["family"]),
+                   float(d["p_value"]), bool(d["significant"]))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -48,30 +95,37 @@ class PairedDifference:
     ci95: tuple[float, float]
     n_questions: int
     higher_is_better: bool = True
+    holm: HolmStep | None = None
+    resampled: np.ndarray | None = field(default=None, repr=False, compare=False)  # not saved
 
     @property
     def verdict(self) -> str:
-        """:data:`AHEAD` / :data:`BEHIND` when the interval excludes 0, else not distinguishable."""
-        lo, hi = self.ci95
+        """:data:`AHEAD` / :data:`BEHIND` when the interval excludes 0, else not distinguishable.
+
+        With a Holm step, the Holm interval and the step-down decide (see the module).
+        """
+        lo, hi = self.holm.ci if self.holm is not None else self.ci95
         if not (math.isfinite(lo) and math.isfinite(hi)) or lo <= 0 <= hi:
+            return NOT_DISTINGUISHABLE
+        if self.holm is not None and not self.holm.significant:
             return NOT_DISTINGUISHABLE
         better = lo > 0 if self.higher_is_better else hi < 0
         return AHEAD if better else BEHIND
 
     @property
     def questions_needed(self) -> int | None:
-        """Questions for a difference this size to have a 95 % interval that excludes 0.
+        """Questions for a difference this size to be told apart with 80 % power (5 % level).
 
-        The std of a difference shrinks as 1/√n, so n·(1.96·std/|difference|)²; None
-        when the difference is 0 (no size of sample tells it apart). That normal
-        approximation can fall at or below n while the percentile interval (skewed
-        resamples) still holds 0; the verdict follows the interval, so the count is then
-        n + 1: never "fewer questions than you have" beside "not distinguishable".
+        The std of a difference shrinks as 1/√n, so n·((1.96 + 0.84)·std/|difference|)²;
+        None when the difference is 0 (no size of sample tells it apart). That normal
+        approximation can fall at or below n while the interval (skewed resamples, or
+        Holm's wider one) still holds 0; the verdict follows the interval, so the count is
+        then n + 1: never "fewer questions than you have" beside "not distinguishable".
         """
         d = abs(self.difference)
         if not math.isfinite(d) or d == 0 or not math.isfinite(self.std):
             return None
-        needed = max(1, math.ceil(self.n_questions * (_Z * self.std / d) ** 2))
+        needed = max(1, math.ceil(self.n_questions * ((_Z + _Z_POWER) * self.std / d) ** 2))
         if self.verdict == NOT_DISTINGUISHABLE:
             needed = max(needed, self.n_questions + 1)
         return needed
@@ -89,6 +143,7 @@ class PairedDifference:
             "higher_is_better": self.higher_is_better,
             "verdict": self.verdict,
             "questions_needed": self.questions_needed,
+            **({"holm": self.holm.to_dict()} if self.holm is not None else {}),
         }
 
     @classmethod
@@ -104,6 +159,7 @@ class PairedDifference:
             (float(lo), float(hi)),
             int(data["n_questions"]),
             bool(data.get("higher_is_better", True)),
+            HolmStep.from_dict(data["holm"]) if data.get("holm") else None,
         )
 
 
@@ -142,4 +198,43 @@ def paired_difference(
         percentile_interval(diff, level),
         n_questions,
         higher_is_better,
+        resampled=diff,
     )
+
+
+def bootstrap_p_value(resampled: np.ndarray) -> float:
+    """Two-sided bootstrap p-value of a zero difference: 2·min(share ≤ 0, share ≥ 0), at most 1.
+
+    Counted with the +1 of Davison & Hinkley (1997, eq. 4.11), so it is never 0.
+    """
+    v = np.asarray(resampled, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return 1.0
+    low = (np.sum(v <= 0) + 1) / (v.size + 1)
+    high = (np.sum(v >= 0) + 1) / (v.size + 1)
+    return float(min(1.0, 2 * min(low, high)))
+
+
+def holm_adjusted(
+    row: dict[str, PairedDifference], alpha: float = FAMILY_ALPHA
+) -> dict[str, PairedDifference]:
+    """The differences of one family (one reference against k others) with Holm steps.
+
+    Each difference needs its resample values (those made by :func:`paired_difference`);
+    a row read back from JSON keeps the Holm steps it was saved with.
+    """
+    if any(d.resampled is None for d in row.values()):
+        return dict(row)
+    k = len(row)
+    p = {o: bootstrap_p_value(d.resampled) for o, d in row.items()}
+    order = sorted(row, key=lambda o: (p[o], o))
+    out, still = {}, True
+    for rank, other in enumerate(order):
+        d = row[other]
+        level = 1 - alpha / (k - rank)
+        lo, hi = percentile_interval(d.resampled, level)
+        excludes = math.isfinite(lo) and math.isfinite(hi) and not lo <= 0 <= hi
+        still = still and excludes
+        out[other] = replace(d, holm=HolmStep((lo, hi), level, rank, k, p[other], still))
+    return {o: out[o] for o in row}

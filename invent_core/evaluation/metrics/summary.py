@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from .bootstrap import N_BOOTSTRAP, Centre, bootstrap_indices, paired_bootstrap, percentile_interval
 from .inputs import OnSingleClass, _check_inputs
-from .paired import PairedDifference, paired_difference
+from .paired import PairedDifference, holm_adjusted, paired_difference
 from .registry import DEFAULT_METRICS, _get_metric
 
 
@@ -119,7 +119,9 @@ class Evaluation:
         """Return the evaluation with each reference's paired difference to every other method.
 
         References that were not evaluated are left out; the differences use the
-        resample values already stored, so they are paired with no new draw.
+        resample values already stored, so they are paired with no new draw. Each
+        reference's row is one family: its verdicts are Holm-corrected over the
+        methods it is compared with (:func:`~.paired.holm_adjusted`).
         """
         spec = _get_metric(metric)
         paired: dict[str, dict[str, PairedDifference]] = {}
@@ -127,19 +129,21 @@ class Evaluation:
             if metric not in self.results.get(ref, {}):
                 continue
             a = self.results[ref][metric]
-            paired[ref] = {
-                other: paired_difference(
-                    ref,
-                    other,
-                    metric,
-                    (a.point, row[metric].point),
-                    (a.values, row[metric].values),
-                    n_questions=self.n_questions,
-                    higher_is_better=spec.higher_is_better,
-                )
-                for other, row in self.results.items()
-                if other != ref and metric in row
-            }
+            paired[ref] = holm_adjusted(
+                {
+                    other: paired_difference(
+                        ref,
+                        other,
+                        metric,
+                        (a.point, row[metric].point),
+                        (a.values, row[metric].values),
+                        n_questions=self.n_questions,
+                        higher_is_better=spec.higher_is_better,
+                    )
+                    for other, row in self.results.items()
+                    if other != ref and metric in row
+                }
+            )
         return dataclasses.replace(self, paired=paired)
 
     @classmethod
