@@ -8,17 +8,18 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from ._served import (  # noqa: F401 - batch reads concurrency_note here
     AppendUrl,
     add_server_args,
+    check_llm_args,
     check_openai_key,
     check_urls,
     concurrency_note,
     int_in,
+    served_judge_problem,
 )
 
 
@@ -200,7 +201,7 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
         base = profile_base(cls, args.profile)
     try:
         config = config_from_flat(cls, given, base)
-        _check_answer_judge(config, explicit="answer_judge" in given)
+        _check_answer_judge(config, args, explicit="answer_judge" in given)
         return config
     except ValueError as err:
         msg = str(err)
@@ -213,11 +214,12 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
         raise ValueError(msg) from err
 
 
-def _check_answer_judge(config: Any, explicit: bool = False) -> None:
+def _check_answer_judge(config: Any, args: argparse.Namespace, explicit: bool = False) -> None:
     """Refuse an ``--answer-judge`` naming no model, or typed (``explicit``) beside another ψ_y.
 
     Before any file is read: the rules may decide every pair, so the error would come
-    later or never; beside another ψ_y it would be ignored.
+    later or never; beside another ψ_y it would be ignored. A served judge is bound to
+    this command's server (:func:`bind_served_judge`).
     """
     from ..responses.judge import answer_judge_problem
 
@@ -225,9 +227,28 @@ def _check_answer_judge(config: Any, explicit: bool = False) -> None:
     if explicit and getattr(score, "answer_similarity", None) != "judge":
         raise ValueError("--answer-judge goes with --answer-similarity judge (else unused)")
     if getattr(score, "answer_similarity", None) == "judge":
-        problem = answer_judge_problem(score.answer_judge)
+        problem = answer_judge_problem(score.answer_judge) or served_judge_problem(
+            args, score.answer_judge
+        )
         if problem is not None:
             raise ValueError(f"--answer-judge {problem}")
+        bind_served_judge(args, score.answer_judge)
+
+
+def bind_served_judge(args: argparse.Namespace, spec: str) -> None:
+    """A served judge (``openai``) asks this command's server, built on first use."""
+    from functools import partial
+
+    from ..llm import LazyLLM
+    from ..responses.judge import SERVED, use_answer_judge
+
+    if spec.strip().lower() == SERVED:
+        use_answer_judge(spec, LazyLLM(partial(served_llm, args)))
+
+
+def served_llm(args: argparse.Namespace) -> Any:
+    """The command's served model (``--base-url``, ``--model``, ``--api-key-env``)."""
+    return _one_llm(args, "openai", getattr(args, "base_url", None), getattr(args, "model", None))
 
 
 def profile_base(cls: type, name: str) -> Any:
@@ -245,79 +266,6 @@ def _owner(cls: type, path: tuple[str, ...]) -> type:
     for name in path[:-1]:
         cls = typing.get_type_hints(cls)[name]
     return cls
-
-
-def check_llm_args(args: argparse.Namespace) -> None:
-    """Refuse an unusable LLM choice before anything is read or written: ValueError naming the option.
-
-    One line naming the option and the spec or path (``--llm gguf:/m/x.gguf: no
-    such file``): an unknown spec, a ``gguf:``/``hf:`` path that is missing or no
-    model, stray server options, an unknown ``--llm-engine`` or ``--llm-dtype``, a
-    half-precision dtype where torch sees no CUDA. Loads no model.
-    """
-    from ..llm import spec_problem
-    from ..llm.engine import check_engine
-    from ..llm.hf import HFConfig
-
-    para = getattr(args, "paraphrase_llm", None)
-    for option, spec in (("--llm", args.llm), ("--paraphrase-llm", para)):
-        problem = None if spec is None else spec_problem(spec)
-        if problem is not None:
-            raise ValueError(f"{option} {problem}")
-    openai = args.llm == "openai" or para == "openai"
-    if not openai and (args.base_url or args.model):
-        raise ValueError("--base-url and --model go with --llm openai (or --paraphrase-llm openai)")
-    if para != "openai" and (
-        getattr(args, "paraphrase_base_url", None) or getattr(args, "paraphrase_model", None)
-    ):
-        raise ValueError(
-            "--paraphrase-base-url and --paraphrase-model go with --paraphrase-llm openai"
-        )
-    check_urls(args)
-    engine = getattr(args, "llm_engine", "auto")
-    dtype = getattr(args, "llm_dtype", "auto")
-    check_engine(engine)
-    if args.llm == "openai" and para in (None, "openai") and (engine, dtype) != ("auto", "auto"):
-        # the server decides how it runs the model; saying otherwise here would be ignored
-        raise ValueError(
-            "--llm-engine and --llm-dtype choose how an in-process model runs (local, gguf:, "
-            "hf:); --llm openai is run by its server"
-        )
-    _check_transformers(args.llm, para, engine, HFConfig(dtype=dtype))
-    _check_threads(args.llm, para, engine, getattr(args, "threads", None))
-    check_openai_key(args, para)  # last: a stray option is the clearer message
-
-
-def _check_threads(llm: str, para: str | None, engine: str, threads: int | None) -> None:
-    """``--threads`` needs a model on the embedded llama.cpp (a packaged one, or ``gguf:``)."""
-    from ..llm.specs import GGUF_PREFIX, LOCAL_ALIASES
-
-    if threads is None:
-        return
-    specs = [s.strip().lower() for s in (llm, para) if s]
-    packaged = engine != "transformers" and any(s in LOCAL_ALIASES for s in specs)
-    if not packaged and not any(s.startswith(GGUF_PREFIX) for s in specs):
-        raise ValueError(
-            "--threads sets the embedded llama.cpp server's threads (--llm local, qwen0.5b, "
-            f"qwen1.5b or gguf:FILE); --llm {llm} does not run on it"
-        )
-
-
-def _check_transformers(llm: str, para: str | None, engine: str, config: Any) -> None:
-    """``hf:`` specs need the transformers engine and a dtype this machine can run."""
-    hf_specs = [s.strip() for s in (llm, para) if s and s.strip().lower().startswith("hf:")]
-    for spec in hf_specs:
-        option = "--llm" if spec == llm.strip() else "--paraphrase-llm"
-        if engine == "llamacpp":
-            raise ValueError(
-                f"{option} {spec} runs on the transformers engine, not --llm-engine llamacpp"
-            )
-        try:
-            config.resolve()
-        except ValueError as err:
-            raise ValueError(f"{option} {spec}: {err}") from None
-    if not hf_specs and (engine == "transformers" or config.dtype != "auto"):
-        config.resolve()
 
 
 def llm_from_args(args: argparse.Namespace) -> Any:
@@ -344,16 +292,19 @@ def llm_from_args(args: argparse.Namespace) -> Any:
 def _one_llm(args: argparse.Namespace, spec: str, base_url: str | None, model: str | None) -> Any:
     """One backend: ``spec`` with the shared cache, concurrency and key options."""
     from ..llm import get_llm
+    from ..llm.specs import api_key_from
 
-    cache: Any = None if args.no_cache else (args.cache or True)
-    kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
+    cache: Any = (
+        None if getattr(args, "no_cache", False) else (getattr(args, "cache", None) or True)
+    )
+    kwargs: dict[str, Any] = {"cache": cache, "concurrency": getattr(args, "concurrency", None)}
     kwargs["thinking"] = getattr(args, "thinking", "off") == "on"
     if spec != "openai":
         kwargs["engine"] = getattr(args, "llm_engine", "auto")
         kwargs["dtype"] = getattr(args, "llm_dtype", "auto")
         kwargs["server_config"] = server_config(getattr(args, "threads", None))
     if spec == "openai":
-        api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
+        api_key = api_key_from(getattr(args, "api_key_env", None))  # that variable only
         return get_llm("openai", base_url=base_url, model=model, api_key=api_key, **kwargs)
     return get_llm(spec, **kwargs)
 

@@ -27,6 +27,7 @@ from invent_core.llm.cached import thinking_suffix
 from invent_core.llm.endpoints import endpoints_identity, split_base_urls
 from invent_core.llm.paraphraser import WithParaphraser
 from invent_core.methods.registry import ScoringContext, compute_methods
+from invent_core.responses.judge import use_answer_judge
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import assets
 
@@ -74,6 +75,8 @@ def llm_for(settings: Settings) -> Any:
     answerer = _llm(
         settings.llm_spec, settings.base_url, settings.model, fp, key, engine, threads, think
     )
+    if settings.llm == "openai":  # a served answer judge asks the sidebar's server, no other
+        use_answer_judge("openai", answerer)
     spec = settings.paraphrase_spec
     if spec is None:
         return answerer
