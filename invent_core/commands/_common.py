@@ -13,83 +13,72 @@ from typing import Any
 
 from ._served import (  # noqa: F401 - batch reads concurrency_note here
     AppendUrl,
-    add_server_args,
     check_llm_args,
     check_openai_key,
     check_urls,
+    concurrency_arg,
     concurrency_note,
     int_in,
     served_judge_problem,
 )
 
 
-def add_llm_args(p: argparse.ArgumentParser) -> None:
-    """--llm, --base-url, --model, --api-key-env, --concurrency, --threads, --no-cache, --cache."""
+def add_llm_args(
+    p: argparse.ArgumentParser, only: tuple[str, ...] | None = None, title: str = "LLM backend"
+) -> None:
+    """One option per field of :class:`~invent_core.config.LLMChoice` (--llm, --base-url, …).
+
+    Generated from the fields (their help, ``metavar`` and ``kind``), so the
+    command line and the dashboard's model choice are the same object
+    (:func:`choice_from_args`). ``only``: these fields alone (``score``'s served judge).
+    """
+    import dataclasses
+
+    from ..config import LLMChoice
+
+    g = p.add_argument_group(title)
+    kinds = _llm_kinds()
+    for f in dataclasses.fields(LLMChoice):
+        if only is not None and f.name not in only:
+            continue
+        meta = f.metadata
+        flag = "--" + f.name.replace("_", "-")
+        kwargs: dict[str, Any] = {"help": _escape(meta["help"]), "default": f.default}
+        kind = meta.get("kind")
+        if kind == "flag":
+            kwargs["action"] = "store_true"
+        elif kind == "on_off":
+            kwargs.update(choices=("on", "off"), default="off")
+        else:
+            kwargs["metavar"] = meta.get("metavar")
+            kwargs.update(kinds.get(kind, {}))
+        g.add_argument(flag, **kwargs)
+
+
+def _llm_kinds() -> dict[str, dict[str, Any]]:
     from ..llm.local import MAX_THREADS
 
-    g = p.add_argument_group("LLM backend")
-    g.add_argument(
-        "--llm",
-        default="local",
-        metavar="SPEC",
-        help="local (default: packaged Qwen2.5-0.5B, no key), qwen1.5b if installed, "
-        "gguf:FILE (any GGUF file on the embedded llama.cpp), "
-        "openai (any OpenAI-compatible server, with --base-url), or hf:PATH (a local "
-        "Hugging Face model folder or GGUF file, run by transformers in this process)",
-    )
-    g.add_argument(
-        "--llm-engine",
-        default="auto",
-        metavar="{auto,llamacpp,transformers}",
-        help="what runs local/qwen0.5b/qwen1.5b: auto (default: transformers on the GPU when "
-        "torch sees CUDA and llama.cpp sees no GPU, else llama.cpp), llamacpp or transformers",
-    )
-    g.add_argument(
-        "--llm-dtype",
-        default="auto",
-        metavar="{auto,bf16,fp16,fp32}",
-        help="the transformers engine's dtype (auto: bf16 on CUDA, fp32 on the CPU)",
-    )
-    g.add_argument(
-        "--paraphrase-llm",
-        default=None,
-        metavar="SPEC",
-        help="the model that rewords the question (the paraphrase perturber and the gate's "
-        "extra rounds), as --llm (default: the answering model)",
-    )
-    g.add_argument(
-        "--paraphrase-base-url",
-        default=None,
-        action=AppendUrl,
-        help="for --paraphrase-llm openai: its server (default: --base-url)",
-    )
-    g.add_argument(
-        "--paraphrase-model",
-        default=None,
-        help="for --paraphrase-llm openai: its model (default: --model)",
-    )
-    add_server_args(g)
-    g.add_argument(
-        "--thinking",
-        choices=("on", "off"),
-        default="off",
-        help="let a reasoning model (Qwen3, DeepSeek-R1) think before answering (default off: "
-        "enable_thinking=false where the server or chat template takes it); <think> traces are "
-        "always kept out of the answers, and on is part of the cache key",
-    )
-    g.add_argument(
-        "--threads",
-        type=int_in(1, MAX_THREADS),
-        default=None,
-        metavar="N",
-        help="CPU threads of the embedded llama.cpp server (local, qwen0.5b, qwen1.5b, gguf:; "
-        "default: llama.cpp's choice, all cores). On a machine busy with other work, 1 is "
-        "often faster; not part of the answers' cache key",
-    )
-    g.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the persistent LLM cache"
-    )
-    g.add_argument("--cache", default=None, metavar="PATH", help="SQLite file for the LLM cache")
+    return {
+        "urls": {"action": AppendUrl},
+        "concurrency": {"type": concurrency_arg},
+        "threads": {"type": int_in(1, MAX_THREADS)},
+    }
+
+
+def choice_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~invent_core.config.LLMChoice` the options describe (fields absent: defaults)."""
+    import dataclasses
+
+    from ..config import LLMChoice
+
+    given = {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(LLMChoice)
+        if hasattr(args, f.name)
+    }
+    if "thinking" in given:
+        given["thinking"] = given["thinking"] == "on"
+    return LLMChoice(**given)
 
 
 def _parse_optional(kind: type):
@@ -248,7 +237,9 @@ def bind_served_judge(args: argparse.Namespace, spec: str) -> None:
 
 def served_llm(args: argparse.Namespace) -> Any:
     """The command's served model (``--base-url``, ``--model``, ``--api-key-env``)."""
-    return _one_llm(args, "openai", getattr(args, "base_url", None), getattr(args, "model", None))
+    from ..llm.choice import build_one
+
+    return build_one(choice_from_args(args).replace(llm="openai"))
 
 
 def profile_base(cls: type, name: str) -> Any:
@@ -272,73 +263,26 @@ def llm_from_args(args: argparse.Namespace) -> Any:
     """Build the LLM backend the options describe (lazy: the local server starts on first use).
 
     With ``--paraphrase-llm`` naming another model, the answering model
-    carrying it (:class:`~invent_core.llm.paraphraser.WithParaphraser`).
+    carrying it (:func:`invent_core.llm.choice.build_llm`).
     """
+    from ..llm.choice import build_llm
+
     check_llm_args(args)
-    answerer = _one_llm(args, args.llm, args.base_url, args.model)
-    spec = getattr(args, "paraphrase_llm", None)
-    base_url = getattr(args, "paraphrase_base_url", None) or args.base_url
-    model = getattr(args, "paraphrase_model", None) or args.model
-    if spec is None or (spec, base_url, model) == (args.llm, args.base_url, args.model):
-        return answerer
-    from ..llm.paraphraser import WithParaphraser
-
-    para = _one_llm(args, spec, base_url, model)
-    if "openai" not in (spec, args.llm) and para.identity == answerer.identity:
-        return answerer  # the same weights named twice (e.g. gguf: on the packaged file)
-    return WithParaphraser(answerer, para)
-
-
-def _one_llm(args: argparse.Namespace, spec: str, base_url: str | None, model: str | None) -> Any:
-    """One backend: ``spec`` with the shared cache, concurrency and key options."""
-    from ..llm import get_llm
-    from ..llm.specs import api_key_from
-
-    cache: Any = (
-        None if getattr(args, "no_cache", False) else (getattr(args, "cache", None) or True)
-    )
-    kwargs: dict[str, Any] = {"cache": cache, "concurrency": getattr(args, "concurrency", None)}
-    kwargs["thinking"] = getattr(args, "thinking", "off") == "on"
-    if spec != "openai":
-        kwargs["engine"] = getattr(args, "llm_engine", "auto")
-        kwargs["dtype"] = getattr(args, "llm_dtype", "auto")
-        kwargs["server_config"] = server_config(getattr(args, "threads", None))
-    if spec == "openai":
-        api_key = api_key_from(getattr(args, "api_key_env", None))  # that variable only
-        return get_llm("openai", base_url=base_url, model=model, api_key=api_key, **kwargs)
-    return get_llm(spec, **kwargs)
-
-
-def server_config(threads: int | None) -> Any:
-    """The llama.cpp server's settings: the defaults, with ``--threads`` when given."""
-    from ..llm.local import ServerConfig
-
-    return ServerConfig() if threads is None else ServerConfig(n_threads=threads)
+    return build_llm(choice_from_args(args))
 
 
 def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:
-    """Return the LLM's identity for the estimate without contacting a server.
+    """The LLM's identity for the estimate, contacting no server (:func:`~invent_core.llm.choice.choice_identity`)."""
+    from ..llm.choice import choice_identity
 
-    The built backend's ``identity`` (a local model's is read from its packaged
-    spec); for ``--llm openai`` without ``--model`` the spec ``"openai"`` (asking
-    the server which model it serves would contact it before the command starts).
-    """
-    if args.llm == "openai" and not args.model:
-        return "openai"
-    return str((llm if llm is not None else llm_from_args(args)).identity)
+    return str(choice_identity(choice_from_args(args), llm))
 
 
 def paraphrase_identity(args: argparse.Namespace, llm: Any) -> str | None:
-    """Return a separate paraphrasing model's identity for the estimate (``None``: none).
+    """A separate paraphrasing model's identity for the estimate (``None``: none)."""
+    from ..llm.choice import paraphrase_identity as identity
 
-    As :func:`llm_identity`: ``"openai"`` when no model is named, so no server is contacted.
-    """
-    para = getattr(llm, "paraphraser", None)
-    if para is None:
-        return None
-    if args.paraphrase_llm == "openai" and not (args.paraphrase_model or args.model):
-        return "openai"
-    return str(para.identity)
+    return identity(choice_from_args(args), llm)
 
 
 def print_estimate(

@@ -8,38 +8,6 @@ import re
 from typing import Any
 
 
-def add_server_args(g: Any) -> None:
-    """--base-url, --model, --api-key-env, --concurrency: how a served model is reached."""
-    from ..llm.concurrency import MAX_CONCURRENCY
-
-    g.add_argument(
-        "--base-url",
-        default=None,
-        action=AppendUrl,
-        help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1; repeat it for several "
-        "servers of the same model (each request goes to the least busy one; one that fails "
-        "is taken out and retried later)",
-    )
-    g.add_argument("--model", default=None, help="model name on the server")
-    g.add_argument(
-        "--api-key-env",
-        default=None,
-        metavar="VARIABLE",
-        help="the environment variable holding the API key, read from it only: unset or empty "
-        "is refused (default: $OPENAI_API_KEY when set, else no key); the key is never written "
-        "anywhere",
-    )
-    g.add_argument(
-        "--concurrency",
-        type=concurrency_arg,
-        default=None,
-        metavar="{N,auto,auto:N}",
-        help=f"LLM requests in flight at once (1 … {MAX_CONCURRENCY}), or auto (the default for "
-        "--llm openai: grows while the latency holds, halves on HTTP 429, 503 or a timeout; "
-        "auto:N caps it at N, default 64); local models: their server's slots",
-    )
-
-
 class AppendUrl(argparse.Action):
     """``--base-url`` given again adds a server: the URLs are kept comma-separated."""
 

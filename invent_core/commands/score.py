@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 
 from ..config import ScoreConfig
-from ._common import add_config_args, config_from_args
-from ._served import add_server_args, check_judge_server
+from ._common import add_config_args, add_llm_args, config_from_args
+from ._served import check_judge_server
 from .reference import add_reference_arg, check_reference, using_reference
+
+#: The options of a served answer judge's server (``--answer-judge openai``).
+JUDGE_SERVER = ("base_url", "model", "api_key_env", "concurrency")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,9 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the shipped reference runs of those settings (percentile, P(correct))",
     )
     add_reference_arg(p)
-    add_server_args(
-        p.add_argument_group("the server of a served answer judge (--answer-judge openai)")
-    )
+    add_llm_args(p, JUDGE_SERVER, "the server of a served answer judge (--answer-judge openai)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=main)
 

@@ -184,11 +184,25 @@ def get_llm(
     raise _unknown(spec)
 
 
+#: Where a served model goes when neither ``base_url`` nor ``$OPENAI_BASE_URL`` says.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def served_url(base_url: Any) -> Any:
+    """A served model's URL(s): ``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's API."""
+    return base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+
+
+def default_model() -> str | None:
+    """A served model's name when none is given: ``$OPENAI_MODEL`` (None: asked from the server)."""
+    return os.environ.get("OPENAI_MODEL") or None
+
+
 def _openai_llm(base_url: Any, model: str | None, api_key: str | None, cache: Any, opts) -> LLM:
     """A served model; the URL and model default to ``OPENAI_BASE_URL`` / ``OPENAI_MODEL``."""
     return OpenAICompatLLM(
-        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
-        model=model or os.environ.get("OPENAI_MODEL") or None,
+        base_url=served_url(base_url),
+        model=model or default_model(),
         api_key=api_key,
         cache=resolve_cache(cache),
         **opts,

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from invent_core.config import RunConfig, config_from_flat, flat_values
+from invent_core.config import LLMChoice, RunConfig, config_from_flat, flat_values
 
 from .own_model import model_spec
 
@@ -55,9 +55,9 @@ class Settings:
     llm: str = "qwen0.5b"  # invent_core.llm: "local" is an alias of the packaged qwen0.5b
     base_url: str = ""  # OpenAI-compatible server(s), comma-separated; "" = $OPENAI_BASE_URL
     model: str = ""  # OpenAI-compatible server only; "" = $OPENAI_MODEL or the one served
-    llm_engine: str = "auto"  # what runs a packaged model: invent_core.llm.ENGINES
+    llm_engine: str = LLMChoice.llm_engine  # what runs a packaged model: invent_core.llm.ENGINES
     llm_threads: int = 0  # the embedded llama.cpp's CPU threads; 0 = its choice (all cores)
-    llm_thinking: bool = False  # let a reasoning model think (--thinking on); traces stripped
+    llm_thinking: bool = LLMChoice.thinking  # let a reasoning model think (--thinking on)
     llm_path: str = ""  # llm == "own": a GGUF file (gguf:) or a model folder (hf:)
     paraphrase_llm: str = ""  # the rewording model, as llm; "" = the answering model
     paraphrase_path: str = ""
@@ -94,6 +94,26 @@ class Settings:
     def paraphrase_spec(self) -> str | None:
         """The rewording model's spec; ``None`` when it is the answering model."""
         return _spec(self.paraphrase_llm, self.paraphrase_path) if self.paraphrase_llm else None
+
+    @property
+    def llm_choice(self) -> LLMChoice:
+        """The model choice as the command line makes it: one object to build and identify.
+
+        :func:`invent_core.llm.choice.build_llm` and ``choice_identity`` read it, so
+        the dashboard and the CLI build (paraphraser, same weights, default URL) and
+        identify a model the same way. Blank fields are "not given"; 0 threads: the default.
+        """
+        return LLMChoice(
+            llm=self.llm_spec,
+            llm_engine=self.llm_engine,
+            paraphrase_llm=self.paraphrase_spec,
+            paraphrase_base_url=self.paraphrase_base_url,
+            paraphrase_model=self.paraphrase_model,
+            base_url=self.base_url,
+            model=self.model,
+            thinking=self.llm_thinking,
+            threads=self.llm_threads or None,
+        )
 
     @property
     def llm_label(self) -> str:
