@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from invent_core.config import LLMChoice, RunConfig, config_from_flat, flat_values
+from invent_core.llm import redact_url
+from invent_core.llm.endpoints import split_base_urls
 
 from .own_model import model_spec
 
@@ -81,6 +83,14 @@ class Settings:
         """One flat JSON-ready dict: the LLM fields and every run option by its flat name."""
         return {**{k: getattr(self, k) for k in _OWN}, **flat_values(self.run)}
 
+    def public_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` with the servers' URLs shown as saved anywhere: no credentials, no tokens."""
+        data = self.to_dict()
+        for name in ("base_url", "paraphrase_base_url"):
+            urls = split_base_urls(data[name]) if data[name] else []
+            data[name] = ",".join(redact_url(u) for u in urls)
+        return data
+
     def run_config(self, **changes: Any) -> RunConfig:
         """Return the run's config, with options changed by flat name (``perturber="gaap"``)."""
         return self.run.replace(**changes) if changes else self.run
@@ -119,7 +129,8 @@ class Settings:
     def llm_label(self) -> str:
         """How the sidebar names the chosen backend."""
         if self.llm == "openai":
-            return f"{self.model or 'default model'} @ {self.base_url or '$OPENAI_BASE_URL'}"
+            where = self.public_dict()["base_url"] or "$OPENAI_BASE_URL"
+            return f"{self.model or 'default model'} @ {where}"
         if self.llm == OWN_MODEL:
             return f"your model {self.llm_path.rstrip('/').rsplit('/', 1)[-1]}"
         return LLM_LABELS.get(self.llm, self.llm)

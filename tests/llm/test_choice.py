@@ -124,3 +124,13 @@ def test_a_bad_choice_is_refused_naming_the_field(changes, message):
 def test_blank_fields_are_not_given():
     choice = LLMChoice(base_url=" ", model="", paraphrase_base_url="")
     assert (choice.base_url, choice.model, choice.paraphrase_base_url) == (None, None, None)
+
+
+def test_the_sidebar_shows_and_saves_its_servers_without_credentials():
+    picked = {"llm": "openai", "base_url": "http://me:pw-77aa@h:1/v1?key=k-99zz,http://h2:1/v1",
+              "paraphrase_base_url": "https://p/v1?access_token=t-55yy"}  # fmt: skip
+    settings = Settings.from_dict(picked)
+    shown = " ".join([settings.llm_label, str(settings.public_dict())])
+    assert all(s not in shown for s in ("pw-77aa", "k-99zz", "t-55yy"))
+    assert settings.public_dict()["base_url"] == "http://h:1/v1,http://h2:1/v1"
+    assert settings.to_dict()["base_url"] == picked["base_url"]  # the session keeps what it sends
