@@ -66,19 +66,25 @@ def _llm_kinds() -> dict[str, dict[str, Any]]:
 
 
 def choice_from_args(args: argparse.Namespace) -> Any:
-    """The :class:`~invent_core.config.LLMChoice` the options describe (fields absent: defaults)."""
+    """The :class:`~invent_core.config.LLMChoice` the options describe (fields absent: defaults).
+
+    Raises ValueError naming the option as typed (``--llm-engine must be one of …``).
+    """
     import dataclasses
 
     from ..config import LLMChoice
 
-    given = {
-        f.name: getattr(args, f.name)
-        for f in dataclasses.fields(LLMChoice)
-        if hasattr(args, f.name)
-    }
+    names = [f.name for f in dataclasses.fields(LLMChoice)]
+    given = {name: getattr(args, name) for name in names if hasattr(args, name)}
     if "thinking" in given:
         given["thinking"] = given["thinking"] == "on"
-    return LLMChoice(**given)
+    try:
+        return LLMChoice(**given)
+    except ValueError as err:  # "LLMChoice.llm_engine must …" → "--llm-engine must …"
+        field, _, rest = str(err).removeprefix("LLMChoice.").partition(" ")
+        if field not in names:
+            raise
+        raise ValueError(f"--{field.replace('_', '-')} {rest}") from None
 
 
 def _parse_optional(kind: type):

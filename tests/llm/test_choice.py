@@ -134,3 +134,8 @@ def test_the_sidebar_shows_and_saves_its_servers_without_credentials():
     assert all(s not in shown for s in ("pw-77aa", "k-99zz", "t-55yy"))
     assert settings.public_dict()["base_url"] == "http://h:1/v1,http://h2:1/v1"
     assert settings.to_dict()["base_url"] == picked["base_url"]  # the session keeps what it sends
+
+
+def test_a_bad_option_is_named_as_typed():
+    with pytest.raises(ValueError, match="^--llm-dtype must be one of 'auto', 'bf16'"):
+        choice_from_args(_args("--llm-dtype", "fp8"))
