@@ -68,10 +68,11 @@ def check_openai_key(args: argparse.Namespace, para: str | None) -> None:
     ``--paraphrase-base-url`` or ``$OPENAI_BASE_URL``): a local server (vLLM,
     llama.cpp) may need none.
     """
-    from ..llm.specs import DEFAULT_KEY_ENV, api_key_from
+    from ..llm.specs import DEFAULT_KEY_ENV, api_key_from, key_env_problem
 
-    if getattr(args, "api_key_env", None) is not None:
-        api_key_from(args.api_key_env)  # ValueError naming the option and the variable
+    problem = key_env_problem(args.api_key_env) if args.api_key_env is not None else None
+    if problem is not None:  # before any message names the variable: it may be the key
+        raise ValueError(f"--api-key-env: the value given {problem}")
     named = args.base_url or os.environ.get("OPENAI_BASE_URL")
     env = getattr(args, "api_key_env", None) or DEFAULT_KEY_ENV
     for option, spec, url in (
@@ -84,6 +85,8 @@ def check_openai_key(args: argparse.Namespace, para: str | None) -> None:
                 f"${env} is not set (name another variable with --api-key-env, or a server "
                 "with --base-url)"
             )
+    if args.api_key_env is not None:
+        api_key_from(args.api_key_env)  # unset or empty: refused, naming the option and variable
 
 
 def check_urls(args: argparse.Namespace) -> None:

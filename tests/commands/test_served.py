@@ -72,11 +72,12 @@ def test_an_unset_key_variable_is_refused_before_anything(command, tmp_path, mon
     assert DECOY not in err and not out.exists()
 
 
-def test_a_key_typed_as_the_variable_name_is_not_echoed(tmp_path, capsys):
+@pytest.mark.parametrize("server", [True, False])
+def test_a_key_typed_as_the_variable_name_is_not_echoed(server, capsys):
+    """With a server named, or not (where the public API's "needs a key" would name it)."""
     with SecretServer("answer") as srv:
-        status = invent(
-            ["run", "Q?", "--llm", "openai", "--base-url", srv.base_url, "--api-key-env", KEY]
-        )
+        where = ["--base-url", srv.base_url] if server else []
+        status = invent(["run", "Q?", "--llm", "openai", *where, "--api-key-env", KEY])
         assert srv.seen == []
     err = capsys.readouterr().err
     assert status == 2 and KEY not in err and "looks like a key" in err
