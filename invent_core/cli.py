@@ -71,14 +71,14 @@ def one_line_warnings():
     """
     import warnings
 
-    from .errors import InventWarning
+    from .errors import InventWarning, scrub
 
     with warnings.catch_warnings():
         default = warnings.showwarning
 
         def show(message, category, filename, lineno, file=None, line=None):
             if issubclass(category, InventWarning):
-                print(f"warning: {message}", file=file or sys.stderr)
+                print(f"warning: {scrub(message)}", file=file or sys.stderr)
             else:
                 default(message, category, filename, lineno, file, line)
 
@@ -87,7 +87,7 @@ def one_line_warnings():
 
 
 def _run(args) -> int:
-    from .errors import InventError
+    from .errors import InventError, scrub
 
     try:
         if hasattr(args, "llm"):  # an unusable --llm / --paraphrase-llm: before any file is touched
@@ -97,7 +97,7 @@ def _run(args) -> int:
         return int(args.func(args) or 0)
     except (InventError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError) as err:
         # People get one line naming the problem, not a traceback.
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {scrub(err)}", file=sys.stderr)  # a server may have echoed a key
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

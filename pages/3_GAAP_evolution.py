@@ -32,7 +32,9 @@ st.caption(
 def _start_gaap(question: str, run_cfg) -> None:
     emb = resources.embedder(run_cfg.embedder)
     history = archive.store()
-    used = {k: v for k, v in settings.to_dict().items() if k not in ("llm", "base_url", "model")}
+    used = {
+        k: v for k, v in settings.public_dict().items() if k not in ("llm", "base_url", "model")
+    }
 
     def work(progress, cancel):
         return gaap(

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..config import RunConfig
 from ..engine.pipeline import answer_requests, postprocess_responses, run_question
+from ..errors import scrub
 from ..evaluation.correctness import DEFAULT_JUDGE, judge_verdict
 from ..evaluation.reference import own_placement, own_reference_file, record_columns
 from ..methods.context import ScoringContext
@@ -182,7 +183,7 @@ class RowScorer:
         else:
             degenerate = run.degenerate
         record["degenerate"] = degenerate or ""  # every perturbation a copy: the scores say nothing
-        errors = {name: res.error for name, res in results.items() if not res.ok}
+        errors = {name: scrub(res.error) for name, res in results.items() if not res.ok}
         record["method_errors"] = json.dumps(errors, ensure_ascii=False) if errors else ""
         if row.answers:
             record["answer"] = row.answers[0]

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 from ..embedders import resolve_embedder
+from ..errors import scrub
 from ..llm import resolve_llm
 from ..progress import Progress, ProgressCallback
 from ..provenance import package_versions, provenance
@@ -157,6 +158,7 @@ class BatchRun:
     def record_error(self, err: BatchInputError, row_id: str | None, kind: str) -> None:
         """One line in the errors sidecar (fsynced), and the count."""
         entry = {"id": row_id, **err.to_dict(), "kind": kind}
+        entry = {k: scrub(v) if isinstance(v, str) else v for k, v in entry.items()}  # no key
         self.errors_f.write(json.dumps(entry, ensure_ascii=False) + "\n")
         self.errors_f.flush()
         os.fsync(self.errors_f.fileno())

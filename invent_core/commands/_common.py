@@ -8,87 +8,85 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from ._served import (  # noqa: F401 - batch reads concurrency_note here
     AppendUrl,
-    add_server_args,
+    check_llm_args,
     check_openai_key,
     check_urls,
+    concurrency_arg,
     concurrency_note,
     int_in,
+    seconds_arg,
+    served_judge_problem,
 )
 
 
-def add_llm_args(p: argparse.ArgumentParser) -> None:
-    """--llm, --base-url, --model, --api-key-env, --concurrency, --threads, --no-cache, --cache."""
+def add_llm_args(
+    p: argparse.ArgumentParser, only: tuple[str, ...] | None = None, title: str = "LLM backend"
+) -> None:
+    """One option per field of :class:`~invent_core.config.LLMChoice` (--llm, --base-url, …).
+
+    Generated from the fields (their help, ``metavar`` and ``kind``), so the
+    command line and the dashboard's model choice are the same object
+    (:func:`choice_from_args`). ``only``: these fields alone (``score``'s served judge).
+    """
+    import dataclasses
+
+    from ..config import LLMChoice
+
+    g = p.add_argument_group(title)
+    kinds = _llm_kinds()
+    for f in dataclasses.fields(LLMChoice):
+        if only is not None and f.name not in only:
+            continue
+        meta = f.metadata
+        flag = "--" + f.name.replace("_", "-")
+        kwargs: dict[str, Any] = {"help": _escape(meta["help"]), "default": f.default}
+        kind = meta.get("kind")
+        if kind == "flag":
+            kwargs["action"] = "store_true"
+        elif kind == "on_off":
+            kwargs.update(choices=("on", "off"), default="off")
+        else:
+            kwargs["metavar"] = meta.get("metavar")
+            kwargs.update(kinds.get(kind, {}))
+        g.add_argument(flag, **kwargs)
+
+
+def _llm_kinds() -> dict[str, dict[str, Any]]:
     from ..llm.local import MAX_THREADS
 
-    g = p.add_argument_group("LLM backend")
-    g.add_argument(
-        "--llm",
-        default="local",
-        metavar="SPEC",
-        help="local (default: packaged Qwen2.5-0.5B, no key), qwen1.5b if installed, "
-        "gguf:FILE (any GGUF file on the embedded llama.cpp), "
-        "openai (any OpenAI-compatible server, with --base-url), or hf:PATH (a local "
-        "Hugging Face model folder or GGUF file, run by transformers in this process)",
-    )
-    g.add_argument(
-        "--llm-engine",
-        default="auto",
-        metavar="{auto,llamacpp,transformers}",
-        help="what runs local/qwen0.5b/qwen1.5b: auto (default: transformers on the GPU when "
-        "torch sees CUDA and llama.cpp sees no GPU, else llama.cpp), llamacpp or transformers",
-    )
-    g.add_argument(
-        "--llm-dtype",
-        default="auto",
-        metavar="{auto,bf16,fp16,fp32}",
-        help="the transformers engine's dtype (auto: bf16 on CUDA, fp32 on the CPU)",
-    )
-    g.add_argument(
-        "--paraphrase-llm",
-        default=None,
-        metavar="SPEC",
-        help="the model that rewords the question (the paraphrase perturber and the gate's "
-        "extra rounds), as --llm (default: the answering model)",
-    )
-    g.add_argument(
-        "--paraphrase-base-url",
-        default=None,
-        action=AppendUrl,
-        help="for --paraphrase-llm openai: its server (default: --base-url)",
-    )
-    g.add_argument(
-        "--paraphrase-model",
-        default=None,
-        help="for --paraphrase-llm openai: its model (default: --model)",
-    )
-    add_server_args(g)
-    g.add_argument(
-        "--thinking",
-        choices=("on", "off"),
-        default="off",
-        help="let a reasoning model (Qwen3, DeepSeek-R1) think before answering (default off: "
-        "enable_thinking=false where the server or chat template takes it); <think> traces are "
-        "always kept out of the answers, and on is part of the cache key",
-    )
-    g.add_argument(
-        "--threads",
-        type=int_in(1, MAX_THREADS),
-        default=None,
-        metavar="N",
-        help="CPU threads of the embedded llama.cpp server (local, qwen0.5b, qwen1.5b, gguf:; "
-        "default: llama.cpp's choice, all cores). On a machine busy with other work, 1 is "
-        "often faster; not part of the answers' cache key",
-    )
-    g.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the persistent LLM cache"
-    )
-    g.add_argument("--cache", default=None, metavar="PATH", help="SQLite file for the LLM cache")
+    return {
+        "urls": {"action": AppendUrl},
+        "concurrency": {"type": concurrency_arg},
+        "threads": {"type": int_in(1, MAX_THREADS)},
+        "seconds": {"type": seconds_arg},
+    }
+
+
+def choice_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~invent_core.config.LLMChoice` the options describe (fields absent: defaults).
+
+    Raises ValueError naming the option as typed (``--llm-engine must be one of …``).
+    """
+    import dataclasses
+
+    from ..config import LLMChoice
+
+    names = [f.name for f in dataclasses.fields(LLMChoice)]
+    given = {name: getattr(args, name) for name in names if hasattr(args, name)}
+    if "thinking" in given:
+        given["thinking"] = given["thinking"] == "on"
+    try:
+        return LLMChoice(**given)
+    except ValueError as err:  # "LLMChoice.llm_engine must …" → "--llm-engine must …"
+        field, _, rest = str(err).removeprefix("LLMChoice.").partition(" ")
+        if field not in names:
+            raise
+        raise ValueError(f"--{field.replace('_', '-')} {rest}") from None
 
 
 def _parse_optional(kind: type):
@@ -200,7 +198,7 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
         base = profile_base(cls, args.profile)
     try:
         config = config_from_flat(cls, given, base)
-        _check_answer_judge(config, explicit="answer_judge" in given)
+        _check_answer_judge(config, args, explicit="answer_judge" in given)
         return config
     except ValueError as err:
         msg = str(err)
@@ -213,11 +211,12 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
         raise ValueError(msg) from err
 
 
-def _check_answer_judge(config: Any, explicit: bool = False) -> None:
+def _check_answer_judge(config: Any, args: argparse.Namespace, explicit: bool = False) -> None:
     """Refuse an ``--answer-judge`` naming no model, or typed (``explicit``) beside another ψ_y.
 
     Before any file is read: the rules may decide every pair, so the error would come
-    later or never; beside another ψ_y it would be ignored.
+    later or never; beside another ψ_y it would be ignored. A served judge is bound to
+    this command's server (:func:`bind_served_judge`).
     """
     from ..responses.judge import answer_judge_problem
 
@@ -225,9 +224,30 @@ def _check_answer_judge(config: Any, explicit: bool = False) -> None:
     if explicit and getattr(score, "answer_similarity", None) != "judge":
         raise ValueError("--answer-judge goes with --answer-similarity judge (else unused)")
     if getattr(score, "answer_similarity", None) == "judge":
-        problem = answer_judge_problem(score.answer_judge)
+        problem = answer_judge_problem(score.answer_judge) or served_judge_problem(
+            args, score.answer_judge
+        )
         if problem is not None:
             raise ValueError(f"--answer-judge {problem}")
+        bind_served_judge(args, score.answer_judge)
+
+
+def bind_served_judge(args: argparse.Namespace, spec: str) -> None:
+    """A served judge (``openai``) asks this command's server, built on first use."""
+    from functools import partial
+
+    from ..llm import LazyLLM
+    from ..responses.judge import SERVED, use_answer_judge
+
+    if spec.strip().lower() == SERVED:
+        use_answer_judge(spec, LazyLLM(partial(served_llm, args)))
+
+
+def served_llm(args: argparse.Namespace) -> Any:
+    """The command's served model (``--base-url``, ``--model``, ``--api-key-env``)."""
+    from ..llm.choice import build_one
+
+    return build_one(choice_from_args(args).replace(llm="openai"))
 
 
 def profile_base(cls: type, name: str) -> Any:
@@ -247,148 +267,30 @@ def _owner(cls: type, path: tuple[str, ...]) -> type:
     return cls
 
 
-def check_llm_args(args: argparse.Namespace) -> None:
-    """Refuse an unusable LLM choice before anything is read or written: ValueError naming the option.
-
-    One line naming the option and the spec or path (``--llm gguf:/m/x.gguf: no
-    such file``): an unknown spec, a ``gguf:``/``hf:`` path that is missing or no
-    model, stray server options, an unknown ``--llm-engine`` or ``--llm-dtype``, a
-    half-precision dtype where torch sees no CUDA. Loads no model.
-    """
-    from ..llm import spec_problem
-    from ..llm.engine import check_engine
-    from ..llm.hf import HFConfig
-
-    para = getattr(args, "paraphrase_llm", None)
-    for option, spec in (("--llm", args.llm), ("--paraphrase-llm", para)):
-        problem = None if spec is None else spec_problem(spec)
-        if problem is not None:
-            raise ValueError(f"{option} {problem}")
-    openai = args.llm == "openai" or para == "openai"
-    if not openai and (args.base_url or args.model):
-        raise ValueError("--base-url and --model go with --llm openai (or --paraphrase-llm openai)")
-    if para != "openai" and (
-        getattr(args, "paraphrase_base_url", None) or getattr(args, "paraphrase_model", None)
-    ):
-        raise ValueError(
-            "--paraphrase-base-url and --paraphrase-model go with --paraphrase-llm openai"
-        )
-    check_urls(args)
-    engine = getattr(args, "llm_engine", "auto")
-    dtype = getattr(args, "llm_dtype", "auto")
-    check_engine(engine)
-    if args.llm == "openai" and para in (None, "openai") and (engine, dtype) != ("auto", "auto"):
-        # the server decides how it runs the model; saying otherwise here would be ignored
-        raise ValueError(
-            "--llm-engine and --llm-dtype choose how an in-process model runs (local, gguf:, "
-            "hf:); --llm openai is run by its server"
-        )
-    _check_transformers(args.llm, para, engine, HFConfig(dtype=dtype))
-    _check_threads(args.llm, para, engine, getattr(args, "threads", None))
-    check_openai_key(args, para)  # last: a stray option is the clearer message
-
-
-def _check_threads(llm: str, para: str | None, engine: str, threads: int | None) -> None:
-    """``--threads`` needs a model on the embedded llama.cpp (a packaged one, or ``gguf:``)."""
-    from ..llm.specs import GGUF_PREFIX, LOCAL_ALIASES
-
-    if threads is None:
-        return
-    specs = [s.strip().lower() for s in (llm, para) if s]
-    packaged = engine != "transformers" and any(s in LOCAL_ALIASES for s in specs)
-    if not packaged and not any(s.startswith(GGUF_PREFIX) for s in specs):
-        raise ValueError(
-            "--threads sets the embedded llama.cpp server's threads (--llm local, qwen0.5b, "
-            f"qwen1.5b or gguf:FILE); --llm {llm} does not run on it"
-        )
-
-
-def _check_transformers(llm: str, para: str | None, engine: str, config: Any) -> None:
-    """``hf:`` specs need the transformers engine and a dtype this machine can run."""
-    hf_specs = [s.strip() for s in (llm, para) if s and s.strip().lower().startswith("hf:")]
-    for spec in hf_specs:
-        option = "--llm" if spec == llm.strip() else "--paraphrase-llm"
-        if engine == "llamacpp":
-            raise ValueError(
-                f"{option} {spec} runs on the transformers engine, not --llm-engine llamacpp"
-            )
-        try:
-            config.resolve()
-        except ValueError as err:
-            raise ValueError(f"{option} {spec}: {err}") from None
-    if not hf_specs and (engine == "transformers" or config.dtype != "auto"):
-        config.resolve()
-
-
 def llm_from_args(args: argparse.Namespace) -> Any:
     """Build the LLM backend the options describe (lazy: the local server starts on first use).
 
     With ``--paraphrase-llm`` naming another model, the answering model
-    carrying it (:class:`~invent_core.llm.paraphraser.WithParaphraser`).
+    carrying it (:func:`invent_core.llm.choice.build_llm`).
     """
+    from ..llm.choice import build_llm
+
     check_llm_args(args)
-    answerer = _one_llm(args, args.llm, args.base_url, args.model)
-    spec = getattr(args, "paraphrase_llm", None)
-    base_url = getattr(args, "paraphrase_base_url", None) or args.base_url
-    model = getattr(args, "paraphrase_model", None) or args.model
-    if spec is None or (spec, base_url, model) == (args.llm, args.base_url, args.model):
-        return answerer
-    from ..llm.paraphraser import WithParaphraser
-
-    para = _one_llm(args, spec, base_url, model)
-    if "openai" not in (spec, args.llm) and para.identity == answerer.identity:
-        return answerer  # the same weights named twice (e.g. gguf: on the packaged file)
-    return WithParaphraser(answerer, para)
-
-
-def _one_llm(args: argparse.Namespace, spec: str, base_url: str | None, model: str | None) -> Any:
-    """One backend: ``spec`` with the shared cache, concurrency and key options."""
-    from ..llm import get_llm
-
-    cache: Any = None if args.no_cache else (args.cache or True)
-    kwargs: dict[str, Any] = {"cache": cache, "concurrency": args.concurrency}
-    kwargs["thinking"] = getattr(args, "thinking", "off") == "on"
-    kwargs["stall_timeout"] = getattr(args, "stall_timeout", None)
-    if spec != "openai":
-        kwargs["engine"] = getattr(args, "llm_engine", "auto")
-        kwargs["dtype"] = getattr(args, "llm_dtype", "auto")
-        kwargs["server_config"] = server_config(getattr(args, "threads", None))
-    if spec == "openai":
-        api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
-        return get_llm("openai", base_url=base_url, model=model, api_key=api_key, **kwargs)
-    return get_llm(spec, **kwargs)
-
-
-def server_config(threads: int | None) -> Any:
-    """The llama.cpp server's settings: the defaults, with ``--threads`` when given."""
-    from ..llm.local import ServerConfig
-
-    return ServerConfig() if threads is None else ServerConfig(n_threads=threads)
+    return build_llm(choice_from_args(args))
 
 
 def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:
-    """Return the LLM's identity for the estimate without contacting a server.
+    """The LLM's identity for the estimate, contacting no server (:func:`~invent_core.llm.choice.choice_identity`)."""
+    from ..llm.choice import choice_identity
 
-    The built backend's ``identity`` (a local model's is read from its packaged
-    spec); for ``--llm openai`` without ``--model`` the spec ``"openai"`` (asking
-    the server which model it serves would contact it before the command starts).
-    """
-    if args.llm == "openai" and not args.model:
-        return "openai"
-    return str((llm if llm is not None else llm_from_args(args)).identity)
+    return str(choice_identity(choice_from_args(args), llm))
 
 
 def paraphrase_identity(args: argparse.Namespace, llm: Any) -> str | None:
-    """Return a separate paraphrasing model's identity for the estimate (``None``: none).
+    """A separate paraphrasing model's identity for the estimate (``None``: none)."""
+    from ..llm.choice import paraphrase_identity as identity
 
-    As :func:`llm_identity`: ``"openai"`` when no model is named, so no server is contacted.
-    """
-    para = getattr(llm, "paraphraser", None)
-    if para is None:
-        return None
-    if args.paraphrase_llm == "openai" and not (args.paraphrase_model or args.model):
-        return "openai"
-    return str(para.identity)
+    return identity(choice_from_args(args), llm)
 
 
 def print_estimate(

@@ -25,6 +25,7 @@ import os
 import sys
 from collections.abc import Callable
 
+from ..errors import scrub
 from ..questions.files.error import OutputBusyError
 
 OK = 0
@@ -64,7 +65,7 @@ def run_guarded(
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
         return status
     except OutputBusyError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {scrub(err)}", file=sys.stderr)
         return BUSY
     except BrokenPipeError:
         _silence_stdout()

@@ -8,8 +8,12 @@ import sys
 from pathlib import Path
 
 from ..config import ScoreConfig
-from ._common import add_config_args, config_from_args
+from ._common import add_config_args, add_llm_args, config_from_args
+from ._served import check_judge_server
 from .reference import add_reference_arg, check_reference, using_reference
+
+#: The options of a served answer judge's server (``--answer-judge openai``).
+JUDGE_SERVER = ("base_url", "model", "api_key_env", "concurrency")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the shipped reference runs of those settings (percentile, P(correct))",
     )
     add_reference_arg(p)
+    add_llm_args(p, JUDGE_SERVER, "the server of a served answer judge (--answer-judge openai)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=main)
 
@@ -144,6 +149,7 @@ def _main(args: argparse.Namespace) -> int:
     from ..config import RunConfig
     from ..llm.names import local_model
 
+    check_judge_server(args)  # the key's variable and the URLs, before any file is read
     config = config_from_args(args, ScoreConfig)
     if args.made_by is not None and local_model(args.made_by) is None:
         raise ValueError(

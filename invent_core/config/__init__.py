@@ -15,6 +15,8 @@ round-trips through JSON (:func:`config_to_dict`, ``RunConfig.from_dict``).
 - :class:`RunConfig` (:mod:`.run`): one question end to end: perturber, n, r,
   temperature, the answer budget, the adaptive budget (:class:`AdaptiveConfig`)
   and the three above.
+- :class:`LLMChoice` (:mod:`.llm`): which model answers and which rewords, how they run
+  and how a served one is reached (not part of a run's settings: its identity is).
 - :class:`Profile` (:mod:`.profiles`): ``ours``, ``paper``, ``released-code`` — the
   options that reproduce a reference in one word.
 
@@ -31,6 +33,7 @@ from __future__ import annotations
 from .checks import MAX_BOOTSTRAP, MAX_SAMPLES, MAX_TEMPERATURE
 from .flat import PREFIX, config_from_flat, config_to_dict, flat_values, json_ready
 from .gaap import GaapConfig
+from .llm import LLMChoice
 from .options import OptionSpec, iter_options
 from .paraphrase import GateConfig, ParaphraseConfig
 from .profiles import (
@@ -69,6 +72,7 @@ __all__ = [
     "AnswerSimilarity",
     "GaapConfig",
     "GateConfig",
+    "LLMChoice",
     "MaxVariant",
     "OptionSpec",
     "Padding",

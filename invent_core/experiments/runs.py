@@ -22,6 +22,7 @@ from ..config import RunConfig
 from ..engine.artifact import RunArtifact
 from ..engine.inflight import units_in_flight
 from ..engine.pipeline import run_question
+from ..errors import scrub
 from ..methods.registry import ScoringContext, compute_methods, resolve_methods
 from ..perturb.base import get_perturber
 from ..progress import CancelToken, ProgressCallback
@@ -143,7 +144,7 @@ def base_row(ex) -> dict[str, Any]:
 
 def failed_row(ex, err: Exception) -> dict[str, Any]:
     """Return the row of a question whose generation failed: its error, no judgement or scores."""
-    message = " ".join(str(err).split())[:300]
+    message = " ".join(scrub(err).split())[:300]  # a server may have echoed a key
     return {**base_row(ex), "correct": "", "error": f"{type(err).__name__}: {message}"}
 
 

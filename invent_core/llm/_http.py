@@ -16,20 +16,25 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import logging
+import re
 import socket
 import time
 import urllib.parse
 from typing import Any
 
+from ..errors import SECRET_PARAM, remember_secret, scrub
 from .cancel import current_cancel
 
 
 def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
     """Split ``https://user:key@host/v1`` into the URL without them and ``(user, key)``.
 
-    The URL returned is the one to show, save or hash; the pair, when there is
-    one, is only ever sent (as HTTP basic auth, what the HTTP client did with
-    such a URL before).
+    The URL returned is the one to show, save or hash: without ``user:password@``
+    and without the query-string parameters that carry a credential
+    (:func:`secret_query`: ``?key=``, ``?access_token=`` …). The pair, when there
+    is one, is only ever sent (as HTTP basic auth, what the HTTP client did with
+    such a URL before); both are remembered as secrets (:func:`~invent_core.errors.scrub`).
 
     Examples
     --------
@@ -37,18 +42,49 @@ def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
     ('https://example.org:8443/v1', ('me', 'sk-1'))
     >>> split_credentials("http://127.0.0.1:8000/v1")
     ('http://127.0.0.1:8000/v1', None)
+    >>> split_credentials("https://h/v1?api-version=2024-06&key=abc")
+    ('https://h/v1?api-version=2024-06', None)
     """
     parts = urllib.parse.urlsplit(url)
+    secrets = secret_query(url)
+    for value in secrets.values():
+        remember_secret(value)
+    if secrets:
+        kept = [(k, v) for k, v in _query(parts.query) if k not in secrets]
+        parts = parts._replace(query=urllib.parse.urlencode(kept))
     if "@" not in parts.netloc:
-        return url, None
+        return (urllib.parse.urlunsplit(parts) if secrets else url), None
     userinfo, _, hostport = parts.netloc.rpartition("@")
     user, _, password = userinfo.partition(":")
     clean = urllib.parse.urlunsplit(parts._replace(netloc=hostport))
-    return clean, (urllib.parse.unquote(user), urllib.parse.unquote(password))
+    auth = (urllib.parse.unquote(user), urllib.parse.unquote(password))
+    remember_secret(auth[1] or auth[0])
+    return clean, auth
+
+
+def secret_query(url: str) -> dict[str, str]:
+    """The query-string parameters of ``url`` that carry a credential (sent, never shown).
+
+    >>> secret_query("https://h/v1?api-version=2024-06&key=abc&access_token=t")
+    {'key': 'abc', 'access_token': 't'}
+    """
+    return {k: v for k, v in _query(urllib.parse.urlsplit(url).query) if _SECRET_NAME.fullmatch(k)}
+
+
+def url_query(url: str) -> dict[str, str]:
+    """Every query-string parameter of ``url`` (sent as the client's default query)."""
+    return dict(_query(urllib.parse.urlsplit(url).query))
+
+
+def _query(text: str) -> list[tuple[str, str]]:
+    return urllib.parse.parse_qsl(text, keep_blank_values=True)
+
+
+_SECRET_NAME = re.compile(SECRET_PARAM, re.I)
 
 
 def redact_url(url: str) -> str:
-    """``url`` without any ``user:password@`` part (for display, artefacts and cache keys)."""
+    """``url`` without ``user:password@`` nor query-string credentials (display, artefacts, cache keys)."""
     return split_credentials(url)[0]
 
 
@@ -69,6 +105,7 @@ def http_client(deadline: float, auth: tuple[str, str] | None = None) -> Any:
     import openai
 
     lib = http_library()
+    scrub_library_logs(lib.__name__)
     transport = _deadline_transport_class()(deadline)
     pool = getattr(transport, "_pool", None)
     if pool is not None and hasattr(pool, "_network_backend"):  # else Cancel waits for replies
@@ -76,6 +113,39 @@ def http_client(deadline: float, auth: tuple[str, str] | None = None) -> Any:
     return openai.DefaultHttpxClient(
         transport=transport, auth=lib.BasicAuth(*auth) if auth else None
     )
+
+
+class _ScrubLog(logging.Filter):
+    """A log record's text with its credentials replaced (:func:`~invent_core.errors.scrub`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = record.getMessage()
+        except Exception:  # noqa: BLE001 - a record that cannot be formatted is left as it is
+            return True
+        clean = scrub(text)
+        if clean != text:
+            record.msg, record.args = clean, ()
+        return True
+
+
+_SCRUB_LOG = _ScrubLog()
+
+
+def scrub_library_logs(http: str) -> None:
+    """Scrub what the HTTP stack and ``openai`` log: the URL with its ``?key=``, a redirect's Location.
+
+    httpx logs each request's URL (INFO), httpcore the reply's headers (DEBUG): a
+    filter on each of their loggers (a logger's filters see only its own records).
+    """
+    roots = (http, "httpx", "httpcore", http.replace("httpx", "httpcore"), "openai")
+    names = set(roots) | {
+        n for n in logging.root.manager.loggerDict if n.startswith(tuple(f"{r}." for r in roots))
+    }
+    for name in names:
+        logger = logging.getLogger(name)
+        if _SCRUB_LOG not in logger.filters:
+            logger.addFilter(_SCRUB_LOG)
 
 
 def http_library() -> Any:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import get_args
 
+from ..config.llm import Engine
 from .local import llamacpp_device
 
-#: ``--llm-engine`` choices.
-ENGINES = ("auto", "llamacpp", "transformers")
+#: ``--llm-engine`` choices (``LLMChoice.llm_engine``).
+ENGINES: tuple[str, ...] = get_args(Engine)
 
 
 #: Device files of a GPU driver on Linux (NVIDIA, ROCm, WSL): without one, torch sees no CUDA.

@@ -29,8 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..errors import LLMError, LLMTimeout
-from ._http import http_client, split_credentials
+from ..errors import LLMError, LLMTimeout, remember_secret, scrubbed
+from ._http import http_client, split_credentials, url_query
 from .base import Completion, Request
 from .cache import LLMCache
 from .cached import CachedLLM, Pending, thinking_suffix
@@ -155,9 +155,14 @@ class OpenAICompatLLM(StallTimed, CachedLLM):
         if not timeout > 0:
             raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
         self.name = name
-        pairs = [split_credentials(url) for url in split_base_urls(base_url)]
+        raw = split_base_urls(base_url)
+        pairs = [split_credentials(url) for url in raw]
         if not pairs:
-            raise ValueError(f"base_url names no server: {base_url!r}")
+            raise ValueError("base_url names no server")
+        # the query string (?api-version=…&key=…) is sent with every request; its tokens are
+        # never kept in the URL (and the client's URL has none: it appends the path to it)
+        self._url_query = {clean: url_query(url) for url, (clean, _) in zip(raw, pairs)}
+        remember_secret(api_key)
         # never hold credentials: they are shown and part of the identity
         self.base_urls = tuple(url for url, _ in pairs)
         self.base_url = ",".join(self.base_urls)
@@ -233,8 +238,9 @@ class OpenAICompatLLM(StallTimed, CachedLLM):
         key = self._api_key or os.environ.get("OPENAI_API_KEY") or "no-key"
         per_read = self.stall_seconds() if self.stall_mode else self.timeout
         return openai.OpenAI(
-            base_url=base_url,
+            base_url=base_url.split("?", 1)[0],
             api_key=key,
+            default_query=self._url_query.get(base_url) or None,
             max_retries=0,
             timeout=per_read,
             http_client=http_client(self.timeout, auth),
@@ -274,9 +280,13 @@ class OpenAICompatLLM(StallTimed, CachedLLM):
                 except Exception as err:  # noqa: BLE001 - any failure: not in service now
                     failed[e.url] = err
             if not served:
-                raise LLMError(
-                    "no endpoint answered its model list: "
-                    + "; ".join(f"{u}: {type(x).__name__}: {brief(x)}" for u, x in failed.items())
+                raise scrubbed(
+                    LLMError(
+                        "no endpoint answered its model list: "
+                        + "; ".join(
+                            f"{u}: {type(x).__name__}: {brief(x)}" for u, x in failed.items()
+                        )
+                    )
                 )
             self._model = agreed_model(served, self._model)
             for e in self._router.endpoints:
@@ -341,13 +351,18 @@ class OpenAICompatLLM(StallTimed, CachedLLM):
         if several:  # each endpoint may fail a request once more before it is taken out
             n = policy.max_attempts + len(self._router.endpoints) - 1
             policy = replace(policy, max_attempts=n)
-        result = policy.run(
-            attempt,
-            self._rng,
-            classify=lambda err: self._retry_wait(err, last[0]),
-            give_up=self._give_up,
-            retry_timeouts=self.retry_timeouts or several,
-        )
+        try:
+            result = policy.run(
+                attempt,
+                self._rng,
+                classify=lambda err: self._retry_wait(err, last[0]),
+                give_up=self._give_up,
+                retry_timeouts=self.retry_timeouts or several,
+            )
+        except Exception as err:  # noqa: BLE001 - the one place a server's failure leaves
+            # a server may echo the key (its Authorization header, a ?key= URL) in its error
+            clean = scrubbed(err)
+            raise clean from clean.__cause__  # only a scrubbed connection error stays chained
         with self._stats_lock:
             self.completions_made += made
         return result

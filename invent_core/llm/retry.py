@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..errors import LLMError
+from ..errors import LLMError, scrub
 from ._http import http_library
 from .cancel import current_cancel, raise_if_cancelled
 from .endpoints import DOWN, FAILED, OK, OTHER, OVERLOAD, THROTTLED
@@ -166,7 +166,10 @@ def retry_wait(err: Exception, base_url: str, model: str | None) -> float | None
 
 
 def brief(err: BaseException | None) -> str:
-    """The server's own error message when it sent one, else the exception's (300 chars)."""
+    """The server's own error message when it sent one, else the exception's (300 chars).
+
+    Scrubbed (:func:`~invent_core.errors.scrub`): it goes into messages and the log.
+    """
     if err is None:
         return ""
     body = getattr(err, "body", None)
@@ -174,8 +177,8 @@ def brief(err: BaseException | None) -> str:
         inner = body.get("error")
         msg = body.get("message") or (inner.get("message") if isinstance(inner, dict) else None)
         if msg:
-            return str(msg)[:300]
-    return str(err)[:300]
+            return scrub(str(msg))[:300]
+    return scrub(str(err))[:300]
 
 
 def is_timeout(err: BaseException | None) -> bool:

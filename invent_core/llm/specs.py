@@ -9,8 +9,10 @@ loads; :func:`available_llms` lists the specs usable on this machine.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
+from ..errors import remember_secret
 from .base import LLM
 from .cache import LLMCache, resolve_cache
 from .concurrency import Concurrency, parse_concurrency
@@ -21,7 +23,16 @@ from .local import LOCAL_MODELS, LocalLLM, ServerConfig, installed_local_models
 from .openai_compat import OpenAICompatLLM
 from .retry import RetryPolicy
 
-__all__ = ["GGUF_PREFIX", "LOCAL_ALIASES", "available_llms", "get_llm", "spec_problem"]
+__all__ = [
+    "DEFAULT_KEY_ENV",
+    "GGUF_PREFIX",
+    "LOCAL_ALIASES",
+    "api_key_from",
+    "available_llms",
+    "get_llm",
+    "key_env_problem",
+    "spec_problem",
+]
 
 #: ``get_llm`` specs; "local" is the packaged default.
 LOCAL_ALIASES = {"local": "qwen0.5b", "qwen0.5b": "qwen0.5b", "qwen1.5b": "qwen1.5b"}
@@ -35,6 +46,56 @@ def available_llms() -> list[str]:
     ``"local"`` is an alias of ``"qwen0.5b"`` and is not listed separately.
     """
     return [*installed_local_models(), "openai"]
+
+
+#: The variable a served model's key is read from when none is named.
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEY_SHAPED = re.compile(r"(sk|pk|rk|hf|ghp|gho|ghs|xox[abp])[-_]", re.I)
+
+
+def key_env_problem(name: str) -> str | None:
+    """Why ``name`` cannot be the name of the variable holding a key (``None``: it can).
+
+    A key typed where its variable's name goes is never repeated: the message
+    says it looks like a key, and the value is remembered as a secret.
+
+    >>> key_env_problem("MY_KEY") is None, key_env_problem("sk-abc123def456")
+    (True, 'looks like a key, not the name of an environment variable: put the key in a variable (export MY_KEY=...) and name the variable')
+    """
+    text = str(name).strip()
+    if _VARIABLE.fullmatch(text) and not _KEY_SHAPED.match(text):
+        return None
+    remember_secret(text)
+    return (
+        "looks like a key, not the name of an environment variable: put the key in a "
+        "variable (export MY_KEY=...) and name the variable"
+    )
+
+
+def api_key_from(variable: str | None) -> str | None:
+    """The key of a served model: from ``variable`` when one is named, never from another.
+
+    ``None``: ``$OPENAI_API_KEY`` when set, else no key (a local server may need none).
+    A named variable that is unset or empty is a ``ValueError`` naming it (sending
+    ``$OPENAI_API_KEY`` instead would hand one server another's key).
+    """
+    if variable is None:
+        key = os.environ.get(DEFAULT_KEY_ENV) or None
+    else:
+        problem = key_env_problem(variable)
+        if problem is not None:
+            raise ValueError(f"--api-key-env: the value given {problem}")
+        key = os.environ.get(variable.strip())
+        if not key:
+            state = "is empty" if key == "" else "is not set"
+            raise ValueError(
+                f"--api-key-env {variable.strip()}: ${variable.strip()} {state}; the key is read "
+                "from that variable only (set it, or leave --api-key-env out for "
+                f"${DEFAULT_KEY_ENV} or no key)"
+            )
+    remember_secret(key)
+    return key
 
 
 #: The model a run answers with when none is named: the packaged 0.5B.
@@ -128,11 +189,25 @@ def get_llm(
     raise _unknown(spec)
 
 
+#: Where a served model goes when neither ``base_url`` nor ``$OPENAI_BASE_URL`` says.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def served_url(base_url: Any) -> Any:
+    """A served model's URL(s): ``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's API."""
+    return base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+
+
+def default_model() -> str | None:
+    """A served model's name when none is given: ``$OPENAI_MODEL`` (None: asked from the server)."""
+    return os.environ.get("OPENAI_MODEL") or None
+
+
 def _openai_llm(base_url: Any, model: str | None, api_key: str | None, cache: Any, opts) -> LLM:
     """A served model; the URL and model default to ``OPENAI_BASE_URL`` / ``OPENAI_MODEL``."""
     return OpenAICompatLLM(
-        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
-        model=model or os.environ.get("OPENAI_MODEL") or None,
+        base_url=served_url(base_url),
+        model=model or default_model(),
         api_key=api_key,
         cache=resolve_cache(cache),
         **opts,

@@ -12,6 +12,10 @@ leave undecided go to the judge named by ``ScoreConfig.answer_judge``:
   new. P("Yes") by :func:`invent_core.llm.yes_probability` (the first token's
   log-probabilities, renormalised over Yes / No, else the reply's words), as the
   entailment judge of the baselines reads it.
+- a served model (``"openai"``): the server the command (or the dashboard) names for its
+  own served model, bound with :func:`use_answer_judge`; never a default one. Unbound,
+  it is refused: a question and its answers (and a key) must not go to a server the
+  user did not name, e.g. because a samples file records ``openai`` as its judge.
 - ``nli:/path``: a local NLI model folder; the pair is the same when each answer
   entails the other with P(entailment) ≥ :data:`SAME_PROBABILITY` (Semantic Entropy's
   bidirectional test).
@@ -34,7 +38,11 @@ __all__ = [
     "AnswerJudge",
     "answer_judge_problem",
     "get_answer_judge",
+    "use_answer_judge",
 ]
+
+#: The spec of a served judge: it goes where the command's ``--base-url`` points, or nowhere.
+SERVED = "openai"
 
 #: P(Yes) or P(entailment) at or above which the judge calls two answers the same: the
 #: argmax of a two-way question (no tuning: the judge is asked a Yes/No question).
@@ -71,6 +79,11 @@ class AnswerJudge:
                         "nli:/path/to/a/local/NLI/model or an LLM spec"
                     )
                 self._model = get_embedder(str(path))
+            elif self.spec.strip().lower() == SERVED:
+                raise ValueError(
+                    f"answer judge {self.spec!r} names no server: a served judge goes to the "
+                    "server the command names (--base-url, --model), never to a default one"
+                )
             else:
                 self._model = get_llm(self.spec)
         return self._model
@@ -123,3 +136,13 @@ def get_answer_judge(spec: str) -> AnswerJudge:
     if spec not in _judges:
         _judges[spec] = AnswerJudge(spec)
     return _judges[spec]
+
+
+def use_answer_judge(spec: str, model: Any) -> None:
+    """From now on, ``spec`` judges with ``model`` (a served judge: the command's own server).
+
+    A new binding starts a new memo: verdicts of another server are not reused.
+    """
+    current = _judges.get(spec)
+    if current is None or current._model is not model:
+        _judges[spec] = AnswerJudge(spec, model=model)

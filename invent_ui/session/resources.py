@@ -11,22 +11,19 @@ re-reads the LLM's answers from invent_core's persistent cache.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 import invent_core.evaluation.reference
-from invent_core.config import RunConfig, ScoreConfig
+from invent_core.config import LLMChoice, RunConfig, ScoreConfig
 from invent_core.embedders import get_embedder
 from invent_core.engine.artifact import RunArtifact
 from invent_core.env import cache_dir
-from invent_core.llm import ServerConfig, get_llm, redact_url
-from invent_core.llm.cached import thinking_suffix
-from invent_core.llm.endpoints import endpoints_identity, split_base_urls
-from invent_core.llm.paraphraser import WithParaphraser
+from invent_core.llm.choice import build_llm, build_one, choice_identity
 from invent_core.methods.registry import ScoringContext, compute_methods
+from invent_core.responses.judge import use_answer_judge
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import assets
 
@@ -39,89 +36,47 @@ from .sidebar import api_key
 
 
 @st.cache_resource(show_spinner="Loading the LLM backend…", max_entries=4)
-def _llm(
-    spec: str,
-    base_url: str,
-    model: str,
-    key_id: str,
-    _api_key: str | None,
-    engine: str = "auto",
-    threads: int = 0,
-    thinking: bool = False,
-) -> Any:
-    if spec == "openai":
-        return get_llm(
-            spec,
-            base_url=base_url or None,
-            model=model or None,
-            api_key=_api_key,
-            thinking=thinking,
-        )
-    server = ServerConfig(n_threads=threads) if threads > 0 else None  # None: the default
-    # the transformers engine's model: loaded once, kept; llama.cpp's server: one per weights
-    return get_llm(spec, engine=engine, server_config=server, thinking=thinking)
+def _llm(choice: LLMChoice, key_id: str, _api_key: str | None) -> Any:
+    # one object per model (its choice without a paraphraser) and key: the transformers
+    # engine's model is loaded once and kept; llama.cpp's server is one per weights
+    return build_one(choice, api_key=_api_key)
 
 
 def llm_for(settings: Settings) -> Any:
     """Return the LLM backend of the sidebar's settings (one object per backend per process).
 
-    With a separate paraphrasing model, the answering model carrying it
-    (:class:`~invent_core.llm.paraphraser.WithParaphraser`; both cached).
+    :func:`invent_core.llm.choice.build_llm` on the settings' choice, each model
+    cached: with a separate paraphrasing model, the answering model carrying it.
+    A served answer judge asks the sidebar's server, no other.
     """
-    key = api_key() if "openai" in (settings.llm, settings.paraphrase_llm) else None
+    choice = settings.llm_choice
+    key = api_key() if choice.served else None
     fp = secret_fingerprint(key)
-    engine, threads, think = settings.llm_engine, settings.llm_threads, settings.llm_thinking
-    answerer = _llm(
-        settings.llm_spec, settings.base_url, settings.model, fp, key, engine, threads, think
-    )
-    spec = settings.paraphrase_spec
-    if spec is None:
-        return answerer
-
-    base_url = settings.paraphrase_base_url or settings.base_url
-    model = settings.paraphrase_model or settings.model
-    para = _llm(spec, base_url, model, fp, key, engine, threads, think)
-    if para is answerer or (
-        "openai" not in (spec, settings.llm_spec) and para.identity == answerer.identity
-    ):
-        return answerer  # the same weights named twice (the packaged file by its path)
-    return WithParaphraser(answerer, para)
+    llm = build_llm(choice, build=lambda one: _llm(one, fp, key))
+    if choice.llm == "openai":
+        use_answer_judge("openai", _llm(choice.answerer(), fp, key))
+    return llm
 
 
 @st.cache_data(show_spinner="Identifying the LLM (a model file is hashed once)…", max_entries=8)
-def _identity(
-    spec: str, base_url: str, model: str, engine: str = "auto", thinking: bool = False
-) -> str:
-    if spec == "openai":  # the server is not asked: its identity is its URL and model
-        url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        urls = [redact_url(u) for u in split_base_urls(url)]  # several: one identity for all
-        named = endpoints_identity(urls, model or os.environ.get("OPENAI_MODEL", ""))
-        return named + thinking_suffix(thinking)
+def _identity(choice: LLMChoice | None) -> str | None:
     try:
-        return _llm(spec, "", "", "", None, engine, thinking=thinking).identity
+        return choice_identity(choice)  # a served model's: its URL and model, no request
     except Exception:  # noqa: BLE001 - not installed: the estimate says "time unknown"
-        return spec
+        return None if choice is None else choice.llm
 
 
 def llm_identity(settings: Settings) -> str:
     """Return the chosen LLM's cache identity (what the throughput log is keyed by), cheaply."""
-    return _identity(
-        settings.llm_spec,
-        settings.base_url,
-        settings.model,
-        settings.llm_engine,
-        settings.llm_thinking,
-    )
+    return str(_identity(settings.llm_choice.answerer()))
 
 
 def llm_identities(settings: Settings) -> dict[str, str | None]:
     """``llm_identity`` and ``paraphrase_identity`` for :func:`invent_core.workbench.estimate.estimate_run`."""
-    spec, para = settings.paraphrase_spec, None
-    if spec is not None:
-        base_url = settings.paraphrase_base_url or settings.base_url
-        model = settings.paraphrase_model or settings.model
-        para = _identity(spec, base_url, model, settings.llm_engine, settings.llm_thinking)
-    return {"llm_identity": llm_identity(settings), "paraphrase_identity": para}
+    return {
+        "llm_identity": llm_identity(settings),
+        "paraphrase_identity": _identity(settings.llm_choice.paraphraser()),
+    }
 
 
 @st.cache_resource(show_spinner="Loading the embedder…", max_entries=4)

@@ -14,7 +14,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from invent_core.config import RunConfig, config_from_flat, flat_values
+from invent_core.config import LLMChoice, RunConfig, config_from_flat, flat_values
+from invent_core.llm import redact_url
+from invent_core.llm.endpoints import split_base_urls
 
 from .own_model import model_spec
 
@@ -55,9 +57,9 @@ class Settings:
     llm: str = "qwen0.5b"  # invent_core.llm: "local" is an alias of the packaged qwen0.5b
     base_url: str = ""  # OpenAI-compatible server(s), comma-separated; "" = $OPENAI_BASE_URL
     model: str = ""  # OpenAI-compatible server only; "" = $OPENAI_MODEL or the one served
-    llm_engine: str = "auto"  # what runs a packaged model: invent_core.llm.ENGINES
+    llm_engine: str = LLMChoice.llm_engine  # what runs a packaged model: invent_core.llm.ENGINES
     llm_threads: int = 0  # the embedded llama.cpp's CPU threads; 0 = its choice (all cores)
-    llm_thinking: bool = False  # let a reasoning model think (--thinking on); traces stripped
+    llm_thinking: bool = LLMChoice.thinking  # let a reasoning model think (--thinking on)
     llm_path: str = ""  # llm == "own": a GGUF file (gguf:) or a model folder (hf:)
     paraphrase_llm: str = ""  # the rewording model, as llm; "" = the answering model
     paraphrase_path: str = ""
@@ -81,6 +83,14 @@ class Settings:
         """One flat JSON-ready dict: the LLM fields and every run option by its flat name."""
         return {**{k: getattr(self, k) for k in _OWN}, **flat_values(self.run)}
 
+    def public_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` with the servers' URLs shown as saved anywhere: no credentials, no tokens."""
+        data = self.to_dict()
+        for name in ("base_url", "paraphrase_base_url"):
+            urls = split_base_urls(data[name]) if data[name] else []
+            data[name] = ",".join(redact_url(u) for u in urls)
+        return data
+
     def run_config(self, **changes: Any) -> RunConfig:
         """Return the run's config, with options changed by flat name (``perturber="gaap"``)."""
         return self.run.replace(**changes) if changes else self.run
@@ -96,10 +106,31 @@ class Settings:
         return _spec(self.paraphrase_llm, self.paraphrase_path) if self.paraphrase_llm else None
 
     @property
+    def llm_choice(self) -> LLMChoice:
+        """The model choice as the command line makes it: one object to build and identify.
+
+        :func:`invent_core.llm.choice.build_llm` and ``choice_identity`` read it, so
+        the dashboard and the CLI build (paraphraser, same weights, default URL) and
+        identify a model the same way. Blank fields are "not given"; 0 threads: the default.
+        """
+        return LLMChoice(
+            llm=self.llm_spec,
+            llm_engine=self.llm_engine,
+            paraphrase_llm=self.paraphrase_spec,
+            paraphrase_base_url=self.paraphrase_base_url,
+            paraphrase_model=self.paraphrase_model,
+            base_url=self.base_url,
+            model=self.model,
+            thinking=self.llm_thinking,
+            threads=self.llm_threads or None,
+        )
+
+    @property
     def llm_label(self) -> str:
         """How the sidebar names the chosen backend."""
         if self.llm == "openai":
-            return f"{self.model or 'default model'} @ {self.base_url or '$OPENAI_BASE_URL'}"
+            where = self.public_dict()["base_url"] or "$OPENAI_BASE_URL"
+            return f"{self.model or 'default model'} @ {where}"
         if self.llm == OWN_MODEL:
             return f"your model {self.llm_path.rstrip('/').rsplit('/', 1)[-1]}"
         return LLM_LABELS.get(self.llm, self.llm)

@@ -15,6 +15,7 @@ Opening any page first (a deep link on a fresh server) initialises the defaults.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -24,6 +25,7 @@ from invent_core.config import (
     DEFAULT_PROFILE,
     MAX_TEMPERATURE,
     PROFILES,
+    LLMChoice,
     OptionSpec,
     RunConfig,
     iter_options,
@@ -169,16 +171,18 @@ def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
     _thinking_widget(sb, canon)
 
 
+def _choice_help(name: str) -> str:
+    """The help of an :class:`~invent_core.config.LLMChoice` field: the command line's, once."""
+    return next(f.metadata["help"] for f in dataclasses.fields(LLMChoice) if f.name == name)
+
+
 def _thinking_widget(sb: Any, canon: dict[str, Any]) -> None:
     """Let a reasoning model think (``--thinking on``); off by default, as on the command line."""
     canon["llm_thinking"] = bool(
         sb.checkbox(
             "Let a reasoning model think",
             key=_seed("llm_thinking", bool(canon.get("llm_thinking"))),
-            help="Off: enable_thinking=false is sent where the server or the chat template "
-            "takes it. On or off, <think> blocks are stripped before cleaning and embedding and "
-            "kept in the run's artefact; the setting is part of the model's identity, so "
-            "answers made while thinking are never reused with it off.",
+            help=_choice_help("thinking"),
         )
     )
 
@@ -213,6 +217,7 @@ def _model_fields(sb: Any, canon: dict[str, Any], prefix: str) -> None:
         canon[f"{prefix}model"] = sb.text_input(
             "Model" if not prefix else "Paraphrasing model name",
             key=_seed(f"{prefix}model", canon[f"{prefix}model"] or os.environ.get(env[1], "")),
+            help=_choice_help(f"{prefix}model"),
         )
 
 
@@ -264,8 +269,7 @@ def _engine_widget(sb: Any, canon: dict[str, Any]) -> None:
         ENGINES,
         format_func=lambda e: labels.get(e, e),
         key=_seed("llm_engine", engine),
-        help="auto: transformers on the GPU when torch sees CUDA (the PyPI llama.cpp build "
-        "has no GPU), else llama.cpp, the faster on a CPU.",
+        help=_choice_help("llm_engine"),
     )
 
 
@@ -278,8 +282,7 @@ def _threads_widget(sb: Any, canon: dict[str, Any]) -> None:
             MAX_THREADS,
             step=1,
             key=_seed("llm_threads", int(canon.get("llm_threads") or 0)),
-            help="CPU threads of the embedded llama.cpp server. On a machine busy with other "
-            "work, 1 is often faster. Cached answers stay valid whatever the count.",
+            help=_choice_help("threads"),
         )
     )
 
