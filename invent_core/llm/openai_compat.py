@@ -20,7 +20,6 @@ as an answer.
 from __future__ import annotations
 
 import logging
-import math
 import os
 import random
 import threading
@@ -145,15 +144,7 @@ class OpenAICompatLLM(StallTimed, CachedLLM):
         stall_timeout: float | None = None,
     ) -> None:
         setting = parse_concurrency(concurrency)
-        if stall_timeout is not None and not stall_timeout > 0:
-            raise ValueError(f"stall_timeout must be > 0 seconds, got {stall_timeout}")
-        self.stall_timeout = None if stall_timeout is None else float(stall_timeout)
-        self.stall_mode = self.stall_timeout is not None or self.stalls_by_default
-        self.last_stall_seconds: float | None = None  # the interval the latest request had
-        if timeout is None:
-            timeout = math.inf if self.stall_mode else 60.0
-        if not timeout > 0:
-            raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
+        self._set_timing(stall_timeout, timeout)
         self.name = name
         raw = split_base_urls(base_url)
         pairs = [split_credentials(url) for url in raw]
@@ -178,7 +169,6 @@ class OpenAICompatLLM(StallTimed, CachedLLM):
         # One budget for the whole backend: pipelined batch rows, a page and its
         # baselines all share it, so ``concurrency`` is the requests in flight, full stop.
         self._in_flight = threading.BoundedSemaphore(self.concurrency)
-        self.timeout = float(timeout)
         self.retry = retry or RetryPolicy()
         self._client: Any = None
         self._client_lock = threading.Lock()

@@ -97,6 +97,22 @@ class StallTimed:
     last_stall_seconds: float | None = None
     timeout: float = math.inf
 
+    def _set_timing(self, stall_timeout: float | None, timeout: float | None) -> None:
+        """Check and keep the stall interval and the total deadline.
+
+        The deadline's default: none in stall mode, else 60 s.
+        """
+        if stall_timeout is not None and not stall_timeout > 0:
+            raise ValueError(f"stall_timeout must be > 0 seconds, got {stall_timeout}")
+        self.stall_timeout = None if stall_timeout is None else float(stall_timeout)
+        self.stall_mode = self.stall_timeout is not None or self.stalls_by_default
+        self.last_stall_seconds = None  # the interval the latest request had
+        if timeout is None:
+            timeout = math.inf if self.stall_mode else 60.0
+        if not timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
+        self.timeout = float(timeout)
+
     def stall_seconds(self) -> float:
         """The interval a request sent now gets (the one given, else the default now).
 
