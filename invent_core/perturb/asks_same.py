@@ -40,6 +40,8 @@ from typing import Any
 from ..config import GateConfig
 from ..llm import Request, get_llm, user, yes_probability
 from ..prompts import SAME_QUESTION_MAX_TOKENS, same_question_prompt
+from .aliases import with_aliases_joined
+from .align import alignment, aligns
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
 from .text import content_words, is_question
 from .wordnet import synset_antonyms
@@ -219,6 +221,11 @@ def _dimensions_asked(text: str) -> set[str]:
     return set().union(*(_UNITS_ASKED_BY.get(w, ()) for w in set(_words(text))))
 
 
+def _same_quantity(a: str, b: str) -> bool:
+    """A unit and the word that asks for its quantity ("miles" ~ "distance"), either order."""
+    return any(x in _UNITS and _UNITS[x] in _UNITS_ASKED_BY.get(y, ()) for x, y in ((a, b), (b, a)))
+
+
 def _units(text: str) -> set[str]:
     return {_UNITS[w] for w in _words(text) if w in _UNITS}
 
@@ -393,9 +400,17 @@ def rule_verdict(
 ) -> QuestionVerdict | None:
     """Steps 1 and 2 of :func:`same_question`: a verdict, or None when only a model can decide."""
     cfg = config or GateConfig()
+    question, rewording = with_aliases_joined(question), with_aliases_joined(rewording)
     note = rule_flip(question, rewording)
     if note is not None:
         return QuestionVerdict(False, "rules", note)
+    if aligns(question):
+        aligned = alignment(question, rewording, also=_same_quantity)
+        note = aligned.note()
+        if note is not None:
+            return QuestionVerdict(False, "alignment", note)
+        if not (aligned.dropped or aligned.added):
+            return QuestionVerdict(True, "alignment", "every content word matched both ways")
     overlap = content_overlap(question, rewording)
     if overlap < cfg.overlap_reject:
         return QuestionVerdict(
@@ -483,7 +498,10 @@ def same_question(
     overlap = content_overlap(question, rewording)
     if llm is None or not cfg.llm_verify:
         kept = cfg.undecided_kept
-        return QuestionVerdict(kept, "default", f"undecided (overlap {overlap:.2f})", overlap)
+        q, r = with_aliases_joined(question), with_aliases_joined(rewording)
+        why = alignment(q, r, also=_same_quantity).undecided() if aligns(q) else "not aligned"
+        note = f"undecided: {why} (overlap {overlap:.2f})"
+        return QuestionVerdict(kept, "default", note, overlap)
     same = verify_with_llm(get_llm(llm), [(question, rewording)], p_yes=cfg.verify_p_yes)[0]
     return QuestionVerdict(
         same, "llm", "the rewording model says " + ("same" if same else "different"), overlap

