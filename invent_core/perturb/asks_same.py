@@ -2,7 +2,7 @@
 
 The gate's embedder affinity cannot see a flip: "What is the opposite of
 hot?" and "What is the opposite of cold?" are as close as two rewordings of
-one question. :func:`same_question` decides in three steps, cheapest first:
+one question. :func:`same_question` decides in four steps, cheapest first:
 
 1. **rules, both ways** (:func:`rule_flip`): the structural checks of
    :mod:`invent_core.perturb.meaning` from the question to the rewording
@@ -12,13 +12,19 @@ one question. :func:`same_question` decides in three steps, cheapest first:
    (hot → cold, largest → smallest, deposited → withdrawn); negation
    (not, no, never, without, lacks …) added or removed; another unit; another
    count written in words ("four children" → "five children").
-2. **word overlap** (:func:`content_overlap`): the share of the question's
+   Before the rules, every name of :mod:`invent_core.perturb.aliases` is
+   written as one token ("US", "United States" → "UnitedStates").
+2. **word alignment** (:mod:`invent_core.perturb.align`): every content word
+   matched both ways (lemma, WordNet synonym, derivation, alias) keeps the
+   rewording; a word replaced by an unmatched one or a modifier added rejects
+   it, naming the words; a loose relation or a dropped word is undecided.
+3. **word overlap** (:func:`content_overlap`), for what alignment leaves: the share of the question's
    content words the rewording keeps and the share of the rewording's that
    come from the question. Below ``GateConfig.overlap_reject`` the rewording is
    about something else ("When did birds appear?" for "when did bird is the
    word come out"); at or above ``GateConfig.overlap_accept`` it is the same
    question in other words; in between it is undecided.
-3. **the rewording model** (:func:`verify_with_llm`), asked only for the
+4. **the rewording model** (:func:`verify_with_llm`), asked only for the
    undecided ones, at temperature 0 and through the backend's cache, with
    :data:`invent_core.prompts.SAME_QUESTION_TEMPLATE`. Without a model an
    undecided rewording is kept (``undecided_kept``) or not, as the
