@@ -214,7 +214,9 @@ def _loosely_related(a: str, b: str) -> bool:
     """
     if _senses(a).keys() & _senses(b).keys() or _verb_parents(a) & _verb_parents(b):
         return True
-    return a in _kinds_above(b, LOOSE_LEVELS) or b in _kinds_above(a, LOOSE_LEVELS)
+    return bool(
+        _bases(a) & _kinds_above(b, LOOSE_LEVELS) or _bases(b) & _kinds_above(a, LOOSE_LEVELS)
+    )
 
 
 #: hypernym levels up to which one word is a loose relative of another ("vessel" ~ "ship")
@@ -376,7 +378,7 @@ def _unmatched(words: list[str], other: list[str], also: Matcher | None) -> tupl
         ):
             continue
         nxt = words[i + 1] if i + 1 < len(words) else None
-        if nxt is not None and a in _kinds_above(nxt, APPOSITION_LEVELS):
+        if nxt is not None and _bases(a) & _kinds_above(nxt, APPOSITION_LEVELS):
             continue
         left.append(a)
     return tuple(dict.fromkeys(left))
