@@ -193,7 +193,7 @@ def test_labelled_set_size_and_committed_figures():
         got[half] = (round(s["precision"], 3), round(s["recall"], 3))
     # committed figures (docs/method.md); with the word alignment since 2026-11-29 (before:
     # 0.866 / 0.817 and 0.575 / 0.657): precision up on both halves, recall down
-    assert got == {0: (0.887, 0.775), 1: (0.662, 0.643)}
+    assert got == {0: (0.873, 0.775), 1: (0.662, 0.643)}
 
 
 def _by_half(rows, accepted):
