@@ -2,7 +2,7 @@
 
 The gate's embedder affinity cannot see a flip: "What is the opposite of
 hot?" and "What is the opposite of cold?" are as close as two rewordings of
-one question. :func:`same_question` decides in three steps, cheapest first:
+one question. :func:`same_question` decides in four steps, cheapest first:
 
 1. **rules, both ways** (:func:`rule_flip`): the structural checks of
    :mod:`invent_core.perturb.meaning` from the question to the rewording
@@ -12,13 +12,19 @@ one question. :func:`same_question` decides in three steps, cheapest first:
    (hot → cold, largest → smallest, deposited → withdrawn); negation
    (not, no, never, without, lacks …) added or removed; another unit; another
    count written in words ("four children" → "five children").
-2. **word overlap** (:func:`content_overlap`): the share of the question's
+   Before the rules, every name of :mod:`invent_core.perturb.aliases` is
+   written as one token ("US", "United States" → "UnitedStates").
+2. **word alignment** (:mod:`invent_core.perturb.align`): every content word
+   matched both ways (lemma, WordNet synonym, derivation, alias) keeps the
+   rewording; a word replaced by an unmatched one or a modifier added rejects
+   it, naming the words; a loose relation or a dropped word is undecided.
+3. **word overlap** (:func:`content_overlap`), for what alignment leaves: the share of the question's
    content words the rewording keeps and the share of the rewording's that
    come from the question. Below ``GateConfig.overlap_reject`` the rewording is
    about something else ("When did birds appear?" for "when did bird is the
    word come out"); at or above ``GateConfig.overlap_accept`` it is the same
    question in other words; in between it is undecided.
-3. **the rewording model** (:func:`verify_with_llm`), asked only for the
+4. **the rewording model** (:func:`verify_with_llm`), asked only for the
    undecided ones, at temperature 0 and through the backend's cache, with
    :data:`invent_core.prompts.SAME_QUESTION_TEMPLATE`. Without a model an
    undecided rewording is kept (``undecided_kept``) or not, as the
@@ -40,6 +46,8 @@ from typing import Any
 from ..config import GateConfig
 from ..llm import Request, get_llm, user, yes_probability
 from ..prompts import SAME_QUESTION_MAX_TOKENS, same_question_prompt
+from .aliases import with_aliases_joined
+from .align import alignment, aligns
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
 from .text import content_words, is_question
 from .wordnet import synset_antonyms
@@ -219,6 +227,11 @@ def _dimensions_asked(text: str) -> set[str]:
     return set().union(*(_UNITS_ASKED_BY.get(w, ()) for w in set(_words(text))))
 
 
+def _same_quantity(a: str, b: str) -> bool:
+    """A unit and the word that asks for its quantity ("miles" ~ "distance"), either order."""
+    return any(x in _UNITS and _UNITS[x] in _UNITS_ASKED_BY.get(y, ()) for x, y in ((a, b), (b, a)))
+
+
 def _units(text: str) -> set[str]:
     return {_UNITS[w] for w in _words(text) if w in _UNITS}
 
@@ -393,9 +406,17 @@ def rule_verdict(
 ) -> QuestionVerdict | None:
     """Steps 1 and 2 of :func:`same_question`: a verdict, or None when only a model can decide."""
     cfg = config or GateConfig()
+    question, rewording = with_aliases_joined(question), with_aliases_joined(rewording)
     note = rule_flip(question, rewording)
     if note is not None:
         return QuestionVerdict(False, "rules", note)
+    if aligns(question):
+        aligned = alignment(question, rewording, also=_same_quantity)
+        note = aligned.note()
+        if note is not None:
+            return QuestionVerdict(False, "alignment", note)
+        if not (aligned.dropped or aligned.added):
+            return QuestionVerdict(True, "alignment", "every content word matched both ways")
     overlap = content_overlap(question, rewording)
     if overlap < cfg.overlap_reject:
         return QuestionVerdict(
@@ -483,7 +504,10 @@ def same_question(
     overlap = content_overlap(question, rewording)
     if llm is None or not cfg.llm_verify:
         kept = cfg.undecided_kept
-        return QuestionVerdict(kept, "default", f"undecided (overlap {overlap:.2f})", overlap)
+        q, r = with_aliases_joined(question), with_aliases_joined(rewording)
+        why = alignment(q, r, also=_same_quantity).undecided() if aligns(q) else "not aligned"
+        note = f"undecided: {why} (overlap {overlap:.2f})"
+        return QuestionVerdict(kept, "default", note, overlap)
     same = verify_with_llm(get_llm(llm), [(question, rewording)], p_yes=cfg.verify_p_yes)[0]
     return QuestionVerdict(
         same, "llm", "the rewording model says " + ("same" if same else "different"), overlap

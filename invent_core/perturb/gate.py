@@ -54,6 +54,7 @@ import numpy as np
 from ..config import GateConfig
 from ..paper.random_walk import KERNEL_TAU
 from ..questions.mmlu import scenarios
+from .aliases import with_aliases_joined
 from .asks_same import rule_verdict
 from .meaning import changed_meaning
 from .text import (
@@ -116,6 +117,8 @@ class GateVerdict:
 
 
 def lost_entities(candidate: str, original: str, min_recall: float) -> str | None:
+    # one name for another is no loss ("the United States" → "the US", "Holland")
+    candidate, original = with_aliases_joined(candidate), with_aliases_joined(original)
     entities = key_entities(original)
     if not entities:
         return None

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from .text import _stem, candidate_vocabulary, entity_kept, key_entities
+from .wordnet import pos_candidates
 
 __all__ = [
     "ANSWER_KINDS",
@@ -55,6 +56,18 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.casefold().replace("’", "'"))
 
 
+_HOW_MUCH = frozenset("many much long old far big tall often".split())
+
+
+def _degree_adjective(word: str) -> bool:
+    """Whether "how" + ``word`` asks for a degree: WordNet knows the word as an adjective.
+
+    "how fast", "how deep", "how populous" ask for a quantity; "how does",
+    "how did" (no adjective sense) ask for a manner.
+    """
+    return word.isalpha() and "a" in pos_candidates(word) and word not in _AUX
+
+
 def wh_class(text: str) -> str | None:
     """The kind of thing a question asks for: person, place, time, reason, quantity, manner, thing.
 
@@ -76,8 +89,8 @@ def wh_class(text: str) -> str | None:
         if word == "why":
             return "reason"
         if word == "how":
-            if nxt and nxt[0] in ("many", "much", "long", "old", "far", "big", "tall", "often"):
-                return "quantity"
+            if nxt and (nxt[0] in _HOW_MUCH or _degree_adjective(nxt[0])):
+                return "quantity"  # "how fast" asks for a speed, as "what is the speed" does
             return "manner"
         if word in ("what", "which"):
             if any(x in _PLACE for x in nxt):
@@ -293,6 +306,32 @@ def _arguments_swapped(candidate: str, original: str) -> str | None:
     return None
 
 
+_ENDS = re.compile(rf"\b(from|to|into|towards?) {_DET}([a-z]+)")
+
+
+def _ends(text: str) -> dict[str, str]:
+    """{"from": word, "to": word}: the first word after each end of a movement."""
+    out: dict[str, str] = {}
+    for prep, word in _ENDS.findall(" ".join(_words(text))):
+        out.setdefault("from" if prep == "from" else "to", _stem(word))
+    return out
+
+
+def _direction_swapped(candidate: str, original: str) -> str | None:
+    """Source and destination swapped.
+
+    "from the receptors to what system" → "to the receptors from what system".
+    """
+    o, c = _ends(original), _ends(candidate)
+    if (
+        len(o) == 2
+        and o["from"] != o["to"]
+        and (c.get("to"), c.get("from")) == (o["from"], o["to"])
+    ):
+        return f"'from … {o['from']}' and 'to … {o['to']}' swapped round"
+    return None
+
+
 def _entity_added(candidate: str, original: str) -> str | None:
     """A number or name the original does not have ("… ring in Paris", "What is 21 minus 52?").
 
@@ -323,6 +362,7 @@ def changed_meaning(candidate: str, original: str) -> str | None:
         _subject_object_swap,
         _agent_swap,
         _arguments_swapped,
+        _direction_swapped,
         _arithmetic_changed,
         _wh_changed,
         _qualifier_dropped,

