@@ -122,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-r", type=int, default=None, help="replications (default: RunConfig's)")
     p.add_argument("--stall-timeout", type=float, default=None)
     args = p.parse_args(argv)
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("benchmarks/bench_load.py"))
     print(f"bench_load: {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores ({load()})")
     burners = start_burners(args.burners)
     try:

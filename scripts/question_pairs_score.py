@@ -142,6 +142,9 @@ def main() -> None:
         "--gate-labelled", action="store_true", help="also print gate_labelled_score.py's figures"
     )
     args = parser.parse_args()
+    from invent_core.provenance import provenance_line  # the code behind this printout
+
+    print(provenance_line("scripts/question_pairs_score.py"))
     from invent_core import env  # noqa: F401  (offline before any model import)
 
     rows = load_pairs()

@@ -138,7 +138,7 @@ def test_roulette_rejects_bad_fitness():
         ({"tau": 0}, "tau must be at least 1"),
         ({"n_parents": 1}, "n_parents must be at least 2"),
         ({"max_population": 5}, r"max_population \(5\) must be >= n_parents \(10\)"),
-        ({"max_senses": 0}, "max_senses must be None or >= 1"),
+        ({"max_senses": 0}, "max_senses must be at least 1"),
         ({"mutate": "all"}, "mutate must be 'content' or 'key'"),
     ],
 )
