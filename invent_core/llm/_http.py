@@ -207,7 +207,7 @@ class _CancellableBackend:
 
 
 class _CancellableStream:
-    """A network stream whose blocking ``read`` ends when the reading thread's run is cancelled."""
+    """A network stream that sends nothing, and whose blocking ``read`` ends, once the thread's run is cancelled."""
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
@@ -223,6 +223,19 @@ class _CancellableStream:
         finally:
             unregister()
 
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        """Write as the inner stream does, unless this thread's run was cancelled.
+
+        The run's Cancel is checked before each request is started, but the
+        request is written a moment later; a Cancel in between must not let it
+        reach the server. Once cancelled, the socket is shut instead, so the
+        write fails as a cut read does and the server gets nothing more.
+        """
+        token = current_cancel()
+        if token is not None and token.cancelled:
+            self._shut()
+        self._inner.write(buffer, timeout)
+
     def _shut(self) -> None:
         sock = self._inner.get_extra_info("socket")
         if sock is not None:
@@ -234,5 +247,5 @@ class _CancellableStream:
         return _CancellableStream(self._inner.start_tls(*args, **kwargs))
 
     def __getattr__(self, name: str) -> Any:
-        """write, close, get_extra_info: the inner stream's."""
+        """close, get_extra_info: the inner stream's."""
         return getattr(self._inner, name)

@@ -43,6 +43,8 @@ class FakeOpenAI:
         self.headers: list[dict] = []
         self.hung_up = 0  # "hang" requests whose client closed the connection
         self.lock = threading.Lock()
+        self.open = 0  # connections accepted and not yet handled to their end
+        self.settle_waiters: list[threading.Event] = []  # see settle()
         self.stopping = threading.Event()
         owner = self
 
@@ -88,7 +90,11 @@ class FakeOpenAI:
 
             def do_POST(self):
                 n = int(self.headers.get("Content-Length", 0))
-                body = json.loads(self.rfile.read(n) or b"{}")
+                raw = self.rfile.read(n)
+                if len(raw) < n:  # the client stopped before the body's end: no request
+                    self.close_connection = True
+                    return
+                body = json.loads(raw or b"{}")
                 with owner.lock:
                     owner.bodies.append(body)
                     owner.headers.append({k.lower(): v for k, v in self.headers.items()})
@@ -148,9 +154,34 @@ class FakeOpenAI:
                 payload = b"".join(owner.sse_events(body, action))
                 self._send(200, payload, ctype="text/event-stream")
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+
+            def process_request(self, request, client_address):
+                with owner.lock:  # in the serving thread, at once after the accept
+                    owner.open += 1
+                super().process_request(request, client_address)
+
+            def shutdown_request(self, request):
+                super().shutdown_request(request)
+                with owner.lock:
+                    owner.open -= 1
+
+            def service_actions(self):
+                """In the serving thread, between accepts: wake settle() once all is handled."""
+                with owner.lock:
+                    if not owner.settle_waiters or owner.open:
+                        return
+                    if select.select([self.socket], [], [], 0)[0]:  # a connection to accept
+                        return
+                    waiters, owner.settle_waiters = owner.settle_waiters, []
+                for done in waiters:
+                    done.set()
+
+        self.httpd = Server(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self.thread.start()
         self.base_url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
 
@@ -267,6 +298,18 @@ class FakeOpenAI:
     @property
     def count(self) -> int:
         return len(self.bodies)
+
+    def settle(self) -> None:
+        """Wait until every connection made so far was handled to its end (each request counted).
+
+        A request the client wrote just before it gave up is read by a server thread
+        of its own, maybe after the client returned; once the client closed its
+        connections (``llm.close()``) and this returns, :attr:`count` is final.
+        """
+        done = threading.Event()
+        with self.lock:
+            self.settle_waiters.append(done)
+        assert done.wait(60), "a connection is still open: close the client first"
 
     def close(self):
         self.stopping.set()
@@ -738,6 +781,8 @@ def test_cancelled_complete_many_sends_nothing_more(fake, tmp_path):
     fake.content = content
     with pytest.raises(Cancelled, match="cancelled after"):
         llm.complete_many(reqs, cancel=token)
+    llm.close()  # what it wrote before it gave up is then all read by the server
+    fake.settle()
     sent = fake.count
     assert 2 <= sent <= 3, sent  # at most one more was on its way when it was cancelled
     # every finished answer is kept; the one being answered at Cancel was cut (its connection
@@ -746,6 +791,27 @@ def test_cancelled_complete_many_sends_nothing_more(fake, tmp_path):
     assert kept <= sent  # (both of the first two may have been in flight at Cancel)
     again = make(fake, cache=cache).complete_many(reqs)
     assert fake.count == sent + (8 - kept) and [c.cached for c in again].count(True) == kept
+
+
+def test_cancel_between_the_check_and_the_write_sends_nothing(fake, monkeypatch):
+    from invent_core.errors import Cancelled
+    from invent_core.llm.openai_compat import OpenAICompatLLM
+    from invent_core.progress import CancelToken
+
+    token = CancelToken()
+    llm = make(fake)
+    kwargs = OpenAICompatLLM._kwargs
+
+    def cancel_now(self, request):  # built after the last Cancel check, before the write
+        token.cancel()
+        return kwargs(self, request)
+
+    monkeypatch.setattr(OpenAICompatLLM, "_kwargs", cancel_now)
+    with pytest.raises(Cancelled):
+        llm.complete_many([Request(user("q"))], cancel=token)
+    llm.close()
+    fake.settle()
+    assert fake.count == 0  # the request was not written once its run was cancelled
 
 
 def test_replications_of_one_prompt_go_as_one_request_with_n_choices(fake, tmp_path):
