@@ -232,11 +232,12 @@ def test_mmlu_only_the_stem_is_perturbed_and_the_options_come_back_unchanged():
 
 @pytest.mark.slow
 def test_the_adapter_loads_the_run_embedder_for_the_affinity_check(minilm):
-    drift = "How many people live in Australia?"  # keeps the entity, asks something else
+    # words the alignment cannot place (run from), so only the embedder's affinity decides
+    drift = "What city is Australia run from?"
     llm = RecordingLLM([GOOD[0], drift, drift, GOOD[1], drift])
     cfg = RunConfig(
-        n_perturbations=2, paraphrase=ParaphraseConfig(gate=GateConfig(delta=0.85))
-    )  # (1+cos)/2 of 0.85 is cos 0.7
+        n_perturbations=2, paraphrase=ParaphraseConfig(gate=GateConfig(delta=0.9))
+    )  # (1+cos)/2 of 0.9 is cos 0.8; the drift's is 0.893 under MiniLM
     res = get_perturber("paraphrase").perturb(AUSTRALIA, cfg, llm=llm, embedder=None)
     assert [c["reason"] for c in res.candidates] == [
         None,
@@ -370,7 +371,10 @@ def test_split_premises(question, premises):
 @pytest.mark.parametrize("bound", [0, 1])
 def test_meaning_checks_stop_at_their_bound_and_an_unasked_rewording_is_not_kept(bound):
     """Every rule survivor may be asked (overlap thresholds 0 and 1); only ``bound`` are."""
-    five = [*GOOD, "Which city is Australia's capital?"]
+    # three rewordings the word alignment leaves undecided, so the model is the one to ask
+    undecided = ["What is Australia's chief city?", "What city is Australia run from?",
+                 "Name the city from which Australia is governed."]  # fmt: skip
+    five = [GOOD[0], *undecided, GOOD[1]]
     gate = dict(llm_verify=True, overlap_reject=0.0, overlap_accept=1.0, max_extra_requests=0)
     free = RecordingLLM([*five, *["Yes"] * 5])
     _gated(free, 4, gate=GateConfig(**gate))

@@ -77,7 +77,7 @@ def test_nli_folder_judge_needs_entailment_both_ways(tiny_nli):
 def test_the_packaged_llm_judges_each_pair_once(local_llm):
     spy = _Counting(local_llm)
     judge = AnswerJudge("local", model=spy)
-    pairs = [("Lagos", "Nigeria's administrative center is Lagos"), ("Lagos", "Ibadan")]
+    pairs = [("Lagos", "the largest Nigerian city"), ("Lagos", "Ibadan")]
     first = judge.same_many(Q, pairs + [(b, a) for a, b in pairs])
     assert len(spy.sent) == 2  # one request per unordered pair
     assert first[:2] == first[2:]
@@ -98,9 +98,9 @@ def test_a_rescore_under_the_judge_asks_the_judge_only_and_once(local_llm):
     from invent_core.experiments.answer_study import undecided_pairs
     from invent_core.responses import judge as judges
 
-    # a shipped arithmetic run whose rules leave 3 pairs to the judge (the demo run: 31, 57 s)
+    # a shipped arithmetic run whose rules leave a pair to the judge (the demo run: 31, 57 s)
     run = RunArtifact.load(
-        ROOT / "docs/results/evaluate-arithmetic-100/runs/arithmetic_68-f4c3f49b_T0.7.json"
+        ROOT / "docs/results/evaluate-arithmetic-100/runs/arithmetic_275-f97e8242_T0.7.json"
     )
     assert undecided_pairs([run]) >= 1  # the judge is asked, so "only and once" means something
     spy = _Counting(local_llm)
