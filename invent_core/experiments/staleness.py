@@ -22,10 +22,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..csv_safe import read_csv
 from ..evaluation.metrics import N_BOOTSTRAP
 from ..provenance import provenance
-from .evaluation import SCORE_COLUMNS
+from .folder import read_evaluation
 from .recompute import recompute_evaluation
 from .rescore import _check_folder, _config, _rescored_rows
 from .result import write_text
@@ -146,12 +145,13 @@ def rescore_drift(folder: str | Path, *, tolerance: float = TOLERANCE) -> StaleC
         raise ValueError(f"tolerance must be at least 0, got {tolerance}")
     out = Path(folder)
     metrics = metrics_drift(out)
-    old = [r for r in read_csv(out / "scores.csv") if not r.get("error")]
+    saved = read_evaluation(out, relabels=False)  # the one reader; the judge's labels
+    old = [r for r in saved.rows if not r.get("error")]
     if not (out / "runs").is_dir():
         why = "the folder was shipped without its saved runs, so its scores cannot be re-scored"
         return StaleCheck(tolerance, len(old), {}, 0, metrics, why, provenance())
     cfg = _config(_check_folder(out, None), None, N_BOOTSTRAP)
-    methods = [c for c in (old[0] if old else {}) if c not in SCORE_COLUMNS]
+    methods = list(saved.methods)
     new, _ = _rescored_rows(out, cfg, old, methods)
     labels = sum(
         str(o.get("correct")) != str(n.get("correct")) for o, n in zip(old, new, strict=True)
