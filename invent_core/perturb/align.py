@@ -77,7 +77,13 @@ ASKS_NOTHING = frozenset(
         "eight nine ten eleven twelve twenty hundred thousand million billion dozen twice "
         "double triple thrice half quarter "
         # praise that narrows nothing
-        "famous renowned well typical usual normal"
+        "famous renowned well typical usual normal "
+        # quantifiers and sentence adverbs: "all of the petals", "eventually"; the scope of a
+        # superlative that holds for everything asked about ("the longest … on Earth")
+        "all both each every together eventually ever world earth "
+        # a degree word whose superlative another word carries ("most northerly" →
+        # "northernmost"; a superlative dropped is the qualifier rule's)
+        "most"
     ).split()
 ) | (ANSWER_KINDS & frozenset("place location time date period".split()))
 #: verbs whose particle makes another verb ("give off", "take in", "come out")
@@ -322,6 +328,19 @@ class Alignment:
         if self.modifiers:
             return f"added {', '.join(map(repr, self.modifiers))}"
         return None
+
+    def narrowing_dropped(self) -> str | None:
+        """A word of the question left out with nothing in its place: a wider question.
+
+        "Vascular plants all have roots, stems, and what?" → "What do vascular
+        plants have?" asks for anything they have. Words that narrow nothing
+        were left out of the alignment already (:data:`ASKS_NOTHING`, the
+        kind of answer, a word naming the kind of the next one), so what is
+        left narrows what is asked. A loosely related pair stays undecided.
+        """
+        if self.loose or self.added or not self.dropped:
+            return None
+        return f"dropped {', '.join(map(repr, self.dropped))}: asks a wider question"
 
     def _phrase_for_word(self) -> bool:
         """One word for several or several for one ("found dead" → "died"): may be a rephrasing."""

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -228,7 +229,12 @@ def _dimensions_asked(text: str) -> set[str]:
 
 
 def _same_quantity(a: str, b: str) -> bool:
-    """A unit and the word that asks for its quantity ("miles" ~ "distance"), either order."""
+    """One unit written two ways ("km" ~ "kilometres"), or a unit and the word that asks for it.
+
+    "miles" ~ "distance", either order.
+    """
+    if a in _UNITS and _UNITS[a] == _UNITS.get(b):
+        return True
     return any(x in _UNITS and _UNITS[x] in _UNITS_ASKED_BY.get(y, ()) for x, y in ((a, b), (b, a)))
 
 
@@ -308,6 +314,43 @@ def _story_added(rewording: str, question: str) -> str | None:
     return f"added {', '.join(repr(w) for w in added)} to a bare calculation" if added else None
 
 
+def _repeated(rewording: str, question: str) -> str | None:
+    """A content word the rewording says more often than the question: a garbled rewording.
+
+    "What are the petals of all the petals?", "James Bond's first appearance
+    as James Bond", "What molecules make crystals instead of molecules?".
+    """
+    if re.search(r"[.!?]\s+\S", question.strip()):
+        return None  # a question after premises: the premises repeat words on purpose
+    count_q = Counter(_stems(question))
+    stems = _stems(rewording)
+    more = sorted(
+        w
+        for w, n in Counter(stems).items()
+        if n > max(1, count_q[w]) and w not in _KIND_STEMS and not _coordinated(rewording, w)
+    )
+    return f"repeats {', '.join(map(repr, more))}" if more else None
+
+
+#: the kind of answer may be named twice ("Which city is the capital city of …")
+_KIND_STEMS = frozenset(s for w in ANSWER_KINDS for s in content_words(w))
+
+
+def _coordinated(text: str, stem: str) -> bool:
+    """Whether a repeated word stands in two joined phrases ("the British Open and the US Open")."""
+    words = re.findall(r"[A-Za-z]+", text.casefold())
+    at = [i for i, w in enumerate(words) if stem in content_words(w)]
+    return any(
+        {"and", "or", "nor", "versus", "vs"} & set(words[a:b]) for a, b in zip(at, at[1:])
+    )
+
+
+def _stems(text: str) -> list[str]:
+    """The content words of a text, one stem each, in order (repeats kept)."""
+    words = re.findall(r"[A-Za-z]+", re.sub(r"['’]s\b", "", text))
+    return [next(iter(content_words(w))) for w in words if content_words(w)]
+
+
 def rule_flip(question: str, rewording: str) -> str | None:
     """A note when a rule shows the rewording asks for another answer, else None (see module doc).
 
@@ -327,6 +370,7 @@ def rule_flip(question: str, rewording: str) -> str | None:
         lambda: _unit_changed(rewording, question),
         lambda: _antonym_swap(rewording, question),
         lambda: _story_added(rewording, question),
+        lambda: _repeated(rewording, question),
     ):
         note = rule()
         if note is not None:
@@ -412,7 +456,7 @@ def rule_verdict(
         return QuestionVerdict(False, "rules", note)
     if aligns(question):
         aligned = alignment(question, rewording, also=_same_quantity)
-        note = aligned.note()
+        note = aligned.note() or aligned.narrowing_dropped()
         if note is not None:
             return QuestionVerdict(False, "alignment", note)
         if not (aligned.dropped or aligned.added):
