@@ -340,9 +340,7 @@ def _coordinated(text: str, stem: str) -> bool:
     """Whether a repeated word stands in two joined phrases ("the British Open and the US Open")."""
     words = re.findall(r"[A-Za-z]+", text.casefold())
     at = [i for i, w in enumerate(words) if stem in content_words(w)]
-    return any(
-        {"and", "or", "nor", "versus", "vs"} & set(words[a:b]) for a, b in zip(at, at[1:])
-    )
+    return any({"and", "or", "nor", "versus", "vs"} & set(words[a:b]) for a, b in zip(at, at[1:]))
 
 
 def _stems(text: str) -> list[str]:

@@ -24,9 +24,8 @@ set (``invent_core.perturb.gaap``).
 
 from __future__ import annotations
 
-import re
-
 import functools
+import re
 
 from .text import _stem, candidate_vocabulary, entity_kept, key_entities
 from .wordnet import guess_pos, load_wordnet, pos_candidates, serialised
