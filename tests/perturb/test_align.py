@@ -144,14 +144,15 @@ def test_long_word_problems_and_other_languages_are_left_to_the_other_rules():
 def test_tuning_half_figures_do_not_fall():
     """The tuning half of the labelled pairs, no model: at or above what the rules reach now.
 
-    precision 0.924 at recall 0.948 (docs/question_pairs_2026-11-29.txt); a rule
-    change that loses either fails here.
+    With every class given both sides (537 pairs): precision 0.912 at recall 0.800
+    (docs/question_pairs_2026-11-29.txt; 0.924 at 0.948 on the 308 pairs before the
+    missing sides were written); a rule change that loses either fails here.
     """
     rows = load_pairs()
-    assert len(rows) >= 300 and PAIRS.is_file()
+    assert len(rows) >= 530 and PAIRS.is_file()
     kept = [bool(v) for v in verdicts(rows)]
     fig = half_figures(rows, kept, "tuning")["all"]
-    assert fig["precision"][0] >= 0.92 and fig["recall"][0] >= 0.945, fig
+    assert fig["precision"][0] >= 0.91 and fig["recall"][0] >= 0.80, fig
 
 
 def test_the_labelled_set_is_split_by_its_hash_and_has_both_sides():
