@@ -56,7 +56,6 @@ def _start_run(question: str, run_cfg, task: str, choices) -> None:
             choices=choices,
             progress=progress,
             embedder=emb,
-            cancel=cancel,
         )
 
     start_job(
@@ -79,7 +78,6 @@ def _start_reask(run, perturbations: list[str]) -> None:
             perturbations,
             llm=CancellableLLM(llm, cancel),
             progress=progress,
-            cancel=cancel,
             embedder=emb,
         )
 

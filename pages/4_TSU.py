@@ -51,7 +51,6 @@ def _start(cfg: ExperimentConfig, temps: list[float], out, label: str) -> None:
             out,
             llm_factory=lambda: CancellableLLM(llm, cancel),
             progress=progress,
-            cancel=cancel,
         )
         return tsu_payload(
             result, temps, cfg, llm=ids["llm_identity"], paraphrase_llm=ids["paraphrase_identity"]

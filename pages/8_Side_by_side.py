@@ -51,7 +51,6 @@ def _start_pair(pair) -> None:
                     llm=CancellableLLM(llm, cancel),
                     progress=progress,
                     embedder=emb,
-                    cancel=cancel,
                 )
             )
         return {"left": archive.run_payload(runs[0]), "right": archive.run_payload(runs[1])}

@@ -11,7 +11,17 @@ the variable that holds it (the dashboard passes a key typed in the session to
 
 ``kind`` tells the CLI generator how an option is typed on the command line:
 ``urls`` (repeatable, joined by commas), ``concurrency`` (``N``, ``auto``,
-``auto:N``), ``threads`` (an integer in range), ``seconds`` (a number > 0), ``on_off`` (``--thinking on``).
+``auto:N``), ``threads`` (an integer in range), ``seconds`` (a number > 0), ``on_off``
+(``--thinking on``), ``spec`` (a model: a name, ``gguf:FILE``, ``hf:PATH`` or ``openai``).
+
+The dashboard's sidebar generates its model widgets from the same fields
+(:mod:`invent_ui.session.llm_fields`): ``label`` names the widget, ``applies``
+says when it means something (``("served", "llm")``: only while ``llm`` is
+``openai``; ``("local", "llm")``: only while it is not), ``low``/``high`` bound
+a number, ``unset`` says what 0 (or blank) stands for, ``advanced`` puts it in
+the sidebar's Advanced expander, and ``ui=False`` (with ``ui_why``) keeps a
+field out of the dashboard. ``ui_name`` is the name a field has in the
+dashboard's saved settings when that differs from the field's.
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ Engine = Literal["auto", "llamacpp", "transformers"]
 Dtype = Literal["auto", "bf16", "fp16", "fp32"]
 #: The spec of a model served over the OpenAI protocol.
 SERVED = "openai"
+#: The most CPU threads llama.cpp takes (its ``GGML_MAX_N_THREADS``; ``--threads``).
+MAX_THREADS = 512
 
 
 @dataclass(frozen=True)
@@ -41,29 +53,8 @@ class LLMChoice:
         "openai (any OpenAI-compatible server, with --base-url), or hf:PATH (a local "
         "Hugging Face model folder or GGUF file, run by transformers in this process)",
         metavar="SPEC",
-    )
-    llm_engine: Engine = _opt(
-        "auto",
-        "what runs local/qwen0.5b/qwen1.5b: auto (default: transformers on the GPU when "
-        "torch sees CUDA and llama.cpp sees no GPU, else llama.cpp), llamacpp or transformers",
-        metavar="{auto,llamacpp,transformers}",
-    )
-    llm_dtype: Dtype = _opt(
-        "auto",
-        "the transformers engine's dtype (auto: bf16 on CUDA, fp32 on the CPU)",
-        metavar="{auto,bf16,fp16,fp32}",
-    )
-    paraphrase_llm: str | None = _opt(
-        None,
-        "the model that rewords the question (the paraphrase perturber and the gate's "
-        "extra rounds), as --llm (default: the answering model)",
-        metavar="SPEC",
-    )
-    paraphrase_base_url: str | None = _opt(
-        None, "for --paraphrase-llm openai: its server (default: --base-url)", kind="urls"
-    )
-    paraphrase_model: str | None = _opt(
-        None, "for --paraphrase-llm openai: its model (default: --model)"
+        kind="spec",
+        label="LLM backend",
     )
     base_url: str | None = _opt(
         None,
@@ -71,29 +62,48 @@ class LLMChoice:
         "servers of the same model (each request goes to the least busy one; one that fails "
         "is taken out and retried later)",
         kind="urls",
+        label="Server URL (…/v1)",
+        applies=("served", "llm"),
     )
-    model: str | None = _opt(None, "model name on the server")
-    api_key_env: str | None = _opt(
+    model: str | None = _opt(
+        None, "model name on the server", label="Model", applies=("served", "llm")
+    )
+    paraphrase_llm: str | None = _opt(
         None,
-        "the environment variable holding the API key, read from it only: unset or empty "
-        "is refused (default: $OPENAI_API_KEY when set, else no key); the key is never written "
-        "anywhere",
-        metavar="VARIABLE",
+        "the model that rewords the question (the paraphrase perturber and the gate's "
+        "extra rounds), as --llm (default: the answering model)",
+        metavar="SPEC",
+        kind="spec",
+        label="Paraphrasing model",
     )
-    concurrency: int | str | None = _opt(
+    paraphrase_base_url: str | None = _opt(
         None,
-        "LLM requests in flight at once (1 … 256), or auto (the default for --llm openai: "
-        "grows while the latency holds, halves on HTTP 429, 503 or a timeout; auto:N caps it "
-        "at N, default 64); local models: their server's slots",
-        kind="concurrency",
-        metavar="{N,auto,auto:N}",
+        "for --paraphrase-llm openai: its server (default: --base-url)",
+        kind="urls",
+        label="Paraphrasing server URL (…/v1)",
+        applies=("served", "paraphrase_llm"),
     )
-    thinking: bool = _opt(
-        False,
-        "let a reasoning model (Qwen3, DeepSeek-R1) think before answering (default off: "
-        "enable_thinking=false where the server or chat template takes it); <think> traces are "
-        "always kept out of the answers, and on is part of the cache key",
-        kind="on_off",
+    paraphrase_model: str | None = _opt(
+        None,
+        "for --paraphrase-llm openai: its model (default: --model)",
+        label="Paraphrasing model name",
+        applies=("served", "paraphrase_llm"),
+    )
+    llm_engine: Engine = _opt(
+        "auto",
+        "what runs local/qwen0.5b/qwen1.5b: auto (default: transformers on the GPU when "
+        "torch sees CUDA and llama.cpp sees no GPU, else llama.cpp), llamacpp or transformers",
+        metavar="{auto,llamacpp,transformers}",
+        label="LLM engine",
+        applies=("local", "llm"),
+    )
+    llm_dtype: Dtype = _opt(
+        "auto",
+        "the transformers engine's dtype (auto: bf16 on CUDA, fp32 on the CPU)",
+        metavar="{auto,bf16,fp16,fp32}",
+        label="transformers dtype",
+        applies=("local", "llm"),
+        advanced=True,
     )
     threads: int | None = _opt(
         None,
@@ -102,6 +112,31 @@ class LLMChoice:
         "often faster; not part of the answers' cache key",
         kind="threads",
         metavar="N",
+        label="llama.cpp threads",
+        unset="all cores",
+        low=1,
+        high=MAX_THREADS,
+        applies=("local", "llm"),
+        ui_name="llm_threads",  # the dashboard's saved settings named it so before LLMChoice
+    )
+    thinking: bool = _opt(
+        False,
+        "let a reasoning model (Qwen3, DeepSeek-R1) think before answering (default off: "
+        "enable_thinking=false where the server or chat template takes it); <think> traces are "
+        "always kept out of the answers, and on is part of the cache key",
+        kind="on_off",
+        label="Let a reasoning model think",
+        ui_name="llm_thinking",  # as threads
+    )
+    concurrency: int | str | None = _opt(
+        None,
+        "LLM requests in flight at once (1 … 256), or auto (the default for --llm openai: "
+        "grows while the latency holds, halves on HTTP 429, 503 or a timeout; auto:N caps it "
+        "at N, default 64); local models: their server's slots",
+        kind="concurrency",
+        metavar="{N,auto,auto:N}",
+        label="Requests in flight (N, auto or auto:N)",
+        advanced=True,
     )
     stall_timeout: float | None = _opt(
         None,
@@ -111,9 +146,35 @@ class LLMChoice:
         "completes; a dead server fails at once. Recorded in the run",
         kind="seconds",
         metavar="SECONDS",
+        label="Stall timeout (seconds)",
+        unset="the default",
+        advanced=True,
     )
-    no_cache: bool = _opt(False, "do not read or write the persistent LLM cache", kind="flag")
-    cache: str | None = _opt(None, "SQLite file for the LLM cache", metavar="PATH")
+    api_key_env: str | None = _opt(
+        None,
+        "the environment variable holding the API key, read from it only: unset or empty "
+        "is refused (default: $OPENAI_API_KEY when set, else no key); the key is never written "
+        "anywhere",
+        metavar="VARIABLE",
+        ui=False,
+        ui_why="a variable named in a browser would hand the server's environment to whoever "
+        "opens the dashboard; there the key is typed for the session or is $OPENAI_API_KEY",
+    )
+    no_cache: bool = _opt(
+        False,
+        "do not read or write the persistent LLM cache",
+        kind="flag",
+        ui=False,
+        ui_why="the dashboard's Cancel and 'ask again' keep and re-use the answers in the cache",
+    )
+    cache: str | None = _opt(
+        None,
+        "SQLite file for the LLM cache",
+        metavar="PATH",
+        ui=False,
+        ui_why="a path typed in a browser would let it choose where the server writes; the "
+        "dashboard's cache is the server's ($INVENT_CACHE)",
+    )
 
     def __post_init__(self) -> None:
         o = "LLMChoice"
@@ -130,8 +191,11 @@ class LLMChoice:
         _check_choice(o, "llm_dtype", self.llm_dtype, Dtype)
         _check_bool(o, "thinking", self.thinking)
         _check_bool(o, "no_cache", self.no_cache)
-        if self.threads is not None and (isinstance(self.threads, bool) or self.threads < 1):
-            raise ValueError(f"{o}.threads must be at least 1 (or none), got {self.threads!r}")
+        threads = self.threads
+        if threads is not None and (isinstance(threads, bool) or threads < 1):
+            raise ValueError(f"{o}.threads must be at least 1 (or none), got {threads!r}")
+        if threads is not None and threads > MAX_THREADS:  # llama.cpp's own limit
+            raise ValueError(f"{o}.threads must be at most {MAX_THREADS}, got {threads!r}")
         stall = self.stall_timeout
         if stall is not None and (isinstance(stall, bool) or not 0 < stall < float("inf")):
             raise ValueError(f"{o}.stall_timeout must be a number of seconds > 0, got {stall!r}")

@@ -3,7 +3,8 @@
 :func:`iter_options` walks a config (default :class:`~.run.RunConfig`),
 flattening nested configs into the flat names of :mod:`.flat`, in declaration
 order; a field's ``help``, short ``flag`` and ``choices`` come from its
-:func:`~.checks._opt` metadata.
+:func:`~.checks._opt` metadata, and so do what a dashboard widget needs
+(``label``, bounds, ``ui=False`` for an option of the command line only).
 """
 
 from __future__ import annotations
@@ -31,6 +32,15 @@ class OptionSpec:
     flag: str | None = None  # extra short flag ("-B")
     choices: tuple[Any, ...] | None = None
     optional: bool = False  # None is allowed
+    kind: str | None = None  # how it is typed, when its type does not say (config/llm.py)
+    label: str | None = None  # the dashboard widget's label, when its name is no label
+    ui: bool = True  # False: an option of the command line only (the metadata says why)
+    ui_name: str | None = None  # its name in the dashboard's saved settings, when not ``name``
+    applies: tuple[str, str] | None = None  # ("served" | "local", the spec field it depends on)
+    low: Any = None  # bounds of a number
+    high: Any = None
+    unset: str | None = None  # what 0 or blank stands for in a widget (None: no such value)
+    advanced: bool = False  # in the sidebar's Advanced expander
 
     @property
     def long_flag(self) -> str:
@@ -78,4 +88,9 @@ def _iter_options(cls: type, path: tuple[str, ...], instance: Any) -> Iterator[O
             flag=f.metadata.get("flag"),
             choices=tuple(choices()) if callable(choices) else choices,
             optional=optional,
+            **{k: f.metadata[k] for k in _UI_KEYS if k in f.metadata},
         )
+
+
+#: The metadata of a field that :class:`OptionSpec` carries as it is.
+_UI_KEYS = ("kind", "label", "ui", "ui_name", "applies", "low", "high", "unset", "advanced")

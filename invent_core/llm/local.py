@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config.llm import MAX_THREADS as _MAX_THREADS
 from ..errors import LLMError, LLMTimeout, ModelLoadError
 from ..packaged import PackagedPart, assemble, model_cache, parts_installed, verify_file
 from .cache import LLMCache
@@ -96,8 +97,8 @@ QWEN_15B = LocalModelSpec(
 LOCAL_MODELS: dict[str, LocalModelSpec] = {m.name: m for m in (QWEN_05B, QWEN_15B)}
 
 
-#: The most CPU threads llama.cpp takes (its ``GGML_MAX_N_THREADS``).
-MAX_THREADS = 512
+#: The most CPU threads llama.cpp takes: :data:`invent_core.config.llm.MAX_THREADS`.
+MAX_THREADS = _MAX_THREADS
 
 
 @dataclass(frozen=True)

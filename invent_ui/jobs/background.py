@@ -8,15 +8,15 @@ stage, elapsed, time left) and a Cancel button that sets the job's
 :class:`~invent_core.progress.CancelToken`. When the thread ends the page
 reads :attr:`Job.result` (or the error) once, through :meth:`Job.take`.
 
-Cancel reaches the producer three ways, whichever comes first:
-
-- ``cancel=token``, which ``run_question``, ``evaluate`` and ``tsu`` take;
-- every progress event raises :class:`~invent_core.errors.Cancelled` once
-  the token is set (GAAP, an evaluation between questions);
-- :class:`CancellableLLM` passes the token to every call of the backend
-  (``complete_many(cancel=…)``, and the thread's token for ``complete`` and a
-  streamed paraphrase), so no new request leaves after Cancel and the one in
-  flight is cut: the backend's one cancel path (:mod:`invent_core.llm.cancel`).
+Cancel has one path to the producer's requests, :class:`CancellableLLM`: every
+page hands the library the job's backend wrapped in it (a run, a re-ask, an
+evaluation, a sweep, a batch, the LLM baselines), and the library is given no
+``cancel=`` of its own. The wrapper passes the token to every call of the
+backend (``complete_many(cancel=…)``, and the thread's token for ``complete``
+and a streamed paraphrase), so no new request leaves after Cancel and the one
+in flight is cut (:mod:`invent_core.llm.cancel`). Work between requests (GAAP,
+an evaluation between saved questions) stops at its next progress event, which
+raises :class:`~invent_core.errors.Cancelled` once the token is set.
 
 Pages start a job with :func:`start_job`, which keeps it under its session-state
 key. No Streamlit import at module level (the renderer is
@@ -328,4 +328,5 @@ class CancellableLLM:
         cuts the one in flight (:mod:`invent_core.llm.cancel`), the one path Cancel takes.
         """
         kw.pop("cancel", None)  # the job's token is the one that counts (the same run's)
+        self._token.raise_if_cancelled()  # whatever the backend does with it: nothing new
         return self._llm.complete_many(list(requests), progress, cancel=self._token, **kw)

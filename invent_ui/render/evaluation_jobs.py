@@ -47,7 +47,6 @@ def start(settings: Any, cfg: ExperimentConfig, out: Path) -> None:
             out,
             llm_factory=lambda: CancellableLLM(llm, cancel),
             progress=progress,
-            cancel=cancel,
         )
         return payloads.eval_payload(result, cfg, llm=identity, out=out, paraphrase_llm=para)
 

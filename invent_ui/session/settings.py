@@ -1,10 +1,14 @@
-"""The dashboard's settings (what the sidebar edits): the LLM backend and one RunConfig.
+"""The dashboard's settings (what the sidebar edits): one LLMChoice and one RunConfig.
 
 Pure: no Streamlit. Every run option, its default and its validation come
-from :class:`invent_core.config.RunConfig`; this adds only the LLM choice.
-The API key of an OpenAI-compatible server is deliberately *not* a field: it
-lives only in the browser session (or the environment) and never enters a
-settings dict, a cache key on disk or a saved run.
+from :class:`invent_core.config.RunConfig`; the model choice is an
+:class:`invent_core.config.LLMChoice`, the object the command line makes, so
+both build and identify a model the same way (:mod:`invent_core.llm.choice`).
+The saved form is one flat dict (:mod:`.llm_fields` says how the choice is
+flattened; a dict saved before still reads). The API key of an
+OpenAI-compatible server is deliberately *not* a field: it lives only in the
+browser session (or the environment) and never enters a settings dict, a
+cache key on disk or a saved run.
 """
 
 from __future__ import annotations
@@ -15,56 +19,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from invent_core.config import LLMChoice, RunConfig, config_from_flat, flat_values
+from invent_core.config.llm import SERVED
 from invent_core.llm import redact_url
 from invent_core.llm.endpoints import split_base_urls
+from invent_core.llm.specs import LOCAL_ALIASES
 
-from .own_model import model_spec
+from .llm_fields import OWN_MODEL, choice_from_flat, flat_choice, spec_pick
 
 #: Sidebar labels of the LLM specs of :func:`invent_core.llm.available_llms`.
 LLM_LABELS: dict[str, str] = {
     "qwen0.5b": "Local · Qwen2.5-0.5B (default)",
     "qwen1.5b": "Local · Qwen2.5-1.5B (stronger)",
     "openai": "OpenAI-compatible server",
-    "own": "Your model · a GGUF file (or model folder)",
+    OWN_MODEL: "Your model · a GGUF file (or model folder)",
 }
-#: The sidebar's choice of a model file or folder the user names (``llm_path``).
-OWN_MODEL = "own"
 #: Sidebar labels of the packaged embedders.
 EMBEDDER_LABELS: dict[str, str] = {
     "minilm": "SBERT-small · all-MiniLM-L6-v2",
     "mpnet": "SBERT-large · all-mpnet-base-v2",
 }
-#: The fields that are not run options.
-_OWN = (
-    "llm",
-    "base_url",
-    "model",
-    "llm_engine",
-    "llm_threads",
-    "llm_thinking",
-    "llm_path",
-    "paraphrase_llm",
-    "paraphrase_path",
-    "paraphrase_base_url",
-    "paraphrase_model",
-)
+__all__ = ["EMBEDDER_LABELS", "LLM_LABELS", "OWN_MODEL", "Settings", "run_fingerprint",
+           "secret_fingerprint"]  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Settings shared by every page (sidebar): the LLM backend and the run's config."""
+    """Settings shared by every page (sidebar): the model choice and the run's config."""
 
-    llm: str = "qwen0.5b"  # invent_core.llm: "local" is an alias of the packaged qwen0.5b
-    base_url: str = ""  # OpenAI-compatible server(s), comma-separated; "" = $OPENAI_BASE_URL
-    model: str = ""  # OpenAI-compatible server only; "" = $OPENAI_MODEL or the one served
-    llm_engine: str = LLMChoice.llm_engine  # what runs a packaged model: invent_core.llm.ENGINES
-    llm_threads: int = 0  # the embedded llama.cpp's CPU threads; 0 = its choice (all cores)
-    llm_thinking: bool = LLMChoice.thinking  # let a reasoning model think (--thinking on)
-    llm_path: str = ""  # llm == "own": a GGUF file (gguf:) or a model folder (hf:)
-    paraphrase_llm: str = ""  # the rewording model, as llm; "" = the answering model
-    paraphrase_path: str = ""
-    paraphrase_base_url: str = ""
-    paraphrase_model: str = ""
+    llm_choice: LLMChoice = field(default_factory=LLMChoice)
     run: RunConfig = field(default_factory=RunConfig)
 
     @classmethod
@@ -74,14 +56,13 @@ class Settings:
         Raises
         ------
         ValueError
-            From :class:`~invent_core.config.RunConfig` when a value is invalid.
+            From :class:`~invent_core.config.RunConfig` or the model choice when a value is invalid.
         """
-        own = {k: data[k] for k in _OWN if k in data}
-        return cls(**own, run=config_from_flat(RunConfig, data))
+        return cls(llm_choice=choice_from_flat(data), run=config_from_flat(RunConfig, data))
 
     def to_dict(self) -> dict[str, Any]:
-        """One flat JSON-ready dict: the LLM fields and every run option by its flat name."""
-        return {**{k: getattr(self, k) for k in _OWN}, **flat_values(self.run)}
+        """One flat JSON-ready dict: the model choice as its widgets show it, every run option."""
+        return {**flat_choice(self.llm_choice), **flat_values(self.run)}
 
     def public_dict(self) -> dict[str, Any]:
         """:meth:`to_dict` with the servers' URLs shown as saved anywhere: no credentials, no tokens."""
@@ -96,57 +77,21 @@ class Settings:
         return self.run.replace(**changes) if changes else self.run
 
     @property
-    def llm_spec(self) -> str:
-        """The answering model's ``get_llm`` spec (``gguf:FILE`` / ``hf:PATH`` for your model)."""
-        return _spec(self.llm, self.llm_path)
-
-    @property
-    def paraphrase_spec(self) -> str | None:
-        """The rewording model's spec; ``None`` when it is the answering model."""
-        return _spec(self.paraphrase_llm, self.paraphrase_path) if self.paraphrase_llm else None
-
-    @property
-    def llm_choice(self) -> LLMChoice:
-        """The model choice as the command line makes it: one object to build and identify.
-
-        :func:`invent_core.llm.choice.build_llm` and ``choice_identity`` read it, so
-        the dashboard and the CLI build (paraphraser, same weights, default URL) and
-        identify a model the same way. Blank fields are "not given"; 0 threads: the default.
-        """
-        return LLMChoice(
-            llm=self.llm_spec,
-            llm_engine=self.llm_engine,
-            paraphrase_llm=self.paraphrase_spec,
-            paraphrase_base_url=self.paraphrase_base_url,
-            paraphrase_model=self.paraphrase_model,
-            base_url=self.base_url,
-            model=self.model,
-            thinking=self.llm_thinking,
-            threads=self.llm_threads or None,
-        )
-
-    @property
     def llm_label(self) -> str:
         """How the sidebar names the chosen backend."""
-        if self.llm == "openai":
+        choice = self.llm_choice
+        if choice.llm.strip().lower() == SERVED:
             where = self.public_dict()["base_url"] or "$OPENAI_BASE_URL"
-            return f"{self.model or 'default model'} @ {where}"
-        if self.llm == OWN_MODEL:
-            return f"your model {self.llm_path.rstrip('/').rsplit('/', 1)[-1]}"
-        return LLM_LABELS.get(self.llm, self.llm)
+            return f"{choice.model or 'default model'} @ {where}"
+        pick, path = spec_pick(choice.llm)
+        if pick == OWN_MODEL:
+            return f"your model {path.rstrip('/').rsplit('/', 1)[-1]}"
+        return LLM_LABELS.get(LOCAL_ALIASES.get(pick, pick), pick)
 
     def key(self, *extra: Any) -> str:
         """Return a short stable key of these settings (plus ``extra``) for work folders."""
         blob = json.dumps([self.to_dict(), list(map(str, extra))], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def _spec(choice: str, path: str) -> str:
-    """A sidebar choice as a ``get_llm`` spec: "own" becomes ``gguf:FILE`` or ``hf:FOLDER``."""
-    if choice != OWN_MODEL:
-        return choice
-
-    return model_spec(path)
 
 
 def secret_fingerprint(secret: str | None) -> str:

@@ -1,7 +1,8 @@
 """The settings sidebar every page calls first: one definition, shared session state.
 
 The run options' widgets are generated from
-:func:`invent_core.config.iter_options`: the common ones on top, every other
+:func:`invent_core.config.iter_options`, and so are the model choice's
+(:class:`~invent_core.config.LLMChoice`, through :mod:`.llm_fields`): the common ones on top, every other
 one (affinity, WD ground metric, MAX variant, the paraphrase and GAAP
 options …) in an "Advanced" expander, so a new config field appears here with
 no edit. The perturber is picked on each page that runs something.
@@ -15,7 +16,6 @@ Opening any page first (a deep link on a fresh server) initialises the defaults.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import Any
 
@@ -25,24 +25,25 @@ from invent_core.config import (
     DEFAULT_PROFILE,
     MAX_TEMPERATURE,
     PROFILES,
-    LLMChoice,
     OptionSpec,
     RunConfig,
     iter_options,
     profile_options,
 )
+from invent_core.config.llm import SERVED
 from invent_core.embedders import available_embedders
-from invent_core.llm import ENGINES, available_llms
-from invent_core.llm.local import MAX_THREADS
+from invent_core.llm import available_llms
+from invent_core.llm.specs import LOCAL_ALIASES
 from invent_ui.jobs.feedback import SECTIONS, option_label
 from invent_ui.text import untrusted
 
 from . import state
 from .history_view import quiet_page_link, recent_in_sidebar
+from .llm_fields import FIELDS, OWN_MODEL, applies, flat_name, path_name
 from .navigation import HOME, PAGES
 from .own_model import check_model_path
 from .own_reference import reference_picker
-from .settings import EMBEDDER_LABELS, LLM_LABELS, OWN_MODEL, Settings
+from .settings import EMBEDDER_LABELS, LLM_LABELS, Settings
 
 #: Options chosen on each page that runs something, not in the sidebar.
 PAGE_OPTIONS: tuple[str, ...] = ("perturber",)
@@ -118,6 +119,7 @@ def sidebar_settings() -> Settings:
     _main_widgets(sb, canon)
     with sb.expander("Advanced"):
         _advanced_widgets(canon)
+        _llm_advanced_widgets(canon)
         _nli_folder(canon)
     reference_picker(sb)
     try:
@@ -132,93 +134,106 @@ def sidebar_settings() -> Settings:
     return settings
 
 
-def _llm_choices() -> list[str]:
-    """Installed local models, ``"openai"``, then "your model" (a file or folder you name)."""
-    return [*available_llms(), OWN_MODEL]
-
-
 def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
-    """The answering model, the paraphrasing model, and what each needs (path, server, key)."""
-    llms = _llm_choices()
-    if canon["llm"] not in llms:
-        canon["llm"] = llms[0]
-    canon["llm"] = sb.selectbox(
-        "LLM backend",
-        llms,
-        format_func=lambda s: LLM_LABELS.get(s, s),
-        key=_seed("llm", canon["llm"]),
-        help="The packaged local model needs no key and no network. Your model: a GGUF file "
-        "on this machine (the embedded llama.cpp) or a Hugging Face model folder (transformers).",
-    )
-    _model_fields(sb, canon, "")
-    if canon["llm"] != "openai":
-        _engine_widget(sb, canon)
-        _threads_widget(sb, canon)
-    options = ["", *llms]
-    if canon["paraphrase_llm"] not in options:
-        canon["paraphrase_llm"] = ""
-    canon["paraphrase_llm"] = sb.selectbox(
-        "Paraphrasing model",
-        options,
-        format_func=lambda s: LLM_LABELS.get(s, s) if s else "The answering model (default)",
-        key=_seed("paraphrase_llm", canon["paraphrase_llm"]),
-        help="The model that rewords the question (the paraphrase perturber and the gate's "
-        "extra rounds). The paper rewords with ChatGPT for both of its answering models.",
-    )
-    _model_fields(sb, canon, "paraphrase_")
-    if "openai" in (canon["llm"], canon["paraphrase_llm"]):
+    """The model choice's widgets, one per :data:`~.llm_fields.FIELDS` that applies, and the key.
+
+    Generated from :class:`~invent_core.config.LLMChoice` (label, help, choices,
+    bounds), as the command line's options are: the answering model, its server,
+    the paraphrasing model, how a local one runs. The advanced ones are drawn
+    in the Advanced expander (:func:`_llm_advanced_widgets`).
+    """
+    for opt in FIELDS:
+        if not opt.advanced and applies(opt, canon):
+            _llm_widget(sb, opt, canon)
+    if SERVED in (canon.get(flat_name(opt)) for opt in FIELDS if opt.kind == "spec"):
         _api_key_field(sb)
-    _thinking_widget(sb, canon)
 
 
-def _choice_help(name: str) -> str:
-    """The help of an :class:`~invent_core.config.LLMChoice` field: the command line's, once."""
-    return next(f.metadata["help"] for f in dataclasses.fields(LLMChoice) if f.name == name)
+def _llm_advanced_widgets(canon: dict[str, Any]) -> None:
+    """The model choice's advanced widgets (dtype, requests in flight, stall timeout)."""
+    shown = [opt for opt in FIELDS if opt.advanced and applies(opt, canon)]
+    if shown:
+        st.markdown("**Model**")
+    for opt in shown:
+        _llm_widget(st, opt, canon)
 
 
-def _thinking_widget(sb: Any, canon: dict[str, Any]) -> None:
-    """Let a reasoning model think (``--thinking on``); off by default, as on the command line."""
-    canon["llm_thinking"] = bool(
-        sb.checkbox(
-            "Let a reasoning model think",
-            key=_seed("llm_thinking", bool(canon.get("llm_thinking"))),
-            help=_choice_help("thinking"),
+def _llm_widget(where: Any, opt: OptionSpec, canon: dict[str, Any]) -> None:
+    """Draw one field of the model choice in ``where``; its value goes to ``canon``."""
+    name = flat_name(opt)
+    value = canon.get(name)
+    if opt.kind == "spec":
+        _spec_widget(where, opt, canon)
+    elif opt.choices is not None:
+        picked = value if value in opt.choices else opt.default
+        canon[name] = where.selectbox(
+            opt.label, list(opt.choices), key=_seed(name, picked), help=opt.help
         )
+    elif opt.type is bool:
+        canon[name] = bool(where.checkbox(opt.label, key=_seed(name, bool(value)), help=opt.help))
+    elif opt.type in (int, float) and opt.kind != "concurrency":
+        canon[name] = _number_widget(where, opt, value)
+    else:  # a text: blank is "not given" (the choice's default)
+        canon[name] = where.text_input(
+            opt.label, key=_seed(name, str(value or "")), help=opt.help,
+            placeholder="blank: the default" if opt.kind != "urls" else "…/v1 (blank: the default)",
+        )  # fmt: skip
+
+
+def _number_widget(where: Any, opt: OptionSpec, value: Any) -> Any:
+    """A number in the field's bounds; 0 stands for "not given" where the field says what that is."""
+    kind = opt.type
+    low = kind(0) if opt.unset is not None else opt.low
+    label = f"{opt.label} (0 = {opt.unset})" if opt.unset is not None else opt.label
+    got = where.number_input(
+        label,
+        low,
+        None if opt.high is None else kind(opt.high),
+        step=kind(1),
+        key=_seed(flat_name(opt), kind(value or 0)),
+        help=opt.help,
     )
+    return kind(got or 0)
 
 
-def _model_fields(sb: Any, canon: dict[str, Any], prefix: str) -> None:
-    """A path field (checked at once) for your model, or the server's URL and model."""
-    choice = canon[f"{prefix}llm"]
-    if choice == OWN_MODEL:
-        name = f"{prefix}path" if prefix else "llm_path"
-        typed = sb.text_input(
-            "Model file (GGUF) or folder",
-            key=_seed(name, canon[name]),
-            placeholder="/models/Llama-3.1-8B-Instruct-Q4_K_M.gguf",
-            help="Checked as you type: it must exist and be a GGUF file (or a model folder "
-            "with config.json).",
-        ).strip()
-        canon[name] = typed
-        check = _checked(typed)
-        {"ok": sb.success, "warning": sb.warning}.get(check.level, sb.error)(check.message)
-    elif choice == "openai":
-        env = ("OPENAI_BASE_URL", "OPENAI_MODEL") if not prefix else ("", "")
-        canon[f"{prefix}base_url"] = sb.text_input(
-            "Server URL (…/v1)" if not prefix else "Paraphrasing server URL (…/v1)",
-            key=_seed(
-                f"{prefix}base_url", canon[f"{prefix}base_url"] or os.environ.get(env[0], "")
-            ),
-            placeholder="https://api.openai.com/v1" if not prefix else "the answering server's",
-            help="Several servers of the same model: their URLs separated by commas. Each "
-            "request goes to the least busy one; one that fails is taken out and tried again "
-            "later. Requests in flight adapt to the servers (429, 503 and timeouts halve them).",
-        )
-        canon[f"{prefix}model"] = sb.text_input(
-            "Model" if not prefix else "Paraphrasing model name",
-            key=_seed(f"{prefix}model", canon[f"{prefix}model"] or os.environ.get(env[1], "")),
-            help=_choice_help(f"{prefix}model"),
-        )
+def _spec_widget(where: Any, opt: OptionSpec, canon: dict[str, Any]) -> None:
+    """A model: the installed ones, a server (``openai``) or your model, whose path is checked."""
+    name = flat_name(opt)
+    picks = [*available_llms(), OWN_MODEL]
+    if opt.optional:  # the paraphrasing model: blank is the answering model
+        picks = ["", *picks]
+    value = str(canon.get(name) or "")
+    value = LOCAL_ALIASES.get(value, value)  # "local" is shown as the model it names
+    canon[name] = where.selectbox(
+        opt.label,
+        picks,
+        format_func=lambda s: LLM_LABELS.get(s, s) if s else "The answering model (default)",
+        key=_seed(name, value if value in picks else picks[0]),
+        help=f"{opt.help}. {_OWN_HELP}",
+    )
+    if canon[name] == OWN_MODEL:
+        _path_widget(where, path_name(opt), canon)
+
+
+#: What "your model" is, after a model field's help.
+_OWN_HELP = (
+    "Your model: a GGUF file on this machine (the embedded llama.cpp) or a Hugging Face "
+    "model folder (transformers)."
+)
+
+
+def _path_widget(where: Any, name: str, canon: dict[str, Any]) -> None:
+    """The path of your model, checked as it is typed."""
+    typed = where.text_input(
+        "Model file (GGUF) or folder",
+        key=_seed(name, canon.get(name) or ""),
+        placeholder="/models/Llama-3.1-8B-Instruct-Q4_K_M.gguf",
+        help="Checked as you type: it must exist and be a GGUF file (or a model folder "
+        "with config.json).",
+    ).strip()
+    canon[name] = typed
+    check = _checked(typed)
+    {"ok": where.success, "warning": where.warning}.get(check.level, where.error)(check.message)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -238,11 +253,12 @@ def _checked(path: str) -> Any:
 
 def _unusable_model(canon: dict[str, Any]) -> str | None:
     """Why "your model" (answering or paraphrasing) cannot run now, else ``None``."""
-    for choice, path in (("llm", "llm_path"), ("paraphrase_llm", "paraphrase_path")):
-        if canon.get(choice) == OWN_MODEL:
-            check = _checked(canon.get(path) or "")
+    for opt in FIELDS:
+        if opt.kind == "spec" and canon.get(flat_name(opt)) == OWN_MODEL:
+            check = _checked(canon.get(path_name(opt)) or "")
             if not check.ok:
-                return f"{check.message.rstrip('.')} ({'paraphrasing' if 'para' in choice else 'answering'} model)"
+                role = "answering" if opt.name == "llm" else "paraphrasing"
+                return f"{check.message.rstrip('.')} ({role} model)"
     return None
 
 
@@ -258,33 +274,6 @@ def _api_key_field(sb: Any) -> None:
         help="Kept in this browser session only; never saved.",
     )
     st.session_state[state.API_KEY] = typed
-
-
-def _engine_widget(sb: Any, canon: dict[str, Any]) -> None:
-    """Pick what runs a local model: auto, llama.cpp or transformers (``--llm-engine``)."""
-    labels = {"auto": "auto (the GPU when there is one)", "llamacpp": "llama.cpp (CPU)"}
-    engine = canon.get("llm_engine") if canon.get("llm_engine") in ENGINES else "auto"
-    canon["llm_engine"] = sb.selectbox(
-        "LLM engine",
-        ENGINES,
-        format_func=lambda e: labels.get(e, e),
-        key=_seed("llm_engine", engine),
-        help=_choice_help("llm_engine"),
-    )
-
-
-def _threads_widget(sb: Any, canon: dict[str, Any]) -> None:
-    """The embedded llama.cpp's CPU threads (``--threads``); 0 leaves llama.cpp's choice."""
-    canon["llm_threads"] = int(
-        sb.number_input(
-            "llama.cpp threads (0 = all cores)",
-            0,
-            MAX_THREADS,
-            step=1,
-            key=_seed("llm_threads", int(canon.get("llm_threads") or 0)),
-            help=_choice_help("threads"),
-        )
-    )
 
 
 def _profile_widget(sb: Any, canon: dict[str, Any]) -> None:

@@ -245,3 +245,59 @@ def test_a_long_job_yields_the_cpu_to_the_pages_threads():
     run = Job(fn, label="a run", kind="run").start()  # a person waits for it: no lower priority
     assert run.wait(10) and run.result == (here, here)
     assert niceness() == here  # the page's own thread is untouched
+
+
+def test_cancel_stops_a_running_question_through_the_wrapped_backend_alone():
+    """One cancel path: the page hands ``run_question`` the job's backend in
+    :class:`CancellableLLM` and no ``cancel=``; Cancel still cuts the request in flight
+    (the server sees the client hang up) and no new one is sent."""
+    import time
+
+    from test_llm_http import FAST, FakeOpenAI
+
+    from invent_core.config import RunConfig
+    from invent_core.engine.pipeline import run_question
+    from invent_core.llm import get_llm
+
+    server = FakeOpenAI()
+    server.default = "hang"  # every reply would take 30 s
+    try:
+        llm = get_llm("openai", base_url=server.base_url, model="m", cache=None, retry=FAST)
+        config = RunConfig(n_perturbations=2, n_replications=2, perturber="paraphrase")
+
+        def work(progress, cancel):  # as the Explore page's run: the token only in the wrapper
+            return run_question("What is 2+2?", config, llm=CancellableLLM(llm, cancel),
+                                progress=progress)  # fmt: skip
+
+        job = Job(work, label="The run").start()
+        deadline = time.monotonic() + 20
+        while server.count == 0:  # a request is in flight
+            assert time.monotonic() < deadline and job.running, job.error
+            time.sleep(0.05)
+        job.cancel()
+        assert job.wait(20), "Cancel did not reach the request in flight"
+        assert job.status == "cancelled" and "cancelled" in str(job.error)
+        llm.close()
+        server.settle()
+        sent = server.count
+        assert server.hung_up >= 1  # the waiting request was cut, not waited for
+        time.sleep(0.3)
+        assert server.count == sent  # nothing new left after Cancel
+    finally:
+        server.close()
+
+
+def test_the_dashboard_passes_no_cancel_keyword_to_the_library():
+    """Cancel reaches the library through :class:`CancellableLLM` alone, never also as
+    ``cancel=`` on a call (two mechanisms that could disagree about what stops)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    files = [*root.joinpath("pages").glob("*.py"), root / "app.py",
+             *root.joinpath("invent_ui").rglob("*.py")]  # fmt: skip
+    passed = re.compile(r"\bcancel=(?!self\._token\b)\w")  # the wrapper's own hand-over aside
+    sites = [f"{p.name}:{n}" for p in files
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if passed.search(line) and not line.lstrip().startswith("#")]  # fmt: skip
+    assert sites == []
