@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import re
 
-from .text import _stem, candidate_vocabulary, entity_kept, key_entities
-from .wordnet import pos_candidates
+from ..text.stems import inflection_stem as _stem
+from ..text.wordnet import pos_candidates
+from .text import candidate_vocabulary, entity_kept, key_entities
 
 __all__ = [
     "ANSWER_KINDS",
