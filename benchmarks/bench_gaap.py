@@ -59,7 +59,7 @@ def main() -> None:
     from invent_core.embedders import get_embedder
     from invent_core.perturb.gaap import GaapConfig, gaap
     from invent_core.perturb.keywords import key_tokens
-    from invent_core.perturb.wordnet import load_wordnet
+    from invent_core.text.wordnet import load_wordnet
 
     print(
         f"device {get_embedder('minilm').device}, torch threads {torch.get_num_threads()}, "

@@ -5,7 +5,7 @@ pays once), the two alternating so that load on the machine falls on both:
 
 - "nltk's reader": ``nltk.corpus.wordnet.ensure_loaded()`` over the same copy,
   which maps WordNet 3.0's senses onto itself (``map30``) while loading;
-- "invent's reader": :func:`invent_core.perturb.wordnet.load_wordnet`.
+- "invent's reader": :func:`invent_core.text.wordnet.load_wordnet`.
 
 Timed inside the process, after ``import nltk`` and the one-time copy, so the
 figure is the load itself. The load average is printed beside each.
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 SETUP = (
     "import time, nltk, invent_core\n"
-    "from invent_core.perturb import wordnet as w\n"
+    "from invent_core.text import wordnet as w\n"
     "w._copy_once()\n"
     "root = str(w.data_root())\n"
     "nltk.data.path.insert(0, root)\n"

@@ -22,6 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Bottom to top. Folders on one line share a floor (the circle test keeps them apart).
+#: A floor sits one above the highest floor its folders need (``tests/test_layout.py``
+#: checks that each floor imports the one beneath it); docs/architecture.md says, per
+#: folder, what it needs from there.
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "invent_core",  # the package face: __version__ and the lazy public names
@@ -35,22 +38,18 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "invent_core.config",
         "invent_core.prompts",
     ),
-    ("invent_core.paper",),
-    ("invent_core.embedders",),
-    ("invent_core.llm",),
-    ("invent_core.responses", "invent_core.questions"),
-    ("invent_core.perturb",),
-    ("invent_core.evaluation",),
-    ("invent_core.engine",),
-    ("invent_core.methods",),
-    ("invent_core.workbench",),
-    ("invent_core.batch",),
-    ("invent_core.experiments",),
-    ("invent_core.samples",),
-    ("invent_core.report",),
-    ("invent_core.commands", "invent_core.cli", "invent_core.__main__"),
-    ("invent_ui",),
-    ("pages", "app"),
+    ("invent_core.paper", "invent_core.text"),  # arrays and words: the foundation only
+    ("invent_core.embedders", "invent_core.llm"),  # embedders read paper's kernel
+    ("invent_core.responses", "invent_core.questions", "invent_core.workbench"),  # need llm
+    ("invent_core.perturb", "invent_core.evaluation"),  # questions; responses
+    ("invent_core.engine",),  # perturb and evaluation
+    ("invent_core.methods",),  # the engine's runs
+    ("invent_core.batch",),  # the methods
+    ("invent_core.experiments",),  # batch
+    ("invent_core.samples", "invent_core.report"),  # experiments' folders
+    ("invent_core.commands", "invent_core.cli", "invent_core.__main__"),  # samples and report
+    ("invent_ui",),  # report
+    ("pages", "app"),  # invent_ui
 )
 RANK = {unit: i for i, floor in enumerate(LAYERS) for unit in floor}
 

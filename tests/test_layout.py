@@ -47,6 +47,23 @@ def test_no_import_runs_up_or_across_a_floor():
     assert not bad, "\n".join(bad)
 
 
+def test_every_floor_rests_on_the_one_below():
+    """A floor sits where it does because it needs the floor beneath it.
+
+    Some folder of each floor imports some folder of the floor directly below; a floor
+    that needs nothing from there could sit lower, and its place would say nothing. The
+    one exception is the dashboard's helpers: ``invent_ui`` sits above the whole library,
+    command line included, so that no module of the library can import it.
+    """
+    resting = {RANK[_unit(t)] for s, _, t, _, _ in EDGES if RANK[_unit(s)] == RANK[_unit(t)] + 1}
+    floating = [
+        f"{' '.join(LAYERS[i])} imports nothing from {' '.join(LAYERS[i - 1])}"
+        for i in range(1, len(LAYERS))
+        if i - 1 not in resting and LAYERS[i] != ("invent_ui",)
+    ]
+    assert not floating, "\n".join(floating)
+
+
 def test_no_in_project_import_inside_a_function():
     bad = [
         f"{path.relative_to(ROOT)}:{line}: {target} inside {fn}()"

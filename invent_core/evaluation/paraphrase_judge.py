@@ -39,6 +39,8 @@ from dataclasses import dataclass
 
 from invent_core.responses.canonical import contains_span, normalize_answer
 
+from ..text.function_words import ARTICLES, JUDGE_STOP_WORDS
+from ..text.numbers import CARDINALS, SCALES, TENS
 from .lexicon import Lexicon, default_lexicon
 
 __all__ = ["Verdict", "paraphrase_verdict", "answer_tokens", "parse_number_phrase"]
@@ -57,28 +59,8 @@ class Verdict:
     decided: bool = True
 
 
-_ARTICLES = frozenset({"a", "an", "the"})
-#: Words that say nothing about the answer (besides the articles).
-STOPWORDS = _ARTICLES | frozenset(
-    "of in on at to for by with from as into onto about and or nor but is are was were be "
-    "been being it its this that these those which what who whom whose where when how why "
-    "there their they them he she his her we our you your i my me do does did has have had "
-    "can could will would shall should may might must than then so such not no very only "
-    "also called known named".split()
-)
-
-_UNITS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {
-    w: 10 * i
-    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
-}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+#: the scales the judge reads in a number written in words (up to "million")
+_SCALES = {w: SCALES[w] for w in ("hundred", "thousand", "million")}
 _YEARS = re.compile(r"^\s*(\d{3,4})\s*[-–]\s*(\d{3,4})\s*$")
 
 
@@ -91,11 +73,11 @@ def answer_tokens(text: str) -> list[str]:
     s = unicodedata.normalize("NFKC", str(text)).replace("π", " pi ").lower()
     s = re.sub(r"(?<=\d),(?=\d{3})", "", s)
     s = re.sub(r"[^\w.]+|_|(?<!\d)\.|\.(?!\d)", " ", s)
-    return [t for t in s.split() if t not in _ARTICLES]
+    return [t for t in s.split() if t not in ARTICLES]
 
 
 def _content(tokens: Sequence[str]) -> list[str]:
-    return [t for t in tokens if t not in STOPWORDS]
+    return [t for t in tokens if t not in JUDGE_STOP_WORDS]
 
 
 def _word_numbers(words: Sequence[str]) -> list[float]:
@@ -103,8 +85,8 @@ def _word_numbers(words: Sequence[str]) -> list[float]:
     out: list[float] = []
     total, current, inside = 0, 0, False
     for w in [*words, ""]:
-        if w in _UNITS or w in _TENS:
-            current += _UNITS.get(w, 0) + _TENS.get(w, 0)
+        if w in CARDINALS or w in TENS:
+            current += CARDINALS.get(w, 0) + TENS.get(w, 0)
             inside = True
         elif w in _SCALES and inside:
             total += max(current, 1) * _SCALES[w]
@@ -132,7 +114,7 @@ def parse_number_phrase(text: str) -> tuple[float, float] | None:
     words = [t for t in tokens if t != "and"]
     nums = numbers_in(tokens)
     is_number = all(
-        re.fullmatch(r"\d+(?:\.\d+)?", t) or t in _UNITS or t in _TENS or t in _SCALES
+        re.fullmatch(r"\d+(?:\.\d+)?", t) or t in CARDINALS or t in TENS or t in _SCALES
         for t in words
     )
     if words and is_number and len(nums) == 1:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from ..responses.equivalence import lcs_length, rouge_l, tokenize
+from ..responses.equivalence import lcs_length, rouge_l
 from .registry import Method, ScoringContext, register
 
-__all__ = ["lcs_length", "lexical_similarity", "rouge_l", "tokenize"]
+__all__ = ["lcs_length", "lexical_similarity", "rouge_l"]
 
 
 def lexical_similarity(answers: Sequence[str]) -> float:

@@ -17,33 +17,19 @@ from typing import Any, Literal
 
 from ..llm.base import user
 from ..prompts import VERBALIZED_CONFIDENCE_SUFFIX, answer_prompt, verbalized_confidence_prompt
+from ..text.numbers import CARDINALS, TENS
 from .registry import Method, ScoringContext, register
 
 #: Used when a reply states no confidence we can read.
 FALLBACK_CONFIDENCE = 0.5
 
-_UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}  # fmt: skip
-_TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
 _NUMBER_WORD = (
     r"(?:(?:a|one)\s+hundred|(?:"
-    + "|".join(_TENS)
+    + "|".join(TENS)
     + r")(?:[\s-]+(?:"
-    + "|".join(list(_UNITS)[1:10])
+    + "|".join(list(CARDINALS)[1:10])
     + r"))?"
-    r"|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
+    r"|" + "|".join(sorted(CARDINALS, key=len, reverse=True)) + r")"
 )
 _PCT = r"\s*(?:%|percent\b|per\s*cent\b|pct\b)"
 
@@ -69,7 +55,7 @@ def _words_to_number(words: str) -> int:
     parts = re.split(r"[\s-]+", words)
     total = 0
     for p in parts:
-        total += _TENS.get(p, 0) + _UNITS.get(p, 0)
+        total += TENS.get(p, 0) + CARDINALS.get(p, 0)
     return total
 
 

@@ -4,8 +4,9 @@
 registry (``paraphrase``, ``gaap``). The implementations load lazily and import
 heavy libraries only when used: ``invent_core.perturb.gaap`` (the paper's
 genetic-algorithm perturbation, §2.5), ``invent_core.perturb.keywords``
-(KeyBERT key tokens), ``invent_core.perturb.wordnet`` (offline WordNet 3.0
-through nltk) and ``invent_core.perturb.paraphrase``. :func:`same_question`
+(KeyBERT key tokens), ``invent_core.perturb.substitutions`` (GAAP's
+substitution sets from the offline WordNet 3.0 of ``invent_core.text.wordnet``)
+and ``invent_core.perturb.paraphrase``. :func:`same_question`
 (``invent_core.perturb.asks_same``) tells whether a rewording asks for the same
 answer as the question.
 """

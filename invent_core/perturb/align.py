@@ -36,10 +36,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..text.function_words import content_words
+from ..text.tokens import ASCII_WORD as _WORD
+from ..text.wordnet import guess_pos, load_wordnet, serialised
 from .aliases import with_aliases_joined
 from .meaning import ANSWER_KINDS, OPERATION_WORDS
-from .text import content_words, is_english
-from .wordnet import guess_pos, load_wordnet, serialised
+from .text import is_english
 
 __all__ = ["Alignment", "aligns", "alignment", "content_tokens", "words_match"]
 
@@ -53,7 +55,6 @@ STEM = 5
 STEM_REST = 3
 
 Matcher = Callable[[str, str], bool]
-_WORD = re.compile(r"[A-Za-z]+")
 #: words that ask nothing new: wrappers, framing, the generic kind of answer
 ASKS_NOTHING = frozenset(
     (

@@ -47,11 +47,13 @@ from typing import Any
 from ..config import GateConfig
 from ..llm import Request, get_llm, user, yes_probability
 from ..prompts import SAME_QUESTION_MAX_TOKENS, same_question_prompt
+from ..text.function_words import content_words
+from ..text.tokens import WORD_OR_NUMBER as _WORD
+from ..text.wordnet import synset_antonyms
 from .aliases import with_aliases_joined
 from .align import alignment, aligns
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
-from .text import content_words, is_question
-from .wordnet import synset_antonyms
+from .text import is_question
 
 __all__ = [
     "QuestionVerdict",
@@ -62,8 +64,6 @@ __all__ = [
     "same_question_p_yes",
     "verify_with_llm",
 ]
-
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*")
 
 
 def _words(text: str) -> list[str]:

@@ -5,7 +5,7 @@ From a question S_x0 = (t_1, …, t_p):
 1. key tokens k(S_x0, r) by KeyBERT (:mod:`.keywords`);
 2. Pop_0 = every single-key-token substitution re(S_x0, t_j, t') with
    t' ∈ SUB(t_j) = synonyms ∪ hypernyms ∪ hyponyms ∪ {deletion} from WordNet
-   3.0 (:mod:`.wordnet`);
+   3.0 (:mod:`.substitutions`);
 3. each generation: roulette-wheel selection of parents Pa_t with
    P(S_xi) ∝ a(x_0, x_i); one-point crossover of random parent pairs (Off_t);
    one substitution per child (Mu_t); Pop_{t+1} = Pa_t ∪ Off_t ∪ Mu_t;
@@ -63,6 +63,7 @@ from ..config import GaapConfig
 from ..embedders import DEFAULT_EMBEDDER, KEYWORD_EMBEDDER, get_embedder
 from ..paper.random_walk import KERNEL_TAU, affinity_from_cosine
 from ..progress import CountCallback
+from ..text.wordnet import load_wordnet
 from .gaap_operators import crossover, mutate, replace, roulette
 from .gaap_sampling import sample_perturbations
 from .gaap_trace import (
@@ -75,7 +76,7 @@ from .gaap_trace import (
     SubEntry,
 )
 from .keywords import Template, _keybert_for, key_tokens, stop_words
-from .wordnet import Substitution, SubstitutionSet, load_wordnet, substitution_set
+from .substitutions import Substitution, SubstitutionSet, substitution_set
 
 DELETION = Substitution("", "deletion")
 

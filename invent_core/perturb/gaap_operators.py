@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .wordnet import Substitution
+from .substitutions import Substitution
 
 
 def replace(slots: Sequence[str], position: int, new: str) -> tuple[str, ...]:

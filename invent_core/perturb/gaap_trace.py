@@ -17,7 +17,7 @@ import numpy as np
 from ..config import GaapConfig
 from ..serialize import JsonDataclass
 from .keywords import KeyToken
-from .wordnet import SubstitutionSet
+from .substitutions import SubstitutionSet
 
 
 @dataclass(frozen=True)

@@ -54,12 +54,12 @@ import numpy as np
 from ..config import GateConfig
 from ..paper.random_walk import KERNEL_TAU
 from ..questions.mmlu import scenarios
+from ..text.function_words import content_words
 from .aliases import with_aliases_joined
 from .asks_same import rule_verdict
 from .meaning import changed_meaning
 from .text import (
     candidate_vocabulary,
-    content_words,
     copy_key,
     duplicate_key,
     entity_kept,

@@ -16,7 +16,6 @@ exactly one of our tokens (lower-cased) and maps back to a position.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,10 +23,7 @@ from typing import Any
 
 from ..embedders import KEYWORD_EMBEDDER, get_embedder
 from ..serialize import JsonDataclass
-
-#: A word token: letters/digits, optionally joined by inner apostrophes or hyphens.
-WORD_PATTERN = r"\w+(?:['’-]\w+)*"
-_WORD = re.compile(WORD_PATTERN)
+from ..text.tokens import JOINED_WORD
 
 _lock = threading.Lock()
 _keybert: dict[int, Any] = {}
@@ -62,7 +58,7 @@ class Template:
         words: list[str] = []
         gaps: list[str] = []
         end = 0
-        for m in _WORD.finditer(text):
+        for m in JOINED_WORD.finditer(text):
             gaps.append(text[end : m.start()])
             words.append(m.group())
             end = m.end()
@@ -158,7 +154,7 @@ def key_tokens(text: str, ratio: float, *, embedder: Any = None) -> tuple[KeyTok
     lowered = [w.lower() for w in words]
     found: list[tuple[str, float]] = []
     for stops in (sorted(stop_words()), None):
-        vec = CountVectorizer(token_pattern=WORD_PATTERN, stop_words=stops, lowercase=True)
+        vec = CountVectorizer(token_pattern=JOINED_WORD.pattern, stop_words=stops, lowercase=True)
         try:
             candidates = list(vec.fit([text]).get_feature_names_out())
         except ValueError:  # empty vocabulary: only stop words

@@ -27,8 +27,9 @@ from __future__ import annotations
 import functools
 import re
 
-from .text import _stem, candidate_vocabulary, entity_kept, key_entities
-from .wordnet import guess_pos, load_wordnet, pos_candidates, serialised
+from ..text.stems import inflection_stem as _stem
+from ..text.wordnet import guess_pos, load_wordnet, pos_candidates, serialised
+from .text import candidate_vocabulary, entity_kept, key_entities
 
 __all__ = [
     "ANSWER_KINDS",

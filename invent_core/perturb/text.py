@@ -2,7 +2,8 @@
 
 Pure string functions (no model): :mod:`invent_core.perturb.gate` and
 :mod:`invent_core.perturb.meaning` both read a candidate rewording through them,
-so neither needs the other's internals.
+so neither needs the other's internals. Tokens, stems, function words and number
+words are the text floor's (:mod:`invent_core.text`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+
+from ..text.function_words import ENGLISH_FUNCTION_WORDS
+from ..text.numbers import ORDINALS, small_number_words
+from ..text.stems import inflection_stem
+from ..text.tokens import LETTER_WORD, NAME_TOKEN, NUMBER, WORD
 
 # --- wrappers ---------------------------------------------------------------------
 
@@ -84,7 +90,6 @@ def strip_wrappers(text: str) -> str:
 
 # --- what kind of text is it --------------------------------------------------------
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _WH = frozenset("what which who whom whose where when why how".split())
 _QUESTION_START = _WH | frozenset(
     "is are was were do does did can could would should will shall has have had may might "
@@ -110,7 +115,7 @@ def is_question(text: str) -> bool:
     s = text.strip()
     if s.endswith(("?", "？")) or "___" in s:
         return True
-    words = _WORD.findall(s.lower())
+    words = LETTER_WORD.findall(s.lower())
     if not words:
         return False
     if words[0] in _QUESTION_START or words[-1] in _WH or _ASKING.match(s):
@@ -118,11 +123,6 @@ def is_question(text: str) -> bool:
     return words[0] in _PREPOSITIONS and any(w in _WH for w in words[1:3])
 
 
-_ENGLISH = frozenset(
-    "the is are was were of what which who whom whose where when why how in on at to for "
-    "from by with and or did does do has have had be been this that it its an many much "
-    "name".split()
-)
 _FOREIGN = {
     "french": frozenset(
         "le la les des du est sont quel quelle quels quelles qui que dans pour avec une un et "
@@ -150,8 +150,8 @@ def _non_latin_letters(text: str) -> int:
 
 def _language_votes(text: str) -> tuple[int, int]:
     """(English function words, the most of any one other language's) in ``text``."""
-    words = Counter(_WORD.findall(text.lower()))
-    english = sum(c for w, c in words.items() if w in _ENGLISH)
+    words = Counter(LETTER_WORD.findall(text.lower()))
+    english = sum(c for w, c in words.items() if w in ENGLISH_FUNCTION_WORDS)
     foreign = max(sum(c for w, c in words.items() if w in fw) for fw in _FOREIGN.values())
     return english, foreign
 
@@ -189,26 +189,12 @@ def other_language(candidate: str, original: str) -> str | None:
 
 # --- entities and scenarios -----------------------------------------------------------
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _QUOTED = re.compile(r'"([^"]{2,80})"|“([^”]{2,80})”')
 _SENTENCE = re.compile(r"(?<=[.!?|])\s+")
-_TOKEN = re.compile(r"[A-Za-z][\w'’.\-]*")
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-}
+#: number words a rewording may write for a digit: "seven", "twice", "third" (up to "tenth")
+_NUMBER_WORDS = {w: str(i) for w, i in small_number_words().items()}
 _NUMBER_WORDS.update({"twice": "2", "double": "2", "thrice": "3", "triple": "3"})
-_NUMBER_WORDS.update(
-    {
-        w: str(i)
-        for i, w in enumerate(
-            "zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split()
-        )
-    }
-)
+_NUMBER_WORDS.update({w: str(i) for w, i in ORDINALS.items() if i <= 10})
 
 
 def _plain_number(token: str) -> str:
@@ -219,14 +205,6 @@ def _norm_token(token: str) -> str:
     """Casefold, drop dots ("U.S." → "us") and a possessive ("Janet's" → "janet")."""
     t = token.casefold().replace(".", "").replace("’", "'")
     return t[:-2] if t.endswith("'s") else t.rstrip("'")
-
-
-def _stem(word: str) -> str:
-    """Crude inflection stripping, enough for "championships" ~ "championship"."""
-    for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)] + repl
-    return word
 
 
 def key_entities(text: str) -> list[str]:
@@ -241,9 +219,9 @@ def key_entities(text: str) -> list[str]:
     >>> key_entities('Which golfer won the British and US Open in 1982?')
     ['1982', 'British', 'US', 'Open']
     """
-    found = [_plain_number(m) for m in _NUMBER.findall(text)]
+    found = [_plain_number(m) for m in NUMBER.findall(text)]
     for sentence in _SENTENCE.split(text):
-        tokens = _TOKEN.findall(sentence)
+        tokens = NAME_TOKEN.findall(sentence)
         found += [t.rstrip(".") for t in tokens[1:] if t[0].isupper() and t != "I"]
     found += [a or b for a, b in _QUOTED.findall(text)]
     return list(dict.fromkeys(f for f in found if f))
@@ -251,28 +229,20 @@ def key_entities(text: str) -> list[str]:
 
 def candidate_vocabulary(candidate: str) -> tuple[set[str], set[str], str]:
     """(numbers incl. number words, stemmed normalised tokens, casefolded text)."""
-    numbers = {_plain_number(m) for m in _NUMBER.findall(candidate)}
-    tokens = [_norm_token(t) for t in _TOKEN.findall(candidate)]
+    numbers = {_plain_number(m) for m in NUMBER.findall(candidate)}
+    tokens = [_norm_token(t) for t in NAME_TOKEN.findall(candidate)]
     numbers |= {_NUMBER_WORDS[t] for t in tokens if t in _NUMBER_WORDS}
-    return numbers, {_stem(t) for t in tokens}, _WS.sub(" ", candidate.casefold())
+    return numbers, {inflection_stem(t) for t in tokens}, _WS.sub(" ", candidate.casefold())
 
 
 def entity_kept(entity: str, vocab: tuple[set[str], set[str], str]) -> bool:
     """Whether a key entity of the original is in a candidate's :func:`candidate_vocabulary`."""
     numbers, stems, folded = vocab
-    if _NUMBER.fullmatch(entity):
+    if NUMBER.fullmatch(entity):
         return entity in numbers
-    if " " in entity.strip() or not _TOKEN.fullmatch(entity):  # quoted span
+    if " " in entity.strip() or not NAME_TOKEN.fullmatch(entity):  # quoted span
         return _WS.sub(" ", entity.casefold()).strip() in folded
-    return _stem(_norm_token(entity)) in stems
-
-
-_STOP = _ENGLISH | frozenset("me my her his him she he they them their i you your".split())
-
-
-def content_words(text: str) -> set[str]:
-    """Stemmed words of more than two letters that are not function words."""
-    return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
+    return inflection_stem(_norm_token(entity)) in stems
 
 
 _CONTRACTIONS = {"what's": "what is", "who's": "who is", "where's": "where is", "it's": "it is"}
@@ -283,7 +253,7 @@ def duplicate_key(text: str) -> str:
     s = text.casefold().replace("’", "'")
     for short, full in _CONTRACTIONS.items():
         s = s.replace(short, full)
-    return " ".join(re.findall(r"\w+", s))
+    return " ".join(WORD.findall(s))
 
 
 def copy_key(text: str) -> str:

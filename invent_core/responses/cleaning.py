@@ -17,6 +17,9 @@ import re
 
 from ..llm.thinking import split_thinking
 from ..prompts import GSM8K_SUFFIX, QA_SUFFIX
+from ..text.function_words import ECHO_FUNCTION_WORDS
+from ..text.stems import s_stem
+from ..text.tokens import LETTERS, NUMBER
 
 #: chat-template and formatting tokens; the text from the first one on is dropped.
 FORMAT_TOKENS: tuple[str, ...] = (
@@ -166,13 +169,6 @@ def clean_response(text: str | None, question: str | None = None) -> str:
 
 # --- non-answers -------------------------------------------------------
 
-_CONTENT = re.compile(r"[^\W\d_]+")
-_NUM = re.compile(r"\d+(?:[.,]\d+)*")
-_FUNCTION = frozenset(
-    "the a an of in on at to for from by with and or is are was were be been it its this that "
-    "which what who whom whose where when why how do does did has have had can could will "
-    "would there their they he she his her i you we our".split()
-)
 #: words an echo may add without answering ("the city of Ljubljana", "a person")
 _GENERIC = frozenset(
     "city town country place river person people man woman name one thing answer question "
@@ -201,9 +197,9 @@ def bare_calculation(question: str) -> bool:
     >>> bare_calculation("How many legs do 3 spiders have?")
     False
     """
-    if len(_NUM.findall(question)) < 2:
+    if len(NUMBER.findall(question)) < 2:
         return False
-    words = [w for w in _CONTENT.findall(question.casefold()) if w not in _FUNCTION]
+    words = [w for w in LETTERS.findall(question.casefold()) if w not in ECHO_FUNCTION_WORDS]
     return bool(words) and all(w in _CALCULATION or _OPERATION.fullmatch(w) for w in words)
 
 
@@ -212,9 +208,9 @@ _OFFERS_CHOICE = re.compile(r"\bor\b|\bwhich of\b|\bbetween\b|[:;]", re.IGNORECA
 
 def _stems(text: str) -> set[str]:
     out = set()
-    for w in _CONTENT.findall(text.casefold()):
-        if w not in _FUNCTION:
-            out.add(w[:-1] if len(w) > 3 and w.endswith("s") else w)
+    for w in LETTERS.findall(text.casefold()):
+        if w not in ECHO_FUNCTION_WORDS:
+            out.add(s_stem(w))
     return out
 
 
@@ -246,10 +242,10 @@ def non_answer(cleaned: str, question: str | None, *, task: str = "qa") -> str |
     if not cleaned or not cleaned.strip() or not question:
         return None
     if task == "gsm8k" or (task == "qa" and bare_calculation(question)):
-        own = {n.replace(",", "") for n in _NUM.findall(question)}
+        own = {n.replace(",", "") for n in NUMBER.findall(question)}
         if "=" in cleaned:  # "6 - 3 = 3": a worked result, even one equal to an operand
             return None
-        new = [n for n in _NUM.findall(cleaned) if n.replace(",", "") not in own]
+        new = [n for n in NUMBER.findall(cleaned) if n.replace(",", "") not in own]
         if not new and _OPERATION.search(cleaned):
             return "operation"
         return None

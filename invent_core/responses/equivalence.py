@@ -38,26 +38,21 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..text.numbers import small_number_words
+from ..text.stems import plural_stem
+from ..text.tokens import word_tokens
 from .canonical import format_number, option_letter, parse_option_letter
 from .cleaning import strip_answer_decorations
 from .kinds import kind_verdict
-from .phrases import FILLER, name_like, phrase_verdict, stem
+from .phrases import FILLER, name_like, phrase_verdict
 
 __all__ = [
     "AnswerForm",
     "answer_form",
-    "content_words",
+    "answer_words",
     "rule_verdict",
     "rouge_l",
-    "tokenize",
 ]
-
-_TOKEN = re.compile(r"\w+")
-
-
-def tokenize(text: str) -> list[str]:
-    r"""Lowercase word tokens (``\w+``, Unicode-aware; punctuation dropped)."""
-    return _TOKEN.findall(text.lower())
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -84,7 +79,7 @@ def rouge_l(a: str, b: str) -> float:
     >>> round(rouge_l("the cat sat on the mat", "the cat lay on a mat"), 4)  # LCS 4 of 6 and 6
     0.6667
     """
-    ta, tb = tokenize(a), tokenize(b)
+    ta, tb = word_tokens(a), word_tokens(b)
     if not ta and not tb:
         return 1.0
     lcs = lcs_length(ta, tb)
@@ -125,13 +120,7 @@ _RESULT = re.compile(
     rf"(?:=|\bequals?\b|\bis\b|(?<![\d:]):)\s*({_NUM})\s*(?:\\?[)\]]\s*)?(?:%|[a-zA-Z]+)?\s*$"
 )
 _YES_NO = {"yes": "yes", "no": "no", "true": "yes", "false": "no"}
-_SPELLED = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-}
+_SPELLED = small_number_words()  # "zero" … "twenty"
 _LETTERS = 10  # option letters A–J: MMLU and its larger variants
 
 
@@ -178,14 +167,17 @@ def answer_form(text: str, *, choices: Sequence[str] | None = None) -> AnswerFor
 # --- words ---------------------------------------------------------------------------
 
 
-def content_words(text: str, question: str = "") -> frozenset[str]:
-    """The answer's stemmed words less filler and the question's own words.
+def answer_words(text: str, question: str = "") -> frozenset[str]:
+    """The answer's own words: stemmed, less filler and the question's words.
+
+    Not :func:`invent_core.text.function_words.content_words` (what a question asks
+    about): an answer keeps short words ("US", "Li") and drops what its question says.
 
     When nothing is left (the answer only restates the question), the answer's
     words less filler are returned instead, so an echo still has a content.
     """
-    mine = {stem(w) for w in tokenize(text)} - FILLER
-    asked = {stem(w) for w in tokenize(question)}
+    mine = {plural_stem(w) for w in word_tokens(text)} - FILLER
+    asked = {plural_stem(w) for w in word_tokens(question)}
     return frozenset(mine - asked) or frozenset(mine)
 
 
@@ -199,7 +191,7 @@ def _initials(words: Sequence[str]) -> str:
 
 def _acronym(a: str, b: str) -> bool:
     """True when one answer is the initials of the other ("US" / "United States")."""
-    ta, tb = tokenize(a), tokenize(b)
+    ta, tb = word_tokens(a), word_tokens(b)
     if len(ta) == 1 and len(tb) > 1:
         return ta[0] == _initials(tb)
     if len(tb) == 1 and len(ta) > 1:
@@ -214,7 +206,7 @@ def _forms_verdict(fa: AnswerForm, fb: AnswerForm) -> bool | None:
     if fa.structured or fb.structured:
         form, text = (fa, fb) if fa.structured else (fb, fa)
         if form.kind == "number":
-            said = _numbers(frozenset(tokenize(text.value.replace(",", ""))))
+            said = _numbers(frozenset(word_tokens(text.value.replace(",", ""))))
             return None if form.value in said else False
         return None  # a letter beside text the options did not map: a model decides
     return None
@@ -233,11 +225,11 @@ def _words_verdict(question: str, a: str, b: str) -> bool | None:
     Equal content words or initials → same; other numbers → different; the rest is
     :func:`~invent_core.responses.phrases.phrase_verdict`'s.
     """
-    wa, wb = content_words(a, question), content_words(b, question)
+    wa, wb = answer_words(a, question), answer_words(b, question)
     na, nb = _numbers(wa), _numbers(wb)
     if na and nb and na != nb:
         return False
-    if _NEGATED.search(f"{a} {b}".lower()) and tokenize(a) != tokenize(b):
+    if _NEGATED.search(f"{a} {b}".lower()) and word_tokens(a) != word_tokens(b):
         return None  # "Paris, not Lyon" / "Lyon, not Paris": one bag of words, two answers
     if wa == wb or _acronym(a, b):
         return True

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..text.tokens import WORD_AND_APOSTROPHES as _WORDS
 from .answer_tables import (
     COMPOUNDS,
     COUNTRY_WORDS,
@@ -42,7 +43,6 @@ __all__ = [
     "written_substance",
 ]
 
-_WORDS = re.compile(r"[\w'’]+")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|none)\b|n['’]t\b")
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 

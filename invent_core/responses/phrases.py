@@ -25,11 +25,11 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from ..text.tokens import WORD as _TOKEN
 from .answer_tables import PARTICLES, TITLES
 
 __all__ = ["name_like", "phrase_verdict", "phrase_words", "stem"]
 
-_TOKEN = re.compile(r"\w+")
 #: words that say nothing about which answer is given: articles, copulas, filler verbs
 FILLER = frozenset(
     "a an the of is are was were be been it its this that these those which who what "

