@@ -1,0 +1,64 @@
+"""The question proper inside a polite frame, and what the frame makes of it.
+
+"Can you tell me what the capital is?" asks what "what the capital is" asks;
+"Do you know if …" turns a question into a yes/no one, "Tell me about …" and
+"Can you describe …" into a request for an account. The meaning rules read the
+kind of answer and the roles of a question after its frame.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["WH_WORDS", "question_proper"]
+
+WH_WORDS = frozenset("what which who whom whose where when why how".split())
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold().replace("’", "'"))
+
+
+#: a polite frame before the question proper ("Can you tell me", "Do you know", "Tell me,")
+_FRAME = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+    r"(?:tell|say|show)(?:\s+to)?\s+me|do\s+you\s+(?:happen\s+to\s+)?know|"
+    r"(?:please\s+)?tell\s+me|i\s+wonder|i\s*(?:'d|would)\s+like\s+to\s+know)\b[\s,:]*",
+    re.IGNORECASE,
+)
+#: a frame that asks for an account rather than an answer, unless a wh-word follows
+_ACCOUNT = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:describe|explain|discuss|summari[sz]e)\b\s*",
+    re.IGNORECASE,
+)
+#: a yes/no question where the original asked for a thing ("Do you know if …", "Is it true that")
+_POLAR = re.compile(r"^\W*(?:if|whether|is\s+it\s+true\s+that|is\s+it\s+the\s+case)\b", re.I)
+
+
+def question_proper(text: str) -> tuple[str, str | None]:
+    """The question without its polite frame, and what the frame makes of it.
+
+    ``("what the capital is", None)`` for "Can you tell me what the capital
+    is?"; the second item is ``"polar"`` for a yes/no question ("Do you know
+    if …", "Is it true that …") and ``"account"`` for a request to describe or
+    tell about ("Tell me about …", "Can you describe …") where the original
+    asks for an answer.
+    """
+    framed = _FRAME.match(text)
+    rest = text[framed.end() :] if framed else text
+    if _POLAR.match(rest):
+        return rest, "polar"
+    account = _ACCOUNT.match(rest)
+    if account:
+        rest = rest[account.end() :]
+        return rest, (None if rest[:1] and _first_is_wh(rest) else "account")
+    if framed and re.match(r"^\W*about\b", rest, re.I):
+        return rest, "account"
+    return rest, None
+
+
+def _first_is_wh(text: str) -> bool:
+    w = _words(text)
+    return bool(w) and (w[0] in WH_WORDS or w[0] in ("to", "in", "on", "at", "from"))
