@@ -108,10 +108,10 @@ def markdown(result: dict) -> str:
 
 def main() -> None:
     """Measure and write the JSON and Markdown beside each other."""
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/judge_agreement.py"))
-    result = measure()
+    result = {**measure(), "provenance": provenance()}
     OUT.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     OUT.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
     print(markdown(result))

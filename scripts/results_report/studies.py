@@ -30,7 +30,7 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
     acc: dict[str, dict[str, str]] = {}
     models: list[str] = []
     for path in found:
-        for res in json.loads(path.read_text(encoding="utf-8")):
+        for res in json.loads(path.read_text(encoding="utf-8"))["results"]:
             model = describe_llm(res["llm"])
             models += [model] if model not in models else []
             acc.setdefault(res["dataset"], {})[model] = f"{res['accuracy']:.0%} of {res['n']}"
@@ -193,6 +193,8 @@ def kernel_section(path: Path | None) -> list[str]:
     lines = ["## Kernel study", "", "Inv-Entropy re-scored from the saved runs under each "
              "affinity kernel (no LLM call); paired bootstrap; Δ is against the paper's (1+cos)/2.", ""]  # fmt: skip
     for folder, block in json.loads(path.read_text(encoding="utf-8")).items():
+        if folder == "provenance":  # the code behind the study, not a folder of it
+            continue
         rows = [
             [r["kernel"], pm(r.get("auroc"), r.get("auroc_std")),
              pm(r.get("vs_paper"), r.get("vs_paper_std")), pm(r.get("std"), digits=4),
