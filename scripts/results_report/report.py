@@ -52,7 +52,7 @@ def build_report(root: Path, docs: Path, kernel_study: Path | None) -> str:
         values |= testbed_values(f)
     lines += notes(root, "testbed_reading.md", values)
     lines += analysis_sections(root, folders, values)
-    lines += cleaning_gate_section(root)
+    lines += cleaning_gate_section(root, values)
     lines += kernel_section(kernel_study)
     lines += notes(root, "kernel_choice.md", values)
     lines += profile_section(root)

@@ -31,7 +31,7 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
     acc: dict[str, dict[str, str]] = {}
     models: list[str] = []
     for path in found:
-        for res in json.loads(path.read_text(encoding="utf-8"))["results"]:
+        for res in _accuracy_rows(path):
             model = describe_llm(res["llm"])
             models += [model] if model not in models else []
             acc.setdefault(res["dataset"], {})[model] = f"{res['accuracy']:.0%} of {res['n']}"
@@ -55,12 +55,18 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
     return lines + [""]
 
 
+def _accuracy_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of ``accuracy_*.json``: ``{"provenance", "results"}``, or a bare list (older files)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data["results"] if isinstance(data, dict) else data
+
+
 def accuracy_values(docs: Path) -> dict[str, str]:
     """``accuracy.<model>.<dataset>``: a model's share right on a sample (``accuracy_<model>.json``)."""
     out = {}
     for path in sorted(docs.glob("accuracy_*.json")):
         model = path.stem.removeprefix("accuracy_")
-        for res in json.loads(path.read_text(encoding="utf-8"))["results"]:
+        for res in _accuracy_rows(path):
             out[f"accuracy.{model}.{res['dataset']}"] = f"{res['accuracy']:.0%}".replace("%", " %")
     return out
 
@@ -191,7 +197,7 @@ def stale_labels(f: Folder) -> list[str]:
             "here (`python scripts/breakdown.py` re-scores them).", ""]  # fmt: skip
 
 
-def cleaning_gate_section(root: Path) -> list[str]:
+def cleaning_gate_section(root: Path, values: dict[str, str] | None = None) -> list[str]:
     """How the cleaning and the meaning check moved Inv-Entropy (``cleaning_gate.json``).
 
     Written by ``scripts/measure_cleaning_gate_auroc.py``: the saved runs re-scored
@@ -203,7 +209,7 @@ def cleaning_gate_section(root: Path) -> list[str]:
         return []
     data = json.loads(path.read_text(encoding="utf-8"))
     lines = ["## How the meaning check and the cleaning moved the scores", "",
-             *notes(root, "cleaning_gate.md", cleaning_values(data))]  # fmt: skip
+             *notes(root, "cleaning_gate.md", (values or {}) | cleaning_values(data))]  # fmt: skip
     same = data.get("same_questions") or []
     for rec in [same] if isinstance(same, dict) else same:
         b, a = rec["before"], rec["after"]
