@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="refresh only the GAAP / --paraphrase-llm rows of an existing "
                         "breakdown.json, keeping its re-scored rows (mpnet included)")  # fmt: skip
     args = p.parse_args(argv)
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/breakdown.py"))
     if not args.root.is_dir():
@@ -291,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
             result = refresh_other_runs(folder, json.loads(saved.read_text(encoding="utf-8")))
         else:
             result = breakdown(folder, mpnet=args.mpnet)
-        saved.write_text(json.dumps(result, indent=1) + "\n")
+        saved.write_text(json.dumps({**result, "provenance": provenance()}, indent=1) + "\n")
         print(f"wrote {saved} ({result['n_questions']} questions)")
     return 0
 

@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n-examples", type=int, default=8)
     p.add_argument("--n-boot", type=int, default=200)
     args = p.parse_args(argv)
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/compare_paraphrasers.py"), file=sys.stderr)
     for folder in (args.base, args.other):
@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         for folder in (args.base, args.other)
     }
+    out["provenance"] = provenance()
     out["same_label"] = same_label_auroc(judged[args.base][0], judged[args.other][0], args.n_boot)
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(out, indent=1))

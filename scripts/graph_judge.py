@@ -71,7 +71,7 @@ def main() -> None:
     p.add_argument("--limit", type=int, help="first N questions only (a quick look)")
     p.add_argument("--llm", default="local")
     args = p.parse_args()
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/graph_judge.py"), file=sys.stderr)
     rows, runs = judged_runs(args.folder)
@@ -100,6 +100,7 @@ def main() -> None:
         },  # fmt: skip
         "spearman_embedding": spearman({k: v[ok] for k, v in emb_cols.items()}),
         "spearman_llm": spearman({k: v[ok] for k, v in llm_cols.items()}),
+        "provenance": provenance(),
     }
     path = args.folder / "graph_llm_judge.json"
     if args.limit is None:

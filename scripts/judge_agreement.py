@@ -25,27 +25,49 @@ DATASETS = ("sciq", "triviaqa", "nq_open")
 JUDGES = ("paraphrase", "match")
 SPLITS = {"dev": ("dev",), "heldout": ("heldout",), "all": ("dev", "heldout")}
 SCIQ_EVALUATION = "docs/results/evaluate-sciq-140-1.5b"
-#: Read from the figures above (check it when they change).
+#: The reading of the figures above; every number in it is filled from the result (:func:`reading`).
 READING = """\
 ## Reading it
 
 - The paraphrase judge is the default of `evaluate`, `batch` and the Evaluation
   page; `match` is the rule judge every other shipped evaluation was made with.
-- SciQ: the paraphrase judge misses 8 answers labelled right (synonyms WordNet
+- SciQ: the paraphrase judge misses {sciq_para_missed} answers labelled right (synonyms WordNet
   lacks: "silicic lava" for "felsic magmas", "material" for "medium", "impacts"
   for "a collision"; answers that leave a word out: "host" for "host cell") and
-  accepts 1 labelled wrong ("Chloroplasts, mitochondria": the right structure
-  with a wrong one). The rules alone miss 26.
-- TriviaQA and NQ-open: only 7 and 2 of the labelled answers are right (the
+  accepts {sciq_para_accepted} labelled wrong ("Chloroplasts, mitochondria": the right structure
+  with a wrong one). The rules alone miss {sciq_match_missed}.
+- TriviaQA and NQ-open: only {triviaqa_right} and {nq_open_right} of the labelled answers are right (the
   packaged models rarely know these), so the figures there mostly say how rarely
   a judge accepts a wrong answer.
-- The saved SciQ evaluation was made with `match` and the two wrong references
-  (corrected since in `assets/datasets/sciq_sample300.jsonl`); by hand 58 of its
-  140 answers are right (41 %), not 44 (31 %). It has since been re-judged by
+- The saved SciQ evaluation was made with `match` and two wrong references
+  (corrected since in `assets/datasets/sciq_sample300.jsonl`); by hand {hand} of its
+  {n} answers are right ({hand_share}), not {match} ({match_share}). It has since been re-judged by
   the paraphrase judge with the corrected references and rescored from its saved
   runs (no LLM call: `scripts/recompute_results.py --rescore --judge
-  paraphrase`): 54 right, 10 verdicts changed; RESULTS reads those labels.
+  paraphrase`): {paraphrase} right; RESULTS reads those labels.
 """
+
+
+def reading(result: dict) -> str:
+    """:data:`READING` with its numbers taken from ``result`` (:func:`measure`)."""
+    ds = result["datasets"]
+    acc = result["sciq_evaluation"]["correct"]
+
+    def right(name: str) -> int:
+        a = ds[name]["paraphrase"]["all"]
+        return a["right_accepted"] + a["right_rejected"]
+
+    def share(k: str) -> str:
+        return f"{acc[k] / acc['n']:.0%}".replace("%", " %")
+
+    return READING.format(
+        sciq_para_missed=ds["sciq"]["paraphrase"]["all"]["right_rejected"],
+        sciq_para_accepted=ds["sciq"]["paraphrase"]["all"]["wrong_accepted"],
+        sciq_match_missed=ds["sciq"]["match"]["all"]["right_rejected"],
+        triviaqa_right=right("triviaqa"), nq_open_right=right("nq_open"),
+        hand=acc["hand"], n=acc["n"], hand_share=share("hand"), match=acc["match"],
+        match_share=share("match"), paraphrase=acc["paraphrase"],
+    )  # fmt: skip
 
 
 def measure() -> dict:
@@ -101,17 +123,17 @@ def markdown(result: dict) -> str:
         "|---|---:|---:|",
         *(f"| {k} | {acc[k]} | {acc[k] / n:.3f} |" for k in ("hand", *JUDGES)),
         "",
-        READING,
+        reading(result),
     ]
     return "\n".join(lines)
 
 
 def main() -> None:
     """Measure and write the JSON and Markdown beside each other."""
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/judge_agreement.py"))
-    result = measure()
+    result = {**measure(), "provenance": provenance()}
     OUT.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     OUT.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
     print(markdown(result))

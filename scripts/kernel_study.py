@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--canonical", action="store_true", help="embed canonical answers")
     p.add_argument("--out", type=Path, help="also write every table as JSON")
     args = p.parse_args(argv)
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/kernel_study.py"))
     report = {}
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         print(format_rows(rows))
         report[str(folder)] = {"n": len(items), "accuracy": float(correct.mean()), "rows": rows}
     if args.out:
-        args.out.write_text(json.dumps(report, indent=2))
+        args.out.write_text(json.dumps({"provenance": provenance(), **report}, indent=2))
     return 0
 
 

@@ -84,7 +84,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="sample seed")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/measure_accuracy.py"))
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
@@ -101,7 +101,11 @@ def main() -> None:
             results.append(res)
             if args.out:  # checkpoint after every dataset (answers are in the LLM cache too)
                 args.out.parent.mkdir(parents=True, exist_ok=True)
-                args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+                record = {
+                    "provenance": provenance(),
+                    "results": results,
+                }  # the code behind the numbers
+                args.out.write_text(json.dumps(record, indent=1, ensure_ascii=False))
             print(
                 f"{spec:<10} {ds:<11} accuracy {res['accuracy']:6.1%} of {res['n']}"
                 f"  ({res['seconds']:.0f} s, load {os.getloadavg()[0]:.2f})",

@@ -221,7 +221,7 @@ def main() -> None:
                         "consecutive pair and the first against the last are compared")  # fmt: skip
     p.add_argument("--json", type=Path, help="also write the records here")
     args = p.parse_args()
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/measure_cleaning_gate_auroc.py"), file=sys.stderr)
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (no LLM call)")
@@ -233,7 +233,7 @@ def main() -> None:
         if rec is not None:
             records.append(rec)
             print("\n".join(record_lines(rec)), flush=True)
-    out: dict[str, Any] = {"saved_runs": records}
+    out: dict[str, Any] = {"provenance": provenance(), "saved_runs": records}
     chain = [f.resolve() for f in args.same]
     pairs = list(zip(chain, chain[1:], strict=False))
     pairs += [(chain[0], chain[-1])] if len(chain) > 2 else []

@@ -52,7 +52,7 @@ def main() -> int:
     p.add_argument("folder", type=Path)
     p.add_argument("--n-boot", type=int, default=200)
     args = p.parse_args()
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/measure_gaap_meaning_check.py"), file=sys.stderr)
     rows, runs = judged_runs(args.folder)
@@ -67,7 +67,8 @@ def main() -> int:
                                     "all_flagged": int(sum(f == len(run["questions"]) - 1
                                                         for f, run in zip(n_flagged, runs)))},
            "as_saved": paired_delta(correct, base, base, idx)["auroc"],
-           "meaning_checked": paired_delta(correct, base, after, idx)["auroc"]}  # fmt: skip
+           "meaning_checked": paired_delta(correct, base, after, idx)["auroc"],
+           "provenance": provenance()}  # fmt: skip
     print(json.dumps(out, indent=1))
     return 0
 

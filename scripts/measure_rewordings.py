@@ -107,7 +107,7 @@ def main() -> None:
     p.add_argument("--out", type=Path)
     p.add_argument("--report", nargs="+", type=Path)
     args = p.parse_args()
-    from invent_core.provenance import provenance_line  # the code behind this printout
+    from invent_core.provenance import provenance, provenance_line  # the code behind this printout
 
     print(provenance_line("scripts/measure_rewordings.py"))
     if args.report:
@@ -116,7 +116,7 @@ def main() -> None:
     if args.out is None:
         p.error("--out is required unless --report is given")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    data = measure(args)
+    data = {**measure(args), "provenance": provenance()}
     args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
     report([args.out])
 

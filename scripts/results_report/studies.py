@@ -16,6 +16,7 @@ from typing import Any
 
 import breakdown
 
+from invent_core.evaluation import rank_correlation
 from invent_core.llm.names import describe_llm
 
 from .loading import Folder
@@ -30,7 +31,7 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
     acc: dict[str, dict[str, str]] = {}
     models: list[str] = []
     for path in found:
-        for res in json.loads(path.read_text(encoding="utf-8")):
+        for res in _accuracy_rows(path):
             model = describe_llm(res["llm"])
             models += [model] if model not in models else []
             acc.setdefault(res["dataset"], {})[model] = f"{res['accuracy']:.0%} of {res['n']}"
@@ -52,6 +53,22 @@ def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
         lines += ["", "In the 25–75 % band for another model, not evaluated here: "
                   + ", ".join(band) + "."]  # fmt: skip
     return lines + [""]
+
+
+def _accuracy_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of ``accuracy_*.json``: ``{"provenance", "results"}``, or a bare list (older files)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data["results"] if isinstance(data, dict) else data
+
+
+def accuracy_values(docs: Path) -> dict[str, str]:
+    """``accuracy.<model>.<dataset>``: a model's share right on a sample (``accuracy_<model>.json``)."""
+    out = {}
+    for path in sorted(docs.glob("accuracy_*.json")):
+        model = path.stem.removeprefix("accuracy_")
+        for res in _accuracy_rows(path):
+            out[f"accuracy.{model}.{res['dataset']}"] = f"{res['accuracy']:.0%}".replace("%", " %")
+    return out
 
 
 def graph_judge_section(folder: Path, title: str, labels: dict[str, str]) -> list[str]:
@@ -82,12 +99,14 @@ def analysis_sections(
     evals = [f for f in folders if f.kind == "evaluate" and f.scores]
     if not evals:
         return []
-    lines = ["## Methods that coincide", "", *notes(root, "coincide.md")]
+    values = dict(values or {})
+    for f in evals:
+        values |= rho_values(f)
+    lines = ["## Methods that coincide", "", *notes(root, "coincide.md", values)]
     for f in evals:
         lines += breakdown.agreement_section(f.path, folder_title(f), f.results.get("labels", {}))
     for f in evals:
         lines += graph_judge_section(f.path, folder_title(f), f.results.get("labels", {}))
-    values = dict(values or {})
     rows = [breakdown.spread_line(folder_title(f), breakdown.spread_rows(f.path)) for f in evals]
     for f, row in zip(evals, rows, strict=True):
         values |= spread_values(folder_stem(f), row)
@@ -104,6 +123,20 @@ def analysis_sections(
                   *notes(root, "breakdown.md", values)]  # fmt: skip
         lines += [line for s in sections for line in s]
     return lines
+
+
+def rho_values(f: Folder) -> dict[str, str]:
+    """``rho.<stem>.<a>.<b>``: Spearman ρ between two methods over the evaluation's questions
+    (2 decimals, as the agreement tables print it; the same reading of ``scores.csv``)."""
+    rows = breakdown.read_scores(f.path)
+    methods = [m for m in f.results.get("results", {}) if rows and m in rows[0]]
+    if len(methods) < 2:
+        return {}
+    cols = {m: [float(r[m]) if r.get(m) else math.nan for r in rows] for m in methods}
+    rc = rank_correlation(cols, methods)
+    stem = folder_stem(f)
+    return {f"rho.{stem}.{a}.{b}": f"{rc.rho[i, j]:.2f}"
+            for i, a in enumerate(methods) for j, b in enumerate(methods) if i != j}  # fmt: skip
 
 
 def spread_values(stem: str, row: list[str]) -> dict[str, str]:
@@ -123,14 +156,34 @@ def _breakdown(f: Folder) -> dict[str, Any] | None:
 
 
 def breakdown_values(f: Folder) -> dict[str, str]:
-    """``breakdown.<stem>.n``, ``.right``, ``.auroc`` (default row, mean ± std) of breakdown.json."""
+    """breakdown.json as note values: ``breakdown.<stem>.n``, ``.right``, ``.n_boot``,
+    ``.auroc`` (the default row, mean ± std), ``.default`` (its mean), ``.delta_range``
+    (lowest to highest Δ of the rows), and per row ``.<row>`` (mean), ``.<row>.auroc``
+    (mean ± std), ``.<row>.delta`` (paired Δ ± its std), ``.<row>.better`` /
+    ``.<row>.worse`` (resamples where the row is better / not), ``.<row>.better_share``."""
     bd = _breakdown(f)
     if bd is None:
         return {}
     d = bd["default"]["auroc"]
-    stem = folder_stem(f)
-    return {f"breakdown.{stem}.n": str(bd["n_questions"]), f"breakdown.{stem}.right": str(bd["n_correct"]),
-            f"breakdown.{stem}.auroc": f"{d['mean']:.3f} ± {d['std']:.3f}"}  # fmt: skip
+    key = f"breakdown.{folder_stem(f)}"
+    n_boot = int(bd["n_boot"])
+    out = {f"{key}.n": str(bd["n_questions"]), f"{key}.right": str(bd["n_correct"]),
+           f"{key}.n_boot": str(n_boot), f"{key}.auroc": f"{d['mean']:.3f} ± {d['std']:.3f}",
+           f"{key}.default": f"{d['mean']:.3f}"}  # fmt: skip
+    deltas = []
+    for row, rec in bd["rows"].items():
+        a = rec.get("auroc")
+        if not a:
+            continue
+        deltas.append(a["delta"])
+        better = round(a["p_better"] * n_boot)
+        out |= {f"{key}.{row}": f"{a['mean']:.3f}", f"{key}.{row}.auroc": pm(a["mean"], a["std"]),
+                f"{key}.{row}.delta": f"{a['delta']:+.3f} ± {a['delta_std']:.3f}",
+                f"{key}.{row}.better": str(better), f"{key}.{row}.worse": str(n_boot - better),
+                f"{key}.{row}.better_share": f"{a['p_better']:.0%}".replace("%", " %")}  # fmt: skip
+    if deltas:
+        out[f"{key}.delta_range"] = f"{min(deltas):+.3f} to {max(deltas):+.3f}"
+    return out
 
 
 def stale_labels(f: Folder) -> list[str]:
@@ -144,7 +197,7 @@ def stale_labels(f: Folder) -> list[str]:
             "here (`python scripts/breakdown.py` re-scores them).", ""]  # fmt: skip
 
 
-def cleaning_gate_section(root: Path) -> list[str]:
+def cleaning_gate_section(root: Path, values: dict[str, str] | None = None) -> list[str]:
     """How the cleaning and the meaning check moved Inv-Entropy (``cleaning_gate.json``).
 
     Written by ``scripts/measure_cleaning_gate_auroc.py``: the saved runs re-scored
@@ -156,7 +209,7 @@ def cleaning_gate_section(root: Path) -> list[str]:
         return []
     data = json.loads(path.read_text(encoding="utf-8"))
     lines = ["## How the meaning check and the cleaning moved the scores", "",
-             *notes(root, "cleaning_gate.md")]  # fmt: skip
+             *notes(root, "cleaning_gate.md", (values or {}) | cleaning_values(data))]  # fmt: skip
     same = data.get("same_questions") or []
     for rec in [same] if isinstance(same, dict) else same:
         b, a = rec["before"], rec["after"]
@@ -181,6 +234,19 @@ def cleaning_gate_section(root: Path) -> list[str]:
     return lines
 
 
+def cleaning_values(data: dict[str, Any]) -> dict[str, str]:
+    """Totals over the re-scored saved runs of ``cleaning_gate.json``: ``cleaning.replies``,
+    ``cleaning.canonical_changed`` and ``cleaning.flip_questions`` (fewest–most questions with
+    a rejected state)."""
+    runs = data.get("saved_runs") or []
+    if not runs:
+        return {}
+    flips = [int(r["questions_with_flips"]) for r in runs]
+    return {"cleaning.replies": f"{sum(int(r['replies']) for r in runs):,}",
+            "cleaning.canonical_changed": str(sum(int(r["canonical_changed"]) for r in runs)),
+            "cleaning.flip_questions": f"{min(flips)}–{max(flips)}"}  # fmt: skip
+
+
 def kernel_section(path: Path | None) -> list[str]:
     """The kernel study (``scripts/kernel_study.py --out``): AUROC and spread per kernel."""
     if path is None or not path.is_file():
@@ -193,6 +259,8 @@ def kernel_section(path: Path | None) -> list[str]:
     lines = ["## Kernel study", "", "Inv-Entropy re-scored from the saved runs under each "
              "affinity kernel (no LLM call); paired bootstrap; Δ is against the paper's (1+cos)/2.", ""]  # fmt: skip
     for folder, block in json.loads(path.read_text(encoding="utf-8")).items():
+        if folder == "provenance":  # the code behind the study, not a folder of it
+            continue
         rows = [
             [r["kernel"], pm(r.get("auroc"), r.get("auroc_std")),
              pm(r.get("vs_paper"), r.get("vs_paper_std")), pm(r.get("std"), digits=4),
@@ -204,6 +272,27 @@ def kernel_section(path: Path | None) -> list[str]:
         lines += md_table(["kernel", "AUROC", "Δ vs paper", "std across questions", "IQR"], rows)
         lines.append("")
     return lines
+
+
+def kernel_values(path: Path | None) -> dict[str, str]:
+    """The kernel study as note values: ``kernel.<folder>.<kernel>.vs_paper`` (Δ ± std against
+    the paper's kernel) and ``kernel.std_range.<kernel>`` (lowest–highest spread across
+    questions over the folders)."""
+    if path is None or not path.is_file():
+        return {}
+    out: dict[str, str] = {}
+    spreads: dict[str, list[float]] = {}
+    for folder, block in json.loads(path.read_text(encoding="utf-8")).items():
+        if folder == "provenance":
+            continue
+        for r in block.get("rows", []):
+            out[f"kernel.{Path(folder).name}.{r['kernel']}.vs_paper"] = (
+                f"{r['vs_paper']:+.3f} ± {r['vs_paper_std']:.3f}"
+            )
+            spreads.setdefault(r["kernel"], []).append(r["std"])
+    for kernel, s in spreads.items():
+        out[f"kernel.std_range.{kernel}"] = f"{min(s):.3f}–{max(s):.3f}"
+    return out
 
 
 def profile_section(root: Path) -> list[str]:
@@ -260,7 +349,56 @@ def _delta(d: dict | None) -> str:
     return f"{d['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}], {d['verdict']}"
 
 
-def answer_similarity_section(root: Path) -> list[str]:
+def _interval(cell: dict | None, signed: bool = False, digits: int = 3) -> str:
+    if not cell:
+        return "–"
+    value = cell.get("value", cell.get("difference"))
+    lo, hi = cell["ci95"]
+    s = "+" if signed else ""
+    return f"{value:{s}.{digits}f} [{lo:{s}.{digits}f}, {hi:{s}.{digits}f}]"
+
+
+def answer_similarity_values(data: dict[str, Any]) -> dict[str, str]:
+    """The ψ_y study as note values: ``asim.mean_tune.<option>`` / ``asim.mean_report.<option>``
+    (mean AUROC over the folders), per folder ``asim.<folder>.<option>.vs_best`` (Δ [95 %]),
+    ``.within`` (within count strata), ``.all``; ``asim.<folder>.count`` (count alone), and the
+    ranges ``asim.count_range``, ``asim.within_range.arithmetic.<option>``,
+    ``asim.judge_vs_rules`` (largest |judge − rules| AUROC on all questions)."""
+    out: dict[str, str] = {}
+    tune: dict[str, list[float]] = {}
+    report: dict[str, list[float]] = {}
+    counts, judge_gap, within_arith = [], [], {}
+    for block in data.get("folders", []):
+        name = block["folder"].removeprefix("evaluate-")
+        if block.get("count_auroc"):
+            counts.append(block["count_auroc"]["value"])
+            out[f"asim.{name}.count"] = _interval(block["count_auroc"])
+        for label, c in block["options"].items():
+            tune.setdefault(label, []).append(c["tune"]["value"])
+            report.setdefault(label, []).append(c["report"]["value"])
+            out[f"asim.{name}.{label}.all"] = f"{c['all']['value']:.3f}"
+            out[f"asim.{name}.{label}.vs_best"] = _interval(c.get("vs_best_baseline"), True)
+            out[f"asim.{name}.{label}.within"] = _interval(c.get("within_count_strata"), digits=2)
+            if "arithmetic" in name and c.get("within_count_strata"):
+                within_arith.setdefault(label, []).append(c["within_count_strata"]["value"])
+        for pad in ("paper", "distinct"):
+            j, r = block["options"].get(f"judge+{pad}"), block["options"].get(f"rules+{pad}")
+            if j and r:
+                judge_gap.append(abs(j["all"]["value"] - r["all"]["value"]))
+    for label in tune:
+        out[f"asim.mean_tune.{label}"] = f"{sum(tune[label]) / len(tune[label]):.3f}"
+        out[f"asim.mean_report.{label}"] = f"{sum(report[label]) / len(report[label]):.3f}"
+    for label, w in within_arith.items():
+        out[f"asim.within_range.arithmetic.{label}"] = f"{min(w):.2f}–{max(w):.2f}"
+    if counts:
+        out["asim.count_range"] = f"{min(counts):.2f}–{max(counts):.2f}"
+    if judge_gap:
+        out["asim.judge_vs_rules"] = f"{max(judge_gap):.3f}"
+    out["asim.n_folders"] = str(len(data.get("folders", [])))
+    return out
+
+
+def answer_similarity_section(root: Path, values: dict[str, str] | None = None) -> list[str]:
     """ψ_y × padding on every evaluation with runs (``answer_similarity_study.json``,
     scripts/answer_similarity_study.py): tuning / report halves, the paired difference to
     the folder's best baseline, the count-only AUROC and Inv-Entropy within count strata."""
@@ -295,4 +433,5 @@ def answer_similarity_section(root: Path) -> list[str]:
         lines += md_table(head, rows) + [""]
         for label, why in (block.get("skipped") or {}).items():
             lines += [f"`{label}`: {why}.", ""]
-    return lines + notes(root, "answer_similarity_reading.md")
+    return lines + notes(root, "answer_similarity_reading.md",
+                         (values or {}) | answer_similarity_values(data))  # fmt: skip

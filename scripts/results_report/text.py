@@ -10,6 +10,7 @@ the value on the sample, or the bootstrap mean for evaluations saved before
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -282,12 +283,52 @@ def folder_title(f: Folder) -> str:
     return f"{f.dataset} ({extra})" if extra else f.dataset
 
 
-#: A placeholder in a note: ``{{key}}``, filled from :func:`note_values`.
+#: A placeholder in a note: ``{{key}}``, filled from :func:`note_values`,
+#: ``{{json:FILE#a.b.c|FORMAT}}``, one field of a JSON file beside the runs, or
+#: ``{{txt:FILE#REGEX}}``, a figure read out of a printout.
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
 
 
-def fill_note(text: str, values: dict[str, str], name: str = "note") -> str:
-    """``text`` with every ``{{key}}`` replaced by ``values[key]``.
+def json_field(root: Path, ref: str) -> str:
+    """``FILE#a.b.c|FORMAT``: field ``a.b.c`` of ``root/FILE``, formatted.
+
+    A part that is a number indexes a list. FORMAT is a format spec (``.3f``,
+    ``+.3f``, ``d``); one ending in ``%`` gives a share as ``"96 %"``; no FORMAT
+    gives the value as it is. The note so names the file and the field each
+    number comes from, and a field the file no longer holds is an error.
+    """
+    file, _, rest = ref.partition("#")
+    dotted, _, spec = rest.partition("|")
+    value: Any = _read_json(root / file)
+    for part in dotted.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    if spec.endswith("%"):
+        return f"{value * 100:{spec[:-1]}f} %"
+    return format(value, spec) if spec else str(value)
+
+
+def printout_field(root: Path, ref: str) -> str:
+    """``FILE#REGEX``: the first group of REGEX's first match in the printout ``root/FILE``.
+
+    For a hand measurement whose only record is a printout (a ``docs/*.txt``, or the one
+    kept in a benchmark's docstring): the note cites it, and a printout that no longer
+    says it is an error.
+    """
+    file, _, pattern = ref.partition("#")
+    m = re.search(pattern, (root / file).read_text(encoding="utf-8"), re.MULTILINE)
+    if m is None:
+        raise ValueError(f"{pattern!r} not found in {file}")
+    return m.group(1)
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def fill_note(
+    text: str, values: dict[str, str], name: str = "note", root: Path | None = None
+) -> str:
+    """``text`` with every ``{{key}}`` replaced by ``values[key]`` (``{{json:…}}``: :func:`json_field`).
 
     A key the data does not give is an error naming the note and the key, so a note
     can never print a number its source no longer holds.
@@ -295,6 +336,16 @@ def fill_note(text: str, values: dict[str, str], name: str = "note") -> str:
 
     def one(m: re.Match) -> str:
         key = m.group(1)
+        if key.startswith("txt:") and root is not None:
+            try:
+                return printout_field(root, key.removeprefix("txt:"))
+            except (OSError, ValueError, re.error) as err:
+                raise KeyError(f"{name}: {{{{{key}}}}} is not in its printout ({err})") from None
+        if key.startswith("json:") and root is not None:
+            try:
+                return json_field(root, key.removeprefix("json:"))
+            except (OSError, KeyError, IndexError, ValueError, TypeError) as err:
+                raise KeyError(f"{name}: {{{{{key}}}}} is not in its file ({err!r})") from None
         if key not in values:
             near = sorted(k for k in values if k.split(".")[0] == key.split(".")[0])[:8]
             raise KeyError(f"{name}: {{{{{key}}}}} is not a value the saved runs give"
@@ -309,13 +360,14 @@ def notes(root: Path, name: str, values: dict[str, str] | None = None) -> list[s
 
     The reasoning behind a choice is written by a person; the numbers it quotes are
     placeholders (``{{sciq-140-1.5b.auroc.inv_entropy}}``) filled from the saved runs
-    (:func:`note_values`), so a note cannot drift from its source. A folder without
-    it (your own runs) gets none.
+    (:func:`note_values`) or from a study's JSON file (``{{json:FILE#field|.3f}}``),
+    so a note cannot drift from its source (``tests/experiments/test_results_notes.py``
+    fails on a number written by hand). A folder without it (your own runs) gets none.
     """
     path = root / name
     if not path.is_file():
         return []
-    return [fill_note(path.read_text(encoding="utf-8").rstrip(), values or {}, name), ""]
+    return [fill_note(path.read_text(encoding="utf-8").rstrip(), values or {}, name, root), ""]
 
 
 def note_values(folders: Sequence[Folder]) -> dict[str, str]:

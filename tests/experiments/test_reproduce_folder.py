@@ -1,0 +1,83 @@
+"""An evaluation folder reproduces itself from its own config.json and the LLM cache.
+
+``tests/data/reproduce/evaluate-arithmetic-3`` was made by ``evaluate`` with a
+fresh cache; ``llm_cache.json`` is that cache. Loaded into an empty cache file,
+``evaluate --from FOLDER`` (a real process, the CLI) must read every option and
+the model from the folder, ask the cache only (no row added: nothing generated)
+and write the same ``scores.csv``, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from invent_core.llm.cache import LLMCache
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "reproduce"
+FOLDER = DATA / "evaluate-arithmetic-3"
+COLUMNS = ("key", "identity", "text", "usage", "latency", "logprobs", "finish_reason", "created")
+
+
+def load_cache(rows: list[dict], path: Path) -> int:
+    """A cache file at ``path`` holding ``rows`` (the schema made by :class:`LLMCache`); its size."""
+    LLMCache(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.executemany(
+            f"INSERT INTO completions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+            [tuple(r[c] for c in COLUMNS) for r in rows],
+        )
+    return count_rows(path)
+
+
+def count_rows(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0]
+
+
+def test_the_shipped_folder_records_model_options_and_commit():
+    meta = json.loads((FOLDER / "config.json").read_text(encoding="utf-8"))
+    cfg = meta["config"]
+    assert cfg["llm"].startswith("local:sha256=") and cfg["llm"].endswith("|model=qwen0.5b")
+    assert cfg["dataset"] == "arithmetic" and cfg["limit"] == 3 and cfg["run"]["score"]
+    prov = meta["provenance"]
+    assert prov["source"] == "git" and len(prov["commit"]) == 40 and prov["dirty"] is False
+    rows = json.loads((DATA / "llm_cache.json").read_text(encoding="utf-8"))["rows"]
+    assert {r["identity"] for r in rows} == {cfg["llm"]}  # every answer is the recorded model's
+
+
+@pytest.mark.slow  # the packaged model's identity (assembled once, about a minute cold)
+def test_evaluate_from_the_folder_gives_the_same_scores_from_the_cache_alone(tmp_path):
+    rows = json.loads((DATA / "llm_cache.json").read_text(encoding="utf-8"))["rows"]
+    cache = tmp_path / "llm_cache.sqlite"
+    assert load_cache(rows, cache) == len(rows)
+    out = tmp_path / "again"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "invent_core", "evaluate", "--from", str(FOLDER),
+         "-o", str(out), "--cache", str(cache), "-q"],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert count_rows(cache) == len(rows), "a request missed the cache: something was generated"
+    want = (FOLDER / "scores.csv").read_text(encoding="utf-8")
+    assert (out / "scores.csv").read_text(encoding="utf-8") == want
+    again = json.loads((out / "config.json").read_text(encoding="utf-8"))["config"]
+    assert again == json.loads((FOLDER / "config.json").read_text(encoding="utf-8"))["config"]
+
+
+def test_a_folder_without_config_is_refused_before_any_file_is_made(tmp_path):
+    out = tmp_path / "never"
+    proc = subprocess.run(
+        [sys.executable, "-m", "invent_core", "evaluate", "--from", str(tmp_path), "-o", str(out)],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode != 0 and "config.json not found" in proc.stderr
+    assert not out.exists()
