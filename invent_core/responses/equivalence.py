@@ -44,6 +44,7 @@ from ..text.tokens import word_tokens
 from .canonical import format_number, option_letter, parse_option_letter
 from .cleaning import strip_answer_decorations
 from .kinds import kind_verdict
+from .lexical import lexical_verdict
 from .phrases import FILLER, name_like, phrase_verdict
 
 __all__ = [
@@ -236,8 +237,8 @@ def _words_verdict(question: str, a: str, b: str) -> bool | None:
     decided = phrase_verdict(question, a, b)
     ca, cb = _named(a), _named(b)
     if decided is None and (ca, cb) != (a, b):
-        return phrase_verdict(question, ca, cb)
-    return decided
+        decided = phrase_verdict(question, ca, cb)
+    return lexical_verdict(a, b) if decided is None else decided
 
 
 _NEGATED = re.compile(r"\b(?:not|never|no|cannot)\b|n't\b")
