@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from .report import ResultsTable
+from .tables import ResultsTable
 
 __all__ = [
     "GUESS_ALPHA",
@@ -157,14 +157,14 @@ def best_methods(table: ResultsTable, judgement: Judgement | tuple[bool, str]) -
 
     Parameters
     ----------
-    table : a :class:`~invent_core.evaluation.report.ResultsTable`.
+    table : a :class:`~invent_core.evaluation.tables.ResultsTable`.
     judgement : from :func:`judgeable` (or any ``(ok, reason)`` pair).
 
     Returns
     -------
     dict
         ``{column key: (method, …)}`` for the cells
-        :meth:`~invent_core.evaluation.report.ResultsTable.marks` calls best;
+        :meth:`~invent_core.evaluation.tables.ResultsTable.marks` calls best;
         ``{}`` when ``judgement`` is not ok, so nothing gets bold. For the
         renderings (Markdown, LaTeX, CSV marks) use
         ``table.unmarked()`` in that case.

@@ -22,8 +22,8 @@ from ._http import redact_url
 from .base import LLM, Completion, Message, Request, replication_seed, user, yes_probability
 from .cache import LLMCache, cache_key, default_cache_path, resolve_cache
 from .cancel import sending_for
-from .engine import ENGINES, choose_engine
 from .hf import HFLLM, HFConfig
+from .inference_engine import ENGINES, choose_engine
 from .lazy import LazyLLM
 from .local import LocalLLM, ServerConfig, installed_local_models
 from .openai_compat import OpenAICompatLLM
