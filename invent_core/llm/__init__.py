@@ -12,7 +12,7 @@ on the first request. The modules, from the bottom up:
 - :mod:`.openai_compat` — any OpenAI-compatible server; :mod:`.local` — the
   packaged GGUF (or a user's, :mod:`.gguf_file`) on an embedded llama.cpp server;
 - :mod:`.hf` (with :mod:`.hf_batcher`, :mod:`.hf_decode`) — the transformers engine;
-- :mod:`.specs` — ``get_llm(spec)``; :mod:`.engine` — which engine runs a packaged model;
+- :mod:`.specs` — ``get_llm(spec)``; :mod:`.inference_engine` — which engine runs a packaged model;
 - :mod:`.pool`, :mod:`.lazy`, :mod:`.paraphraser`, :mod:`.names` — what runs use around a backend.
 """
 
