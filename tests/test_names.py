@@ -33,6 +33,8 @@ ONCE = (
     "chosen_llm_identity",
     "OutputBusyError",
     "BatchInputError",
+    "Sample",  # one question's samples; the seeded draw of a question list is SeededDraw
+    "json_ready",  # a config made JSON's; a batch output cell is json_cell
 )
 
 #: Public names defined in more than one module, each with why that is one meaning (a
@@ -46,14 +48,11 @@ REPEATS: dict[str, str] = {
     "leaderboard": "the Evaluation page's leaderboard, drawn by the shared results view",
     "content_words": "a question's content words (perturb/text.py) and an answer's "
     "(responses/equivalence.py); being made one on the text floor",
-    "Sample": "a seeded draw (evaluation/sample_size.py) and one question's samples "
-    "(questions/samples.py)",
     "Ticket": "a request admitted to an endpoint (llm/endpoints.py) and a caller's chunk "
     "waiting for the transformers batcher (llm/hf_batcher.py); each private to its module",
     "check_output_file": "the lock's check (output is no input) and the commands' writable "
     "check: the same refusal of an output path, two sets of reasons",
     "input_files": "the files a command reads, of paths (batch) and of an experiment's config",
-    "json_ready": "a value made JSON-safe: NaN → null (batch output), tuples → lists (config)",
     "model_spec": "the --llm spec of an identity (recompute) and of a model path (dashboard)",
     "paraphrase_identity": "the rewording model's identity, from a choice or from the options",
     "print_evaluation": "each command's summary of its evaluation (batch/merge, evaluate)",

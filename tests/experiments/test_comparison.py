@@ -123,7 +123,14 @@ def test_two_methods_of_one_evaluation(pair, capsys):
     want = compare_sides((ca, ua["inv_entropy"]), (ca, ua["lexsim"]), metrics=["auroc"],
                          n_bootstrap=80)  # fmt: skip
     assert res.results["inv_entropy vs lexsim"][0].difference.ci95 == want[0].difference.ci95
-    argv = ["compare", str(pair[0]), "--methods", "inv_entropy,lexsim", "--n-bootstrap-metrics", "80"]
+    argv = [
+        "compare",
+        str(pair[0]),
+        "--methods",
+        "inv_entropy,lexsim",
+        "--n-bootstrap-metrics",
+        "80",
+    ]
     assert cli([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["names"] == ["inv_entropy", "lexsim"] and len(data["disagreements"]) == 10
@@ -135,9 +142,15 @@ def test_two_methods_of_one_evaluation(pair, capsys):
         ([], "--methods must name exactly two"),
         (["--methods", "inv_entropy,lexsim", "--metrics", "auc"], "--metrics: unknown 'auc'"),
         (["--methods", "inv_entropy,nope"], "method 'nope' is not a column"),
-        (["--methods", "a,b", "--n-bootstrap-metrics", "0"], "--n-bootstrap-metrics must be from 1"),
+        (
+            ["--methods", "a,b", "--n-bootstrap-metrics", "0"],
+            "--n-bootstrap-metrics must be from 1",
+        ),
         (["--methods", "a,b", "--n-bootstrap", "0"], "--n-bootstrap must be from 1 to 10,000"),
-        (["--methods", "a,b", "--n-boot", "5", "--n-bootstrap", "5"], "give --n-bootstrap-metrics only"),
+        (
+            ["--methods", "a,b", "--n-boot", "5", "--n-bootstrap", "5"],
+            "give --n-bootstrap-metrics only",
+        ),
         (["--methods", "a,b", "--n-bootstrap-metrics", "10001"], "from 1 to 10,000, got 10,001"),
         (["--methods", "a,b", "--seed", "-1"], "--seed must be at least 0, got -1"),
     ],
@@ -201,7 +214,14 @@ def test_compare_piped_to_a_closed_reader_exits_quietly(pair):
     import sys
 
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    argv = ["compare", str(pair[0]), "--methods", "inv_entropy,lexsim", "--n-bootstrap-metrics", "20"]
+    argv = [
+        "compare",
+        str(pair[0]),
+        "--methods",
+        "inv_entropy,lexsim",
+        "--n-bootstrap-metrics",
+        "20",
+    ]
     proc = subprocess.Popen(
         [sys.executable, "-m", "invent_core", *argv],
         stdout=subprocess.PIPE,
