@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import urllib.parse
+from typing import Any
 
 
 class InventError(Exception):
@@ -50,6 +52,101 @@ class Cancelled(InventError):
     Work finished before it is kept (LLM answers are in the cache), so callers
     catch it, keep what they have and say so; the next identical run re-uses it.
     """
+
+
+# -- the errors of files, folders, the history and endpoints -----------------------------------
+# Every class a command maps to an exit code or the dashboard shows as a message lives in this
+# module, so that ``except`` clauses and the exit mapping name it without importing the floor
+# that raises it; tests/test_names.py refuses an exception class defined anywhere else unless
+# it is listed there with its reason.
+
+
+class BatchInputError(InventError, ValueError):
+    """An input (question) file, or a batch output file, cannot be used; the message names where.
+
+    Attributes
+    ----------
+    file, row, column, line, byte : where the problem is (``None`` when not
+        known). ``row`` is the 1-based data row (the header is not a row),
+        ``line`` the 1-based physical line, ``byte`` a 0-based byte offset.
+    reason : the message without the location.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        file: str | os.PathLike | None = None,
+        row: int | None = None,
+        column: str | None = None,
+        line: int | None = None,
+        byte: int | None = None,
+    ) -> None:
+        self.reason = reason
+        self.file = str(file) if file is not None else None
+        self.row, self.column, self.line, self.byte = row, column, line, byte
+        super().__init__(f"{self.where}: {reason}" if self.where else reason)
+
+    @property
+    def where(self) -> str:
+        """``file, row R (line L), byte B, column 'c'`` with the parts that are known."""
+        parts = [self.file] if self.file else []
+        if self.row is not None:
+            parts.append(
+                f"row {self.row}" + (f" (line {self.line})" if self.line is not None else "")
+            )
+        elif self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.byte is not None:
+            parts.append(f"byte {self.byte}")
+        if self.column is not None:
+            parts.append(f"column {self.column!r}")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The location and the reason, as one line of the errors sidecar."""
+        return {
+            "file": self.file,
+            "row": self.row,
+            "line": self.line,
+            "column": self.column,
+            "byte": self.byte,
+            "error": self.reason,
+            "message": str(self),
+        }
+
+
+class OutputBusyError(BatchInputError):
+    """Another run holds the output's lock (:mod:`invent_core.batch.output.lock`).
+
+    Defined here rather than with the lock, so that the commands' exit mapping
+    can name it without importing the batch package (0.3 s of the methods and
+    scipy.linalg that a refused command must not pay).
+    """
+
+
+class FolderMismatch(BatchInputError):
+    """An experiment folder made with another LLM than the one asked for (exit 2)."""
+
+
+class DifferentQuestions(BatchInputError):
+    """Two evaluations that are not over the same questions (exit 2; ``--intersection`` pairs the shared)."""
+
+
+class DatasetFileError(InventError, ValueError):
+    """A dataset or question file cannot be read; the message names file, line and column."""
+
+
+class UnknownEntry(InventError, KeyError):
+    """No history entry has this id (deleted, evicted, or never made)."""
+
+    def __str__(self) -> str:
+        """Show the message itself (KeyError would show its repr)."""
+        return str(self.args[0]) if self.args else "unknown history entry"
+
+
+class EndpointRetired(LLMError):
+    """An endpoint came back serving another model: the request goes elsewhere."""
 
 
 # -- secrets kept out of every message ---------------------------------------------------------

@@ -94,7 +94,7 @@ with st.spinner("Rescoring (the stored answers, no new generation)…"):
 if len(scores) < 2:
     st.stop()
 
-labels = views.method_labels()
+labels = views.registered_method_labels()
 st.subheader("Measures")
 table = tables.comparison_table({n: s.measures for n, s in scores.items()}, labels=labels)
 spread_max = float(table["spread"].max())

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from invent_core.config import TSU_TEMPERATURES
-from invent_core.evaluation.report import tsu_results_table
 from invent_core.evaluation.sample_size import judgeable
+from invent_core.evaluation.tables import tsu_results_table
 from invent_core.experiments import ExperimentConfig, tsu
 from invent_core.questions.datasets import available_datasets
 from invent_core.workbench.estimate import ThroughputLog, estimate_run

@@ -144,7 +144,7 @@ for col, (side, run) in zip(cols, runs.items()):
     views.run_answer(run, col)
     views.gaap_warning(run, col)
 
-labels = views.method_labels()
+labels = views.registered_method_labels()
 names = [n for n in left.measures if n in right.measures]
 measures = pd.DataFrame(
     {

@@ -113,11 +113,11 @@ def asked_pairs(rows) -> list[tuple[str, str]]:
 def question_verdicts(rows, config=None, verify=None) -> list[bool]:
     """:func:`same_question` per row; with ``verify`` the undecided rows are asked in one batch."""
     from invent_core.config import GateConfig
-    from invent_core.perturb.asks_same import rule_verdict
+    from invent_core.perturb.asks_same import question_rule_verdict
 
     cfg = config or GateConfig()
     pairs = read_pairs(rows)
-    ruled = [rule_verdict(q, c, cfg) for q, c in pairs]
+    ruled = [question_rule_verdict(q, c, cfg) for q, c in pairs]
     open_ = [i for i, v in enumerate(ruled) if v is None]
     asked = verify([pairs[i] for i in open_]) if verify is not None and open_ else []
     answers = dict(zip(open_, asked))

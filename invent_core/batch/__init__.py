@@ -13,7 +13,7 @@ by job:
 - :mod:`~invent_core.batch.output`: output paths and sidecars, the output
   lock, the checkpoint, result files, export and evaluation;
 - :mod:`~invent_core.batch.scorer`: one row with one run configuration;
-- :mod:`~invent_core.batch.engine`: :func:`batch_score`, from
+- :mod:`~invent_core.batch.score_file`: :func:`batch_score`, from
   :mod:`~invent_core.batch.plan` (options) through
   :mod:`~invent_core.batch.session` (models, sidecar, checkpoint) and
   :mod:`~invent_core.batch.loop` (the rows) to the finish;
@@ -25,7 +25,6 @@ by job:
 from __future__ import annotations
 
 from ..questions.files import BatchInputError
-from .engine import batch_score
 from .input import LLM_LAYOUTS, InputInfo, inspect_input
 from .merge import MergeSummary, merge_outputs
 from .output import (
@@ -38,6 +37,7 @@ from .output import (
     write_records,
 )
 from .rows import RowReader
+from .score_file import batch_score
 from .session import BatchSummary
 from .shards import parse_shard, shard_of
 

@@ -5,7 +5,7 @@ embedder and, for question-only files, the LLM; when resuming, compares the
 configuration with the output's sidecar, the output's header with this run's
 columns and the input's questions with the output's (a refusal leaves every
 file as it was); then writes the new sidecar and opens the checkpoint. The :class:`BatchRun` it returns is what the row loop
-(:mod:`invent_core.batch.loop`) and the finish (:mod:`invent_core.batch.engine`)
+(:mod:`invent_core.batch.loop`) and the finish (:mod:`invent_core.batch.score_file`)
 share; :class:`BatchSummary` is what the caller gets back.
 """
 

@@ -279,7 +279,7 @@ def llm_from_args(args: argparse.Namespace) -> Any:
     return build_llm(choice_from_args(args))
 
 
-def llm_identity(args: argparse.Namespace, llm: Any = None) -> str:
+def identity_from_args(args: argparse.Namespace, llm: Any = None) -> str:
     """The LLM's identity for the estimate, contacting no server (:func:`~invent_core.llm.choice.choice_identity`)."""
     from ..llm.choice import choice_identity
 

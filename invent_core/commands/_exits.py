@@ -25,8 +25,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from ..errors import scrub
-from ..questions.files.error import OutputBusyError
+from ..errors import OutputBusyError, scrub
 
 OK = 0
 ROWS_FAILED = 1

@@ -141,8 +141,8 @@ def check_llm_args(args: argparse.Namespace) -> None:
     half-precision dtype where torch sees no CUDA. Loads no model.
     """
     from ..llm import spec_problem
-    from ..llm.engine import check_engine
     from ..llm.hf import HFConfig
+    from ..llm.inference_engine import check_engine
 
     para = getattr(args, "paraphrase_llm", None)
     for option, spec in (("--llm", args.llm), ("--paraphrase-llm", para)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="compare evaluations over different questions on the ones they share",
     )
-    p.add_argument("--n-bootstrap", type=int, default=None, help="paired resamples (default 1,000)")
+    p.add_argument(
+        "--n-bootstrap-metrics",
+        "--n-boot",
+        type=int,
+        default=None,
+        help="paired bootstrap resamples of the metrics (default 1,000), as evaluate's option "
+        "of the same name",
+    )
+    p.add_argument(  # its name until evaluate's -B (the walk's B) and this one were told apart
+        "--n-bootstrap",
+        dest="old_n_bootstrap",
+        type=int,
+        default=None,
+        help="deprecated: the old name of --n-bootstrap-metrics",
+    )
     p.add_argument("--seed", type=_parse_optional(int), default=0, help="seed of the resamples")
     p.add_argument("--top", type=int, default=10, help="disagreements listed (default 10)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
@@ -55,6 +70,26 @@ def _names(text: str | None) -> list[str]:
 
 def _same_folder(a: str, b: str) -> bool:
     return Path(a).resolve() == Path(b).resolve()
+
+
+def metric_resamples(args: argparse.Namespace) -> tuple[str, int | None]:
+    """The option that set the metric resamples and its value (None: the default).
+
+    The old ``--n-bootstrap`` still works, with a one-line note on stderr: in ``run`` and
+    ``evaluate`` that name is the walk's B, so here it now has evaluate's name for the
+    metric resamples.
+    """
+    if args.old_n_bootstrap is None:
+        return "--n-bootstrap-metrics", args.n_bootstrap_metrics
+    if args.n_bootstrap_metrics is not None:
+        raise ValueError("give --n-bootstrap-metrics only (--n-bootstrap is its old name)")
+    print(
+        "note: compare's --n-bootstrap is now --n-bootstrap-metrics (as in evaluate); "
+        "the old name will go",
+        file=sys.stderr,
+        flush=True,
+    )
+    return "--n-bootstrap", args.old_n_bootstrap
 
 
 def check_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -77,11 +112,10 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
         raise ValueError(f"--metrics: unknown {unknown[0]!r}; choose from {', '.join(METRICS)}")
-    n_bootstrap = N_BOOTSTRAP if args.n_bootstrap is None else args.n_bootstrap
+    flag, n_bootstrap = metric_resamples(args)
+    n_bootstrap = N_BOOTSTRAP if n_bootstrap is None else n_bootstrap
     if not 1 <= n_bootstrap <= MAX_METRIC_BOOTSTRAP:  # evaluate's bound on the same resamples
-        raise ValueError(
-            f"--n-bootstrap must be from 1 to {MAX_METRIC_BOOTSTRAP:,}, got {n_bootstrap:,}"
-        )
+        raise ValueError(f"{flag} must be from 1 to {MAX_METRIC_BOOTSTRAP:,}, got {n_bootstrap:,}")
     seed = args.seed or 0
     if seed < 0:  # numpy refuses it only after the folders are read
         raise ValueError(f"--seed must be at least 0, got {seed}")

@@ -14,9 +14,9 @@ from ._common import (
     check_llm_args,
     check_methods,
     config_from_args,
+    identity_from_args,
     interrupted,
     llm_from_args,
-    llm_identity,
     paraphrase_identity,
     print_estimate,
 )
@@ -128,7 +128,7 @@ def with_llms(cfg: Any, args: argparse.Namespace, llm: Any) -> Any:
     para = paraphrase_identity(args, llm)
     return dataclasses.replace(
         cfg,
-        llm=llm_identity(args, llm) if known else None,
+        llm=identity_from_args(args, llm) if known else None,
         paraphrase_llm=None if para == "openai" else para,
     )
 
@@ -249,7 +249,7 @@ def _evaluate_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sam
     from ..experiments import evaluate
 
     llm = llm_from_args(args)
-    identity = llm_identity(args, llm)
+    identity = identity_from_args(args, llm)
     cfg = with_llms(cfg, args, llm)
     print(f"questions: {sample}", file=sys.stderr)
     para = paraphrase_identity(args, llm)

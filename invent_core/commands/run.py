@@ -11,9 +11,9 @@ from ._common import (
     add_config_args,
     add_llm_args,
     config_from_args,
+    identity_from_args,
     interrupted,
     llm_from_args,
-    llm_identity,
     paraphrase_identity,
     print_estimate,
 )
@@ -84,7 +84,7 @@ def _main(args: argparse.Namespace) -> int:
     _check_question(args.question, args.task, args.choices)
     llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
     if args.reference is not None:
-        check_reference(args.reference, config, llm_identity(args, llm))
+        check_reference(args.reference, config, identity_from_args(args, llm))
     with using_reference(args.reference):
         if not args.save:
             return _run(args, config, llm)
@@ -100,7 +100,9 @@ def _run(args: argparse.Namespace, config, llm) -> int:
 
     para = paraphrase_identity(args, llm)
     seconds = (
-        None if args.json else print_estimate(config, llm_identity(args, llm), 1, para, llm=llm)
+        None
+        if args.json
+        else print_estimate(config, identity_from_args(args, llm), 1, para, llm=llm)
     )
     try:
         with CliProgress(quiet=args.json, estimate=seconds, llm=llm) as progress:

@@ -12,9 +12,9 @@ from ._common import (
     add_config_args,
     add_llm_args,
     check_llm_args,
+    identity_from_args,
     interrupted,
     llm_from_args,
-    llm_identity,
     paraphrase_identity,
     print_estimate,
 )
@@ -89,7 +89,7 @@ def _tsu_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) 
     n_runs = len(examples) * len(args.temperatures)
     para = paraphrase_identity(args, llm)
     seconds = print_estimate(
-        cfg.run, llm_identity(args, llm), n_runs, para, llm=llm, reworded=len(examples)
+        cfg.run, identity_from_args(args, llm), n_runs, para, llm=llm, reworded=len(examples)
     )  # one set of rewordings a question: its other temperatures read them from the cache
     try:
         with CliProgress(quiet=args.quiet, outer="runs", estimate=seconds, llm=llm) as progress:

@@ -29,7 +29,7 @@ from .metrics import (
     tsu_score,
     tsu_table,
 )
-from .report import ResultsTable, results_table, tsu_results_table
+from .tables import ResultsTable, results_table, tsu_results_table
 
 __all__ = [
     "COINCIDE_RHO",

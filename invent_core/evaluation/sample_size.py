@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from .report import ResultsTable
+from .tables import ResultsTable
 
 __all__ = [
     "GUESS_ALPHA",
@@ -28,7 +28,7 @@ __all__ = [
     "Judgement",
     "judgeable",
     "best_methods",
-    "Sample",
+    "SeededDraw",
     "draw_sample",
 ]
 
@@ -157,14 +157,14 @@ def best_methods(table: ResultsTable, judgement: Judgement | tuple[bool, str]) -
 
     Parameters
     ----------
-    table : a :class:`~invent_core.evaluation.report.ResultsTable`.
+    table : a :class:`~invent_core.evaluation.tables.ResultsTable`.
     judgement : from :func:`judgeable` (or any ``(ok, reason)`` pair).
 
     Returns
     -------
     dict
         ``{column key: (method, …)}`` for the cells
-        :meth:`~invent_core.evaluation.report.ResultsTable.marks` calls best;
+        :meth:`~invent_core.evaluation.tables.ResultsTable.marks` calls best;
         ``{}`` when ``judgement`` is not ok, so nothing gets bold. For the
         renderings (Markdown, LaTeX, CSV marks) use
         ``table.unmarked()`` in that case.
@@ -181,7 +181,7 @@ def best_methods(table: ResultsTable, judgement: Judgement | tuple[bool, str]) -
     return out
 
 
-class Sample(NamedTuple):
+class SeededDraw(NamedTuple):
     """A seeded draw from a list.
 
     Attributes
@@ -202,7 +202,7 @@ class Sample(NamedTuple):
         return f"{len(self.items)} of {_count(self.population, unit)}, drawn with seed {self.seed}"
 
 
-def draw_sample(items: Sequence[T], limit: int | None, seed: int | None) -> Sample:
+def draw_sample(items: Sequence[T], limit: int | None, seed: int | None) -> SeededDraw:
     """Draw a shuffled, reproducible sample of at most ``limit`` items.
 
     The draw is ``np.random.default_rng(seed).permutation(len(items))[:limit]``,
@@ -213,11 +213,11 @@ def draw_sample(items: Sequence[T], limit: int | None, seed: int | None) -> Samp
     ----------
     items : the population (e.g. a dataset's examples, in file order).
     limit : how many to draw; ``None`` (or ≥ ``len(items)``) shuffles them all.
-    seed : the seed; ``None`` draws a fresh one, returned in :attr:`Sample.seed`.
+    seed : the seed; ``None`` draws a fresh one, returned in :attr:`SeededDraw.seed`.
 
     Returns
     -------
-    Sample
+    SeededDraw
 
     Raises
     ------
@@ -232,4 +232,4 @@ def draw_sample(items: Sequence[T], limit: int | None, seed: int | None) -> Samp
         raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
     order = np.random.default_rng(seed).permutation(len(items))[:limit]
     indices = tuple(int(i) for i in order)
-    return Sample([items[i] for i in indices], indices, seed, len(items))
+    return SeededDraw([items[i] for i in indices], indices, seed, len(items))

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from ..engine.artifact import RunArtifact
+from ..errors import DifferentQuestions
 from ..evaluation.compare import COMPARE_METRICS, MetricComparison, compare_sides, disagreement
 from ..evaluation.metrics import N_BOOTSTRAP
-from ..questions.files import BatchInputError
 from .folder import read_evaluation
 from .reading import INV
 from .relabel import RelabelSummary
@@ -42,10 +42,6 @@ __all__ = [
     "pair_questions",
     "read_side",
 ]
-
-
-class DifferentQuestions(BatchInputError):
-    """Two evaluations that are not over the same questions (exit 2; ``--intersection`` pairs the shared)."""
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,8 @@ from ..engine.inflight import in_order
 from ..errors import Cancelled, LLMError, ModelLoadError
 from ..evaluation.correctness import LLM_JUDGES, judge_verdict
 from ..evaluation.metrics import DEFAULT_METRICS, Evaluation, evaluate_scores, undefined_reason
-from ..evaluation.report import results_table
 from ..evaluation.sample_size import judgeable
+from ..evaluation.tables import results_table
 from ..llm import LazyLLM
 from ..progress import CancelToken, ProgressCallback, ProgressReporter
 from ..provenance import provenance
@@ -303,7 +303,7 @@ def _number(value: Any) -> float:
 
 
 def evaluation_table(evaluation, judgement, methods: Sequence[str], block=None, degenerate=0):
-    """Build the :class:`~invent_core.evaluation.report.ResultsTable` of an evaluation, honest about its sample.
+    """Build the :class:`~invent_core.evaluation.tables.ResultsTable` of an evaluation, honest about its sample.
 
     Not judgeable: greyed with the reason (or every cell "n/a — all answers
     wrong" when a class is missing), nothing marked best. Cross-fitted

@@ -16,9 +16,9 @@ from typing import Any
 
 from ..csv_safe import atomic_file
 from ..engine.artifact import RunArtifact
+from ..errors import BatchInputError, FolderMismatch
 from ..methods.registry import get_method
 from ..provenance import package_versions, provenance
-from ..questions.files import BatchInputError
 from .config import ExperimentConfig
 
 __all__ = [
@@ -58,7 +58,7 @@ class ExperimentResult:
     llm_started : whether the LLM had to be started (False: all from saved runs).
     judgement : :func:`~invent_core.evaluation.sample_size.judgeable` of the sample:
         ``(ok, reason)``; when not ok the tables are greyed / "n/a" and nothing is best.
-    table : the :class:`~invent_core.evaluation.report.ResultsTable` written.
+    table : the :class:`~invent_core.evaluation.tables.ResultsTable` written.
     failed : rows of questions (runs) whose generation failed, with their ``error``.
     sample : how the questions were drawn ("15 of 300 questions, drawn with seed 0").
     notes : what was found damaged in the folder and done about it (file, row, cell).
@@ -74,7 +74,7 @@ class ExperimentResult:
     files: dict[str, str] = field(default_factory=dict)
     llm_started: bool = False
     judgement: Any = None  # invent_core.evaluation.sample_size.Judgement
-    table: Any = None  # invent_core.evaluation.report.ResultsTable
+    table: Any = None  # invent_core.evaluation.tables.ResultsTable
     failed: list[dict[str, Any]] = field(default_factory=list)
     sample: str = ""
     notes: list[str] = field(default_factory=list)
@@ -118,10 +118,6 @@ def degenerate_line(
         "their Inv-Entropy is ln(n + 1) whatever the answers; they are counted as they are, "
         f"listed with the reason under 'degenerate' in {files}"
     )
-
-
-class FolderMismatch(BatchInputError):
-    """An experiment folder made with another LLM than the one asked for (exit 2)."""
 
 
 def _recorded_llms(out: Path) -> tuple[str | None, str | None, str]:

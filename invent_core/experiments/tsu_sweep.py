@@ -23,8 +23,8 @@ from ..csv_safe import write_csv
 from ..engine.inflight import in_order
 from ..errors import Cancelled, InventError, LLMError, ModelLoadError
 from ..evaluation.metrics import tsu_table
-from ..evaluation.report import tsu_results_table
 from ..evaluation.sample_size import judgeable
+from ..evaluation.tables import tsu_results_table
 from ..llm import LazyLLM
 from ..progress import CancelToken, ProgressCallback, ProgressReporter
 from ..provenance import provenance

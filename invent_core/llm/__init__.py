@@ -12,7 +12,7 @@ on the first request. The modules, from the bottom up:
 - :mod:`.openai_compat` — any OpenAI-compatible server; :mod:`.local` — the
   packaged GGUF (or a user's, :mod:`.gguf_file`) on an embedded llama.cpp server;
 - :mod:`.hf` (with :mod:`.hf_batcher`, :mod:`.hf_decode`) — the transformers engine;
-- :mod:`.specs` — ``get_llm(spec)``; :mod:`.engine` — which engine runs a packaged model;
+- :mod:`.specs` — ``get_llm(spec)``; :mod:`.inference_engine` — which engine runs a packaged model;
 - :mod:`.pool`, :mod:`.lazy`, :mod:`.paraphraser`, :mod:`.names` — what runs use around a backend.
 """
 
@@ -22,8 +22,8 @@ from ._http import redact_url
 from .base import LLM, Completion, Message, Request, replication_seed, user, yes_probability
 from .cache import LLMCache, cache_key, default_cache_path, resolve_cache
 from .cancel import sending_for
-from .engine import ENGINES, choose_engine
 from .hf import HFLLM, HFConfig
+from .inference_engine import ENGINES, choose_engine
 from .lazy import LazyLLM
 from .local import LocalLLM, ServerConfig, installed_local_models
 from .openai_compat import OpenAICompatLLM

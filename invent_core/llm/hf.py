@@ -3,7 +3,7 @@
 ``--llm hf:PATH`` (a folder with ``config.json`` and weights, or a GGUF file
 read by transformers' GGUF loader, de-quantised) and, on a machine whose
 torch sees CUDA while the llama.cpp build has no GPU, the packaged models
-(:func:`invent_core.llm.engine.choose_engine`). bf16 on CUDA (fp16 where
+(:func:`invent_core.llm.inference_engine.choose_engine`). bf16 on CUDA (fp16 where
 the GPU has no bf16), fp32 on the CPU. The model is loaded once per process
 and kept (:func:`load_model`; the dashboard holds the backend as a cached
 resource).

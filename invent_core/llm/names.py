@@ -40,7 +40,10 @@ def local_model(identity: str) -> str | None:
     if key in LOCAL_ALIASES:
         return LOCAL_ALIASES[key]
     base, _ = _split(key)
-    for name, spec in LOCAL_MODELS.items():  # on llama.cpp, or on transformers (engine.py)
+    for (
+        name,
+        spec,
+    ) in LOCAL_MODELS.items():  # on llama.cpp, or on transformers (inference_engine.py)
         if base == f"local:sha256={spec.sha256}" or base.startswith(
             f"transformers:sha256={spec.sha256};"
         ):

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..errors import LLMError, LLMTimeout, remember_secret, scrubbed
+from ..errors import EndpointRetired, LLMError, LLMTimeout, remember_secret, scrubbed
 from ._http import http_client, split_credentials, url_query
 from .base import Completion, Request
 from .cache import LLMCache
@@ -65,10 +65,6 @@ log = logging.getLogger(__name__)
 
 #: Seconds the model list of each endpoint may take at start-up (the health check).
 HEALTH_CHECK_TIMEOUT = 10.0
-
-
-class EndpointRetired(LLMError):
-    """An endpoint came back serving another model: the request goes elsewhere."""
 
 
 class OpenAICompatLLM(StallTimed, CachedLLM):

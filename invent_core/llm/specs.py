@@ -16,9 +16,9 @@ from ..errors import remember_secret
 from .base import LLM
 from .cache import LLMCache, resolve_cache
 from .concurrency import Concurrency, parse_concurrency
-from .engine import check_engine, choose_engine
 from .gguf_file import gguf_problem, gguf_spec
 from .hf import HFLLM, HFConfig, check_source, packaged_source
+from .inference_engine import check_engine, choose_engine
 from .local import LOCAL_MODELS, LocalLLM, ServerConfig, installed_local_models
 from .openai_compat import OpenAICompatLLM
 from .retry import RetryPolicy

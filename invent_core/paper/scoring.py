@@ -243,10 +243,10 @@ class ScoreResult:
 ENTROPY_MEASURES: frozenset[str] = frozenset({"inv_entropy", "ni_entropy", "nr_inv_entropy"})
 
 
-def distinct_states(questions: list[str]) -> np.ndarray:
+def distinct_state_indices(questions: list[str]) -> np.ndarray:
     """Indices of the first state of each distinct question text (state 0 first).
 
-    >>> distinct_states(["q", "r", "q", "r", "s"]).tolist()
+    >>> distinct_state_indices(["q", "r", "q", "r", "s"]).tolist()
     [0, 1, 4]
     """
     first: dict[str, int] = {}
@@ -284,11 +284,11 @@ def score_from_similarity(
 
     See :func:`score_responses`; ``embedder`` is ψ's identity string. Under
     ``config.padding == "distinct"`` the measures read each distinct question once
-    (:func:`distinct_states`, :func:`state_scale`); the walk shown
+    (:func:`distinct_state_indices`, :func:`state_scale`); the walk shown
     (``ScoreResult.walk``) keeps every state.
     """
     m, r = len(questions), len(responses[0])
-    keep = distinct_states(questions) if config.padding == "distinct" else np.arange(m)
+    keep = distinct_state_indices(questions) if config.padding == "distinct" else np.arange(m)
     if len(keep) < 2:
         keep = np.arange(m)  # one distinct question: the paper's padding (see state_scale)
     rows = (keep[:, None] * r + np.arange(r)).ravel()  # the kept states' answers

@@ -59,7 +59,7 @@ __all__ = [
     "QuestionVerdict",
     "content_overlap",
     "rule_flip",
-    "rule_verdict",
+    "question_rule_verdict",
     "same_question",
     "same_question_p_yes",
     "verify_with_llm",
@@ -443,7 +443,7 @@ class QuestionVerdict:
         return self.same
 
 
-def rule_verdict(
+def question_rule_verdict(
     question: str, rewording: str, config: GateConfig | None = None
 ) -> QuestionVerdict | None:
     """Steps 1 and 2 of :func:`same_question`: a verdict, or None when only a model can decide."""
@@ -540,7 +540,7 @@ def same_question(
     False
     """
     cfg = config or GateConfig()
-    verdict = rule_verdict(question, rewording, cfg)
+    verdict = question_rule_verdict(question, rewording, cfg)
     if verdict is not None:
         return verdict
     overlap = content_overlap(question, rewording)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..config import GaapConfig
-from .asks_same import rule_verdict
+from .asks_same import question_rule_verdict
 from .gaap_trace import Generation, PerturbationPick
 from .gate import lost_entities
 
@@ -101,7 +101,7 @@ def member_flags(text: str, question: str, fitness: float | None, delta: float) 
     lost = lost_entities(text, question, 1.0)
     if lost:
         flags.append(lost)
-    meaning = rule_verdict(question, text)
+    meaning = question_rule_verdict(question, text)
     if meaning is not None and not meaning.same and meaning.detail not in flags:
         flags.append(meaning.detail)
     return flags

@@ -56,7 +56,7 @@ from ..paper.random_walk import KERNEL_TAU
 from ..questions.mmlu import scenarios
 from ..text.function_words import content_words
 from .aliases import with_aliases_joined
-from .asks_same import rule_verdict
+from .asks_same import question_rule_verdict
 from .meaning import changed_meaning
 from .text import (
     candidate_vocabulary,
@@ -232,7 +232,7 @@ def _changed_meaning(
         return None
     if not cfg.both_ways:  # the question-to-rewording rules only
         return changed_meaning(text, original)
-    verdict = rule_verdict(original, text, cfg)
+    verdict = question_rule_verdict(original, text, cfg)
     if verdict is not None:
         return None if verdict.same else verdict.detail
     if verified is not None and text in verified:
@@ -242,7 +242,9 @@ def _changed_meaning(
 
 def undecided(text: str, original: str, cfg: GateConfig) -> bool:
     """Whether only the rewording model can tell if ``text`` asks what ``original`` asks."""
-    return cfg.meaning_check and cfg.both_ways and rule_verdict(original, text, cfg) is None
+    return (
+        cfg.meaning_check and cfg.both_ways and question_rule_verdict(original, text, cfg) is None
+    )
 
 
 def _not_a_question(text: str, original: str) -> str | None:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from invent_core.env import assets_dir
-from invent_core.errors import InventError
+from invent_core.errors import DatasetFileError
 from invent_core.questions.files import (
     BatchInputError,
     check_rows,
@@ -63,10 +63,6 @@ _ALIASES = {"nq": "nq_open", "trivia_qa": "triviaqa"}
 
 # Accepted column names in user files: QUESTION_COLUMNS and ANSWER_COLUMNS of
 # invent_core.questions.schema (re-exported here), shared with the file reader (invent_core.questions.files).
-
-
-class DatasetFileError(InventError, ValueError):
-    """A dataset or question file cannot be read; the message names file, line and column."""
 
 
 @dataclass(frozen=True)

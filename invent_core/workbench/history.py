@@ -34,7 +34,7 @@ from typing import Any
 
 from ..csv_safe import atomic_file
 from ..env import cache_dir
-from ..errors import InventError
+from ..errors import InventError, UnknownEntry
 from ..llm.names import describe_llm
 
 try:  # POSIX: a lock shared with other processes; elsewhere threads only
@@ -62,14 +62,6 @@ MAX_TITLE = 200
 _ID = re.compile(r"[0-9]{8}T[0-9]{6}-[a-z]{1,16}-[0-9a-f]{8}")
 _INDEX, _META, _PAYLOAD, _LOCK = "index.json", "meta.json", "payload.json", ".lock"
 _THREAD_LOCK = threading.RLock()  # fcntl locks do not order threads of one process
-
-
-class UnknownEntry(InventError, KeyError):
-    """No history entry has this id (deleted, evicted, or never made)."""
-
-    def __str__(self) -> str:
-        """Show the message itself (KeyError would show its repr)."""
-        return str(self.args[0]) if self.args else "unknown history entry"
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ def differences(res: Any) -> None:
         f"(A {int(res.n_a)}, B {int(res.n_b)}); A − B over {int(res.n_bootstrap)} paired "
         "bootstrap resamples."
     )
-    names = views.method_labels()
+    names = views.registered_method_labels()
     rows = [
         {"method": names.get(m, m), "metric": METRICS[c.metric].label, "A": c.value_a, "B": c.value_b,
          "A − B": c.difference.difference, "95 % low": c.difference.ci95[0],

@@ -1,7 +1,7 @@
 """Downloads for every table and chart: CSV, JSON, LaTeX, HTML and PNG bytes, and their buttons.
 
 Pure helpers turn a table (a pandas DataFrame, a list of row dicts, or an
-:class:`~invent_core.evaluation.report.ResultsTable`) or a plotly figure into
+:class:`~invent_core.evaluation.tables.ResultsTable`) or a plotly figure into
 file bytes; :func:`download_buttons` is the one thin Streamlit renderer.
 
 - CSV cells go through the batch writer's ``neutralize_cell``, so every cell
@@ -32,7 +32,7 @@ import pandas as pd
 
 from invent_core.csv_safe import neutralize_cell
 from invent_core.errors import InventError
-from invent_core.evaluation.report import ResultsTable
+from invent_core.evaluation.tables import ResultsTable
 from invent_ui.text import untrusted
 
 __all__ = [

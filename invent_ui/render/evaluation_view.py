@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from invent_core.evaluation.advice import model_advice
-from invent_core.evaluation.report import results_table
+from invent_core.evaluation.tables import results_table
 from invent_core.experiments import difficulty_levels
 from invent_core.experiments.result import degenerate_line
 from invent_ui.data.experiments import degenerate_count

@@ -141,7 +141,7 @@ def perturbations_tab(
 
 def bootstrap_tab(score: Any) -> None:
     """Inv-Entropy's bootstrap histogram, the other measures' grid and the measures table."""
-    labels = views.method_labels()
+    labels = views.registered_method_labels()
     lo_hi = score.interval("inv_entropy") if len(score.values["inv_entropy"]) > 1 else None
     boot = plots.bootstrap_figure(score.values["inv_entropy"], label="Inv-Entropy", interval=lo_hi)
     results_view.chart(st, boot, name="bootstrap histogram", key="explore_boot")
@@ -178,7 +178,7 @@ def baselines_tab(run: Any, settings: Any) -> None:
     llm_key = f"{state.EXPLORE_LLM_METHODS}{fp}_{settings.key()}"
     if needs_llm:
         if st.button(
-            f"Also compute {', '.join(views.method_labels().get(n, n) for n in needs_llm)} "
+            f"Also compute {', '.join(views.registered_method_labels().get(n, n) for n in needs_llm)} "
             f"(asks {untrusted(settings.llm_label)})",
             key="explore_llm_methods",
             disabled=method_jobs.running(),

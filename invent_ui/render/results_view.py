@@ -1,7 +1,7 @@
 """Streamlit views of judged results, shared by the Evaluation, TSU and Batch pages.
 
 - :func:`chart`: a plotly figure with its download buttons under it.
-- :func:`leaderboard`: a :class:`~invent_core.evaluation.report.ResultsTable`
+- :func:`leaderboard`: a :class:`~invent_core.evaluation.tables.ResultsTable`
   (method × metric, or method × TSU column) styled bold/underlined, or greyed
   when the sample is too small to judge, with its CSV/JSON/LaTeX buttons.
 - :func:`class_curves`: ROC and rejection curves (and the reliability diagram)
@@ -40,7 +40,7 @@ def chart(container: Any, figure: Any, *, name: str, key: str) -> None:
 def leaderboard(rt: Any, *, judged: bool, name: str, key: str, latex_caption: str) -> None:
     """A results table: best per column bold, second underlined; all greyed when not ``judged``.
 
-    ``rt`` is a :class:`~invent_core.evaluation.report.ResultsTable`; when the
+    ``rt`` is a :class:`~invent_core.evaluation.tables.ResultsTable`; when the
     sample is too small to judge no cell is marked best, whatever its values.
     """
     if not judged:

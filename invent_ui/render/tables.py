@@ -1,7 +1,7 @@
 """pandas tables and Stylers for the dashboard: rows and columns of what the core computed.
 
 Numbers come from ``invent_core`` (a run's affinities, walk, bootstrap values and
-method results; a :class:`~invent_core.evaluation.report.ResultsTable` with its
+method results; a :class:`~invent_core.evaluation.tables.ResultsTable` with its
 best/second marks; a GAAP trace). Nothing here is paper math: the only arithmetic
 is display arithmetic (the spread max − min across embedders, how far a cell is
 from the first embedder's value, for colouring). The Stylers bold, underline,
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from invent_core.evaluation.report import format_mean_std
+from invent_core.evaluation.tables import format_mean_std
 
 
 def perturbations_table(
@@ -149,7 +149,7 @@ def style_comparison(df: pd.DataFrame, *, rel_tol: float = 0.05) -> Any:
 
 
 def results_frame(table: Any) -> tuple[pd.DataFrame, np.ndarray]:
-    """A :class:`invent_core.evaluation.report.ResultsTable` as display strings and marks.
+    """A :class:`invent_core.evaluation.tables.ResultsTable` as display strings and marks.
 
     Returns
     -------

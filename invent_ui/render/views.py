@@ -39,7 +39,7 @@ COLORSCALES: tuple[str, ...] = ("Blues", "Viridis", "Cividis", "Magma", "Greens"
 
 
 @lru_cache(maxsize=1)
-def method_labels() -> dict[str, str]:
+def registered_method_labels() -> dict[str, str]:
     """Registry name → label as printed in the paper (e.g. ``inv_entropy`` → ``Inv-Entropy``)."""
     return {m.name: m.label for m in list_methods()}
 
@@ -51,7 +51,7 @@ def first_answers(responses: list[list[str]]) -> list[str]:
 
 def measure_metrics(score: Any) -> None:
     """The five Inv measures as ``st.metric`` tiles (bootstrap interval in the help)."""
-    labels = method_labels()
+    labels = registered_method_labels()
     cols = st.columns(len(score.measures))
     for col, (name, value) in zip(cols, score.measures.items()):
         help_text = None
@@ -185,7 +185,7 @@ def default_methods(available: Any, k: int = 5) -> list[str]:
 
 def measures_dataframe(score: Any) -> Any:
     """The run's measures as a table: label, bootstrap mean and 90 % interval, one row each."""
-    labels = method_labels()
+    labels = registered_method_labels()
     intervals = {n: score.interval(n) for n, v in score.values.items() if len(v) > 1}
     return tables.measures_table(score.measures, score.values, labels=labels, intervals=intervals)
 

@@ -66,7 +66,7 @@ def _identity(choice: LLMChoice | None) -> str | None:
         return None if choice is None else choice.llm
 
 
-def llm_identity(settings: Settings) -> str:
+def chosen_llm_identity(settings: Settings) -> str:
     """Return the chosen LLM's cache identity (what the throughput log is keyed by), cheaply."""
     return str(_identity(settings.llm_choice.answerer()))
 
@@ -74,7 +74,7 @@ def llm_identity(settings: Settings) -> str:
 def llm_identities(settings: Settings) -> dict[str, str | None]:
     """``llm_identity`` and ``paraphrase_identity`` for :func:`invent_core.workbench.estimate.estimate_run`."""
     return {
-        "llm_identity": llm_identity(settings),
+        "llm_identity": chosen_llm_identity(settings),
         "paraphrase_identity": _identity(settings.llm_choice.paraphraser()),
     }
 
@@ -184,7 +184,7 @@ def expected_range(settings: Any, run_config: Any, n_questions: int = 1) -> Any:
     try:
         est = estimate_run(
             run_config,
-            llm_identity=llm_identity(settings),
+            llm_identity=chosen_llm_identity(settings),
             throughput=ThroughputLog(),
             n_questions=n_questions,
         )

@@ -22,7 +22,7 @@ from test_thinking import Server  # noqa: E402
 from invent_core.llm import user  # noqa: E402
 from invent_core.llm.local import QWEN_05B  # noqa: E402
 from invent_ui.session.own_model import check_model_path  # noqa: E402
-from invent_ui.session.resources import llm_for, llm_identity  # noqa: E402
+from invent_ui.session.resources import chosen_llm_identity, llm_for  # noqa: E402
 from invent_ui.session.settings import Settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,7 +154,9 @@ def test_the_thinking_switch_is_a_sidebar_setting_sent_to_the_server(monkeypatch
         got = llm.complete(user("Capital of France?"))
         assert (got.text, got.thinking) == ("Paris", "Let me think about 'Capital of France?'.")
         assert server.bodies[-1]["chat_template_kwargs"] == {"enable_thinking": True}
-        assert llm.identity.endswith("|thinking=on") and llm_identity(settings) == llm.identity
+        assert (
+            llm.identity.endswith("|thinking=on") and chosen_llm_identity(settings) == llm.identity
+        )
         off = llm_for(Settings.from_dict({**chosen, "model": "qwen3", "llm_thinking": False}))
         assert off.complete(user("Capital of France?")).thinking == ""
         assert server.bodies[-1]["chat_template_kwargs"] == {"enable_thinking": False}

@@ -146,8 +146,10 @@ CASES: dict[str, Case] = {
         b"{trunc",
         r"ev/results\.json: not valid JSON \(Expecting property name",
     ),
-    "compare --n-bootstrap 1e8": _compare(
-        r"--n-bootstrap must be from 1 to 10,000, got 100,000,000", "--n-bootstrap", "100000000"
+    "compare --n-bootstrap-metrics 1e8": _compare(
+        r"--n-bootstrap-metrics must be from 1 to 10,000, got 100,000,000",
+        "--n-bootstrap-metrics",
+        "100000000",
     ),
     "compare --seed -1": _compare(r"--seed must be at least 0, got -1", "--seed", "-1"),
     "export-samples truncated run": Case(

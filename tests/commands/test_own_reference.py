@@ -176,7 +176,7 @@ def test_the_printed_run_takes_the_reference(built, evaluation, tmp_path, capsys
     import shlex
 
     from invent_core.cli import build_parser
-    from invent_core.commands._common import config_from_args, llm_identity
+    from invent_core.commands._common import config_from_args, identity_from_args
     from invent_core.commands.reference import check_reference
 
     folder = tmp_path / evaluation.name
@@ -186,7 +186,7 @@ def test_the_printed_run_takes_the_reference(built, evaluation, tmp_path, capsys
     hint = capsys.readouterr().out.splitlines()[-1]
     assert hint.endswith("--answer-similarity embedding --padding paper"), hint
     args = build_parser().parse_args(shlex.split(hint.split("use it with: invent ")[1]))
-    check_reference(args.reference, config_from_args(args), llm_identity(args))  # no refusal
+    check_reference(args.reference, config_from_args(args), identity_from_args(args))  # no refusal
 
 
 def test_a_torn_last_row_is_named_with_its_line(evaluation, tmp_path, capsys):

@@ -49,6 +49,7 @@ def test_every_generated_size_option_is_bounded(tmp_path, capsys, questions, opt
         (["evaluate", "--data", "IN", "--limit", HUGE], "--limit must be at most 1,000,000"),
         (["evaluate", "--data", "IN", "--n-bootstrap-metrics", HUGE], "--n-bootstrap-metrics"),
         (["compare", "A", "B", "--top", HUGE], "--top must be from 0 to 10,000"),
+        (["compare", "A", "B", "--n-bootstrap-metrics", HUGE], "--n-bootstrap-metrics must be"),
         (["compare", "A", "B", "--n-bootstrap", HUGE], "--n-bootstrap must be from 1 to"),
     ],
 )

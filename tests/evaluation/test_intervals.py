@@ -29,7 +29,7 @@ from invent_core.evaluation.metrics.paired import (
     holm_adjusted,
     paired_difference,
 )
-from invent_core.evaluation.report import results_table
+from invent_core.evaluation.tables import results_table
 
 ROOT = Path(__file__).resolve().parents[2]
 

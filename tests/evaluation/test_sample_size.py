@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from invent_core.evaluation.metrics import evaluate_scores
-from invent_core.evaluation.report import results_table, tsu_results_table
 from invent_core.evaluation.sample_size import (
     MIN_PER_CLASS,
     MIN_QUESTIONS,
@@ -15,6 +14,7 @@ from invent_core.evaluation.sample_size import (
     draw_sample,
     judgeable,
 )
+from invent_core.evaluation.tables import results_table, tsu_results_table
 from invent_core.questions.datasets import load_dataset
 
 

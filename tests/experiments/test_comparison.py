@@ -111,7 +111,7 @@ def test_different_questions_are_refused_unless_the_intersection_is_asked(tmp_pa
     assert "13 are shared" in capsys.readouterr().err
     res = compare_evaluations(a, b, intersection=True, metrics=["auroc"], n_bootstrap=50)
     assert (res.n_a, res.n_b, res.n_shared) == (16, 13, 13)
-    assert cli(["compare", str(a), str(b), "--intersection", "--n-bootstrap", "50"]) == 0
+    assert cli(["compare", str(a), str(b), "--intersection", "--n-bootstrap-metrics", "50"]) == 0
     out = capsys.readouterr().out
     assert "13 paired questions (A 16, B 13)" in out and "auroc" in out
 
@@ -123,7 +123,14 @@ def test_two_methods_of_one_evaluation(pair, capsys):
     want = compare_sides((ca, ua["inv_entropy"]), (ca, ua["lexsim"]), metrics=["auroc"],
                          n_bootstrap=80)  # fmt: skip
     assert res.results["inv_entropy vs lexsim"][0].difference.ci95 == want[0].difference.ci95
-    argv = ["compare", str(pair[0]), "--methods", "inv_entropy,lexsim", "--n-bootstrap", "80"]
+    argv = [
+        "compare",
+        str(pair[0]),
+        "--methods",
+        "inv_entropy,lexsim",
+        "--n-bootstrap-metrics",
+        "80",
+    ]
     assert cli([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["names"] == ["inv_entropy", "lexsim"] and len(data["disagreements"]) == 10
@@ -135,14 +142,34 @@ def test_two_methods_of_one_evaluation(pair, capsys):
         ([], "--methods must name exactly two"),
         (["--methods", "inv_entropy,lexsim", "--metrics", "auc"], "--metrics: unknown 'auc'"),
         (["--methods", "inv_entropy,nope"], "method 'nope' is not a column"),
+        (
+            ["--methods", "a,b", "--n-bootstrap-metrics", "0"],
+            "--n-bootstrap-metrics must be from 1",
+        ),
         (["--methods", "a,b", "--n-bootstrap", "0"], "--n-bootstrap must be from 1 to 10,000"),
-        (["--methods", "a,b", "--n-bootstrap", "10001"], "from 1 to 10,000, got 10,001"),
+        (
+            ["--methods", "a,b", "--n-boot", "5", "--n-bootstrap", "5"],
+            "give --n-bootstrap-metrics only",
+        ),
+        (["--methods", "a,b", "--n-bootstrap-metrics", "10001"], "from 1 to 10,000, got 10,001"),
         (["--methods", "a,b", "--seed", "-1"], "--seed must be at least 0, got -1"),
     ],
 )
 def test_bad_options_are_refused_naming_them(pair, capsys, extra, said):
     assert cli(["compare", str(pair[0]), *extra]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_the_old_n_bootstrap_still_sets_the_metric_resamples_with_a_note(pair, capsys):
+    """compare's resamples have evaluate's name; the old --n-bootstrap works and says so once."""
+    argv = ["compare", str(pair[0]), "--methods", "inv_entropy,lexsim", "--json"]
+    assert cli([*argv, "--n-bootstrap", "30"]) == 0
+    old = capsys.readouterr()
+    assert old.err.count("note: compare's --n-bootstrap is now --n-bootstrap-metrics") == 1
+    assert cli([*argv, "--n-bootstrap-metrics", "30"]) == 0
+    new = capsys.readouterr()
+    assert "note:" not in new.err and json.loads(new.out) == json.loads(old.out)
+    assert json.loads(new.out)["n_bootstrap"] == 30
 
 
 def test_a_folder_that_is_no_evaluation_is_named(tmp_path, capsys):
@@ -160,7 +187,7 @@ def test_a_disagreement_shows_answers_rewordings_and_the_run(pair, capsys):
     (d,) = [d for d in res.disagreements if d.rows[0]["id"] == first["id"]]
     assert d.runs == (run, None)
     assert d.rewordings()[0] == RunArtifact.load(run).perturbations and d.rewordings()[1] == []
-    assert cli(["compare", *map(str, pair), "--n-bootstrap", "50", "--top", "16"]) == 0
+    assert cli(["compare", *map(str, pair), "--n-bootstrap-metrics", "50", "--top", "16"]) == 0
     out = capsys.readouterr().out
     assert f"run: {run}" in out and f"reworded: {d.rewordings()[0][0]}" in out
 
@@ -187,7 +214,14 @@ def test_compare_piped_to_a_closed_reader_exits_quietly(pair):
     import sys
 
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    argv = ["compare", str(pair[0]), "--methods", "inv_entropy,lexsim", "--n-bootstrap", "20"]
+    argv = [
+        "compare",
+        str(pair[0]),
+        "--methods",
+        "inv_entropy,lexsim",
+        "--n-bootstrap-metrics",
+        "20",
+    ]
     proc = subprocess.Popen(
         [sys.executable, "-m", "invent_core", *argv],
         stdout=subprocess.PIPE,

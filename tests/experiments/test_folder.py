@@ -113,7 +113,7 @@ def test_every_reader_gives_a_spreadsheet_saved_folder_the_same_rows_and_labels(
     (plain / "relabels.jsonl").unlink()
     _write_rows(plain, _rows(folder))
     capsys.readouterr()
-    assert cli(["compare", str(folder), str(plain), "--json", "--n-bootstrap", "20"]) == 0
+    assert cli(["compare", str(folder), str(plain), "--json", "--n-bootstrap-metrics", "20"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["n_shared"] == N
     changed = [d for d in res["disagreements"] if d["correct"][0] != d["correct"][1]]

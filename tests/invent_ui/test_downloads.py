@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import pytest
 
 from invent_core.csv_safe import restore_cell
-from invent_core.evaluation.report import Column, ResultsTable
+from invent_core.evaluation.tables import Column, ResultsTable
 from invent_ui.render import downloads
 from invent_ui.render.downloads import (
     PNG_MISSING,

@@ -171,7 +171,7 @@ TRUSTED: dict[str, str] = {
     "JUDGE_NOTES.get(cfg.judge, '')": "a constant per judge; unknown judges give ''",
     "boot": "a sentence of constants and formatted numbers (evaluation_view)",
     "views.SIGN_NOTES": "a constant paragraph",
-    "views.method_labels().get(n, n)": "the names of registered methods with needs_llm",
+    "views.registered_method_labels().get(n, n)": "the names of registered methods with needs_llm",
     "what": "a word the calling code passes (run, evaluation, TSU sweep, embedder …)",
     "hint": "a sentence the calling page passes",
     "help_text": "formatted numbers (views.measure_metrics)",

@@ -169,7 +169,7 @@ def test_tables(walk):
 
 
 def test_results_frame_formats_and_marks():
-    from invent_core.evaluation.report import tsu_results_table
+    from invent_core.evaluation.tables import tsu_results_table
 
     rt = tsu_results_table({"a": {"TSU(1.0,1.4)": 0.5}, "b": {"TSU(1.0,1.4)": 0.25}})
     df, marks = tables.results_frame(rt)
@@ -179,7 +179,7 @@ def test_results_frame_formats_and_marks():
 
 def test_the_leaderboard_cells_show_the_interval_the_caption_promises():
     """The Evaluation caption says "± std [95 % interval]": each cell shows both."""
-    from invent_core.evaluation.report import Column, ResultsTable
+    from invent_core.evaluation.tables import Column, ResultsTable
 
     rt = ResultsTable(
         ("a", "b"), (Column("auroc", "AUROC", True),), np.array([[0.8], [0.6]]), np.array([[0.02], [0.03]]),

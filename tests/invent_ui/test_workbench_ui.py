@@ -84,7 +84,7 @@ def test_small_spreads_are_not_coloured():
 
 
 def test_a_sample_too_small_is_greyed_and_never_bold():
-    from invent_core.evaluation.report import tsu_results_table
+    from invent_core.evaluation.tables import tsu_results_table
 
     rt = tsu_results_table({"a": {"TSU(1.0,1.4)": 0.5}, "b": {"TSU(1.0,1.4)": 0.25}}).unmarked()
     df, marks = tables.results_frame(rt)

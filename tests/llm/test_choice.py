@@ -10,7 +10,7 @@ import pytest
 from secret_server import SecretServer
 
 from invent_core.cli import build_parser
-from invent_core.commands._common import choice_from_args, llm_from_args, llm_identity
+from invent_core.commands._common import choice_from_args, identity_from_args, llm_from_args
 from invent_core.config import LLMChoice
 from invent_core.config.llm import Dtype, Engine
 from invent_core.llm import ENGINES
@@ -98,7 +98,7 @@ def test_the_cli_options_are_the_fields():
     fields = {"--" + f.name.replace("_", "-") for f in dataclasses.fields(LLMChoice)}
     assert fields <= flags
     assert choice_from_args(_args()) == LLMChoice()  # the defaults are the config's
-    assert llm_identity(_args()) == choice_identity(LLMChoice())
+    assert identity_from_args(_args()) == choice_identity(LLMChoice())
     assert llm_from_args(_args("--no-cache")).identity == choice_identity(LLMChoice())
 
 

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from loopback_server import LoopbackServer  # noqa: E402
 
 from invent_core.llm import get_llm  # noqa: E402
-from invent_ui.session.resources import llm_identity  # noqa: E402
+from invent_ui.session.resources import chosen_llm_identity  # noqa: E402
 from invent_ui.session.settings import Settings  # noqa: E402
 
 
@@ -21,7 +21,7 @@ def test_the_sidebar_identity_of_several_urls_is_the_backends():
         )
         built = get_llm("openai", base_url=settings.llm_choice.base_url, model="m", cache=None)
         assert built.base_urls == (b.base_url, a.base_url)
-        assert llm_identity(settings) == built.identity  # the sidebar asks no server
+        assert chosen_llm_identity(settings) == built.identity  # the sidebar asks no server
         assert built.identity == f"{','.join(sorted([a.base_url, b.base_url]))}|model=m"
     one = Settings.from_dict({"llm": "openai", "base_url": "http://h:1/v1", "model": "m"})
-    assert llm_identity(one) == "http://h:1/v1|model=m"  # one URL: as before
+    assert chosen_llm_identity(one) == "http://h:1/v1|model=m"  # one URL: as before

@@ -17,7 +17,7 @@ import pytest
 
 from invent_core.errors import Cancelled
 from invent_core.llm import LLMCache, Request, get_llm, user
-from invent_core.llm import engine as engine_mod
+from invent_core.llm import inference_engine as engine_mod
 from invent_core.llm.hf import HFLLM, HFConfig, check_source
 from invent_core.packaged import file_sha256
 from invent_core.progress import CancelToken

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from invent_core.config import ScoreConfig
-from invent_core.paper.scoring import distinct_states, score_from_similarity, state_scale
+from invent_core.paper.scoring import distinct_state_indices, score_from_similarity, state_scale
 
 
 def _score(n_distinct: int, padding: str, *, names=None, scattered: bool = False) -> float:
@@ -40,7 +40,7 @@ def test_the_papers_option_still_pads():
         assert (copies != pytest.approx(named_apart)) is moved
 
 
-def test_distinct_states_and_scale():
-    assert distinct_states(["a", "b", "a", "c"]).tolist() == [0, 1, 3]
+def test_distinct_state_indices_and_scale():
+    assert distinct_state_indices(["a", "b", "a", "c"]).tolist() == [0, 1, 3]
     assert state_scale(10, 10) == 1.0 and state_scale(10, 1) == 1.0
     assert state_scale(10, 5) == pytest.approx(np.log(10) / np.log(5))

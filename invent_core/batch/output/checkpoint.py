@@ -28,7 +28,7 @@ from typing import Any
 from ...csv_safe import atomic_file, csv_line, restore_cell
 from ...questions import schema as qs
 from ...questions.files import BatchInputError
-from .files import json_ready, typed_row
+from .files import json_cell, typed_row
 from .paths import output_format
 
 __all__ = ["Checkpoint", "question_hash"]
@@ -255,7 +255,7 @@ class Checkpoint:
         if self.format == "csv":
             data = csv_line([record.get(c) for c in self.columns])
         else:
-            row = {c: json_ready(record.get(c)) for c in self.columns}
+            row = {c: json_cell(record.get(c)) for c in self.columns}
             data = json.dumps(row, ensure_ascii=False) + "\n"
         self._write(data.encode("utf-8"))
         row_no = int(record.get("row") or 0)

@@ -29,7 +29,7 @@ __all__ = [
     "TEXT_SUFFIXES",
     "column_kind",
     "iter_records",
-    "json_ready",
+    "json_cell",
     "read_columns",
     "read_errors",
     "typed_row",
@@ -91,7 +91,7 @@ def typed_row(header: Sequence[str], fields: Sequence[str]) -> dict[str, Any]:
     return {c: _typed(c, v) for c, v in zip(header, fields, strict=False)}
 
 
-def json_ready(value: Any) -> Any:
+def json_cell(value: Any) -> Any:
     """A value as JSON holds it: a NaN or an infinity becomes None (null)."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -185,7 +185,7 @@ def _arrow_type(name: str):
 
 def _parquet_cell(name: str, value: Any, n: int) -> Any:
     """A cell as its column's Arrow type holds it; a value of another type is named, not guessed."""
-    value = json_ready(value)
+    value = json_cell(value)
     if value is None:
         return None
     if column_kind(name) == "text":
@@ -237,7 +237,7 @@ def _write_text(
         if fmt == "csv":
             f.write(csv_line([rec.get(c) for c in columns]))
         else:
-            obj = json.dumps({c: json_ready(rec.get(c)) for c in columns}, ensure_ascii=False)
+            obj = json.dumps({c: json_cell(rec.get(c)) for c in columns}, ensure_ascii=False)
             f.write((("\n" if n == 0 else ",\n") + obj) if fmt == "json" else obj + "\n")
         n += 1
         if on_row is not None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ...csv_safe import atomic_file
-from ...questions.files.error import OutputBusyError
+from ...errors import OutputBusyError
 from .paths import check_output_folder, check_output_paths, lock_path
 
 __all__ = [

@@ -7,7 +7,7 @@ judgements of the answers, ``uncertainty`` a 1-D float array of the same length,
 "higher = more uncertain". The turn into confidence happens in exactly one place,
 :func:`confidence_from_uncertainty` (paper: "Confidence is taken as the negative of the
 UQ measure"). Names follow scikit-learn: ``*_score`` is higher-is-better, ``*_loss``
-lower-is-better. Nothing here formats numbers; see :mod:`invent_core.evaluation.report`.
+lower-is-better. Nothing here formats numbers; see :mod:`invent_core.evaluation.tables`.
 
 Modules
 -------

@@ -175,7 +175,7 @@ def tsu_table(
 
     Returns
     -------
-    dict, ready for :func:`invent_core.evaluation.report.tsu_results_table`.
+    dict, ready for :func:`invent_core.evaluation.tables.tsu_results_table`.
     """
     out: dict[str, dict[str, float]] = {}
     for method, uq in uq_by_method.items():

@@ -42,7 +42,7 @@ question (a per-row error).
 
 from __future__ import annotations
 
-from .error import BatchInputError
+from ...errors import BatchInputError
 from .pregenerated import LONG_COLUMNS, PREGENERATED_COLUMNS, pregenerated_columns
 from .quotes import oversized_cell
 from .reader import QuestionFile, check_rows, inspect_file, read_bounded_line, require_file

@@ -14,8 +14,8 @@ import csv
 from pathlib import Path
 from typing import IO, Any
 
+from ...errors import BatchInputError
 from .. import schema as qs
-from .error import BatchInputError
 
 __all__ = ["scan_lines", "sniff_bytes"]
 

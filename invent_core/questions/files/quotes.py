@@ -14,8 +14,8 @@ import itertools
 from pathlib import Path
 from typing import IO
 
+from ...errors import BatchInputError
 from .. import schema as qs
-from .error import BatchInputError
 
 __all__ = ["check_quotes", "oversized_cell"]
 

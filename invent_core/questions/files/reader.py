@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from ...errors import BatchInputError
 from .. import schema as qs
 from .encoding import scan_lines, sniff_bytes
-from .error import BatchInputError
 from .pregenerated import PREGENERATED_COLUMNS
 from .quotes import check_quotes
 

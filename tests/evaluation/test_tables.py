@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from invent_core.evaluation.metrics import evaluate_scores, tsu_label
-from invent_core.evaluation.report import (
+from invent_core.evaluation.tables import (
     Column,
     ResultsTable,
     format_mean_std,
@@ -124,7 +124,7 @@ def test_format_mean_std_and_shape_check():
 
 def test_tables_show_method_labels_when_given():
     from invent_core.evaluation.metrics import evaluate_scores
-    from invent_core.evaluation.report import results_table, tsu_results_table
+    from invent_core.evaluation.tables import results_table, tsu_results_table
 
     correct = [1, 0, 1, 0, 1, 0]
     ev = evaluate_scores(
