@@ -44,7 +44,8 @@ def test_names_by_their_parts(question, a, b, same):
         ("Where does digestion finish?", "large intestine", "small intestine", False),
         ("What kind of cell division makes gametes?", "meiosis", "meiotic division", None),
         ("What kind of cells lack a nucleus?", "prokaryotic cells", "eukaryotic cells", False),
-        ("Which plants make seeds without fruit?", "gymnosperms", "angiosperms", None),
+        # no shared word: WordNet's sister kinds (both kinds of seed plant) decide
+        ("Which plants make seeds without fruit?", "gymnosperms", "angiosperms", False),
         ("What kind of energy does a moving car have?", "kinetic energy", "kinetic", True),
         (
             "What kind of energy does a moving car have?",
