@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; a usage error exits 2 with one line naming the problem."""
-    from .commands._terminal import terminal_safe_streams
+    from .commands.terminal import terminal_safe_streams
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -91,7 +91,7 @@ def _run(args) -> int:
 
     try:
         if hasattr(args, "llm"):  # an unusable --llm / --paraphrase-llm: before any file is touched
-            from .commands._common import check_llm_args
+            from .commands.common import check_llm_args
 
             check_llm_args(args)
         return int(args.func(args) or 0)

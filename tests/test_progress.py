@@ -210,7 +210,7 @@ def test_cancel_from_another_thread_stops_a_producer_between_requests():
 
 def test_the_estimate_range_counts_down_and_never_grows():
     """Before a rate is measured the CLI says the estimate's range, less the time spent."""
-    from invent_core.commands._common import estimate_left
+    from invent_core.commands.common import estimate_left
 
     said = [estimate_left((10.0, 40.0), t) for t in (0, 5, 10, 25, 39, 41)]
     assert said[:2] == ["10–40 s left (estimate)", "5–35 s left (estimate)"]

@@ -135,7 +135,7 @@ def check_options(argv: list[str]) -> None:
     """The real parser, then the option checks each command makes before touching a file."""
     from invent_core.batch.shards import parse_shard
     from invent_core.cli import build_parser
-    from invent_core.commands._common import config_from_args
+    from invent_core.commands.common import config_from_args
 
     args = build_parser().parse_args(argv)
     if getattr(args, "shard", None) is not None:
@@ -414,7 +414,7 @@ def _names_under(folder: Path) -> list[str]:
 @pytest.mark.slow  # reads 100 saved runs and embeds 100 questions with the real MiniLM
 def test_readme_examples_run_in_a_clean_folder(tmp_path, minilm):
     from invent_core.cli import build_parser
-    from invent_core.commands._common import config_from_args
+    from invent_core.commands.common import config_from_args
     from invent_core.commands.reference import check_reference
     from invent_core.evaluation.reference import load_own_reference
     from invent_core.evaluation.reference.neighbours import place, question_task

@@ -13,7 +13,7 @@ def check_output_file(path: Path) -> None:
     """
     from ..batch.output import check_output_paths, probe_space
     from ..questions.files import BatchInputError
-    from ._exits import DISK_FULL_ERRNOS
+    from .exits import DISK_FULL_ERRNOS
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

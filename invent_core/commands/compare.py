@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ._common import _parse_optional
+from .common import parse_optional
 
 #: Rewordings printed per side of a disagreement (the run holds them all).
 SHOWN_REWORDINGS = 3
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare evaluations over different questions on the ones they share",
     )
     p.add_argument("--n-bootstrap", type=int, default=None, help="paired resamples (default 1,000)")
-    p.add_argument("--seed", type=_parse_optional(int), default=0, help="seed of the resamples")
+    p.add_argument("--seed", type=parse_optional(int), default=0, help="seed of the resamples")
     p.add_argument("--top", type=int, default=10, help="disagreements listed (default 10)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(func=main)
@@ -93,7 +93,7 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     """Print the comparison; exit 2 naming the problem (a folder, an option, different questions)."""
-    from ._exits import run_guarded
+    from .exits import run_guarded
 
     return run_guarded(_main, args)  # piped to head: exit 141 quietly, as every command
 

@@ -6,9 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from ._common import (
+from .common import (
     CliProgress,
-    _parse_optional,
     add_config_args,
     add_llm_args,
     check_llm_args,
@@ -18,6 +17,7 @@ from ._common import (
     llm_from_args,
     llm_identity,
     paraphrase_identity,
+    parse_optional,
     print_estimate,
 )
 
@@ -96,7 +96,7 @@ def add_sample_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--sample-seed",
-        type=_parse_optional(int),
+        type=parse_optional(int),
         default=0,
         help="seed of the --limit draw (default 0; 'none': the first N in file order)",
     )
@@ -215,7 +215,7 @@ def config_from_folder(args: argparse.Namespace) -> Any:
 
 def main(args: argparse.Namespace) -> int:
     """Evaluate every method and print the table; a full disk exits 3, a busy folder 4 (as batch)."""
-    from ._exits import run_guarded
+    from .exits import run_guarded
 
     return run_guarded(_main, args, writing=args.out or "")
 

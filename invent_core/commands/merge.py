@@ -53,6 +53,6 @@ def _main(args: argparse.Namespace) -> int:
 
 def main(args: argparse.Namespace) -> int:
     """Run the command: exit 0, 2 (unusable part or output), 3 (disk full) or 4 (output busy)."""
-    from ._exits import run_guarded
+    from .exits import run_guarded
 
     return run_guarded(_main, args, writing=str(args.output))

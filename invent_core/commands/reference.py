@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Build the set; exit 2 on an unusable folder or relabel file."""
-    from ._exits import run_guarded
+    from .exits import run_guarded
 
     return run_guarded(_build, args, writing=str(args.output))
 
@@ -81,11 +81,11 @@ def _build(args: argparse.Namespace) -> int:
     if measure != "inv_entropy":  # --reference places Inv-Entropy: no command would take it
         print(f"it holds {measure}; run, batch and score place inv_entropy among a reference")
         return 0
-    print(f"use it with: invent run QUESTION --reference {args.output}{_matching_options(ref)}")
+    print(f"use it with: invent run QUESTION --reference {args.output}{matching_options(ref)}")
     return 0
 
 
-def _matching_options(ref: Any) -> str:
+def matching_options(ref: Any) -> str:
     """The options a default ``run`` needs to be made with the set's settings (" --padding paper").
 
     ``--reference`` refuses a set made with other settings than the run's, and an

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Write the report; exit 2 on an unusable source or output."""
-    from ._exits import run_guarded
+    from .exits import run_guarded
 
     return run_guarded(_main, args, writing=str(args.output))
 

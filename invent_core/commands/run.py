@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from ..perturb.gate import acceptance_line
-from ._common import (
+from ._outputs import check_output_file
+from .common import (
     CliProgress,
     add_config_args,
     add_llm_args,
@@ -17,7 +18,6 @@ from ._common import (
     paraphrase_identity,
     print_estimate,
 )
-from ._outputs import check_output_file
 from .reference import add_reference_arg, check_reference, using_reference
 
 
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run one question; a full disk exits 3, a busy ``--save`` file 4 (as ``batch``)."""
-    from ._exits import run_guarded
+    from .exits import run_guarded
 
     return run_guarded(_main, args, writing=str(args.save or ""))
 
@@ -127,7 +127,7 @@ def _run(args: argparse.Namespace, config, llm) -> int:
     if args.json:
         print(art.to_json(indent=2))
         return 0
-    _print_run(art)
+    print_run(art)
     if args.save:
         print(f"saved {args.save}")
     return 0
@@ -148,7 +148,7 @@ def reference_lines(art) -> list[str]:
     return [reference_line(value, for_run(art, measure="inv_entropy"), measure="inv_entropy")]
 
 
-def _print_run(art) -> None:
+def print_run(art) -> None:
     """Print the question, perturbations, answers, scores against the reference, and times."""
     cfg = art.config
     print(f"question: {art.question}")

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from ..config import ScoreConfig
-from ._common import add_config_args, add_llm_args, config_from_args
-from ._served import check_judge_server
+from .common import add_config_args, add_llm_args, config_from_args
 from .reference import add_reference_arg, check_reference, using_reference
+from .served import check_judge_server
 
 #: The options of a served answer judge's server (``--answer-judge openai``).
 JUDGE_SERVER = ("base_url", "model", "api_key_env", "concurrency")
@@ -111,7 +111,7 @@ def load_samples(path: Path) -> list | None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the command; exit 2 on an unusable file, 141 when stdout is closed early."""
-    from ._exits import run_guarded
+    from .exits import run_guarded
 
     return run_guarded(_main, args)
 

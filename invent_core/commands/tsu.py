@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..config import TSU_TEMPERATURES, check_temperatures
-from ._common import (
+from .common import (
     CliProgress,
     add_config_args,
     add_llm_args,
@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Sweep the temperatures and print the TSU table; a full disk exits 3, a busy folder 4."""
-    from ._exits import run_guarded
+    from .exits import run_guarded
 
     return run_guarded(_main, args, writing=args.out or "")
 

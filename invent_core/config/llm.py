@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .checks import _check_bool, _check_choice, _opt
+from .checks import check_bool, check_choice, opt
 
 #: What runs a packaged model (``--llm-engine``).
 Engine = Literal["auto", "llamacpp", "transformers"]
@@ -34,7 +34,7 @@ SERVED = "openai"
 class LLMChoice:
     """The answering model, the paraphrasing model, and how both are run and reached."""
 
-    llm: str = _opt(
+    llm: str = opt(
         "local",
         "local (default: packaged Qwen2.5-0.5B, no key), qwen1.5b if installed, "
         "gguf:FILE (any GGUF file on the embedded llama.cpp), "
@@ -42,45 +42,45 @@ class LLMChoice:
         "Hugging Face model folder or GGUF file, run by transformers in this process)",
         metavar="SPEC",
     )
-    llm_engine: Engine = _opt(
+    llm_engine: Engine = opt(
         "auto",
         "what runs local/qwen0.5b/qwen1.5b: auto (default: transformers on the GPU when "
         "torch sees CUDA and llama.cpp sees no GPU, else llama.cpp), llamacpp or transformers",
         metavar="{auto,llamacpp,transformers}",
     )
-    llm_dtype: Dtype = _opt(
+    llm_dtype: Dtype = opt(
         "auto",
         "the transformers engine's dtype (auto: bf16 on CUDA, fp32 on the CPU)",
         metavar="{auto,bf16,fp16,fp32}",
     )
-    paraphrase_llm: str | None = _opt(
+    paraphrase_llm: str | None = opt(
         None,
         "the model that rewords the question (the paraphrase perturber and the gate's "
         "extra rounds), as --llm (default: the answering model)",
         metavar="SPEC",
     )
-    paraphrase_base_url: str | None = _opt(
+    paraphrase_base_url: str | None = opt(
         None, "for --paraphrase-llm openai: its server (default: --base-url)", kind="urls"
     )
-    paraphrase_model: str | None = _opt(
+    paraphrase_model: str | None = opt(
         None, "for --paraphrase-llm openai: its model (default: --model)"
     )
-    base_url: str | None = _opt(
+    base_url: str | None = opt(
         None,
         "OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1; repeat it for several "
         "servers of the same model (each request goes to the least busy one; one that fails "
         "is taken out and retried later)",
         kind="urls",
     )
-    model: str | None = _opt(None, "model name on the server")
-    api_key_env: str | None = _opt(
+    model: str | None = opt(None, "model name on the server")
+    api_key_env: str | None = opt(
         None,
         "the environment variable holding the API key, read from it only: unset or empty "
         "is refused (default: $OPENAI_API_KEY when set, else no key); the key is never written "
         "anywhere",
         metavar="VARIABLE",
     )
-    concurrency: int | str | None = _opt(
+    concurrency: int | str | None = opt(
         None,
         "LLM requests in flight at once (1 … 256), or auto (the default for --llm openai: "
         "grows while the latency holds, halves on HTTP 429, 503 or a timeout; auto:N caps it "
@@ -88,14 +88,14 @@ class LLMChoice:
         kind="concurrency",
         metavar="{N,auto,auto:N}",
     )
-    thinking: bool = _opt(
+    thinking: bool = opt(
         False,
         "let a reasoning model (Qwen3, DeepSeek-R1) think before answering (default off: "
         "enable_thinking=false where the server or chat template takes it); <think> traces are "
         "always kept out of the answers, and on is part of the cache key",
         kind="on_off",
     )
-    threads: int | None = _opt(
+    threads: int | None = opt(
         None,
         "CPU threads of the embedded llama.cpp server (local, qwen0.5b, qwen1.5b, gguf:; "
         "default: llama.cpp's choice, all cores). On a machine busy with other work, 1 is "
@@ -103,7 +103,7 @@ class LLMChoice:
         kind="threads",
         metavar="N",
     )
-    stall_timeout: float | None = _opt(
+    stall_timeout: float | None = opt(
         None,
         "fail a request only when no token has come for this long (default on the embedded "
         "llama.cpp: 30 s per 0.5 GB of weights, times the load per core when above 1; --llm "
@@ -112,8 +112,8 @@ class LLMChoice:
         kind="seconds",
         metavar="SECONDS",
     )
-    no_cache: bool = _opt(False, "do not read or write the persistent LLM cache", kind="flag")
-    cache: str | None = _opt(None, "SQLite file for the LLM cache", metavar="PATH")
+    no_cache: bool = opt(False, "do not read or write the persistent LLM cache", kind="flag")
+    cache: str | None = opt(None, "SQLite file for the LLM cache", metavar="PATH")
 
     def __post_init__(self) -> None:
         o = "LLMChoice"
@@ -126,10 +126,10 @@ class LLMChoice:
                 object.__setattr__(self, name, None)  # a blank field is "not given"
         if not self.llm.strip():
             raise ValueError(f"{o}.llm must name a model, got {self.llm!r}")
-        _check_choice(o, "llm_engine", self.llm_engine, Engine)
-        _check_choice(o, "llm_dtype", self.llm_dtype, Dtype)
-        _check_bool(o, "thinking", self.thinking)
-        _check_bool(o, "no_cache", self.no_cache)
+        check_choice(o, "llm_engine", self.llm_engine, Engine)
+        check_choice(o, "llm_dtype", self.llm_dtype, Dtype)
+        check_bool(o, "thinking", self.thinking)
+        check_bool(o, "no_cache", self.no_cache)
         if self.threads is not None and (isinstance(self.threads, bool) or self.threads < 1):
             raise ValueError(f"{o}.threads must be at least 1 (or none), got {self.threads!r}")
         stall = self.stall_timeout

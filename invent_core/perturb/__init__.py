@@ -18,6 +18,7 @@ from .base import (
     available_perturbers,
     get_perturber,
     register_perturber,
+    unregister_perturber,
 )
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "get_perturber",
     "register_perturber",
     "same_question",
+    "unregister_perturber",
 ]
 
 

@@ -221,7 +221,7 @@ def _norm_token(token: str) -> str:
     return t[:-2] if t.endswith("'s") else t.rstrip("'")
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """Crude inflection stripping, enough for "championships" ~ "championship"."""
     for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
@@ -254,7 +254,7 @@ def candidate_vocabulary(candidate: str) -> tuple[set[str], set[str], str]:
     numbers = {_plain_number(m) for m in _NUMBER.findall(candidate)}
     tokens = [_norm_token(t) for t in _TOKEN.findall(candidate)]
     numbers |= {_NUMBER_WORDS[t] for t in tokens if t in _NUMBER_WORDS}
-    return numbers, {_stem(t) for t in tokens}, _WS.sub(" ", candidate.casefold())
+    return numbers, {stem(t) for t in tokens}, _WS.sub(" ", candidate.casefold())
 
 
 def entity_kept(entity: str, vocab: tuple[set[str], set[str], str]) -> bool:
@@ -264,7 +264,7 @@ def entity_kept(entity: str, vocab: tuple[set[str], set[str], str]) -> bool:
         return entity in numbers
     if " " in entity.strip() or not _TOKEN.fullmatch(entity):  # quoted span
         return _WS.sub(" ", entity.casefold()).strip() in folded
-    return _stem(_norm_token(entity)) in stems
+    return stem(_norm_token(entity)) in stems
 
 
 _STOP = _ENGLISH | frozenset("me my her his him she he they them their i you your".split())
@@ -272,7 +272,7 @@ _STOP = _ENGLISH | frozenset("me my her his him she he they them their i you you
 
 def content_words(text: str) -> set[str]:
     """Stemmed words of more than two letters that are not function words."""
-    return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
+    return {stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
 
 
 _CONTRACTIONS = {"what's": "what is", "who's": "who is", "where's": "where is", "it's": "it is"}

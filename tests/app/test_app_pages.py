@@ -676,12 +676,12 @@ def _html_of(frame) -> bytes:
 
 def _first_questions_of_the_demo_evaluation(k: int) -> dict:
     """The demo evaluation cut to its first k questions, its metrics computed again by the core."""
-    from invent_core.experiments.evaluation import _evaluation
+    from invent_core.experiments.evaluation import judged_evaluation
     from invent_ui.data.experiments import payload_config
 
     payload = json.loads(assets.DEMO_EVAL.read_text())
     rows = payload["rows"][:k]
-    evaluation, _ = _evaluation(rows, payload["methods"], payload_config(payload))
+    evaluation, _ = judged_evaluation(rows, payload["methods"], payload_config(payload))
     return {**payload, "rows": rows, "evaluation": evaluation.to_dict()}
 
 

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 from test_model_files import hf_folder  # noqa: E402
-from test_paraphrase_llm import REWORDINGS, RecordingServer, _reword  # noqa: E402
+from test_paraphrase_llm import REWORDINGS, RecordingServer, rewording_for  # noqa: E402
 from test_thinking import Server  # noqa: E402
 
 from invent_core.llm import user  # noqa: E402
@@ -95,7 +95,7 @@ def test_llama_cpp_threads_are_a_sidebar_setting():
 
 def test_explore_with_a_paraphrasing_model_names_both(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "k")
-    rewriter = RecordingServer(_reword)
+    rewriter = RecordingServer(rewording_for)
     answerer = RecordingServer(lambda body, k: "Paris")
     try:
         at = AppTest.from_file(

@@ -225,10 +225,10 @@ def test_shards_and_merge_cli(minilm, tmp_path):
 
 def test_the_cli_progress_line_reads_the_one_progress_event(capsys):
     """batch reports progress as run and evaluate do: one Progress event per row."""
-    from invent_core.commands.batch import _Printer
+    from invent_core.commands.batch import BatchPrinter
     from invent_core.progress import Progress
 
-    printer = _Printer()
+    printer = BatchPrinter()
     printer(Progress("rows", 3, 10, 65.0))
     printer(Progress("rows", 10, 10, 0.0))
     lines = capsys.readouterr().err.splitlines()

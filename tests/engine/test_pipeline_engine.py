@@ -347,7 +347,7 @@ class AnnouncingPerturber:
 def announcing():
     p = perturb_base.register_perturber(AnnouncingPerturber())
     yield p
-    del perturb_base._REGISTRY[p.name]
+    perturb_base.unregister_perturber(p.name)
 
 
 def test_accepted_perturbations_are_answered_before_the_perturber_returns(announcing):

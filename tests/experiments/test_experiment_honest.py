@@ -372,7 +372,7 @@ def test_cli_run_prints_gate_acceptance_and_the_reference_percentile(
 
 
 def test_cli_progress_prints_at_least_every_interval_and_counts_down():
-    from invent_core.commands._common import CliProgress
+    from invent_core.commands.common import CliProgress
 
     stream = io.StringIO()
     with CliProgress(outer="questions", estimate=100.0, stream=stream, interval=0.05) as p:

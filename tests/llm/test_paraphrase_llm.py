@@ -93,13 +93,13 @@ class RecordingServer:
         self.httpd.shutdown()
 
 
-def _reword(body: dict, k: int) -> str:
+def rewording_for(body: dict, k: int) -> str:
     return REWORDINGS[(int(body.get("seed") or 0) + k) % len(REWORDINGS)]
 
 
 @pytest.fixture
 def servers():
-    rewriter = RecordingServer(_reword)
+    rewriter = RecordingServer(rewording_for)
     answerer = RecordingServer(lambda body, k: "Paris")
     yield rewriter, answerer
     rewriter.close()

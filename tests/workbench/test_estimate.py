@@ -276,9 +276,9 @@ def test_n_questions_is_validated():
 
 def _fresh_units(run) -> list[tuple[str, int]]:
     """The stage units of a recorded run that asked everything (what estimate_run counts)."""
-    from invent_core.workbench.estimate import _stage_units
+    from invent_core.workbench.estimate import stage_units
 
-    return _stage_units(run.config, run.identities["llm"], 1)
+    return stage_units(run.config, run.identities["llm"], 1)
 
 
 @pytest.mark.parametrize(

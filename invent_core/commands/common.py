@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from ._served import (  # noqa: F401 - batch reads concurrency_note here
+from .served import (  # noqa: F401 - batch reads concurrency_note here
     AppendUrl,
     check_llm_args,
     check_openai_key,
@@ -89,7 +89,7 @@ def choice_from_args(args: argparse.Namespace) -> Any:
         raise ValueError(f"--{field.replace('_', '-')} {rest}") from None
 
 
-def _parse_optional(kind: type):
+def parse_optional(kind: type):
     """Return the argparse type of an optional field: ``none`` → None, else ``kind(text)``."""
 
     def parse(text: str):
@@ -148,7 +148,7 @@ def add_config_args(
                 help=f"{_escape(opt.help)} (default: {'on' if opt.default else 'off'})",
             )
             continue
-        kind = _parse_optional(opt.type) if opt.optional else opt.type
+        kind = parse_optional(opt.type) if opt.optional else opt.type
         choices = _choices(opt)
         g.add_argument(
             *flags,
