@@ -7,6 +7,10 @@ its file (so a file's header tells what it depends on) except in the CLI's comma
 and the lazy ``__getattr__`` of a package face. Heavy third-party libraries may
 still be imported inside functions: the rule is about our own modules only.
 
+Inside ``invent_ui`` the parts keep their own order (``UI_ALLOWED``: ``render`` above
+``session`` above ``jobs``; ``data`` and ``plots`` beside them; ``text`` and ``assets`` at
+the bottom).
+
 Also: at most twelve modules loose at the top of ``invent_core``, none over 600
 lines, and no issue numbers in file names or code.
 """
@@ -115,6 +119,63 @@ def test_at_most_twelve_modules_at_the_top():
 def test_no_module_over_600_lines(path):
     n = len(path.read_text(encoding="utf-8").splitlines())
     assert n <= 600, f"{path.relative_to(ROOT)}: {n} lines"
+
+
+#: ``invent_ui``'s parts, each with the parts it may import (docs/architecture.md): ``render``
+#: uses the other four packages; ``session`` only ``jobs``; ``jobs``, ``data`` and ``plots``
+#: none of them; ``text.py`` (untrusted text made safe) and ``assets.py`` (where the demo
+#: artefacts are) sit at the bottom and import no other part. The face imports none.
+UI_ALLOWED: dict[str, frozenset[str]] = {
+    "render": frozenset({"data", "jobs", "plots", "session", "text", "assets"}),
+    "session": frozenset({"jobs", "text", "assets"}),
+    "jobs": frozenset({"text"}),
+    "data": frozenset({"text", "assets"}),
+    "plots": frozenset({"text"}),
+    "text": frozenset(),
+    "assets": frozenset(),
+    "": frozenset(),  # invent_ui/__init__.py
+}
+
+
+def ui_part(module: str) -> str:
+    """``invent_ui.render.views`` → ``render``; ``invent_ui.text`` → ``text``; the face → ``""``."""
+    return module.split(".")[1] if module.count(".") else ""
+
+
+def ui_offences(edges) -> list[str]:
+    """Each import between two parts of ``invent_ui`` that ``UI_ALLOWED`` does not list."""
+    bad = []
+    for source, path, target, line, _ in edges:
+        if unit(source) != "invent_ui" or unit(target) != "invent_ui":
+            continue
+        a, b = ui_part(source), ui_part(target)
+        if a != b and b not in UI_ALLOWED.get(a, frozenset()):
+            bad.append(f"{path.relative_to(ROOT)}:{line}: {a or 'invent_ui'} -> {b or 'invent_ui'}")
+    return bad
+
+
+def test_every_part_of_invent_ui_has_a_rule():
+    parts = {ui_part(module_name(p)) for p in SOURCES if unit(module_name(p)) == "invent_ui"}
+    assert parts == set(UI_ALLOWED), sorted(parts ^ set(UI_ALLOWED))
+
+
+def test_invent_ui_parts_import_only_what_their_rule_allows():
+    bad = ui_offences(EDGES)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_invent_ui_rule_sees_a_violation():
+    path = ROOT / "invent_ui" / "session" / "x.py"
+    edges = [
+        ("invent_ui.session.x", path, "invent_ui.render.views", 1, None),  # session -> render
+        ("invent_ui.session.x", path, "invent_ui.jobs.background", 2, None),  # allowed
+        ("invent_ui.session.x", path, "invent_ui.session.state", 3, None),  # its own part
+        ("invent_ui.text", ROOT / "invent_ui" / "text.py", "invent_ui.plots", 4, None),
+    ]
+    assert ui_offences(edges) == [
+        "invent_ui/session/x.py:1: session -> render",
+        "invent_ui/text.py:4: text -> plots",
+    ]
 
 
 ISSUE = re.compile(r"\bissues?[\s_-]*#?\d", re.IGNORECASE)
