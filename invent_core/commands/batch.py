@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from functools import partial
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm import LazyLLM
+from ..questions.files import require_file
 from .common import (
     add_config_args,
     add_llm_args,
@@ -173,8 +175,6 @@ def _check_options(args: argparse.Namespace) -> Any:
 
 def _auto_shard() -> tuple[int, int]:
     """The array task's part, from the scheduler's variables, said on stderr."""
-    import os
-
     from ..batch.shards import shard_from_env
 
     i, n, where = shard_from_env(os.environ)
@@ -219,8 +219,6 @@ def report_batch(summary: Any) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..questions.files import require_file
-
     config = _check_options(args)
     require_file(args.input)  # a wrong name is told before the scoring code loads (0.5 s)
     check_methods(args.methods)  # loads the methods: after the cheap check above

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import parse_optional
+from .exits import run_guarded
 
 #: Rewordings printed per side of a disagreement (the run holds them all).
 SHOWN_REWORDINGS = 3
@@ -93,8 +94,6 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     """Print the comparison; exit 2 naming the problem (a folder, an option, different questions)."""
-    from .exits import run_guarded
-
     return run_guarded(_main, args)  # piped to head: exit 141 quietly, as every command
 
 

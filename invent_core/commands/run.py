@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..errors import Cancelled
 from ..perturb.gate import acceptance_line
+from ..questions.schema import MAX_QUESTION_CHARS
+from ..workbench.estimate import record_artifact
 from ._outputs import check_output_file
 from .common import (
     CliProgress,
@@ -18,6 +21,7 @@ from .common import (
     paraphrase_identity,
     print_estimate,
 )
+from .exits import run_guarded
 from .reference import add_reference_arg, check_reference, using_reference
 
 
@@ -50,8 +54,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run one question; a full disk exits 3, a busy ``--save`` file 4 (as ``batch``)."""
-    from .exits import run_guarded
-
     return run_guarded(_main, args, writing=str(args.save or ""))
 
 
@@ -61,8 +63,6 @@ def _check_question(question: str, task: str, choices: list[str] | None) -> None
     Before any model loads: a 20,000-character question would be echoed and
     answered for minutes; a ``--choice`` without the task would be ignored.
     """
-    from ..questions.schema import MAX_QUESTION_CHARS
-
     if len(question.strip()) > MAX_QUESTION_CHARS:
         raise ValueError(
             f"question is {len(question.strip()):,} characters; the limit is {MAX_QUESTION_CHARS:,}"
@@ -96,7 +96,6 @@ def _main(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, config, llm) -> int:
     from ..engine.pipeline import run_question
-    from ..errors import Cancelled
 
     para = paraphrase_identity(args, llm)
     seconds = (
@@ -119,7 +118,6 @@ def _run(args: argparse.Namespace, config, llm) -> int:
         )
     finally:
         llm.close()
-    from ..workbench.estimate import record_artifact
 
     record_artifact(art)
     if args.save:
