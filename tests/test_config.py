@@ -288,7 +288,7 @@ def test_experiment_config_round_trip_old_and_new():
 
 
 def test_an_experiment_config_saved_with_n_boot_metrics_loads():
-    """``n_boot_metrics`` became ``n_bootstrap_metrics`` (issue 19); config.json saved before loads."""
+    """``n_boot_metrics`` became ``n_bootstrap_metrics``; config.json saved before loads."""
     cfg = ExperimentConfig(dataset="mmlu", limit=3, n_bootstrap_metrics=7)
     saved = cfg.to_dict()
     assert saved["n_bootstrap_metrics"] == 7 and "n_boot_metrics" not in saved

@@ -269,7 +269,7 @@ def test_explore_tabs_progress_cancel_and_history(browser, server):
     assert page.get_by_role("heading", name=first).count() == 1  # the first run is still shown
     page.screenshot(path=str(ARTIFACTS / "explore_cancelled.png"), full_page=True)
 
-    # a refresh is a new session: it shows the last finished run (issue 22: not the demo),
+    # a refresh is a new session: it shows the last finished run (not the demo),
     # and the first run can be reopened from the history
     page.reload(wait_until="domcontentloaded")
     settle(page, 3)

@@ -73,7 +73,7 @@ def test_batch_ok_then_resume_is_a_no_op(tmp_path):
     res = cli("batch", inp, "-o", out, "-B", 5, "-q")
     assert res.returncode == 0, res.stderr
     assert "6 rows scored, 0 already there, 0 failed" in res.stdout and "AUROC" in res.stdout
-    # 6 rows: the values are shown with the caveat evaluate and the dashboard give (issue 22)
+    # 6 rows: the values are shown with the caveat evaluate and the dashboard give
     assert "Not judged: too few to judge: 6 rows (< 20)" in res.stdout
     res = cli("batch", inp, "-o", out, "-B", 5, "-q")
     assert res.returncode == 0 and "0 rows scored, 6 already there" in res.stdout

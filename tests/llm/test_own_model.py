@@ -1,4 +1,4 @@
-"""Your own model (issue 20, part A): ``--llm gguf:FILE`` and its refusals.
+"""Your own model: ``--llm gguf:FILE`` and its refusals.
 
 The header reader and the digest run on real files (the packaged GGUF, a
 truncated copy of its head, a text file); every bad spec goes through the

@@ -1,4 +1,4 @@
-"""A separate paraphrasing model (issue 20, ``--paraphrase-llm``) with two real HTTP servers.
+"""A separate paraphrasing model (``--paraphrase-llm``) with two real HTTP servers.
 
 Two OpenAI-compatible servers on 127.0.0.1 record every request: one rewords
 (each reply a rewording of the question), the other answers. The run's
