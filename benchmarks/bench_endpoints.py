@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_scaleout import _questions  # noqa: E402
+from bench_scaleout import question_file  # noqa: E402
 from loopback_server import LoopbackProcess  # noqa: E402
 
 
@@ -139,7 +139,7 @@ def main() -> None:
     emb = get_embedder("minilm")
     emb.load()
     folder = Path(tempfile.mkdtemp(prefix="bench_endpoints_"))
-    inp = _questions(args.questions, folder)
+    inp = question_file(args.questions, folder)
     print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()}")
     print(f"{args.questions} TriviaQA questions, n=9, r=5, server delay {args.delay:g} s, no cache")
     with LoopbackProcess(0.0) as warm:  # the embedder's first texts: not in any timed run

@@ -86,7 +86,7 @@ def _right(run, item: dict) -> int:
     )  # fmt: skip
 
 
-def _kept(item: dict, right: int, r: int) -> bool:
+def is_obvious(item: dict, right: int, r: int) -> bool:
     return right >= r - 1 if item["label"] == "known" else right == 0
 
 
@@ -121,7 +121,7 @@ def main() -> None:
         right = _right(run, item)
         runs[item["question"]] = run
         distinct = distinct_rewordings(run.questions)
-        if _kept(item, right, len(run.responses[0])):
+        if is_obvious(item, right, len(run.responses[0])):
             kept[item["question"]] = item
         print(f"  [{item['split']} {item['label']:7s}] right {right}/5, {distinct} distinct "
               f"rewordings, Inv {run.score.measures['inv_entropy']:.3f}"

@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from loopback_server import LoopbackProcess  # noqa: E402
 
 
-def _questions(n: int, folder: Path) -> Path:
+def question_file(n: int, folder: Path) -> Path:
     from invent_core.questions.datasets import load_dataset
 
     path = folder / "questions.csv"
@@ -115,7 +115,7 @@ def main() -> None:
 
     get_embedder("minilm").load()
     folder = Path(tempfile.mkdtemp(prefix="bench_scaleout_"))
-    inp = _questions(args.questions, folder)
+    inp = question_file(args.questions, folder)
     print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()}")
     print(f"{args.questions} questions, n=9, r=5, server delay {args.delay:g} s")
     print(

@@ -103,7 +103,7 @@ class _Handler(BaseHTTPRequestHandler):
         if req.get("stream"):
             self._stream(text)
         else:
-            self._json(200, _completion(text, srv.model))
+            self._json(200, completion_body(text, srv.model))
 
     def _stream(self, text: str) -> None:
         self.send_response(200)
@@ -123,7 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"data: [DONE]\n\n")
 
 
-def _completion(text: str, model: str = "loopback") -> dict[str, Any]:
+def completion_body(text: str, model: str = "loopback") -> dict[str, Any]:
     return {
         "id": "x",
         "object": "chat.completion",

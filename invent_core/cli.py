@@ -6,7 +6,12 @@ import argparse
 import contextlib
 import importlib
 import sys
+import warnings
 from pathlib import Path
+
+from .commands.common import check_llm_args
+from .commands.terminal import terminal_safe_streams
+from .errors import InventError, InventWarning, scrub
 
 #: command modules under invent_core.commands, in the order --help lists them
 COMMANDS: tuple[str, ...] = (
@@ -51,8 +56,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; a usage error exits 2 with one line naming the problem."""
-    from .commands._terminal import terminal_safe_streams
-
     parser = build_parser()
     args = parser.parse_args(argv)
     # a process of its own (argv None: the console script, python -m): invent's warnings
@@ -69,10 +72,6 @@ def one_line_warnings():
     Python's default shows the source file and line of the ``warnings.warn`` call,
     which names our code, not the user's file. Other warnings keep the default.
     """
-    import warnings
-
-    from .errors import InventWarning, scrub
-
     with warnings.catch_warnings():
         default = warnings.showwarning
 
@@ -87,12 +86,8 @@ def one_line_warnings():
 
 
 def _run(args) -> int:
-    from .errors import InventError, scrub
-
     try:
         if hasattr(args, "llm"):  # an unusable --llm / --paraphrase-llm: before any file is touched
-            from .commands._common import check_llm_args
-
             check_llm_args(args)
         return int(args.func(args) or 0)
     except (InventError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError) as err:

@@ -34,6 +34,7 @@ __all__ = [
     "package_versions",
     "provenance",
     "provenance_line",
+    "provenance_items",
 ]
 
 #: Packages whose versions are recorded (numerics, models, LLM clients, file formats).
@@ -116,11 +117,12 @@ def provenance(root: str | Path | None = None) -> dict[str, Any]:
     ----------
     root : the folder holding ``invent_core/`` (default: where this module is).
     """
-    return dict(_provenance(Path(root or _ROOT).resolve()))
+    return dict(provenance_items(Path(root or _ROOT).resolve()))
 
 
 @functools.lru_cache(maxsize=8)
-def _provenance(root: Path) -> tuple[tuple[str, Any], ...]:
+def provenance_items(root: Path) -> tuple[tuple[str, Any], ...]:
+    """:func:`provenance` of ``root`` as items, cached per process (``cache_clear`` resets it)."""
     out: dict[str, Any] = {"version": __version__, "commit": None, "dirty": None}
     if not (root / ".git").exists():  # a worktree's .git is a file
         return tuple({**out, "source": WHEEL}.items())

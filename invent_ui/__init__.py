@@ -1,6 +1,9 @@
 """invent_ui — the Streamlit dashboard's helpers; ``app.py`` and ``pages/`` are thin shells over them.
 
-Four floors, each importing only from the ones below it (and from ``invent_core``)::
+Floors, each importing only from ``invent_core`` and from parts below it: ``render`` uses
+the other four packages, ``session`` only ``jobs`` (and ``assets``, ``text``), ``jobs`` and
+``plots`` only ``text``, ``data`` only ``text`` and ``assets`` (the table is ``UI_ALLOWED``
+in ``tests/test_layout.py``)::
 
     pages/, app.py     one script per page: widgets in, render/ blocks out
     render/            Streamlit blocks per page, and the tables and downloads they show

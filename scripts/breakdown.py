@@ -54,10 +54,10 @@ def read_scores(folder: Path) -> list[dict[str, str]]:
 
 
 def run_for(folder: Path, row_id: str) -> dict[str, Any] | None:
-    """The saved run of one question (file named as ``experiment._run_path`` names it)."""
-    from invent_core.experiments.runs import _safe
+    """The saved run of one question (file named as ``experiment.example_run_path`` names it)."""
+    from invent_core.experiments.runs import safe_name
 
-    found = sorted((folder / "runs").glob(f"{_safe(row_id)}_T*.json"))
+    found = sorted((folder / "runs").glob(f"{safe_name(row_id)}_T*.json"))
     return json.loads(found[0].read_text(encoding="utf-8")) if found else None
 
 

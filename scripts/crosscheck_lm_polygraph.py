@@ -53,9 +53,9 @@ sys.path.insert(0, str(ROOT))
 from invent_core.config import ScoreConfig  # noqa: E402
 from invent_core.engine.artifact import RunArtifact  # noqa: E402
 from invent_core.evaluation.metrics import auroc_score  # noqa: E402
-from invent_core.methods._graph import heat_kernel, laplacian, unit_trace  # noqa: E402
 from invent_core.methods.context import ScoringContext  # noqa: E402
 from invent_core.methods.degmat import degree_uncertainty  # noqa: E402
+from invent_core.methods.graph import heat_kernel, laplacian, unit_trace  # noqa: E402
 from invent_core.methods.kernel_entropy import predictive_kernel_entropy  # noqa: E402
 from invent_core.methods.kle import kernel_language_entropy  # noqa: E402
 from invent_core.methods.lexsim import lexical_similarity  # noqa: E402

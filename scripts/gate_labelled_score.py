@@ -102,11 +102,11 @@ def read_pairs(rows) -> list[tuple[str, str]]:
 
 def asked_pairs(rows) -> list[tuple[str, str]]:
     """Every (original, text) pair a verifier can be asked about for these rows."""
-    from invent_core.perturb.gate import _cut_after_question
+    from invent_core.perturb.gate import cut_after_question
 
     pairs = []
     for q, text in read_pairs(rows):
-        pairs += [(q, text), (q, _cut_after_question(text, q))]
+        pairs += [(q, text), (q, cut_after_question(text, q))]
     return list(dict.fromkeys(pairs))
 
 

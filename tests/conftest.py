@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# issue 19 codemod: test folders mirror the packages; tests import shared helpers from each
+# test folders mirror the packages; tests import shared helpers from each
 # other by bare name (``from test_registry_contract import FakeLLM``), so every folder is on
 # the path whatever pytest collected first.
 for _folder in sorted(p for p in Path(__file__).resolve().parent.iterdir() if p.is_dir()):

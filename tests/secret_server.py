@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from loopback_server import _completion, reply_text  # noqa: E402
+from loopback_server import completion_body, reply_text  # noqa: E402
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -85,7 +85,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("stream"):
             self._stream(text)
         else:
-            self._send(200, _completion(text, srv.model))
+            self._send(200, completion_body(text, srv.model))
 
     def _stream(self, text: str) -> None:
         self.send_response(200)

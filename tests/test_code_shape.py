@@ -2,7 +2,7 @@
 
 No function in ``invent_core`` or ``invent_ui`` is longer than 80 lines (STYLE.md,
 "Small units"; ruff's C901 checks complexity), no page is longer than 250 lines (the app
-is a shell, issue 19), and no module docstring names a path on the developers' machines.
+is a shell), and no module docstring names a path on the developers' machines.
 """
 
 from __future__ import annotations

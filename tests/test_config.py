@@ -120,7 +120,7 @@ def test_a_registered_perturber_reaches_config_and_cli_at_once():
         with pytest.raises(ValueError, match="already registered"):
             register_perturber(_Echo(label="another"))
     finally:
-        del base._REGISTRY["echo"]
+        base.unregister_perturber("echo")
     with pytest.raises(TypeError, match="Perturber protocol"):
         register_perturber(object())
 
@@ -288,7 +288,7 @@ def test_experiment_config_round_trip_old_and_new():
 
 
 def test_an_experiment_config_saved_with_n_boot_metrics_loads():
-    """``n_boot_metrics`` became ``n_bootstrap_metrics`` (issue 19); config.json saved before loads."""
+    """``n_boot_metrics`` became ``n_bootstrap_metrics``; config.json saved before loads."""
     cfg = ExperimentConfig(dataset="mmlu", limit=3, n_bootstrap_metrics=7)
     saved = cfg.to_dict()
     assert saved["n_bootstrap_metrics"] == 7 and "n_boot_metrics" not in saved
@@ -357,14 +357,14 @@ def _no_llm():
 @pytest.mark.slow
 def test_saved_run_is_rescored_with_new_scoring_options_and_regenerated_otherwise(minilm, tmp_path):
     from invent_core.engine.scoring import score_responses
-    from invent_core.experiments.runs import _run_path, get_run
+    from invent_core.experiments.runs import example_run_path, get_run
     from invent_core.questions.datasets import Example
 
     cfg = ExperimentConfig(run=_off_default(), dataset="triviaqa")
     saved = _artifact(cfg.run)
     saved.score = score_responses(saved.questions, saved.responses, cfg.run.score, embedder=minilm)
     ex = Example(id="q1", question=saved.question, answers=("Paris",), task="qa")
-    saved.save(_run_path(tmp_path, ex, cfg.run.temperature))
+    saved.save(example_run_path(tmp_path, ex, cfg.run.temperature))
 
     same = get_run(ex, cfg, tmp_path, _no_llm())
     assert same.config == cfg.run and same.score.measures == saved.score.measures

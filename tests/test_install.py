@@ -1,4 +1,4 @@
-"""invent installs like a library and runs from any folder (issue 22).
+"""invent installs like a library and runs from any folder.
 
 A wheel is built offline from a copy of the sources (``pip wheel --no-deps
 --no-build-isolation --no-index``: nothing is fetched, the repository gets no

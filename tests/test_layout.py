@@ -7,6 +7,10 @@ its file (so a file's header tells what it depends on) except in the CLI's comma
 and the lazy ``__getattr__`` of a package face. Heavy third-party libraries may
 still be imported inside functions: the rule is about our own modules only.
 
+Inside ``invent_ui`` the parts keep their own order (``UI_ALLOWED``: ``render`` above
+``session`` above ``jobs``; ``data`` and ``plots`` beside them; ``text`` and ``assets`` at
+the bottom).
+
 Also: at most twelve modules loose at the top of ``invent_core``, none over 600
 lines, and no issue numbers in file names or code.
 """
@@ -134,19 +138,112 @@ def test_no_module_over_600_lines(path):
     assert n <= 600, f"{path.relative_to(ROOT)}: {n} lines"
 
 
-ISSUE = re.compile(r"\bissues?[\s_-]*#?\d", re.IGNORECASE)
+#: ``invent_ui``'s parts, each with the parts it may import (docs/architecture.md): ``render``
+#: uses the other four packages; ``session`` only ``jobs``; ``jobs``, ``data`` and ``plots``
+#: none of them; ``text.py`` (untrusted text made safe) and ``assets.py`` (where the demo
+#: artefacts are) sit at the bottom and import no other part. The face imports none.
+UI_ALLOWED: dict[str, frozenset[str]] = {
+    "render": frozenset({"data", "jobs", "plots", "session", "text", "assets"}),
+    "session": frozenset({"jobs", "text", "assets"}),
+    "jobs": frozenset({"text"}),
+    "data": frozenset({"text", "assets"}),
+    "plots": frozenset({"text"}),
+    "text": frozenset(),
+    "assets": frozenset(),
+    "": frozenset(),  # invent_ui/__init__.py
+}
+
+
+def ui_part(module: str) -> str:
+    """``invent_ui.render.views`` → ``render``; ``invent_ui.text`` → ``text``; the face → ``""``."""
+    return module.split(".")[1] if module.count(".") else ""
+
+
+def ui_offences(edges) -> list[str]:
+    """Each import between two parts of ``invent_ui`` that ``UI_ALLOWED`` does not list."""
+    bad = []
+    for source, path, target, line, _ in edges:
+        if unit(source) != "invent_ui" or unit(target) != "invent_ui":
+            continue
+        a, b = ui_part(source), ui_part(target)
+        if a != b and b not in UI_ALLOWED.get(a, frozenset()):
+            bad.append(f"{path.relative_to(ROOT)}:{line}: {a or 'invent_ui'} -> {b or 'invent_ui'}")
+    return bad
+
+
+def test_every_part_of_invent_ui_has_a_rule():
+    parts = {ui_part(module_name(p)) for p in SOURCES if unit(module_name(p)) == "invent_ui"}
+    assert parts == set(UI_ALLOWED), sorted(parts ^ set(UI_ALLOWED))
+
+
+def test_invent_ui_parts_import_only_what_their_rule_allows():
+    bad = ui_offences(EDGES)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_invent_ui_rule_sees_a_violation():
+    path = ROOT / "invent_ui" / "session" / "x.py"
+    edges = [
+        ("invent_ui.session.x", path, "invent_ui.render.views", 1, None),  # session -> render
+        ("invent_ui.session.x", path, "invent_ui.jobs.background", 2, None),  # allowed
+        ("invent_ui.session.x", path, "invent_ui.session.state", 3, None),  # its own part
+        ("invent_ui.text", ROOT / "invent_ui" / "text.py", "invent_ui.plots", 4, None),
+    ]
+    assert ui_offences(edges) == [
+        "invent_ui/session/x.py:1: session -> render",
+        "invent_ui/text.py:4: text -> plots",
+    ]
+
+
+#: A pointer to a tracker instead of words about the behaviour: "issue 22", "Issue #24 §6",
+#: "issue24", a bare "(#14)" or "#12 §4". (A GAAP member is "#3", without brackets or §.)
+ISSUE = re.compile(r"\bissues?[\s_-]*#?\d|\(#\d+\)|#\d+\s*§", re.IGNORECASE)
 NAMED = ("invent_core", "invent_ui", "pages", "scripts", "benchmarks")
+#: Code and tests: every Python file, and the data files the tests and benchmarks read.
+CHECKED = (*NAMED, "tests")
+
+
+def issue_references(path: Path) -> list[str]:
+    """Each line of a file that points at an issue instead of saying what it means."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()[:120]}"
+        for n, line in enumerate(text.splitlines(), 1)
+        if ISSUE.search(line)
+    ]
 
 
 def test_no_issue_numbers_in_file_names_or_code():
     hits = []
-    for folder in (*NAMED, "tests"):
+    for folder in CHECKED:
         for path in (ROOT / folder).rglob("*"):
             if re.search(r"issue[\s_-]*\d", path.name, re.IGNORECASE):
                 hits.append(str(path.relative_to(ROOT)))
-    for folder in NAMED:
-        for path in (ROOT / folder).rglob("*.py"):
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if ISSUE.search(line):
-                    hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    sources = [ROOT / "app.py", *(p for f in CHECKED for p in (ROOT / f).rglob("*.py"))]
+    for path in (p for p in sources if p != Path(__file__)):  # not the rule's own examples
+        hits += issue_references(path)
     assert not hits, f"{len(hits)}:\n" + "\n".join(hits[:40])
+
+
+def test_no_issue_numbers_in_the_data_of_tests_and_benchmarks():
+    """A labelled row names where it came from in words ("review_pairs"), not "issue24"."""
+    data = [p for f in ("tests", "benchmarks") for p in (ROOT / f).rglob("*.json")]
+    hits = [hit for path in data for hit in issue_references(path)]
+    assert not hits, f"{len(hits)}:\n" + "\n".join(hits[:40])
+
+
+@pytest.mark.parametrize(
+    "line, found",
+    [
+        ("# issue 22: Cancel waits", True),
+        ('"""Issue #24 §6: placed among"""', True),
+        ('r["dataset"] == "issue24"', True),
+        ("merge warns (#15)", True),
+        ("issues #12 §4, #14", True),
+        ("crossover of #3 × #7 after word 5", False),
+        ("the paper's §3 'Evaluation metrics'", False),
+        ("color='#1f77b4'", False),
+    ],
+)
+def test_the_issue_rule_sees_a_reference(line, found):
+    assert bool(ISSUE.search(line)) is found

@@ -127,7 +127,7 @@ def test_profile_is_an_option_of_the_command_line():
 def test_a_profile_is_a_base_that_typed_options_change():
     """evaluate --profile released-code: its options, its metric convention; a typed option wins."""
     from invent_core.cli import build_parser
-    from invent_core.commands._common import config_from_args
+    from invent_core.commands.common import config_from_args
     from invent_core.commands.evaluate import experiment_config_from_args
 
     parser = build_parser()

@@ -67,7 +67,7 @@ def test_items_done_before_the_first_event_give_no_rate():
 
 
 def test_time_left_does_not_grow_while_the_counter_is_stalled():
-    """Issue 22: "answers received 5/50 · ≈ 7 min 47 s left" grew on a 70 s run."""
+    """The time left does not grow while a counter stalls ("≈ 7 min 47 s left" grew on a 70 s run)."""
     clock = FakeClock()
     t = ProgressTracker(clock=clock)
     t(Event("generate", 0, 10))
@@ -210,7 +210,7 @@ def test_cancel_from_another_thread_stops_a_producer_between_requests():
 
 def test_the_estimate_range_counts_down_and_never_grows():
     """Before a rate is measured the CLI says the estimate's range, less the time spent."""
-    from invent_core.commands._common import estimate_left
+    from invent_core.commands.common import estimate_left
 
     said = [estimate_left((10.0, 40.0), t) for t in (0, 5, 10, 25, 39, 41)]
     assert said[:2] == ["10–40 s left (estimate)", "5–35 s left (estimate)"]

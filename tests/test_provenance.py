@@ -15,10 +15,10 @@ from invent_core.evaluation.reference import ReferenceSet
 from invent_core.provenance import (
     BEFORE_PROVENANCE,
     WHEEL,
-    _provenance,
     is_older,
     last_change,
     provenance,
+    provenance_items,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,9 +44,9 @@ def repo(tmp_path):
         _git(root, "add", "-A")
         _git(root, "commit", "-qm", "change")
         commits.append(_git(root, "rev-parse", "HEAD"))
-    _provenance.cache_clear()
+    provenance_items.cache_clear()
     yield root, commits
-    _provenance.cache_clear()
+    provenance_items.cache_clear()
 
 
 def test_this_checkout_records_its_commit_and_whether_it_is_dirty():
@@ -68,7 +68,7 @@ def test_a_commit_and_dirty_tree_in_a_fresh_repository(repo):
         "source": "git",
     }
     (root / "invent_core" / "paper" / "new.py").write_text("b = 1\n")  # untracked counts
-    _provenance.cache_clear()
+    provenance_items.cache_clear()
     assert provenance(root)["dirty"] is True
 
 

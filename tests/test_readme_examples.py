@@ -135,7 +135,7 @@ def check_options(argv: list[str]) -> None:
     """The real parser, then the option checks each command makes before touching a file."""
     from invent_core.batch.shards import parse_shard
     from invent_core.cli import build_parser
-    from invent_core.commands._common import config_from_args
+    from invent_core.commands.common import config_from_args
 
     args = build_parser().parse_args(argv)
     if getattr(args, "shard", None) is not None:
@@ -252,6 +252,42 @@ def test_relative_links_point_at_files_that_exist(page):
 def test_readme_is_read_in_five_minutes():
     n = len(README.read_text(encoding="utf-8").splitlines())
     assert n <= MAX_README_LINES, f"README.md has {n} lines: move details to docs/"
+
+
+#: What goes stale in a README as the code moves: how long something takes on some
+#: machine ("about 15 s", "2 min") and how many tests pass ("3,793 passed"). Timings
+#: live in docs/benchmarks.md, with the commit and the machine they were measured on.
+DRIFTS = re.compile(
+    r"\b\d[\d.,]*\s?(?:ms|s|sec|secs|seconds?|min|mins|minutes?|h|hours?)\b"
+    r"|\b\d[\d,]*\s(?:tests?|passed|failed|skipped|xfailed|errors?)\b",
+    re.IGNORECASE,
+)
+
+
+def test_readme_keeps_no_counts_or_timings_that_drift():
+    text = README.read_text(encoding="utf-8")
+    hits = [
+        f"README.md:{n}: {line}"
+        for n, line in enumerate(text.splitlines(), 1)
+        if DRIFTS.search(line)
+    ]
+    assert not hits, "\n".join(hits)
+
+
+@pytest.mark.parametrize(
+    "line, drifts",
+    [
+        ("score (about 15 s)", True),
+        ("takes 2 min on 2 cores", True),
+        ("3,793 passed, 4 skipped", True),
+        ("answer 5 times each", False),
+        ("a 95 % bootstrap interval", False),
+        ("inv_entropy        0.6675   90% [0.6527, 0.6931]", False),
+        ("python -m invent_core run Q --shard 1/2", False),
+    ],
+)
+def test_the_drift_rule_sees_a_timing_or_a_count(line, drifts):
+    assert bool(DRIFTS.search(line)) is drifts
 
 
 # -- the shell lines that are not CLI examples -------------------------------------------
@@ -414,7 +450,7 @@ def _names_under(folder: Path) -> list[str]:
 @pytest.mark.slow  # reads 100 saved runs and embeds 100 questions with the real MiniLM
 def test_readme_examples_run_in_a_clean_folder(tmp_path, minilm):
     from invent_core.cli import build_parser
-    from invent_core.commands._common import config_from_args
+    from invent_core.commands.common import config_from_args
     from invent_core.commands.reference import check_reference
     from invent_core.evaluation.reference import load_own_reference
     from invent_core.evaluation.reference.neighbours import place, question_task

@@ -1,4 +1,4 @@
-"""The suite keeps to its own cache even when the user exported ``INVENT_CACHE`` (issue 22).
+"""The suite keeps to its own cache even when the user exported ``INVENT_CACHE``.
 
 ``test_probe_writes_through_the_product`` writes through the product's default
 paths (history, throughput log, LLM cache); ``test_exported_user_cache_is_left_alone``

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..questions.files import BatchInputError
+from .exits import DISK_FULL_ERRNOS
+
 
 def check_output_file(path: Path) -> None:
     """Refuse an output file that cannot be written (a folder, a read-only one), naming it.
@@ -12,8 +15,6 @@ def check_output_file(path: Path) -> None:
     writes.
     """
     from ..batch.output import check_output_paths, probe_space
-    from ..questions.files import BatchInputError
-    from ._exits import DISK_FULL_ERRNOS
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """``python -m invent_core batch INPUT -o OUTPUT``: score every question of a CSV/JSON Lines file.
 
-Exit status (:mod:`invent_core.commands._exits`): 0 when every row was
+Exit status (:mod:`invent_core.commands.exits`): 0 when every row was
 scored, 1 when some rows failed (listed in ``OUTPUT.errors.jsonl``; the
 others are in the output), 2 when the file or the options cannot be used at
 all (one line naming file, row and column, or the option), 3 when the disk
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from functools import partial
@@ -19,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..llm import LazyLLM
-from ._common import (
+from ..questions.files import require_file
+from .common import (
     add_config_args,
     add_llm_args,
     check_llm_args,
@@ -28,7 +30,7 @@ from ._common import (
     config_from_args,
     llm_from_args,
 )
-from ._exits import ROWS_FAILED, run_guarded
+from .exits import ROWS_FAILED, run_guarded
 from .reference import add_reference_arg, check_reference, using_reference
 
 
@@ -97,7 +99,7 @@ def _fmt_eta(seconds: float | None) -> str:
     )
 
 
-class _Printer:
+class BatchPrinter:
     """A progress line on stderr: rewritten in place on a terminal, else every 5 s."""
 
     def __init__(self, llm: Any = None) -> None:
@@ -124,6 +126,7 @@ class _Printer:
         )
 
     def close(self) -> None:
+        """End the progress line on a terminal, so what follows starts a line of its own."""
         if self.tty and self.last:
             print(file=sys.stderr)
 
@@ -172,8 +175,6 @@ def _check_options(args: argparse.Namespace) -> Any:
 
 def _auto_shard() -> tuple[int, int]:
     """The array task's part, from the scheduler's variables, said on stderr."""
-    import os
-
     from ..batch.shards import shard_from_env
 
     i, n, where = shard_from_env(os.environ)
@@ -181,7 +182,8 @@ def _auto_shard() -> tuple[int, int]:
     return i, n
 
 
-def _report(summary: Any) -> int:
+def report_batch(summary: Any) -> int:
+    """Print the batch's summary and its warnings; the exit status it calls for."""
     print(
         f"{summary.output}: {summary.n_scored} rows scored, {summary.n_resumed} already there, "
         f"{summary.n_failed} failed"
@@ -217,8 +219,6 @@ def _report(summary: Any) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..questions.files import require_file
-
     config = _check_options(args)
     require_file(args.input)  # a wrong name is told before the scoring code loads (0.5 s)
     check_methods(args.methods)  # loads the methods: after the cheap check above
@@ -226,7 +226,7 @@ def _main(args: argparse.Namespace) -> int:
 
     # built on first use only: a file of pre-generated responses never starts an LLM
     llm = LazyLLM(partial(llm_from_args, args))
-    printer = None if args.quiet else _Printer(llm)
+    printer = None if args.quiet else BatchPrinter(llm)
     try:
         summary = batch_score(
             args.input,
@@ -244,7 +244,7 @@ def _main(args: argparse.Namespace) -> int:
     finally:
         if printer is not None:
             printer.close()
-    return _report(summary)
+    return report_batch(summary)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._common import _parse_optional
+from .common import parse_optional
+from .exits import run_guarded
 
 #: Rewordings printed per side of a disagreement (the run holds them all).
 SHOWN_REWORDINGS = 3
@@ -58,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="deprecated: the old name of --n-bootstrap-metrics",
     )
-    p.add_argument("--seed", type=_parse_optional(int), default=0, help="seed of the resamples")
+    p.add_argument("--seed", type=parse_optional(int), default=0, help="seed of the resamples")
     p.add_argument("--top", type=int, default=10, help="disagreements listed (default 10)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(func=main)
@@ -127,8 +128,6 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     """Print the comparison; exit 2 naming the problem (a folder, an option, different questions)."""
-    from ._exits import run_guarded
-
     return run_guarded(_main, args)  # piped to head: exit 141 quietly, as every command
 
 

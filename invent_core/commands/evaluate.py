@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from ._common import (
+from ..config import DEFAULT_PROFILE, get_profile
+from ..errors import Cancelled
+from ..questions.datasets import available_datasets
+from .common import (
     CliProgress,
-    _parse_optional,
     add_config_args,
     add_llm_args,
     check_llm_args,
@@ -18,8 +23,10 @@ from ._common import (
     interrupted,
     llm_from_args,
     paraphrase_identity,
+    parse_optional,
     print_estimate,
 )
+from .exits import run_guarded
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -83,8 +90,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def dataset_names() -> str:
     """The shipped samples, from ``datasets.DATASETS``: ``"triviaqa, …, gsm8k or arithmetic"``."""
-    from ..questions.datasets import available_datasets
-
     *head, last = available_datasets()
     return f"{', '.join(head)} or {last}"
 
@@ -96,7 +101,7 @@ def add_sample_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--sample-seed",
-        type=_parse_optional(int),
+        type=parse_optional(int),
         default=0,
         help="seed of the --limit draw (default 0; 'none': the first N in file order)",
     )
@@ -122,8 +127,6 @@ def add_fresh_arg(p: argparse.ArgumentParser) -> None:
 
 def with_llms(cfg: Any, args: argparse.Namespace, llm: Any) -> Any:
     """The experiment config with the LLM identities it runs with (None where not known)."""
-    import dataclasses
-
     known = not (args.llm == "openai" and not args.model)  # else the server names it
     para = paraphrase_identity(args, llm)
     return dataclasses.replace(
@@ -160,7 +163,6 @@ def parse_levels(text: str) -> tuple[int, ...]:
 
 def experiment_config_from_args(args: argparse.Namespace, **extra):
     """Build the :class:`~invent_core.experiments.ExperimentConfig` of ``evaluate``/``tsu``'s options."""
-    from ..config import DEFAULT_PROFILE, get_profile
     from ..evaluation.metrics import CONVENTIONS
     from ..experiments import ExperimentConfig
 
@@ -189,9 +191,6 @@ def config_from_folder(args: argparse.Namespace) -> Any:
     --record-model`` names it from the runs). Options typed beside ``--from`` are not
     mixed in: the folder's own are the evaluation.
     """
-    import json
-    from pathlib import Path
-
     from ..experiments import ExperimentConfig
     from ..experiments.recompute import model_spec
 
@@ -215,8 +214,6 @@ def config_from_folder(args: argparse.Namespace) -> Any:
 
 def main(args: argparse.Namespace) -> int:
     """Evaluate every method and print the table; a full disk exits 3, a busy folder 4 (as batch)."""
-    from ._exits import run_guarded
-
     return run_guarded(_main, args, writing=args.out or "")
 
 
@@ -245,7 +242,6 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def _evaluate_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) -> int:
-    from ..errors import Cancelled
     from ..experiments import evaluate
 
     llm = llm_from_args(args)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .exits import run_guarded
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``export-samples`` command."""
@@ -42,6 +44,4 @@ def _main(args: argparse.Namespace) -> int:
 
 def main(args: argparse.Namespace) -> int:
     """Run the command: exit 0, 2 (unusable source or output) or 3 (disk full)."""
-    from ._exits import run_guarded
-
     return run_guarded(_main, args, writing=str(args.output))

@@ -11,6 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from .batch import print_evaluation
+from .exits import run_guarded
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``merge`` command to the CLI."""
@@ -36,7 +39,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _main(args: argparse.Namespace) -> int:
     from ..batch import merge_outputs
-    from .batch import print_evaluation
 
     s = merge_outputs(args.parts, args.output, allow_partial=args.allow_partial)
     print(
@@ -53,6 +55,4 @@ def _main(args: argparse.Namespace) -> int:
 
 def main(args: argparse.Namespace) -> int:
     """Run the command: exit 0, 2 (unusable part or output), 3 (disk full) or 4 (output busy)."""
-    from ._exits import run_guarded
-
     return run_guarded(_main, args, writing=str(args.output))

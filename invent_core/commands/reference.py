@@ -19,7 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..config import RunConfig, iter_options
+from ..csv_safe import torn_rows
+from ..llm.names import local_model
 from ._outputs import check_output_file
+from .exits import run_guarded
 
 #: The variable the reference lookup reads (a folder of references, or one file).
 REFERENCE_ENV = "INVENT_REFERENCE_DIR"
@@ -53,15 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Build the set; exit 2 on an unusable folder or relabel file."""
-    from ._exits import run_guarded
-
     return run_guarded(_build, args, writing=str(args.output))
 
 
 def _build(args: argparse.Namespace) -> int:
     from ..batch.output import check_output_file as check_output_written
     from ..batch.output import output_file
-    from ..csv_safe import torn_rows
     from ..experiments.own_reference import build_reference
 
     if args.output.is_dir():
@@ -81,21 +82,19 @@ def _build(args: argparse.Namespace) -> int:
     if measure != "inv_entropy":  # --reference places Inv-Entropy: no command would take it
         print(f"it holds {measure}; run, batch and score place inv_entropy among a reference")
         return 0
-    print(f"use it with: invent run QUESTION --reference {args.output}{_matching_options(ref)}")
+    print(f"use it with: invent run QUESTION --reference {args.output}{matching_options(ref)}")
     return 0
 
 
-def _matching_options(ref: Any) -> str:
+def matching_options(ref: Any) -> str:
     """The options a default ``run`` needs to be made with the set's settings (" --padding paper").
 
     ``--reference`` refuses a set made with other settings than the run's, and an
     evaluation made with older defaults (the shipped ones under docs/results) is
     one: the printed command must be one that works.
     """
-    from ..config import RunConfig, iter_options
     from ..evaluation.reference import settings_mismatch
     from ..evaluation.reference.shipped import LEGACY_SETTINGS
-    from ..llm.names import local_model
 
     flags = {o.name: o.long_flag for o in iter_options()}
     parts, note = [], ""

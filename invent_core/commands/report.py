@@ -6,6 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..csv_safe import torn_rows
+from .exits import run_guarded
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``report`` command."""
@@ -24,13 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Write the report; exit 2 on an unusable source or output."""
-    from ._exits import run_guarded
-
     return run_guarded(_main, args, writing=str(args.output))
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..csv_safe import torn_rows
     from ..report import write_report
 
     if args.output.is_dir():

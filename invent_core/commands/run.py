@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..errors import Cancelled
 from ..perturb.gate import acceptance_line
-from ._common import (
+from ..questions.schema import MAX_QUESTION_CHARS
+from ..workbench.estimate import record_artifact
+from ._outputs import check_output_file
+from .common import (
     CliProgress,
     add_config_args,
     add_llm_args,
@@ -17,7 +21,7 @@ from ._common import (
     paraphrase_identity,
     print_estimate,
 )
-from ._outputs import check_output_file
+from .exits import run_guarded
 from .reference import add_reference_arg, check_reference, using_reference
 
 
@@ -50,8 +54,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run one question; a full disk exits 3, a busy ``--save`` file 4 (as ``batch``)."""
-    from ._exits import run_guarded
-
     return run_guarded(_main, args, writing=str(args.save or ""))
 
 
@@ -61,8 +63,6 @@ def _check_question(question: str, task: str, choices: list[str] | None) -> None
     Before any model loads: a 20,000-character question would be echoed and
     answered for minutes; a ``--choice`` without the task would be ignored.
     """
-    from ..questions.schema import MAX_QUESTION_CHARS
-
     if len(question.strip()) > MAX_QUESTION_CHARS:
         raise ValueError(
             f"question is {len(question.strip()):,} characters; the limit is {MAX_QUESTION_CHARS:,}"
@@ -96,7 +96,6 @@ def _main(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, config, llm) -> int:
     from ..engine.pipeline import run_question
-    from ..errors import Cancelled
 
     para = paraphrase_identity(args, llm)
     seconds = (
@@ -121,7 +120,6 @@ def _run(args: argparse.Namespace, config, llm) -> int:
         )
     finally:
         llm.close()
-    from ..workbench.estimate import record_artifact
 
     record_artifact(art)
     if args.save:
@@ -129,7 +127,7 @@ def _run(args: argparse.Namespace, config, llm) -> int:
     if args.json:
         print(art.to_json(indent=2))
         return 0
-    _print_run(art)
+    print_run(art)
     if args.save:
         print(f"saved {args.save}")
     return 0
@@ -150,7 +148,7 @@ def reference_lines(art) -> list[str]:
     return [reference_line(value, for_run(art, measure="inv_entropy"), measure="inv_entropy")]
 
 
-def _print_run(art) -> None:
+def print_run(art) -> None:
     """Print the question, perturbations, answers, scores against the reference, and times."""
     cfg = art.config
     print(f"question: {art.question}")

@@ -7,10 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from ..config import ScoreConfig
-from ._common import add_config_args, add_llm_args, config_from_args
-from ._served import check_judge_server
+from ..config import RunConfig, ScoreConfig
+from ..embedders import get_embedder
+from ..llm.names import local_model
+from ..perturb.gate import copies_warning
+from ..questions.samples import is_samples_file, read_samples, read_uqlm
+from ..questions.schema import FIELD_SIZE_LIMIT, parse_json
+from .common import add_config_args, add_llm_args, config_from_args
+from .exits import run_guarded
 from .reference import add_reference_arg, check_reference, using_reference
+from .served import check_judge_server
 
 #: The options of a served answer judge's server (``--answer-judge openai``).
 JUDGE_SERVER = ("base_url", "model", "api_key_env", "concurrency")
@@ -57,7 +63,6 @@ def load_score_input(path: Path) -> tuple[list[str], list[list[str]]]:
             f"{path}: no such file" if not path.exists() else f"{path}: not a file"
         )
     from ..engine.scoring import validate_responses
-    from ..questions.schema import FIELD_SIZE_LIMIT, parse_json
 
     size = path.stat().st_size
     if size > FIELD_SIZE_LIMIT:
@@ -94,8 +99,6 @@ def load_samples(path: Path) -> list | None:
     needs them, so it is refused here, pointing to ``batch``, which scores its
     answers with the methods that need only replications.
     """
-    from ..questions.samples import is_samples_file, read_samples, read_uqlm
-
     if is_samples_file(path):
         return list(read_samples(path))
     if path.is_file() and path.suffix.lower() in (".csv", ".parquet", ".jsonl"):
@@ -111,19 +114,15 @@ def load_samples(path: Path) -> list | None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the command; exit 2 on an unusable file, 141 when stdout is closed early."""
-    from ._exits import run_guarded
-
     return run_guarded(_main, args)
 
 
 def _reference(res, config: ScoreConfig, made_by: str | None, question: str, own: bool = False):
     """(line, describe dict or None) of Inv-Entropy among ``made_by``'s reference questions like ``question``."""
-    from ..config import RunConfig
     from ..evaluation.reference import for_settings, reference_line
 
     value = float(res.measures["inv_entropy"])
     if own:  # --reference: the user's set, whoever made the answers (its settings checked)
-        from ..embedders import get_embedder
         from ..evaluation.reference import own_placed, question_task
 
         ref = own_placed(question, get_embedder(config.embedder), task=question_task(question))
@@ -146,9 +145,6 @@ def _reference(res, config: ScoreConfig, made_by: str | None, question: str, own
 
 
 def _main(args: argparse.Namespace) -> int:
-    from ..config import RunConfig
-    from ..llm.names import local_model
-
     check_judge_server(args)  # the key's variable and the URLs, before any file is read
     config = config_from_args(args, ScoreConfig)
     if args.made_by is not None and local_model(args.made_by) is None:
@@ -180,7 +176,6 @@ def _main(args: argparse.Namespace) -> int:
 def _score_samples(args: argparse.Namespace, samples: list) -> int:
     """Every question of a samples file, each with the scoring settings (and model) it records."""
     from ..engine.scoring import score_responses
-    from ..llm.names import local_model
 
     configs = []
     for s in samples:  # every check first: a bad sample stops before any score
@@ -213,8 +208,6 @@ def _report(args, res, config: ScoreConfig, *, quiet: bool = False, made_by=None
     ``made_by``: the packaged model that made the answers (``--made-by``, or what a
     samples file records); None: ``--made-by``.
     """
-    from ..perturb.gate import copies_warning
-
     with using_reference(args.reference):
         line, described = _reference(
             res, config, made_by or args.made_by, res.questions[0], own=args.reference is not None

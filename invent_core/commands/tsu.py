@@ -7,7 +7,8 @@ import sys
 from typing import Any
 
 from ..config import TSU_TEMPERATURES, check_temperatures
-from ._common import (
+from ..errors import Cancelled
+from .common import (
     CliProgress,
     add_config_args,
     add_llm_args,
@@ -25,6 +26,7 @@ from .evaluate import (
     experiment_config_from_args,
     with_llms,
 )
+from .exits import run_guarded
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,8 +62,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Sweep the temperatures and print the TSU table; a full disk exits 3, a busy folder 4."""
-    from ._exits import run_guarded
-
     return run_guarded(_main, args, writing=args.out or "")
 
 
@@ -80,7 +80,6 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def _tsu_locked(args: argparse.Namespace, cfg: Any, out: str, examples, sample) -> int:
-    from ..errors import Cancelled
     from ..experiments import tsu
 
     llm = llm_from_args(args)

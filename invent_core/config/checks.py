@@ -1,6 +1,6 @@
 """The option-field helper and the checks every config's ``__post_init__`` runs.
 
-:func:`_opt` makes a dataclass field carrying the metadata the CLI / sidebar
+:func:`opt` makes a dataclass field carrying the metadata the CLI / sidebar
 generators read (:mod:`.options`). The ``_check_*`` helpers raise
 ``ValueError`` with a message that names the option (``"RunConfig.temperature
 must be in [0, 2], got 3"``), so validation is written once, here. The bounds
@@ -30,7 +30,7 @@ MAX_TOKENS = 32_768
 MAX_ROUNDS = 1_000
 
 
-def _opt(default: Any, help: str, *, flag: str | None = None, cli: bool = True, **extra: Any):
+def opt(default: Any, help: str, *, flag: str | None = None, cli: bool = True, **extra: Any):
     """A dataclass field with the metadata the CLI / sidebar generators read.
 
     ``flag`` is an extra short option (``"-n"``); ``cli=False`` keeps a field
@@ -42,7 +42,8 @@ def _opt(default: Any, help: str, *, flag: str | None = None, cli: bool = True, 
     return field(default=default, metadata=meta)
 
 
-def _check_int(owner: str, name: str, value: Any, *, low: int, high: int | None = None) -> None:
+def check_int(owner: str, name: str, value: Any, *, low: int, high: int | None = None) -> None:
+    """Refuse anything but an integer in [low, high], naming ``owner.name``."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{owner}.{name} must be an integer, got {value!r}")
     if value < low:
@@ -51,19 +52,22 @@ def _check_int(owner: str, name: str, value: Any, *, low: int, high: int | None 
         raise ValueError(f"{owner}.{name} must be at most {high:,}, got {value:,}")
 
 
-def _check_float(owner: str, name: str, value: Any, *, low: float, high: float) -> None:
+def check_float(owner: str, name: str, value: Any, *, low: float, high: float) -> None:
+    """Refuse anything but a finite number in [low, high], naming ``owner.name``."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ValueError(f"{owner}.{name} must be a finite number, got {value!r}")
     if not low <= value <= high:
         raise ValueError(f"{owner}.{name} must be in [{low:g}, {high:g}], got {value:g}")
 
 
-def _check_bool(owner: str, name: str, value: Any) -> None:
+def check_bool(owner: str, name: str, value: Any) -> None:
+    """Refuse anything but True or False (not 0 or 1), naming ``owner.name``."""
     if not isinstance(value, bool):
         raise ValueError(f"{owner}.{name} must be true or false, got {value!r}")
 
 
-def _check_choice(owner: str, name: str, value: Any, kind: Any) -> None:
+def check_choice(owner: str, name: str, value: Any, kind: Any) -> None:
+    """Refuse a value that is not one of the ``Literal`` type ``kind``, naming ``owner.name``."""
     allowed = get_args(kind)
     if value not in allowed:
         raise ValueError(

@@ -15,10 +15,11 @@ from typing import Any
 
 def _nested_types(cls: type) -> dict[str, type]:
     hints = typing.get_type_hints(cls)
-    return {f.name: hints[f.name] for f in dataclasses.fields(cls) if _is_config(hints[f.name])}
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls) if is_config(hints[f.name])}
 
 
-def _is_config(tp: Any) -> bool:
+def is_config(tp: Any) -> bool:
+    """Whether a field's type is a nested config (a dataclass)."""
     return isinstance(tp, type) and dataclasses.is_dataclass(tp)
 
 
@@ -26,26 +27,28 @@ def _is_config(tp: Any) -> bool:
 PREFIX = {"score": "", "paraphrase": "paraphrase_", "gaap": "gaap_", "adaptive": "adaptive_"}
 
 
-def _flat_name(prefix: str, name: str) -> str:
+def flat_name(prefix: str, name: str) -> str:
+    """The flat option name of a nested field (``paraphrase_`` + ``n`` → ``paraphrase_n``)."""
     # A nested ``enabled`` switch is named after its section: --adaptive, not --adaptive-enabled.
     return prefix.rstrip("_") if name == "enabled" and prefix else prefix + name
 
 
-def _flat_names(cls: type) -> dict[str, tuple[str, ...]]:
+def flat_names(cls: type) -> dict[str, tuple[str, ...]]:
     """Flat option name → path of field names, e.g. ``"gaap_delta" → ("gaap", "delta")``."""
     out: dict[str, tuple[str, ...]] = {}
     nested = _nested_types(cls)
     for f in dataclasses.fields(cls):
         if f.name in nested:
-            for sub, path in _flat_names(nested[f.name]).items():
-                out[_flat_name(PREFIX.get(f.name, f.name + "_"), sub)] = (f.name, *path)
+            for sub, path in flat_names(nested[f.name]).items():
+                out[flat_name(PREFIX.get(f.name, f.name + "_"), sub)] = (f.name, *path)
         else:
             out[f.name] = (f.name,)
     return out
 
 
-def _replace_flat(cfg: Any, changes: dict[str, Any]) -> Any:
-    names = _flat_names(type(cfg))
+def replace_flat(cfg: Any, changes: dict[str, Any]) -> Any:
+    """``dataclasses.replace`` that also takes the flat names of nested fields."""
+    names = flat_names(type(cfg))
     nested = _nested_types(type(cfg))
     # A nested field given a config object is replaced whole; a plain value under a
     # nested field's name is a flat option (``adaptive=True`` is adaptive.enabled).
@@ -66,7 +69,7 @@ def _replace_flat(cfg: Any, changes: dict[str, Any]) -> Any:
         grouped.setdefault(path[0], {})[".".join(path[1:])] = value
     for name, sub in grouped.items():
         inner = direct.get(name, getattr(cfg, name))
-        direct[name] = _replace_flat(inner, sub)
+        direct[name] = replace_flat(inner, sub)
     return dataclasses.replace(cfg, **direct) if direct else cfg
 
 
@@ -84,7 +87,8 @@ def json_ready(value: Any) -> Any:
     return value
 
 
-def _from_dict(cls: type, data: dict[str, Any]) -> Any:
+def dataclass_from_dict(cls: type, data: dict[str, Any]) -> Any:
+    """A config dataclass from its JSON dict; an unknown key or a non-object is refused."""
     if not isinstance(data, dict):
         raise ValueError(f"{cls.__name__} must be a JSON object, got {type(data).__name__}")
     known = {f.name for f in dataclasses.fields(cls)}
@@ -102,7 +106,7 @@ def _from_dict(cls: type, data: dict[str, Any]) -> Any:
 def _nested(kind: type, value: Any) -> Any:
     """A nested config through its own ``from_dict`` (which may read an older file its way)."""
     own = getattr(kind, "from_dict", None)
-    return own(value) if own is not None else _from_dict(kind, value)
+    return own(value) if own is not None else dataclass_from_dict(kind, value)
 
 
 def config_from_flat(cls: type, values: dict[str, Any], base: Any = None) -> Any:
@@ -111,15 +115,15 @@ def config_from_flat(cls: type, values: dict[str, Any], base: Any = None) -> Any
     Keys that are not options of ``cls`` are ignored; ``base`` (default: the
     defaults) supplies the rest.
     """
-    names = _flat_names(cls)
+    names = flat_names(cls)
     picked = {k: v for k, v in values.items() if k in names}
-    return _replace_flat(base if base is not None else cls(), picked)
+    return replace_flat(base if base is not None else cls(), picked)
 
 
 def flat_values(cfg: Any) -> dict[str, Any]:
     """Flat option name → value of a config (inverse of :func:`config_from_flat`)."""
     out = {}
-    for name, path in _flat_names(type(cfg)).items():
+    for name, path in flat_names(type(cfg)).items():
         value = cfg
         for p in path:
             value = getattr(value, p)

@@ -30,7 +30,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .checks import _check_bool, _check_choice, _opt
+from .checks import check_bool, check_choice, opt
 
 #: What runs a packaged model (``--llm-engine``).
 Engine = Literal["auto", "llamacpp", "transformers"]
@@ -46,7 +46,7 @@ MAX_THREADS = 512
 class LLMChoice:
     """The answering model, the paraphrasing model, and how both are run and reached."""
 
-    llm: str = _opt(
+    llm: str = opt(
         "local",
         "local (default: packaged Qwen2.5-0.5B, no key), qwen1.5b if installed, "
         "gguf:FILE (any GGUF file on the embedded llama.cpp), "
@@ -56,7 +56,7 @@ class LLMChoice:
         kind="spec",
         label="LLM backend",
     )
-    base_url: str | None = _opt(
+    base_url: str | None = opt(
         None,
         "OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1; repeat it for several "
         "servers of the same model (each request goes to the least busy one; one that fails "
@@ -65,10 +65,10 @@ class LLMChoice:
         label="Server URL (…/v1)",
         applies=("served", "llm"),
     )
-    model: str | None = _opt(
+    model: str | None = opt(
         None, "model name on the server", label="Model", applies=("served", "llm")
     )
-    paraphrase_llm: str | None = _opt(
+    paraphrase_llm: str | None = opt(
         None,
         "the model that rewords the question (the paraphrase perturber and the gate's "
         "extra rounds), as --llm (default: the answering model)",
@@ -76,20 +76,20 @@ class LLMChoice:
         kind="spec",
         label="Paraphrasing model",
     )
-    paraphrase_base_url: str | None = _opt(
+    paraphrase_base_url: str | None = opt(
         None,
         "for --paraphrase-llm openai: its server (default: --base-url)",
         kind="urls",
         label="Paraphrasing server URL (…/v1)",
         applies=("served", "paraphrase_llm"),
     )
-    paraphrase_model: str | None = _opt(
+    paraphrase_model: str | None = opt(
         None,
         "for --paraphrase-llm openai: its model (default: --model)",
         label="Paraphrasing model name",
         applies=("served", "paraphrase_llm"),
     )
-    llm_engine: Engine = _opt(
+    llm_engine: Engine = opt(
         "auto",
         "what runs local/qwen0.5b/qwen1.5b: auto (default: transformers on the GPU when "
         "torch sees CUDA and llama.cpp sees no GPU, else llama.cpp), llamacpp or transformers",
@@ -97,7 +97,7 @@ class LLMChoice:
         label="LLM engine",
         applies=("local", "llm"),
     )
-    llm_dtype: Dtype = _opt(
+    llm_dtype: Dtype = opt(
         "auto",
         "the transformers engine's dtype (auto: bf16 on CUDA, fp32 on the CPU)",
         metavar="{auto,bf16,fp16,fp32}",
@@ -105,7 +105,7 @@ class LLMChoice:
         applies=("local", "llm"),
         advanced=True,
     )
-    threads: int | None = _opt(
+    threads: int | None = opt(
         None,
         "CPU threads of the embedded llama.cpp server (local, qwen0.5b, qwen1.5b, gguf:; "
         "default: llama.cpp's choice, all cores). On a machine busy with other work, 1 is "
@@ -119,7 +119,7 @@ class LLMChoice:
         applies=("local", "llm"),
         ui_name="llm_threads",  # the dashboard's saved settings named it so before LLMChoice
     )
-    thinking: bool = _opt(
+    thinking: bool = opt(
         False,
         "let a reasoning model (Qwen3, DeepSeek-R1) think before answering (default off: "
         "enable_thinking=false where the server or chat template takes it); <think> traces are "
@@ -128,7 +128,7 @@ class LLMChoice:
         label="Let a reasoning model think",
         ui_name="llm_thinking",  # as threads
     )
-    concurrency: int | str | None = _opt(
+    concurrency: int | str | None = opt(
         None,
         "LLM requests in flight at once (1 … 256), or auto (the default for --llm openai: "
         "grows while the latency holds, halves on HTTP 429, 503 or a timeout; auto:N caps it "
@@ -138,7 +138,7 @@ class LLMChoice:
         label="Requests in flight (N, auto or auto:N)",
         advanced=True,
     )
-    stall_timeout: float | None = _opt(
+    stall_timeout: float | None = opt(
         None,
         "fail a request only when no token has come for this long (default on the embedded "
         "llama.cpp: 30 s per 0.5 GB of weights, times the load per core when above 1; --llm "
@@ -150,7 +150,7 @@ class LLMChoice:
         unset="the default",
         advanced=True,
     )
-    api_key_env: str | None = _opt(
+    api_key_env: str | None = opt(
         None,
         "the environment variable holding the API key, read from it only: unset or empty "
         "is refused (default: $OPENAI_API_KEY when set, else no key); the key is never written "
@@ -160,14 +160,14 @@ class LLMChoice:
         ui_why="a variable named in a browser would hand the server's environment to whoever "
         "opens the dashboard; there the key is typed for the session or is $OPENAI_API_KEY",
     )
-    no_cache: bool = _opt(
+    no_cache: bool = opt(
         False,
         "do not read or write the persistent LLM cache",
         kind="flag",
         ui=False,
         ui_why="the dashboard's Cancel and 'ask again' keep and re-use the answers in the cache",
     )
-    cache: str | None = _opt(
+    cache: str | None = opt(
         None,
         "SQLite file for the LLM cache",
         metavar="PATH",
@@ -187,10 +187,10 @@ class LLMChoice:
                 object.__setattr__(self, name, None)  # a blank field is "not given"
         if not self.llm.strip():
             raise ValueError(f"{o}.llm must name a model, got {self.llm!r}")
-        _check_choice(o, "llm_engine", self.llm_engine, Engine)
-        _check_choice(o, "llm_dtype", self.llm_dtype, Dtype)
-        _check_bool(o, "thinking", self.thinking)
-        _check_bool(o, "no_cache", self.no_cache)
+        check_choice(o, "llm_engine", self.llm_engine, Engine)
+        check_choice(o, "llm_dtype", self.llm_dtype, Dtype)
+        check_bool(o, "thinking", self.thinking)
+        check_bool(o, "no_cache", self.no_cache)
         threads = self.threads
         if threads is not None and (isinstance(threads, bool) or threads < 1):
             raise ValueError(f"{o}.threads must be at least 1 (or none), got {threads!r}")

@@ -3,7 +3,7 @@
 :func:`iter_options` walks a config (default :class:`~.run.RunConfig`),
 flattening nested configs into the flat names of :mod:`.flat`, in declaration
 order; a field's ``help``, short ``flag`` and ``choices`` come from its
-:func:`~.checks._opt` metadata, and so do what a dashboard widget needs
+:func:`~.checks.opt` metadata, and so do what a dashboard widget needs
 (``label``, bounds, ``ui=False`` for an option of the command line only).
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
-from .flat import PREFIX, _flat_name, _is_config
+from .flat import PREFIX, flat_name, is_config
 from .run import RunConfig
 
 
@@ -72,7 +72,7 @@ def _iter_options(cls: type, path: tuple[str, ...], instance: Any) -> Iterator[O
     for f in dataclasses.fields(cls):
         tp = hints[f.name]
         value = getattr(instance, f.name)
-        if _is_config(tp):
+        if is_config(tp):
             yield from _iter_options(tp, (*path, f.name), value)
             continue
         if not f.metadata.get("cli", True):
@@ -80,7 +80,7 @@ def _iter_options(cls: type, path: tuple[str, ...], instance: Any) -> Iterator[O
         base, choices, optional = _base_type(tp)
         choices = f.metadata.get("choices", choices)
         yield OptionSpec(
-            name=_flat_name(prefix, f.name),
+            name=flat_name(prefix, f.name),
             path=(*path, f.name),
             type=base,
             default=value,

@@ -14,8 +14,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks import MAX_SAMPLES, MAX_TEMPERATURE, MAX_TOKENS, _check_float, _check_int, _opt
-from .flat import _flat_names, _from_dict, _replace_flat, config_to_dict
+from .checks import MAX_SAMPLES, MAX_TEMPERATURE, MAX_TOKENS, check_float, check_int, opt
+from .flat import config_to_dict, dataclass_from_dict, flat_names, replace_flat
 from .gaap import GaapConfig
 from .paraphrase import ParaphraseConfig
 from .score import ScoreConfig
@@ -40,24 +40,24 @@ class AdaptiveConfig:
     Hence off by default; compare adaptive runs only with runs of the same size.
     """
 
-    enabled: bool = _opt(
+    enabled: bool = opt(
         False,
         "grow the perturbation set until Inv-Entropy is stable (values of runs that stop at "
         "different sizes are not comparable)",
     )  # ours
-    start: int = _opt(3, "perturbations of the first step")  # ours
-    step: int = _opt(2, "perturbations added per step")  # ours
-    tolerance: float = _opt(
+    start: int = opt(3, "perturbations of the first step")  # ours
+    step: int = opt(2, "perturbations added per step")  # ours
+    tolerance: float = opt(
         0.02, "stop when the 90% bootstrap interval of Inv-Entropy / log(m) is narrower"
     )  # ours; with the exp kernel, 0.05+ stops every question at the first step (see above)
-    level: float = _opt(0.9, "level of the bootstrap interval")  # ours, as the dashboard's
+    level: float = opt(0.9, "level of the bootstrap interval")  # ours, as the dashboard's
 
     def __post_init__(self) -> None:
         o = "AdaptiveConfig"
-        _check_int(o, "start", self.start, low=1, high=MAX_SAMPLES)
-        _check_int(o, "step", self.step, low=1, high=MAX_SAMPLES)
-        _check_float(o, "tolerance", self.tolerance, low=0.0, high=10.0)
-        _check_float(o, "level", self.level, low=0.01, high=0.999)
+        check_int(o, "start", self.start, low=1, high=MAX_SAMPLES)
+        check_int(o, "step", self.step, low=1, high=MAX_SAMPLES)
+        check_float(o, "tolerance", self.tolerance, low=0.0, high=10.0)
+        check_float(o, "level", self.level, low=0.01, high=0.999)
 
 
 #: a name in invent_core.perturb's registry ("paraphrase", "gaap"). The config checks only
@@ -81,17 +81,17 @@ class RunConfig:
     the answer replications and the bootstrap.
     """
 
-    perturber: Perturber = _opt(
+    perturber: Perturber = opt(
         "paraphrase", "how questions are perturbed"
     )  # paper Table 1: paraphrasing; §2.5: GAAP. The CLI's choices: the perturber registry
-    n_perturbations: int = _opt(9, "n, perturbations per question", flag="-n")  # paper §3
-    n_replications: int = _opt(
+    n_perturbations: int = opt(9, "n, perturbations per question", flag="-n")  # paper §3
+    n_replications: int = opt(
         5, "r, answers per question", flag="-r"
     )  # paper, Appendix "Replication and Bootstrapping"
-    temperature: float = _opt(
+    temperature: float = opt(
         0.7, "answer temperature", flag="-t"
     )  # paper, Appendix "LLM Configuration"
-    answer_max_tokens: int | None = _opt(
+    answer_max_tokens: int | None = opt(
         None, "token budget per answer (default: per task, ANSWER_MAX_TOKENS)"
     )  # ours: answers stop at the first newline; see ANSWER_MAX_TOKENS
     score: ScoreConfig = field(default_factory=ScoreConfig)
@@ -103,11 +103,11 @@ class RunConfig:
         o = "RunConfig"
         if not isinstance(self.perturber, str) or not self.perturber.strip():
             raise ValueError(f"{o}.perturber must be a perturber's name, got {self.perturber!r}")
-        _check_int(o, "n_perturbations", self.n_perturbations, low=1, high=MAX_SAMPLES)
-        _check_int(o, "n_replications", self.n_replications, low=1, high=MAX_SAMPLES)
-        _check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
+        check_int(o, "n_perturbations", self.n_perturbations, low=1, high=MAX_SAMPLES)
+        check_int(o, "n_replications", self.n_replications, low=1, high=MAX_SAMPLES)
+        check_float(o, "temperature", self.temperature, low=0.0, high=MAX_TEMPERATURE)
         if self.answer_max_tokens is not None:
-            _check_int(o, "answer_max_tokens", self.answer_max_tokens, low=1, high=MAX_TOKENS)
+            check_int(o, "answer_max_tokens", self.answer_max_tokens, low=1, high=MAX_TOKENS)
         if self.gaap.n != self.n_perturbations:  # one n: the run's
             object.__setattr__(self, "gaap", dataclasses.replace(self.gaap, n=self.n_perturbations))
 
@@ -133,7 +133,7 @@ class RunConfig:
         ``cfg.replace(seed=1, n_bootstrap=10, gaap_delta=0.6)`` is
         ``cfg.replace(score=…, gaap=…)`` spelled out.
         """
-        return _replace_flat(self, changes)
+        return replace_flat(self, changes)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready nested dict (inverse: :meth:`from_dict`)."""
@@ -142,7 +142,7 @@ class RunConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
         """Inverse of :meth:`to_dict`; unknown keys are an error naming them."""
-        return _from_dict(cls, data)
+        return dataclass_from_dict(cls, data)
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any]) -> RunConfig:
@@ -151,8 +151,8 @@ class RunConfig:
         Keys that are not options (the llm identity, timings …) are ignored;
         missing ones take today's defaults.
         """
-        flat = {k: v for k, v in settings.items() if k in _flat_names(cls)}
-        return _replace_flat(cls(), flat)
+        flat = {k: v for k, v in settings.items() if k in flat_names(cls)}
+        return replace_flat(cls(), flat)
 
 
 #: The temperatures of the paper's TSU table (Table "tsu_horizontal"): a sweep's default.

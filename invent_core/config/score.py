@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .checks import MAX_BOOTSTRAP, _check_choice, _check_float, _check_int, _opt
-from .flat import _from_dict, config_to_dict
+from .checks import MAX_BOOTSTRAP, check_choice, check_float, check_int, opt
+from .flat import config_to_dict, dataclass_from_dict
 
 AffinityKind = Literal["shifted_cosine", "abs_cosine", "exp_cosine"]
 WDGround = Literal["index", "discrete", "released_code"]
@@ -31,32 +31,32 @@ BEFORE_OPTIONS: dict[str, str] = {"answer_similarity": "embedding", "padding": "
 class ScoreConfig:
     """How responses become the Inv measures (Algorithm 1 minus the LLM calls)."""
 
-    embedder: str = _opt(
+    embedder: str = opt(
         "minilm",
         "ψ: minilm (paper's SBERT-small), mpnet (SBERT-large) or an NLI model folder",
     )  # paper §3 "Implementation details": SBERT-small by default
-    n_bootstrap: int = _opt(
+    n_bootstrap: int = opt(
         30, "B, bootstrap resamples", flag="-B"
     )  # paper, Appendix "Replication and Bootstrapping" (S = 30)
-    seed: int = _opt(
+    seed: int = opt(
         0, "seeds perturbation, answer replications and the bootstrap"
     )  # ours: one seed at the edge
-    affinity: AffinityKind = _opt(
+    affinity: AffinityKind = opt(
         "exp_cosine",
         "a(·,·) from cosine: exp_cosine (ours, exp((cos-1)/τ), the default), shifted_cosine "
         "(the paper's (1+cos)/2) or abs_cosine (the released code's |cos|)",
     )  # ours, by evidence (docs/RESULTS.md "Kernel study"); the paper's §3 is (1 + cos) / 2
-    kernel_tau: float = _opt(
+    kernel_tau: float = opt(
         0.25, "τ of the exp_cosine affinity exp((cos-1)/τ); smaller is sharper"
     )  # ours: see random_walk.affinity_from_cosine for the measured Δ per τ
-    wd_ground: WDGround = _opt(
+    wd_ground: WDGround = opt(
         "index", "WD-px-py ground metric (the paper names none)"
     )  # ours; see measures.wd_px_py
-    max_variant: MaxVariant = _opt(
+    max_variant: MaxVariant = opt(
         "paper", "MAX-py-x: the paper's definition or the released code's"
     )  # paper §3 "Baselines" (iv)
 
-    answer_similarity: AnswerSimilarity = _opt(
+    answer_similarity: AnswerSimilarity = opt(
         "rules",
         "ψ_y, how answers are compared: rules (canonical forms, then words, then the "
         "embedder's cosine for what they leave undecided; ours), embedding (the paper's "
@@ -70,13 +70,13 @@ class ScoreConfig:
     # the report halves (rules 0.799, the paper's way 0.771): docs/RESULTS.md "Answer
     # similarity and padding". Each difference is inside its interval; the profiles "paper"
     # and "released-code" keep the cosine.
-    answer_judge: str = _opt(
+    answer_judge: str = opt(
         "local",
         "who decides the pairs the rules leave undecided under --answer-similarity judge: an "
         "LLM spec (local, qwen1.5b, gguf:…, hf:…, a served model) or nli:/path (a local NLI "
         "model folder, both directions entailed)",
     )  # ours: the packaged model is offline and its answers are cached, so a re-score is free
-    padding: Padding = _opt(
+    padding: Padding = opt(
         "distinct",
         "states that repeat a question: distinct (score each question once, entropies put "
         "on the scale of n + 1 states; ours) or paper (score the copies as the paper pads)",
@@ -86,7 +86,7 @@ class ScoreConfig:
     # answers. Measured on the tuning halves (docs/RESULTS.md "Answer similarity and
     # padding"): no consistent difference in AUROC; the profiles "paper" and
     # "released-code" keep the paper's padding.
-    baseline_answers: BaselineAnswers = _opt(
+    baseline_answers: BaselineAnswers = opt(
         "rules",
         "how Semantic Entropy, DegMat, LUQ, KLE and Kernel Entropy compare answers: rules "
         "(never merge answers whose canonical forms differ: numbers, letters, yes/no; ours) "
@@ -97,19 +97,19 @@ class ScoreConfig:
         o = "ScoreConfig"
         if not isinstance(self.embedder, str) or not self.embedder.strip():
             raise ValueError(f"{o}.embedder must be a non-empty name, got {self.embedder!r}")
-        _check_int(o, "n_bootstrap", self.n_bootstrap, low=1, high=MAX_BOOTSTRAP)
-        _check_int(o, "seed", self.seed, low=0)
-        _check_choice(o, "affinity", self.affinity, AffinityKind)
-        _check_float(o, "kernel_tau", self.kernel_tau, low=1e-3, high=10.0)
-        _check_choice(o, "wd_ground", self.wd_ground, WDGround)
-        _check_choice(o, "max_variant", self.max_variant, MaxVariant)
-        _check_choice(o, "answer_similarity", self.answer_similarity, AnswerSimilarity)
+        check_int(o, "n_bootstrap", self.n_bootstrap, low=1, high=MAX_BOOTSTRAP)
+        check_int(o, "seed", self.seed, low=0)
+        check_choice(o, "affinity", self.affinity, AffinityKind)
+        check_float(o, "kernel_tau", self.kernel_tau, low=1e-3, high=10.0)
+        check_choice(o, "wd_ground", self.wd_ground, WDGround)
+        check_choice(o, "max_variant", self.max_variant, MaxVariant)
+        check_choice(o, "answer_similarity", self.answer_similarity, AnswerSimilarity)
         if not isinstance(self.answer_judge, str) or not self.answer_judge.strip():
             raise ValueError(
                 f"{o}.answer_judge must be an LLM spec or nli:/path, got {self.answer_judge!r}"
             )
-        _check_choice(o, "padding", self.padding, Padding)
-        _check_choice(o, "baseline_answers", self.baseline_answers, BaselineAnswers)
+        check_choice(o, "padding", self.padding, Padding)
+        check_choice(o, "baseline_answers", self.baseline_answers, BaselineAnswers)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the options."""
@@ -124,4 +124,4 @@ class ScoreConfig:
         padded copies scored), not with today's defaults: a saved run re-scored "as it
         was made" keeps its numbers.
         """
-        return _from_dict(cls, {**BEFORE_OPTIONS, **data})
+        return dataclass_from_dict(cls, {**BEFORE_OPTIONS, **data})

@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from .metrics import N_BOOTSTRAP, bootstrap_indices, paired_bootstrap, paired_difference
 from .metrics.paired import PairedDifference
-from .metrics.registry import _get_metric
+from .metrics.registry import get_metric
 
 __all__ = ["COMPARE_METRICS", "MetricComparison", "compare_sides", "disagreement", "paired_indices"]
 
@@ -103,7 +103,7 @@ def compare_sides(
         indices = paired_indices(ca, cb, n_bootstrap=n_bootstrap, seed=seed)
     out = []
     for name in metrics:
-        spec = _get_metric(name)
+        spec = get_metric(name)
         points = (float(spec.func(ca, ua)), float(spec.func(cb, ub)))
         va = paired_bootstrap(spec, ca, ua, indices=indices).values
         vb = paired_bootstrap(spec, cb, ub, indices=indices).values

@@ -30,7 +30,7 @@ from ..evaluation.metrics import N_BOOTSTRAP
 from .folder import read_evaluation
 from .reading import INV
 from .relabel import RelabelSummary
-from .runs import _safe
+from .runs import safe_name
 
 __all__ = [
     "DifferentQuestions",
@@ -63,7 +63,7 @@ class Side:
         """The saved run of a question (``runs/<id>_T<t>.json``), None when there is none."""
         if self.temperature is None:
             return None
-        path = self.folder / "runs" / f"{_safe(row_id)}_T{self.temperature:g}.json"
+        path = self.folder / "runs" / f"{safe_name(row_id)}_T{self.temperature:g}.json"
         return path if path.is_file() else None
 
 

@@ -56,9 +56,9 @@ from .result import (
     write_text,
 )
 from .runs import (
-    _run_path,
     base_row,
     check_perturber,
+    example_run_path,
     failed_row,
     get_run,
     in_flight_width,
@@ -74,6 +74,10 @@ __all__ = [
     "accuracy_line",
     "evaluate",
     "evaluation_table",
+    "finish_evaluation",
+    "judged_evaluation",
+    "judged_row",
+    "write_evaluation",
 ]
 
 
@@ -152,7 +156,7 @@ def _answer_of(run, ex) -> tuple[str, str]:
     return response, canonical_answer(response, task=ex.task, choices=choices).text
 
 
-def _judged_row(ex, run, values: dict[str, float], cfg: ExperimentConfig, llm: Any) -> dict:
+def judged_row(ex, run, values: dict[str, float], cfg: ExperimentConfig, llm: Any) -> dict:
     """One row of ``scores.csv``: the response the scores were computed from, judged on its canonical form."""
     response, canonical = _answer_of(run, ex)
     verdict = judge_verdict(
@@ -196,8 +200,10 @@ def _question_row(ex, cfg, out: Path, methods, llm, progress, cancel) -> dict[st
     try:
         run = get_run(ex, cfg, out / "runs", llm, progress=progress, cancel=cancel)
         values = score_run(run, methods, llm)
-        run.save(_run_path(out / "runs", ex, cfg.run.temperature))  # keeps extras (VU, P(True))
-        return _judged_row(ex, run, values, cfg, llm)
+        run.save(
+            example_run_path(out / "runs", ex, cfg.run.temperature)
+        )  # keeps extras (VU, P(True))
+        return judged_row(ex, run, values, cfg, llm)
     except ModelLoadError:
         raise  # the model cannot load: every question would fail (and retry the load) alike
     except LLMError as err:  # LLMTimeout included: this question only
@@ -259,7 +265,7 @@ def _evaluate_rows(examples, cfg, out: Path, methods, llm, report, cancel):
 MIN_CROSS_FIT = 10
 
 
-def _evaluation(
+def judged_evaluation(
     rows: list[dict[str, Any]],
     methods: list[str],
     cfg: ExperimentConfig,
@@ -333,7 +339,7 @@ def accuracy_line(evaluation) -> str:
     return f"{n} questions, accuracy {k / n:.3f} ({k} correct)"
 
 
-def _write_evaluation(out: Path, cfg: ExperimentConfig, result: ExperimentResult) -> dict:
+def write_evaluation(out: Path, cfg: ExperimentConfig, result: ExperimentResult) -> dict:
     """``results.{csv,md,tex,json}`` of an evaluation; returns name → path."""
     ev, rt, judgement = result.evaluation, result.table, result.judgement
     files = {
@@ -425,12 +431,12 @@ def evaluate(
         rows, notes = _evaluate_rows(examples, cfg, out, methods, llm, report, cancel)
         guess = sample_guess_rate(examples)
         drawn = (sample, guess)
-        result = _finish_evaluation(out, cfg, rows, methods, drawn, llm, t0, labels=labels)
+        result = finish_evaluation(out, cfg, rows, methods, drawn, llm, t0, labels=labels)
         result.notes = notes
         return result
 
 
-def _finish_evaluation(
+def finish_evaluation(
     out: Path, cfg, rows, methods, drawn, llm, t0, *, labels=None
 ) -> ExperimentResult:
     """Judge the rows, write ``results.*`` and ``config.json``; the :class:`ExperimentResult`.
@@ -440,7 +446,7 @@ def _finish_evaluation(
     """
     sample, guess = drawn
     judged, layer = with_layer(out, [r for r in rows if not r.get("error")], labels)
-    evaluation, judgement = _evaluation(judged, methods, cfg, guess)
+    evaluation, judgement = judged_evaluation(judged, methods, cfg, guess)
     result = ExperimentResult(
         judged,
         methods,
@@ -455,7 +461,7 @@ def _finish_evaluation(
     result.table = noted(
         evaluation_table(evaluation, judgement, methods, block, len(result.degenerate)), layer
     )
-    result.files = _write_evaluation(out, cfg, result)
+    result.files = write_evaluation(out, cfg, result)
     accuracy = evaluation.accuracy if evaluation.n_questions else None
     wall = time.perf_counter() - t0  # this call only: a resumed evaluation reads saved rows fast
     meta = {"n_questions": len(judged), "accuracy": accuracy, "sample": sample}

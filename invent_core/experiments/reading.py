@@ -28,6 +28,7 @@ __all__ = [
     "possibly_inverted",
     "sample_guess_rate",
     "with_paired_block",
+    "label_rule",
 ]
 
 #: The method every evaluation is read against.
@@ -74,7 +75,7 @@ def possibly_inverted(evaluation: Evaluation) -> list[str]:
     ]
 
 
-def _label_rule(cfg: ExperimentConfig) -> str:
+def label_rule(cfg: ExperimentConfig) -> str:
     """The rule that labelled the answers, in words: the judge's, not only the dataset's.
 
     The paraphrase judges widen only the free-text rules (``FREE_TEXT_RULES``); on
@@ -103,7 +104,7 @@ def _answer_scored(cfg: ExperimentConfig) -> str:
 def measured(cfg: ExperimentConfig, evaluation: Evaluation) -> dict[str, Any]:
     """What the table measured: label rule, answer scored, orientation, inverted methods."""
     return {
-        "label_rule": _label_rule(cfg),
+        "label_rule": label_rule(cfg),
         "answer_scored": _answer_scored(cfg),
         "orientation": {
             name: "higher = more uncertain; ranked by its negative"

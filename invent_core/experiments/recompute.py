@@ -21,14 +21,20 @@ from typing import Any
 from ..evaluation.metrics import N_BOOTSTRAP
 from ..provenance import BEFORE_PROVENANCE, provenance
 from .config import ExperimentConfig
-from .evaluation import _evaluation, _write_evaluation, evaluation_table
+from .evaluation import evaluation_table, judged_evaluation, write_evaluation
 from .folder import read_evaluation
 from .reading import measured, sample_guess_rate
 from .relabel import Relabel, RelabelSummary, apply_relabels, noted, read_relabels, with_layer
 from .result import ExperimentResult, write_text
 from .sample import draw_examples
 
-__all__ = ["model_spec", "record_model", "recompute_evaluation", "relabelled_evaluation"]
+__all__ = [
+    "model_spec",
+    "record_model",
+    "recompute_evaluation",
+    "relabelled_evaluation",
+    "blind_guess",
+]
 
 
 def _old_provenance(meta: dict) -> dict:
@@ -39,7 +45,7 @@ def _old_provenance(meta: dict) -> dict:
     return {"version": version, "commit": None, "dirty": None, "source": BEFORE_PROVENANCE}
 
 
-def _guess(cfg: ExperimentConfig, rows) -> float | None:
+def blind_guess(cfg: ExperimentConfig, rows) -> float | None:
     """A blind guess's accuracy on the rows' questions (None: free text, or the sample is gone)."""
     ids = {str(r["id"]) for r in rows}
     try:
@@ -63,7 +69,7 @@ def relabelled_evaluation(
     file (the dashboard's at-once view of a relabel).
     """
     judged, layer = apply_relabels(rows, relabels, source=source)
-    evaluation, judgement = _evaluation(judged, list(methods), cfg, _guess(cfg, judged))
+    evaluation, judgement = judged_evaluation(judged, list(methods), cfg, blind_guess(cfg, judged))
     return judged, evaluation, judgement, layer
 
 
@@ -88,7 +94,7 @@ def recompute_evaluation(
     cfg = dataclasses.replace(cfg, n_bootstrap_metrics=n_bootstrap)
     rows, methods = list(ev.rows), list(ev.methods)
     judged, layer = with_layer(out, ev.judged, labels)
-    evaluation, judgement = _evaluation(judged, methods, cfg, _guess(cfg, judged))
+    evaluation, judgement = judged_evaluation(judged, methods, cfg, blind_guess(cfg, judged))
     result = ExperimentResult(
         judged,
         methods,
@@ -102,7 +108,7 @@ def recompute_evaluation(
     result.table = noted(
         evaluation_table(evaluation, judgement, methods, block, len(result.degenerate)), layer
     )
-    result.files = _write_evaluation(out, cfg, result)
+    result.files = write_evaluation(out, cfg, result)
     meta |= {
         "config": cfg.to_dict(),
         "provenance": _old_provenance(meta),

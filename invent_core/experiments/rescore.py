@@ -27,14 +27,22 @@ from ..errors import LLMError
 from ..evaluation.correctness import LLM_JUDGES
 from ..evaluation.metrics import N_BOOTSTRAP
 from .config import ExperimentConfig
-from .evaluation import SCORE_COLUMNS, _finish_evaluation, _judged_row
+from .evaluation import SCORE_COLUMNS, finish_evaluation, judged_row
 from .folder import read_evaluation
-from .recompute import _guess
+from .recompute import blind_guess
 from .result import ExperimentResult, write_text
 from .runs import run_path, score_run
 from .sample import draw_examples
 
-__all__ = ["RESCORED_FROM", "NoLLM", "RescoreReport", "rescore_evaluation"]
+__all__ = [
+    "RESCORED_FROM",
+    "NoLLM",
+    "RescoreReport",
+    "rescore_evaluation",
+    "check_rescore_folder",
+    "rescore_config",
+    "rescored_rows",
+]
 
 #: ``from`` of the ``results_recomputed`` block a rescore writes.
 RESCORED_FROM = "runs/ (scored and judged again, no LLM call)"
@@ -75,7 +83,7 @@ def _saved(folder: Path, row: dict[str, Any], ex: Any, temperature: float) -> Ru
     return run
 
 
-def _check_folder(out: Path, judge: str | None) -> dict[str, Any]:
+def check_rescore_folder(out: Path, judge: str | None) -> dict[str, Any]:
     """config.json of ``out``, after checking the folder can be rescored at all."""
     if judge is not None and judge in LLM_JUDGES:
         raise ValueError(f"--judge {judge}: asks an LLM; a rescore uses an offline judge")
@@ -85,7 +93,8 @@ def _check_folder(out: Path, judge: str | None) -> dict[str, Any]:
     return json.loads((out / "config.json").read_text(encoding="utf-8"))
 
 
-def _config(meta: dict[str, Any], judge: str | None, n_bootstrap: int) -> ExperimentConfig:
+def rescore_config(meta: dict[str, Any], judge: str | None, n_bootstrap: int) -> ExperimentConfig:
+    """The folder's config with the rescore's judge and bootstrap size; an LLM judge refused."""
     cfg = ExperimentConfig.from_dict(meta["config"])
     cfg = dataclasses.replace(cfg, n_bootstrap_metrics=n_bootstrap)
     if judge is not None:
@@ -97,7 +106,7 @@ def _config(meta: dict[str, Any], judge: str | None, n_bootstrap: int) -> Experi
     return cfg
 
 
-def _rescored_rows(out: Path, cfg: ExperimentConfig, rows: list[dict], methods: list[str]):
+def rescored_rows(out: Path, cfg: ExperimentConfig, rows: list[dict], methods: list[str]):
     """Every judged row scored and judged again; (rows, errors per method)."""
     examples = _examples_by_id(cfg)
     missing = [str(r["id"]) for r in rows if str(r["id"]) not in examples]
@@ -111,7 +120,7 @@ def _rescored_rows(out: Path, cfg: ExperimentConfig, rows: list[dict], methods: 
         for m, v in values.items():
             if v != v:  # NaN: the method could not run offline on this question
                 errors.setdefault(m, []).append(str(row["id"]))
-        new.append(_judged_row(ex, run, values, cfg, llm))
+        new.append(judged_row(ex, run, values, cfg, llm))
     return new, errors
 
 
@@ -130,14 +139,14 @@ def rescore_evaluation(
     """
     t0 = time.perf_counter()
     out = Path(folder)
-    meta = _check_folder(out, judge)
-    cfg = _config(meta, judge, n_bootstrap)
+    meta = check_rescore_folder(out, judge)
+    cfg = rescore_config(meta, judge, n_bootstrap)
     saved = read_evaluation(out, relabels=False)  # the one reader: refused before any write
     old, methods = [r for r in saved.rows if not r.get("error")], list(saved.methods)
-    rows, errors = _rescored_rows(out, cfg, old, methods)
+    rows, errors = rescored_rows(out, cfg, old, methods)
     write_csv(out / "scores.csv", rows, [*SCORE_COLUMNS, *methods])
-    drawn = (meta.get("sample", ""), _guess(cfg, rows))
-    result = _finish_evaluation(out, cfg, rows, methods, drawn, NoLLM(), t0)
+    drawn = (meta.get("sample", ""), blind_guess(cfg, rows))
+    result = finish_evaluation(out, cfg, rows, methods, drawn, NoLLM(), t0)
     _keep_generation_facts(out, meta, n_bootstrap)
     before = {str(r["id"]): str(r["correct"]) for r in old}
     changed = sum(before[str(r["id"])] != str(r["correct"]) for r in rows)

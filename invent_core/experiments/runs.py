@@ -39,20 +39,24 @@ __all__ = [
     "run_path",
     "saved_run",
     "score_run",
+    "example_run_path",
+    "safe_name",
 ]
 
 
-def _safe(name: str) -> str:
+def safe_name(name: str) -> str:
+    """A file name made of ``name``: unsafe characters replaced, a hash keeping it unique."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name))[:60]
     return f"{slug}-{hashlib.sha1(str(name).encode()).hexdigest()[:8]}"
 
 
 def run_path(runs_dir: Path, example_id: str, temperature: float) -> Path:
     """Where an evaluation keeps the run of one question at one temperature."""
-    return runs_dir / f"{_safe(example_id)}_T{temperature:g}.json"
+    return runs_dir / f"{safe_name(example_id)}_T{temperature:g}.json"
 
 
-def _run_path(runs_dir: Path, example: Any, temperature: float) -> Path:
+def example_run_path(runs_dir: Path, example: Any, temperature: float) -> Path:
+    """:func:`run_path` of a sampled example (anything with an ``id``)."""
     return run_path(runs_dir, example.id, temperature)
 
 
@@ -77,7 +81,7 @@ def get_run(
     if run is not None:
         return run if run.config.score == config.score else run.rescore(config.score)
     run = _generate(example, config, llm, progress, cancel)
-    run.save(_run_path(runs_dir, example, config.temperature))
+    run.save(example_run_path(runs_dir, example, config.temperature))
 
     record_artifact(run)
     return run
@@ -85,7 +89,7 @@ def get_run(
 
 def saved_run(example, cfg: ExperimentConfig, runs_dir: Path, temperature: float):
     """The saved run of ``example`` at ``temperature`` made with the same options and LLMs, or None."""
-    path = _run_path(runs_dir, example, temperature)
+    path = example_run_path(runs_dir, example, temperature)
     if not path.is_file():
         return None
     try:

@@ -26,7 +26,7 @@ from ..evaluation.metrics import N_BOOTSTRAP
 from ..provenance import provenance
 from .folder import read_evaluation
 from .recompute import recompute_evaluation
-from .rescore import _check_folder, _config, _rescored_rows
+from .rescore import check_rescore_folder, rescore_config, rescored_rows
 from .result import write_text
 
 __all__ = ["STALE_FILE", "TOLERANCE", "StaleCheck", "rescore_drift", "write_stale_check"]
@@ -150,9 +150,9 @@ def rescore_drift(folder: str | Path, *, tolerance: float = TOLERANCE) -> StaleC
     if not (out / "runs").is_dir():
         why = "the folder was shipped without its saved runs, so its scores cannot be re-scored"
         return StaleCheck(tolerance, len(old), {}, 0, metrics, why, provenance())
-    cfg = _config(_check_folder(out, None), None, N_BOOTSTRAP)
+    cfg = rescore_config(check_rescore_folder(out, None), None, N_BOOTSTRAP)
     methods = list(saved.methods)
-    new, _ = _rescored_rows(out, cfg, old, methods)
+    new, _ = rescored_rows(out, cfg, old, methods)
     labels = sum(
         str(o.get("correct")) != str(n.get("correct")) for o, n in zip(old, new, strict=True)
     )

@@ -39,8 +39,8 @@ from .result import (
     write_text,
 )
 from .runs import (
-    _run_path,
     check_perturber,
+    example_run_path,
     failed_row,
     get_run,
     in_flight_width,
@@ -87,7 +87,7 @@ def _tsu_run(ex, t: float, cfg, out: Path, methods, llm, cancel) -> dict[str, An
     try:
         run = get_run(ex, cfg, out / "runs", llm, temperature=t, cancel=cancel)
         values = score_run(run, methods, llm)
-        run.save(_run_path(out / "runs", ex, t))
+        run.save(example_run_path(out / "runs", ex, t))
     except ModelLoadError:
         raise  # the model cannot load: every run would fail alike
     except LLMError as err:  # this run only; the sweep goes on

@@ -7,7 +7,7 @@ on the first request. The modules, from the bottom up:
 - :mod:`.cache` — the persistent completion cache (SQLite);
 - :mod:`.cancel` — how Cancel reaches a backend (the run's token, per thread);
 - :mod:`.cached` — the base class of the backends: cache, progress count, Cancel;
-- :mod:`.replies`, :mod:`.retry`, :mod:`._http` — reading OpenAI-protocol
+- :mod:`.replies`, :mod:`.retry`, :mod:`.http_transport` — reading OpenAI-protocol
   replies, retrying failed requests, the HTTP client;
 - :mod:`.openai_compat` — any OpenAI-compatible server; :mod:`.local` — the
   packaged GGUF (or a user's, :mod:`.gguf_file`) on an embedded llama.cpp server;
@@ -18,11 +18,11 @@ on the first request. The modules, from the bottom up:
 
 from __future__ import annotations
 
-from ._http import redact_url
 from .base import LLM, Completion, Message, Request, replication_seed, user, yes_probability
 from .cache import LLMCache, cache_key, default_cache_path, resolve_cache
 from .cancel import sending_for
 from .hf import HFLLM, HFConfig
+from .http_transport import redact_url
 from .inference_engine import ENGINES, choose_engine
 from .lazy import LazyLLM
 from .local import LocalLLM, ServerConfig, installed_local_models

@@ -6,7 +6,7 @@ does it for its caller, the request pool for its workers, the dashboard for
 its jobs); a backend reads that token with :func:`current_cancel` and checks
 it with :func:`raise_if_cancelled` before each request it sends. While an
 HTTP request waits for its reply, the same token shuts its socket
-(:mod:`._http`), so the waiting thread is freed at once.
+(:mod:`.http_transport`), so the waiting thread is freed at once.
 
 The token is a :class:`~invent_core.progress.CancelToken` (anything
 with ``cancelled``, ``raise_if_cancelled``, ``wait`` and ``on_cancel``).

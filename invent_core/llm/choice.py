@@ -16,9 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..config.llm import SERVED, LLMChoice
-from ._http import redact_url
 from .cached import thinking_suffix
 from .endpoints import endpoints_identity, split_base_urls
+from .http_transport import redact_url
 from .local import ServerConfig
 from .paraphraser import WithParaphraser
 from .specs import api_key_from, default_model, get_llm, served_url

@@ -154,7 +154,7 @@ def _may_end_a_stop(tokenizer: Any, token: int, stop: tuple[str, ...]) -> bool:
     return "\ufffd" in piece or any(s[-1] in piece for s in stop)
 
 
-def _finished(out: Decoded, row: Row, token: int, eos: set[int], tokenizer: Any) -> bool:
+def record_token(out: Decoded, row: Row, token: int, eos: set[int], tokenizer: Any) -> bool:
     """Record ``token`` on ``out``; True (and ``finish_reason`` set) once the row is done."""
     if token in eos:
         out.finish_reason = "stop"
@@ -243,7 +243,7 @@ def _decode_steps(model, tokenizer, rows, logits, cache, mask, eos, stats, draw)
         keep = [
             j
             for j, i in enumerate(live)
-            if not _finished(outs[i], rows[i], toks[j], eos, tokenizer)
+            if not record_token(outs[i], rows[i], toks[j], eos, tokenizer)
         ]
         if not keep:
             break
@@ -334,7 +334,7 @@ def _static_steps(dec, tokenizer, rows, logits, pos, width, eos, stats, draw) ->
             toks[i] = t
         stats.decode_tokens += len(live)
         for i in live:
-            done[i] = _finished(outs[i], rows[i], toks[i], eos, tokenizer)
+            done[i] = record_token(outs[i], rows[i], toks[i], eos, tokenizer)
         if all(done):
             break
         at = width + step

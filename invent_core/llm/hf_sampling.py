@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SAMPLERS", "SamplerChain", "sample"]
+__all__ = ["SAMPLERS", "SamplerChain", "sample", "kept_candidates"]
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def penalise(logits: Any, windows: Sequence[tuple[Sequence[int], float] | None])
     return logits
 
 
-def _kept(vals: Any, chain: SamplerChain) -> Any:
+def kept_candidates(vals: Any, chain: SamplerChain) -> Any:
     """Which of the (B, K) best-first candidate logits survive top-p and min-p (at T = 1)."""
     import torch
 
@@ -100,7 +100,7 @@ def sample(
     else:
         k = chain.top_k if 0 < chain.top_k < logits.shape[-1] else logits.shape[-1]
         vals, idx = torch.topk(logits, k, dim=-1)  # (B, K), best first
-        vals = torch.where(_kept(vals, chain), vals, torch.full_like(vals, -math.inf))
+        vals = torch.where(kept_candidates(vals, chain), vals, torch.full_like(vals, -math.inf))
     probs = torch.softmax(vals / t.clamp_min(1e-6)[:, None], dim=-1)
     cdf = probs.cumsum(dim=-1)
     u = torch.tensor(list(uniforms), dtype=cdf.dtype, device=device)[:, None] * cdf[:, -1:]

@@ -29,7 +29,6 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import EndpointRetired, LLMError, LLMTimeout, remember_secret, scrubbed
-from ._http import http_client, split_credentials, url_query
 from .base import Completion, Request
 from .cache import LLMCache
 from .cached import CachedLLM, Pending, thinking_suffix
@@ -45,6 +44,7 @@ from .endpoints import (
     endpoints_identity,
     split_base_urls,
 )
+from .http_transport import http_client, split_credentials, url_query
 from .pool import each_job
 from .replies import (
     check_usable,

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..errors import LLMError, scrub
-from ._http import http_library
 from .cancel import current_cancel, raise_if_cancelled
 from .endpoints import DOWN, FAILED, OK, OTHER, OVERLOAD, THROTTLED
+from .http_transport import http_library
 from .replies import MalformedReply
 
 __all__ = [

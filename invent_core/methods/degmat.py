@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._graph import COINCIDE_NOTE, check_weights, degree
+from .graph import COINCIDE_NOTE, check_weights, degree
 from .registry import Method, ScoringContext, register
 
 

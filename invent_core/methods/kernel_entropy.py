@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._graph import COINCIDE_NOTE, mean_off_diagonal
+from .graph import COINCIDE_NOTE, mean_off_diagonal
 from .registry import Method, ScoringContext, register
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._graph import LaplacianKind, heat_kernel, laplacian, unit_trace, von_neumann_entropy
+from .graph import LaplacianKind, heat_kernel, laplacian, unit_trace, von_neumann_entropy
 from .registry import Method, ScoringContext, register
 
 
@@ -30,7 +30,7 @@ def kernel_language_entropy(
     ----------
     w : (m, m) symmetric non-negative semantic similarities of the m answers.
     t : heat-kernel time.
-    kind : Laplacian, see :func:`invent_core.methods._graph.laplacian`.
+    kind : Laplacian, see :func:`invent_core.methods.graph.laplacian`.
 
     Returns
     -------

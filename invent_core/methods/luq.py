@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..paper.random_walk import KERNEL_TAU
-from ._graph import COINCIDE_NOTE
+from .graph import COINCIDE_NOTE
 from .registry import Method, ScoringContext, register
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -78,6 +78,11 @@ def register(method: Method) -> Method:
     return method
 
 
+def unregister(name: str) -> None:
+    """Remove the method called ``name`` (a plug-in a script or a test added); no-op if absent."""
+    _REGISTRY.pop(name, None)
+
+
 def is_registered(name: str) -> bool:
     """Whether a method called ``name`` is registered (without importing the method modules)."""
     return name in _REGISTRY
@@ -201,4 +206,5 @@ __all__ = [
     "list_methods",
     "register",
     "resolve_methods",
+    "unregister",
 ]

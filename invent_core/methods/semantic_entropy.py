@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ._graph import shannon_entropy
+from .graph import shannon_entropy
 from .registry import Method, ScoringContext, register
 
 

@@ -19,6 +19,7 @@ from .base import (
     available_perturbers,
     get_perturber,
     register_perturber,
+    unregister_perturber,
 )
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "get_perturber",
     "register_perturber",
     "same_question",
+    "unregister_perturber",
 ]
 
 

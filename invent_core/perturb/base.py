@@ -100,6 +100,11 @@ def register_perturber(perturber: Perturber) -> Perturber:
     return perturber
 
 
+def unregister_perturber(name: str) -> None:
+    """Remove the perturber called ``name`` (a plug-in a script or a test added); no-op if absent."""
+    _REGISTRY.pop(name, None)
+
+
 def available_perturbers() -> tuple[str, ...]:
     """Names of the registered perturbers, the paper's default (paraphrase) first."""
     return tuple(_REGISTRY)

@@ -75,7 +75,7 @@ from .gaap_trace import (
     PerturbationPick,
     SubEntry,
 )
-from .keywords import Template, _keybert_for, key_tokens, stop_words
+from .keywords import Template, key_tokens, keybert_for, stop_words
 from .substitutions import Substitution, SubstitutionSet, substitution_set
 
 DELETION = Substitution("", "deletion")
@@ -374,7 +374,7 @@ def _load_resources(emb: Any) -> float:
     load_wordnet()
     if hasattr(emb, "load"):
         emb.load()
-    _keybert_for(get_embedder(KEYWORD_EMBEDDER).model)  # key tokens always come from it
+    keybert_for(get_embedder(KEYWORD_EMBEDDER).model)  # key tokens always come from it
     return time.perf_counter() - t0
 
 

@@ -77,6 +77,7 @@ __all__ = [
     "gate_affinities",
     "gate_candidates",
     "summarize",
+    "cut_after_question",
 ]
 
 #: Rejection reasons, in the order the checks run.
@@ -147,7 +148,7 @@ def _lost_scenario(candidate: str, original: str) -> str | None:
 # --- the gate -----------------------------------------------------------------------------
 
 
-def _cut_after_question(candidate: str, original: str) -> str:
+def cut_after_question(candidate: str, original: str) -> str:
     """Drop a note or an answer after the last "?" when the original ends with one."""
     if original.rstrip().endswith("?") and "?" in candidate and not candidate.endswith("?"):
         return candidate[: candidate.rfind("?") + 1]
@@ -196,7 +197,7 @@ def check_candidate(
     cfg = config or GateConfig()
     if not cfg.enabled:
         return GateVerdict(str(candidate or "").strip(), True)
-    text = _cut_after_question(strip_wrappers(candidate), original)
+    text = cut_after_question(strip_wrappers(candidate), original)
     checks: list[tuple[str, Callable[[], str | None]]] = [
         ("empty", lambda: "nothing left after removing wrappers" if not text else None),
         ("duplicate", lambda: _duplicate(text, original, accepted)),
@@ -323,7 +324,7 @@ def gate_candidates(
     One :class:`GateVerdict` per candidate, in order.
     """
     cfg = config or GateConfig()
-    texts = [_cut_after_question(strip_wrappers(c), original) for c in candidates]
+    texts = [cut_after_question(strip_wrappers(c), original) for c in candidates]
     sim = None
     if similarity is not None and texts:
         sim = similarity.similarity_matrix(

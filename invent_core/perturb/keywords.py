@@ -105,7 +105,8 @@ def n_key_tokens(p: int, ratio: float) -> int:
     return max(1, int(ratio * p))
 
 
-def _keybert_for(model: Any) -> Any:
+def keybert_for(model: Any) -> Any:
+    """One KeyBERT per sentence-embedding model, made on first use (thread-safe)."""
     with _lock:
         kb = _keybert.get(id(model))
         if kb is None:
@@ -150,7 +151,7 @@ def key_tokens(text: str, ratio: float, *, embedder: Any = None) -> tuple[KeyTok
         embedder = get_embedder(KEYWORD_EMBEDDER)
     from sklearn.feature_extraction.text import CountVectorizer
 
-    kb = _keybert_for(embedder.model)
+    kb = keybert_for(embedder.model)
     lowered = [w.lower() for w in words]
     found: list[tuple[str, float]] = []
     for stops in (sorted(stop_words()), None):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ..text.stems import inflection_stem as _stem
+from ..text.stems import inflection_stem as stem
 from ..text.wordnet import load_wordnet, pos_candidates, serialised
 from .frames import WH_WORDS as _WH_WORDS
 from .frames import question_proper
@@ -355,11 +355,11 @@ def _agent_swap(candidate: str, original: str) -> str | None:
 def _arguments_swapped(candidate: str, original: str) -> str | None:
     """The two sides of a verb swapped ("a magnet exerts on materials" → "materials exert on a magnet")."""
     found = {
-        (_stem(b), _stem(v), p, _stem(a))
+        (stem(b), stem(v), p, stem(a))
         for a, v, p, b in _ARGUMENTS.findall(" ".join(_words(candidate)))
     }
     for a, v, p, b in _ARGUMENTS.findall(" ".join(_words(original))):
-        if _stem(a) != _stem(b) and (_stem(a), _stem(v), p, _stem(b)) in found:
+        if stem(a) != stem(b) and (stem(a), stem(v), p, stem(b)) in found:
             return f"'{a} … {v} {p} … {b}' swapped round"
     return None
 
@@ -371,7 +371,7 @@ def _ends(text: str) -> dict[str, str]:
     """{"from": word, "to": word}: the first word after each end of a movement."""
     out: dict[str, str] = {}
     for prep, word in _ENDS.findall(" ".join(_words(text))):
-        out.setdefault("from" if prep == "from" else "to", _stem(word))
+        out.setdefault("from" if prep == "from" else "to", stem(word))
     return out
 
 

@@ -277,26 +277,26 @@ def _synset_words(fields: list[str]) -> tuple[list[str], int]:
 
 AntonymPairs = tuple[tuple[list[str], int, list[str], int], ...]
 _DATA_FILES = ("noun", "verb", "adj", "adv")
-#: The antonym table parsed once, beside the WordNet copy (:func:`_antonym_pairs`).
+#: The antonym table parsed once, beside the WordNet copy (:func:`antonym_pairs`).
 ANTONYM_TABLE = "antonym_pairs.json"
 
 
 @functools.cache
-def _antonym_pairs() -> AntonymPairs:
+def antonym_pairs() -> AntonymPairs:
     """Every antonym pointer of WordNet 3.0 as (source synset's words, which, target's, which).
 
-    Parsed from the packaged database files once (:func:`_parse_antonym_pairs`,
+    Parsed from the packaged database files once (:func:`parse_antonym_pairs`,
     about 1.3 s on 2 cores) and kept in ``<cache>/nltk_data/antonym_pairs.json``
     with the size and mtime of each data file: later processes read the table
     in about 0.02 s, and a different WordNet (another ``wn`` install) is parsed
     again. An unreadable or stale table is parsed again and replaced.
     """
     folder = source_folder()
-    stamp = _data_stamp(folder)
+    stamp = data_stamp(folder)
     table = data_root() / ANTONYM_TABLE
     pairs = _read_table(table, stamp)
     if pairs is None:
-        pairs = _parse_antonym_pairs(folder)
+        pairs = parse_antonym_pairs(folder)
         try:
             table.parent.mkdir(parents=True, exist_ok=True)
             with atomic_file(table) as fh:
@@ -306,7 +306,7 @@ def _antonym_pairs() -> AntonymPairs:
     return pairs
 
 
-def _data_stamp(folder: Path) -> list[list[Any]]:
+def data_stamp(folder: Path) -> list[list[Any]]:
     """[name, size, mtime_ns] of each data file: what a saved table must have been read from."""
     stats = {pos: (folder / f"data.{pos}").stat() for pos in _DATA_FILES}
     return [[pos, st.st_size, st.st_mtime_ns] for pos, st in stats.items()]
@@ -323,7 +323,7 @@ def _read_table(path: Path, stamp: list[list[Any]]) -> AntonymPairs | None:
         return None  # no table yet, or one this code cannot read: parse again
 
 
-def _parse_antonym_pairs(folder: Path) -> AntonymPairs:
+def parse_antonym_pairs(folder: Path) -> AntonymPairs:
     """The antonym pointers read straight from ``folder``'s database files, without nltk.
 
     The lexical pointer ``!`` of ``data.noun``, ``data.verb``, ``data.adj`` and
@@ -366,7 +366,7 @@ def antonyms() -> dict[str, frozenset[str]]:
     Only the lemma pairs WordNet links; multi-word lemmas ("female_child") are
     left out. :func:`synset_antonyms` widens them to the synsets.
     """
-    return _both_ways((src[i], dst[j]) for src, i, dst, j in _antonym_pairs())
+    return _both_ways((src[i], dst[j]) for src, i, dst, j in antonym_pairs())
 
 
 @functools.cache
@@ -377,4 +377,4 @@ def synset_antonyms() -> dict[str, frozenset[str]]:
     "decrease", is opposite to "increase" too (its indirect antonym). Every
     single-word lemma of one linked synset is paired with every one of the other.
     """
-    return _both_ways((a, b) for src, _, dst, _ in _antonym_pairs() for a in src for b in dst)
+    return _both_ways((a, b) for src, _, dst, _ in antonym_pairs() for a in src for b in dst)

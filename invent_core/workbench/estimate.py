@@ -51,6 +51,7 @@ __all__ = [
     "record_stages",
     "record_run",
     "record_artifact",
+    "stage_units",
 ]
 
 #: Priors, seconds per unit, used until this machine measured one (ours):
@@ -354,7 +355,7 @@ class Estimate:
         return format_range(self.low, self.high)
 
 
-def _stage_units(
+def stage_units(
     config: RunConfig,
     identity: str,
     n_questions: int,
@@ -506,7 +507,7 @@ def estimate_run(
     perturb = 0
     if para is not None and config.perturber != "gaap":
         perturb = reworded_runs(n_questions, reworded) * paraphrase_requests(config, para)
-    units = _stage_units(config, llm_identity, n_questions, para, reworded)
+    units = stage_units(config, llm_identity, n_questions, para, reworded)
     seconds, low, high, source = estimate_stages(
         units, llm_identity=llm_identity, throughput=throughput
     )

@@ -170,7 +170,7 @@ def test_the_reference_lookup_is_cached_across_reruns(monkeypatch):
         or "not enough reference questions near this value" in c.value
     ]
     assert len(notes) == 2
-    # issue #24 §6: each demo question is placed among the reference questions like it
+    # each demo question is placed among the reference questions like it
     placed = [c.value for c in at.caption if c.value.startswith("Placed among these ")]
     assert len(placed) == 2 and all("arithmetic-like reference questions" in c for c in placed)
     tables = [df.value for df in at.dataframe if "reference question" in df.value.columns]
@@ -500,7 +500,7 @@ def test_page_opens_first_without_error(page):
     assert at.title
 
 
-# --- the workbench (issue 14): jobs, Cancel, history, re-ask, honest small samples -----------
+# --- the workbench: jobs, Cancel, history, re-ask, honest small samples -----------
 
 
 class FakeLLM:
@@ -581,7 +581,7 @@ def test_cancel_mid_run_keeps_finished_work_and_the_page_stays_usable(fake_llm, 
     fake_llm.release.set()
     finish_job(at, "explore_job")
     assert_clean(at)
-    # the job in flight stops at its next answer (issue 22: Cancel does not wait for it);
+    # the job in flight stops at its next answer (Cancel does not wait for it);
     # the last state's job was never sent
     assert 4 <= len(fake_llm.requests) <= 6
     note = at.warning[0].value
@@ -607,7 +607,7 @@ def test_history_survives_a_new_session_and_reopens(fake_llm):
     finish_job(at, "explore_job")
     assert_clean(at)
     # a server restart (no job in memory) and a reload: Explore shows the last run made
-    # here, not the demo (issue 22)
+    # here, not the demo
     from invent_ui.jobs.feedback import job_registry
 
     job_registry.clear()
@@ -676,12 +676,12 @@ def _html_of(frame) -> bytes:
 
 def _first_questions_of_the_demo_evaluation(k: int) -> dict:
     """The demo evaluation cut to its first k questions, its metrics computed again by the core."""
-    from invent_core.experiments.evaluation import _evaluation
+    from invent_core.experiments.evaluation import judged_evaluation
     from invent_ui.data.experiments import payload_config
 
     payload = json.loads(assets.DEMO_EVAL.read_text())
     rows = payload["rows"][:k]
-    evaluation, _ = _evaluation(rows, payload["methods"], payload_config(payload))
+    evaluation, _ = judged_evaluation(rows, payload["methods"], payload_config(payload))
     return {**payload, "rows": rows, "evaluation": evaluation.to_dict()}
 
 
@@ -804,7 +804,7 @@ def test_side_by_side_shares_the_colour_scale_and_shows_differences(
 
 
 def test_a_reload_reattaches_to_the_running_run_then_shows_its_result(monkeypatch, demo_run):
-    """Issue 22: a reload (a new session) shows the running job, its settings, then its result."""
+    """A reload (a new session) shows the running job, its settings, then its result."""
     from invent_core.engine import pipeline
     from invent_core.progress import Progress
 
@@ -848,7 +848,7 @@ def test_a_reload_reattaches_to_the_running_run_then_shows_its_result(monkeypatc
 def test_evaluation_reattaches_after_a_reload_with_its_settings_then_shows_the_result(
     monkeypatch,
 ):
-    """Issue 22: reload at 30 s showed the demo, the form reset (8 → 10) and no running job."""
+    """A reload 30 s into a job keeps it: not the demo, not the form reset (8 → 10), not no job."""
     from invent_core import experiments as experiment
     from invent_ui.data import experiments
 

@@ -141,7 +141,7 @@ def browser(chromium_path):
         b.close()
 
 
-def _settle(page, n_charts: int) -> None:
+def settle(page, n_charts: int) -> None:
     """Wait until the script run is over and ``n_charts`` charts are drawn."""
     page.wait_for_selector('[data-testid="stSidebar"]', timeout=LOAD_TIMEOUT_MS)
     if n_charts:
@@ -152,7 +152,7 @@ def _settle(page, n_charts: int) -> None:
     page.wait_for_timeout(500)  # let plotly finish its transitions before a screenshot
 
 
-def _assert_no_exception(page, name: str) -> None:
+def assert_no_exception(page, name: str) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0, (
         f"{name}: an exception is shown"
     )
@@ -166,8 +166,8 @@ def test_every_page_by_url_on_a_fresh_server(browser, server):
     # the very first request this server sees is a deep link, not the home page
     for path, n_charts in PAGES.items():
         page.goto(f"{server}/{path}", wait_until="domcontentloaded")
-        _settle(page, n_charts)
-        _assert_no_exception(page, path or "home")
+        settle(page, n_charts)
+        assert_no_exception(page, path or "home")
         assert page.locator(CHART).count() >= n_charts, path
         assert page.locator("h1").count() >= 1
         page.screenshot(path=str(ARTIFACTS / f"page_{path or 'home'}.png"), full_page=True)
@@ -216,7 +216,7 @@ def test_explore_tabs_progress_cancel_and_history(browser, server):
     ctx = browser.new_context(viewport={"width": 1500, "height": 2200})
     page = ctx.new_page()
     page.goto(f"{server}/Explore_a_question", wait_until="domcontentloaded")
-    _settle(page, 3)
+    settle(page, 3)
     for tab in ("Perturbations & answers", "Bootstrap", "Baselines"):
         page.get_by_role("tab", name=tab).click()
         page.wait_for_timeout(800)
@@ -247,8 +247,8 @@ def test_explore_tabs_progress_cancel_and_history(browser, server):
     assert len(seen) >= 2, f"the counter was seen at {seen} only"
     assert seen[-1][1] == 35  # (n + 1) · r answers
     page.wait_for_selector("text=/The run: done in/", timeout=LOAD_TIMEOUT_MS)
-    _settle(page, 3)
-    _assert_no_exception(page, "explore run")
+    settle(page, 3)
+    assert_no_exception(page, "explore run")
     assert page.get_by_role("heading", name=first).count() == 1
     assert page.locator('[data-testid="stMetric"]').count() >= 5
     page.screenshot(path=str(ARTIFACTS / "explore_after_run.png"), full_page=True)
@@ -264,21 +264,21 @@ def test_explore_tabs_progress_cancel_and_history(browser, server):
     )
     page.get_by_role("button", name="Cancel").click()
     page.wait_for_selector("text=/cancelled after/", timeout=LOAD_TIMEOUT_MS)
-    _settle(page, 3)
-    _assert_no_exception(page, "cancelled run")
+    settle(page, 3)
+    assert_no_exception(page, "cancelled run")
     assert page.get_by_role("heading", name=first).count() == 1  # the first run is still shown
     page.screenshot(path=str(ARTIFACTS / "explore_cancelled.png"), full_page=True)
 
-    # a refresh is a new session: it shows the last finished run (issue 22: not the demo),
+    # a refresh is a new session: it shows the last finished run (not the demo),
     # and the first run can be reopened from the history
     page.reload(wait_until="domcontentloaded")
-    _settle(page, 3)
+    settle(page, 3)
     assert page.get_by_role("heading", name=first).count() == 1
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_role("button", name=re.compile(r"^run · Who wrote the play Romeo")).first.click()
     page.wait_for_selector(f"h3:has-text('{first}')", timeout=LOAD_TIMEOUT_MS)
-    _settle(page, 3)
-    _assert_no_exception(page, "reopened run")
+    settle(page, 3)
+    assert_no_exception(page, "reopened run")
     page.screenshot(path=str(ARTIFACTS / "explore_reopened_from_history.png"), full_page=True)
     ctx.close()
 
@@ -317,7 +317,7 @@ def _fresh_tab(browser, url: str):
     page = ctx.new_page()
     page.goto(url, wait_until="domcontentloaded")
     page.wait_for_selector("h1", timeout=LOAD_TIMEOUT_MS)
-    _settle(page, PAGES.get(url.split("/")[-1].split("?")[0], 0))
+    settle(page, PAGES.get(url.split("/")[-1].split("?")[0], 0))
     return ctx, page
 
 
@@ -388,6 +388,6 @@ def test_each_result_opens_as_itself_from_history_recent_a_link_and_a_reload(
             assert (
                 page.get_by_role("textbox", name="Question", exact=True).input_value() == question
             )
-        _assert_no_exception(page, f"link to {path}")
+        assert_no_exception(page, f"link to {path}")
         page.screenshot(path=str(ARTIFACTS / f"link_{path}.png"), full_page=True)
         ctx.close()

@@ -15,11 +15,11 @@ import json
 import pytest
 from test_browser import (  # noqa: F401 - the fixtures
     LOAD_TIMEOUT_MS,
-    _assert_no_exception,
-    _settle,
+    assert_no_exception,
     browser,
     chromium_path,
     server,
+    settle,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -63,8 +63,8 @@ def test_a_hostile_question_shows_literally_and_fetches_nothing(
     page.on("request", lambda request: asked.append(request.url))
     for path, charts in ((f"Explore_a_question?entry={hostile_entry}", 3), ("History", 0)):
         page.goto(f"{server}/{path}", wait_until="domcontentloaded")
-        _settle(page, charts)
-        _assert_no_exception(page, path)
+        settle(page, charts)
+        assert_no_exception(page, path)
         page.wait_for_selector(f"text={HOST}", timeout=LOAD_TIMEOUT_MS)
         text = page.inner_text("body").replace("\u200b", "")
         assert PICTURE in text, path  # the characters themselves, shown

@@ -15,9 +15,9 @@ import pytest
 from test_browser import (
     ARTIFACTS,
     LOAD_TIMEOUT_MS,
-    _assert_no_exception,
-    _settle,
+    assert_no_exception,
     chromium_path,  # noqa: F401 - a fixture
+    settle,
     start_server,
     stop_server,
 )
@@ -64,10 +64,10 @@ def _open_each(browser, url: str, links: list[tuple[str, str]], round_: int) -> 
         ctx = browser.new_context(viewport={"width": 1500, "height": 2000})
         page = ctx.new_page()
         page.goto(f"{url}/{path}", wait_until="domcontentloaded")
-        _settle(page, 1)
+        settle(page, 1)
         shown = page.locator(f"text=/{re.escape(text)}/ >> visible=true").first
         shown.wait_for(timeout=LOAD_TIMEOUT_MS)  # (the question box holds it too, hidden)
-        _assert_no_exception(page, path)
+        assert_no_exception(page, path)
         assert page.locator('[data-testid="stAlertContentError"]').count() == 0, path
         assert page.get_by_text("Showing the shipped").count() == 0, path  # not the demo
         param = path.split("?")[1].split("=")[0]

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from invent_core.csv_safe import read_csv  # noqa: E402
 from invent_core.experiments import recompute_evaluation  # noqa: E402
 from invent_core.experiments.comparison import compare_evaluations  # noqa: E402
-from invent_core.experiments.runs import _run_path  # noqa: E402
+from invent_core.experiments.runs import example_run_path  # noqa: E402
 from invent_ui.data import evaluation_folders  # noqa: E402
 from invent_ui.data.experiments import eval_payload  # noqa: E402
 from invent_ui.session import state  # noqa: E402
@@ -51,7 +51,7 @@ def test_the_compare_view_pairs_two_evaluations_and_opens_a_run(tmp_path, monkey
     a, b = _folders(tmp_path)
     want = compare_evaluations(a, b, methods=["inv_entropy"], n_bootstrap=60)
     top = want.disagreements[0].rows[0]["id"]  # the first one shown, opened below
-    run = _run_path(a / "runs", type("Ex", (), {"id": top}), 0.7)
+    run = example_run_path(a / "runs", type("Ex", (), {"id": top}), 0.7)
     shutil.copy(ROOT / "assets" / "demo_run.json", run)
     monkeypatch.setattr(evaluation_folders, "SHIPPED", tmp_path)
     at = _page("9_Compare_evaluations.py", cmp_boot=60)

@@ -26,7 +26,7 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests" / "invent_ui"))
-from test_text import PARSER, _tokens  # noqa: E402
+from test_text import PARSER, token_stream  # noqa: E402
 
 from invent_core.engine.artifact import RunArtifact  # noqa: E402
 from invent_core.experiments.relabel import Relabel, append_relabel  # noqa: E402
@@ -104,7 +104,7 @@ def rendered_markdown(at: AppTest) -> list[tuple[str, str]]:
 def hostile_leaks(text: str) -> list[str]:
     """What of ``EVIL`` in ``text`` a Markdown renderer would not show literally."""
     found = []
-    for tok in _tokens(PARSER.parse(text)):
+    for tok in token_stream(PARSER.parse(text)):
         if tok.type in ("link_open", "image") and HOST in json.dumps(tok.attrs):
             found.append(f"{tok.type} {tok.attrs}")
         if tok.type in ("html_inline", "html_block") and HOST in tok.content:

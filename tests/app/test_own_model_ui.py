@@ -1,4 +1,4 @@
-"""The dashboard's "your model" path and paraphrasing model (issue 20, part A) under AppTest.
+"""The dashboard's "your model" path and paraphrasing model under AppTest.
 
 The path field is checked at once against real files (the packaged GGUF, a
 text file, a folder with and without ``config.json``); an Explore run with
@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 from test_model_files import hf_folder  # noqa: E402
-from test_paraphrase_llm import REWORDINGS, RecordingServer, _reword  # noqa: E402
+from test_paraphrase_llm import REWORDINGS, RecordingServer, rewording_for  # noqa: E402
 from test_thinking import Server  # noqa: E402
 
 from invent_core.llm import user  # noqa: E402
@@ -95,7 +95,7 @@ def test_llama_cpp_threads_are_a_sidebar_setting():
 
 def test_explore_with_a_paraphrasing_model_names_both(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "k")
-    rewriter = RecordingServer(_reword)
+    rewriter = RecordingServer(rewording_for)
     answerer = RecordingServer(lambda body, k: "Paris")
     try:
         at = AppTest.from_file(
@@ -140,7 +140,7 @@ def test_explore_with_a_paraphrasing_model_names_both(tmp_path, monkeypatch):
 
 
 def test_the_thinking_switch_is_a_sidebar_setting_sent_to_the_server(monkeypatch):
-    """Issue #35 §4 in the dashboard: off by default; on, the server is told and the identity says so."""
+    """The thinking switch in the dashboard: off by default; on, the server is told and the identity says so."""
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert at.session_state["invent_settings"]["llm_thinking"] is False

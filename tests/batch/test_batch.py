@@ -253,7 +253,7 @@ def test_progress_reports_done_total_eta(minilm, wide_csv, tmp_path):
         config=cfg(B),
         progress=lambda ev: calls.append((ev.done, ev.total, ev.eta_seconds, ev.stage)),
     )
-    # 0/10 at once (issue 22: no counter until the first row finished), then each row
+    # 0/10 at once (no counter until the first row finished), then each row
     assert [c[0] for c in calls] == list(range(0, 11)) and calls[0][2] is None
     assert all(t == 10 for _, t, _, _ in calls)
     assert all(stage == "rows" for *_, stage in calls)  # the shape run and evaluate report

@@ -73,7 +73,7 @@ def test_batch_ok_then_resume_is_a_no_op(tmp_path):
     res = cli("batch", inp, "-o", out, "-B", 5, "-q")
     assert res.returncode == 0, res.stderr
     assert "6 rows scored, 0 already there, 0 failed" in res.stdout and "AUROC" in res.stdout
-    # 6 rows: the values are shown with the caveat evaluate and the dashboard give (issue 22)
+    # 6 rows: the values are shown with the caveat evaluate and the dashboard give
     assert "Not judged: too few to judge: 6 rows (< 20)" in res.stdout
     res = cli("batch", inp, "-o", out, "-B", 5, "-q")
     assert res.returncode == 0 and "0 rows scored, 6 already there" in res.stdout
@@ -225,10 +225,10 @@ def test_shards_and_merge_cli(minilm, tmp_path):
 
 def test_the_cli_progress_line_reads_the_one_progress_event(capsys):
     """batch reports progress as run and evaluate do: one Progress event per row."""
-    from invent_core.commands.batch import _Printer
+    from invent_core.commands.batch import BatchPrinter
     from invent_core.progress import Progress
 
-    printer = _Printer()
+    printer = BatchPrinter()
     printer(Progress("rows", 3, 10, 65.0))
     printer(Progress("rows", 10, 10, 0.0))
     lines = capsys.readouterr().err.splitlines()

@@ -26,7 +26,7 @@ from loopback_server import LoopbackServer  # noqa: E402
 from invent_core.batch import batch_score, iter_records  # noqa: E402
 from invent_core.batch.output import read_meta  # noqa: E402
 from invent_core.batch.scorer import FILE_COPIES_HINT  # noqa: E402
-from invent_core.commands.batch import _report  # noqa: E402
+from invent_core.commands.batch import report_batch  # noqa: E402
 from invent_core.config import RunConfig  # noqa: E402
 from invent_core.llm import get_llm  # noqa: E402
 
@@ -68,7 +68,7 @@ def test_a_row_of_copies_says_so_in_the_output_the_summary_and_the_report(
         summary.n_degenerate == 1
         and read_meta(Path(summary.meta_path))["summary"]["n_degenerate"] == 1
     )
-    _report(summary)
+    report_batch(summary)
     err = capsys.readouterr().err
     assert "warning: 1 row(s) are degenerate" in err and "see the degenerate column" in err
 

@@ -1,4 +1,4 @@
-"""Issue #13, input/output side: each test fails on the code before the fix and passes after.
+"""Faults on the input and output side: each test fails on the code before the fix and passes after.
 
 Unclosed quotes, an output that is the input, the output lock (two real
 processes and ``kill -9``), one CSV writer, corrupt rows in the middle of an
@@ -264,7 +264,7 @@ def test_write_csv_escapes_and_read_csv_restores(tmp_path):
 
 
 def test_every_csv_in_invent_core_goes_through_csv_safe():
-    """evaluate's scores.csv kept '=…' cells (issue #13 item 7): only csv_safe may write CSV."""
+    """evaluate's scores.csv kept '=…' cells: only csv_safe may write CSV."""
     writers = []
     for path in (ROOT / "invent_core").rglob("*.py"):
         text = path.read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Batch keeps several question-only rows in flight against a served model (issue #11).
+"""Batch keeps several question-only rows in flight against a served model.
 
 Against the loopback OpenAI-compatible server of ``benchmarks/loopback_server.py``
 (a real HTTP server on 127.0.0.1 answering every request after a fixed delay):

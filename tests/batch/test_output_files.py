@@ -110,7 +110,7 @@ def test_merge_into_parquet_or_csv_keeps_the_reference_columns(tmp_path, fmt):
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
 def test_merge_keeps_integer_columns_integer(tmp_path, fmt):
-    """distinct_states among them: 2 stays 2, never 2.0 (the probe of 2026-11-28, #14)."""
+    """distinct_states among them: 2 stays 2, never 2.0 (the probe of 2026-11-28)."""
     part = _part(tmp_path / "scored.csv", [_record(i) for i in range(2)])
     merged = tmp_path / f"all.{fmt}"
     merge_outputs([part], merged)
@@ -128,7 +128,7 @@ def test_an_integer_written_as_a_float_reads_back_as_the_integer(tmp_path):
 
 
 def test_merge_leaves_out_a_torn_last_row_and_names_its_line(tmp_path):
-    """As resuming batch cuts it off; merge cannot score it again, so it warns (#15)."""
+    """As resuming batch cuts it off; merge cannot score it again, so it warns."""
     part = _part(tmp_path / "scored.csv", [_record(i) for i in range(3)])
     part.write_bytes(part.read_bytes()[:-40])
     merged = tmp_path / "all.csv"

@@ -1,4 +1,4 @@
-"""Malformed inputs and parameters through the real CLI (issue #13): every one is refused cleanly.
+"""Malformed inputs and parameters through the real CLI: every one is refused cleanly.
 
 Each case runs ``python -m invent_core score|batch|merge|run …`` as a
 subprocess in its own folder and asserts: a non-zero exit (the documented

@@ -21,7 +21,7 @@ import pytest
 
 from invent_core.batch.output import OutputLock, lock_path
 from invent_core.cli import main as cli
-from invent_core.commands._exits import BUSY
+from invent_core.commands.exits import BUSY
 from invent_core.csv_safe import read_csv
 from invent_core.experiments.runs import run_path
 

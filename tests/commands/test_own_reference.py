@@ -176,7 +176,7 @@ def test_the_printed_run_takes_the_reference(built, evaluation, tmp_path, capsys
     import shlex
 
     from invent_core.cli import build_parser
-    from invent_core.commands._common import config_from_args, identity_from_args
+    from invent_core.commands.common import config_from_args, identity_from_args
     from invent_core.commands.reference import check_reference
 
     folder = tmp_path / evaluation.name

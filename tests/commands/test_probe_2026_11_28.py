@@ -111,7 +111,7 @@ def test_a_samples_file_is_placed_among_the_references_of_the_model_it_records(t
 def test_progress_in_a_log_is_a_line_every_15_seconds_on_a_terminal_every_2():
     import io
 
-    from invent_core.commands._common import CliProgress
+    from invent_core.commands.common import CliProgress
     from invent_core.progress import LOG_INTERVAL, RENDER_INTERVAL
 
     class Terminal(io.StringIO):
@@ -167,7 +167,7 @@ def test_merge_keeps_a_row_with_a_cell_over_csvs_default_limit(tmp_path):
 def test_a_refused_url_is_shown_without_its_credentials():
     import argparse
 
-    from invent_core.commands._served import check_urls
+    from invent_core.commands.served import check_urls
 
     args = argparse.Namespace(base_url="http://me:s3cret#x@host/v1", paraphrase_base_url=None)
     with pytest.raises(ValueError) as err:
@@ -178,11 +178,11 @@ def test_a_refused_url_is_shown_without_its_credentials():
 
 def test_the_reference_hint_leaves_out_a_setting_that_follows_another():
     """A set made with --affinity shifted_cosine records no kernel τ: no "--kernel-tau None"."""
-    from invent_core.commands.reference import _matching_options
+    from invent_core.commands.reference import matching_options
     from invent_core.config import RunConfig
     from invent_core.evaluation.reference import ReferenceSet, reference_settings
 
     cfg = RunConfig().replace(affinity="shifted_cosine")
     ref = ReferenceSet([0.1, 0.2], [1, 0], reference_settings(cfg, "local", "inv_entropy"))
-    hint = _matching_options(ref)
+    hint = matching_options(ref)
     assert "--affinity shifted_cosine" in hint and "None" not in hint

@@ -12,7 +12,7 @@ import io
 from test_batch_faults import cli
 from test_llm_http import FakeOpenAI
 
-from invent_core.commands._terminal import TerminalSafe, printable
+from invent_core.commands.terminal import TerminalSafe, printable
 
 TITLE = "\x1b]0;pwned\x07"
 CLEAR = "\x1b[2J\x1b[H"

@@ -1,4 +1,4 @@
-"""Issue 23: every command that reads or writes keeps batch's promises.
+"""Every command that reads or writes keeps batch's promises.
 
 evaluate, tsu, run --save, the history and the Batch scoring page's uploads:
 one reader (batch's), one writer discipline (input never touched, a lock per

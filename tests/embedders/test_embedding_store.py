@@ -1,4 +1,4 @@
-"""Embeddings kept on disk: a fully cached re-run never loads the embedder (issue 22).
+"""Embeddings kept on disk: a fully cached re-run never loads the embedder.
 
 The store keys vectors by embedder identity and text; the real MiniLM fills it,
 a second process reads it, prints the same scores and imports neither

@@ -14,7 +14,7 @@ import math
 import pytest
 from test_experiment_honest import ScriptLLM
 
-from invent_core.commands.run import _print_run
+from invent_core.commands.run import print_run
 from invent_core.config import RunConfig
 from invent_core.engine.artifact import RunArtifact
 from invent_core.engine.pipeline import run_question
@@ -47,7 +47,7 @@ def test_the_run_and_its_file_say_the_result_is_degenerate(copies_run, tmp_path)
 
 
 def test_the_command_line_report_warns_beside_the_scores(copies_run, capsys):
-    _print_run(copies_run)
+    print_run(copies_run)
     out = capsys.readouterr().out
     scores = out.index("scores (n = 3")
     warning = out.index("warning: degenerate result: all 3 perturbations are the question itself")

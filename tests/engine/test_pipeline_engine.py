@@ -347,7 +347,7 @@ class AnnouncingPerturber:
 def announcing():
     p = perturb_base.register_perturber(AnnouncingPerturber())
     yield p
-    del perturb_base._REGISTRY[p.name]
+    perturb_base.unregister_perturber(p.name)
 
 
 def test_accepted_perturbations_are_answered_before_the_perturber_returns(announcing):
@@ -365,7 +365,7 @@ def test_accepted_perturbations_are_answered_before_the_perturber_returns(announ
         "rejected": {"not_a_question": 1},
         "padded": 0,  # three accepted for n = 3: no state filled by duplication
         "near_duplicates": 0,
-        "distinct": 3,  # issue 24: the effective number of states
+        "distinct": 3,  # the effective number of states
         "states": 3,
     }
     assert len(art.candidates) == 4
@@ -396,7 +396,7 @@ class CountingLLM(FakeLLM):
 
 
 def test_counters_move_with_every_reply_before_the_paraphrase_stage_ends():
-    """Issue 22: no "perturbations 0/9" for the whole round and then a jump."""
+    """No "perturbations 0/9" for the whole round and then a jump."""
     events = []
     llm = CountingLLM(paraphrase_delay=0.05, answer_delay=0.01, concurrency=8)
     run(llm, progress=lambda e: events.append((time.perf_counter(), e)))

@@ -160,14 +160,14 @@ def test_a_difference_not_told_apart_never_needs_fewer_questions_than_it_has():
 
 def test_folding_whole_questions_keeps_the_value_on_the_sample():
     """With one answer per group the folds are the partition the cross-fit always drew."""
-    from invent_core.evaluation.metrics.calibration import _folds
+    from invent_core.evaluation.metrics.calibration import cross_fit_folds
 
     rng = np.random.default_rng(0)
     old = np.array_split(rng.permutation(37), 5)
-    fold = _folds(37, 5, 0)
+    fold = cross_fit_folds(37, 5, 0)
     assert [sorted(np.flatnonzero(fold == k)) for k in range(5)] == [sorted(t) for t in old]
     copies = np.array([3, 3, 3, 7, 7, 1, 2, 4, 5, 6, 8, 9])  # a resample's indices
-    fold = _folds(copies, 5, 0)
+    fold = cross_fit_folds(copies, 5, 0)
     for q in (3, 7):
         assert len(set(fold[copies == q])) == 1  # every copy of a question in one fold
 

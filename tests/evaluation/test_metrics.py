@@ -311,7 +311,7 @@ def test_evaluate_scores_all_metrics():
 
 
 def test_an_evaluation_saved_with_the_old_n_boot_key_loads():
-    """``n_boot`` became ``n_bootstrap`` (issue 19): results.json and payloads saved before load."""
+    """``n_boot`` became ``n_bootstrap``: results.json and payloads saved before load."""
     from invent_core.evaluation.metrics import Evaluation
 
     c, u = _toy()

@@ -117,13 +117,13 @@ def test_validation(values, correct, msg):
 @pytest.mark.parametrize("seed", range(6))
 def test_the_python_pava_pools_as_scikit_learns(seed):
     """Bit for bit: the same blocks pooled in the same order (ties, runs, weights)."""
-    from invent_core.evaluation.metrics.calibration import _pava, pava_python
+    from invent_core.evaluation.metrics.calibration import pava_python, pava_sklearn
 
     rng = np.random.default_rng(seed)
     for n in (1, 2, 3, 7, 40, 300):
         y = rng.choice([0.0, 1.0, 0.5, rng.random()], size=n) if seed % 2 else rng.random(n)
         w = rng.integers(1, 5, size=n).astype(float)
-        assert pava_python(y, w).tolist() == _pava(y, w).tolist()
+        assert pava_python(y, w).tolist() == pava_sklearn(y, w).tolist()
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -165,9 +165,9 @@ def test_a_placement_imports_no_scikit_learn():
 def test_jeffreys_quantiles_are_scipy_stats_betas():
     from scipy.stats import beta
 
-    from invent_core.evaluation.reference.calibration import _jeffreys
+    from invent_core.evaluation.reference.calibration import jeffreys
 
     for n in (1, 2, 10, 30, 99, 300):
         for k in {0, 1, n // 2, n - 1, n}:
             a, b = k + 0.5, n - k + 0.5
-            assert _jeffreys(k, n) == (beta.ppf(0.05, a, b), beta.ppf(0.95, a, b))
+            assert jeffreys(k, n) == (beta.ppf(0.05, a, b), beta.ppf(0.95, a, b))

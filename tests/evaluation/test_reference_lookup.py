@@ -101,7 +101,7 @@ def test_line_and_columns_with_a_toy_reference_whose_answer_is_known():
 
 
 def test_no_p_correct_from_too_few_reference_questions_near_the_value():
-    """Issue #24 §7: "not enough reference questions here" instead of 0.99 from three."""
+    """Too few neighbours say "not enough reference questions here", not 0.99 from three."""
     ref = ReferenceSet([float(k) for k in range(10)], [1] * 5 + [0] * 5, {"datasets": ["toy"]})
     line = reference_line(7.0, ref)
     assert line.endswith(

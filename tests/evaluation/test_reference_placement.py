@@ -1,4 +1,4 @@
-"""Issue #24 §6: a question is placed among the reference questions like it (real MiniLM).
+"""A question is placed among the reference questions like it (real MiniLM).
 
 Two small reference files are built in tmp from real question texts of the shipped
 samples: 100 TriviaQA questions (the 0.5B model right on 2 of them) and 40

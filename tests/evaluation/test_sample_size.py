@@ -84,7 +84,7 @@ def test_small_sample_is_never_bold_anywhere():
 
 
 def test_one_question_tsu_table_marks_nothing():
-    # issue 14: TSU on one question showed 0 / 100 % and bolded 0.00 as best
+    # TSU on one question showed 0 / 100 % and bolded 0.00 as best
     tsu = {"inv_entropy": {"0.3→0.7": 0.0}, "semantic_entropy": {"0.3→0.7": 1.0}}
     table = tsu_results_table(tsu)
     j = judgeable(1)
@@ -123,7 +123,7 @@ def test_draw_sample_matches_load_dataset_with_the_same_seed():
     drawn = draw_sample(population, 15, 3)
     loaded = load_dataset("mmlu", limit=15, seed=3)
     assert [e.question for e in drawn.items] == [e.question for e in loaded]
-    # issue 14: the first 15 MMLU questions are one template; a draw is not
+    # the first 15 MMLU questions are one template; a draw is not
     first = {e.question.split()[0] for e in population[:15]}
     assert len({e.question.split()[0] for e in drawn.items}) > len(first)
 

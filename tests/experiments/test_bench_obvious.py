@@ -15,10 +15,10 @@ def test_pairs_right_counts_unknown_above_known_and_ties_as_half():
 
 
 def test_a_question_counts_only_where_its_answers_agree_with_its_label():
-    assert bench_obvious._kept({"label": "known"}, right=4, r=5)
-    assert not bench_obvious._kept({"label": "known"}, right=3, r=5)
-    assert bench_obvious._kept({"label": "unknown"}, right=0, r=5)
-    assert not bench_obvious._kept({"label": "unknown"}, right=1, r=5)
+    assert bench_obvious.is_obvious({"label": "known"}, right=4, r=5)
+    assert not bench_obvious.is_obvious({"label": "known"}, right=3, r=5)
+    assert bench_obvious.is_obvious({"label": "unknown"}, right=0, r=5)
+    assert not bench_obvious.is_obvious({"label": "unknown"}, right=1, r=5)
 
 
 def test_the_defaults_are_scored_first():

@@ -1,4 +1,4 @@
-"""Issue #21 §2: the breakdown and the paraphraser comparison regenerate from saved runs (no LLM).
+"""The breakdown and the paraphraser comparison regenerate from saved runs (no LLM).
 
 The shipped ``breakdown.json`` and ``rewordings.json`` are what RESULTS quotes;
 these tests rebuild them from the committed runs and ask for the same numbers,

@@ -23,7 +23,7 @@ from invent_core.experiments.comparison import (
     read_side,
 )
 from invent_core.experiments.relabel import Relabel, append_relabel
-from invent_core.experiments.runs import _run_path
+from invent_core.experiments.runs import example_run_path
 
 ROOT = Path(__file__).resolve().parents[2]
 METHODS = ("inv_entropy", "lexsim")
@@ -181,7 +181,7 @@ def test_a_folder_that_is_no_evaluation_is_named(tmp_path, capsys):
 def test_a_disagreement_shows_answers_rewordings_and_the_run(pair, capsys):
     side = read_side(pair[0])
     first = side.rows[0]
-    run = _run_path(pair[0] / "runs", type("Ex", (), {"id": first["id"]}), 0.7)
+    run = example_run_path(pair[0] / "runs", type("Ex", (), {"id": first["id"]}), 0.7)
     shutil.copy(ROOT / "assets" / "demo_run.json", run)  # a real saved run
     res = compare_evaluations(*pair, metrics=["auroc"], n_bootstrap=50, top=16)
     (d,) = [d for d in res.disagreements if d.rows[0]["id"] == first["id"]]

@@ -142,7 +142,7 @@ def test_cli_evaluate_reports_single_class_without_losing_scores(tmp_path):
         capture_output=True,
         text=True,
     )
-    # issue #12 §4: one class only still prints the table, with the reason, and exits 0
+    # one class only still prints the table, with the reason, and exits 0
     assert out.returncode == 0, out.stderr
     assert "n/a — all answers" in out.stdout and "Traceback" not in out.stderr
     assert "warning: metrics not judged: n/a — all answers" in out.stderr

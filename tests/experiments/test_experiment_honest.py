@@ -1,4 +1,4 @@
-"""evaluate / tsu never throw work away and always report (issues #12 §4, #14).
+"""evaluate / tsu never throw work away and always report.
 
 The pipeline runs for real (gate, MiniLM, scoring); only the LLM is a scripted
 stand-in, so failures, all-wrong answers and Ctrl-C can be made on purpose.
@@ -357,7 +357,7 @@ def test_cli_run_prints_gate_acceptance_and_the_reference_percentile(
     assert "inv_entropy: percentile " in out and "among 40 reference questions" in out
     assert "P(correct) ≈ " in out and "; toy" in out
     assert "answers received" in err and "estimate:" in err
-    # issue #24 §6: the artefact (--json, --save) carries the placement
+    # the artefact (--json, --save) carries the placement
     saved = tmp_path / "run.json"
     rc, out, err = _cli(
         monkeypatch, "run", ScriptLLM(), [*argv, "--json", "--save", str(saved)], capsys
@@ -372,7 +372,7 @@ def test_cli_run_prints_gate_acceptance_and_the_reference_percentile(
 
 
 def test_cli_progress_prints_at_least_every_interval_and_counts_down():
-    from invent_core.commands._common import CliProgress
+    from invent_core.commands.common import CliProgress
 
     stream = io.StringIO()
     with CliProgress(outer="questions", estimate=100.0, stream=stream, interval=0.05) as p:

@@ -1,4 +1,4 @@
-"""``evaluate`` and ``tsu`` keep several questions in flight against a served model (issue #11).
+"""``evaluate`` and ``tsu`` keep several questions in flight against a served model.
 
 :func:`invent_core.engine.inflight.in_order` is checked on its own (order, width,
 errors), then ``evaluate`` and ``tsu`` against the loopback OpenAI-compatible

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from invent_core.experiments import ExperimentConfig
-from invent_core.experiments.reading import _label_rule
+from invent_core.experiments.reading import label_rule
 
 
 @pytest.mark.parametrize(
@@ -20,5 +20,5 @@ from invent_core.experiments.reading import _label_rule
     ],
 )
 def test_the_rule_is_the_judges(dataset, judge, said, not_said):
-    rule = _label_rule(ExperimentConfig(dataset=dataset, judge=judge))
+    rule = label_rule(ExperimentConfig(dataset=dataset, judge=judge))
     assert said in rule and not_said not in rule

@@ -252,7 +252,7 @@ def _without(text: str, start: str) -> list[str]:
 
 
 def test_graph_judge_section_reads_both_judges(tmp_path):
-    """Issue #21 §3: each graph baseline's AUROC and their ρ under both judges, as written."""
+    """Each graph baseline's AUROC and their ρ under both judges, as written."""
     mod = _results("studies")
     names = ["kernel_entropy", "degmat", "luq"]
     rho = {a: {b: 1.0 if a == b or "kernel_entropy" not in (a, b) else 0.4 for b in names}
@@ -272,7 +272,7 @@ def test_graph_judge_section_reads_both_judges(tmp_path):
 
 
 def test_cleaning_gate_section_gives_the_same_questions_and_each_rescoring(tmp_path):
-    """Issue #24 §4: RESULTS says how the meaning check and the cleaning moved the scores."""
+    """RESULTS says how the meaning check and the cleaning moved the scores."""
     mod = _results("studies")
     row = {"mean": 0.9, "std": 0.05, "delta": 0.05, "delta_std": 0.02, "p_better": 0.9}
     data = {

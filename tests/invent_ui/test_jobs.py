@@ -156,7 +156,7 @@ def test_cancellable_llm_passes_the_jobs_token_to_the_backend():
 
 
 def test_llm_baselines_job_counts_methods_and_cancel_cuts_the_slow_request():
-    """Issue 22: "Also compute VU, P(True)" was a blocking spinner; now a job with Cancel."""
+    """The "Also compute VU, P(True)" button starts a job with Cancel, not a blocking spinner."""
     import time
 
     from test_llm_http import FAST, FakeOpenAI

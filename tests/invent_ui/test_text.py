@@ -54,10 +54,10 @@ HOSTILE = [
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 
-def _tokens(tokens):
+def token_stream(tokens):
     for tok in tokens:
         yield tok
-        yield from _tokens(tok.children or [])
+        yield from token_stream(tok.children or [])
 
 
 def leaks(markdown: str) -> list[str]:
@@ -69,7 +69,7 @@ def leaks(markdown: str) -> list[str]:
     markdown-it does not know, are looked for in the text the parser leaves.
     """
     found = []
-    for tok in _tokens(PARSER.parse(markdown)):
+    for tok in token_stream(PARSER.parse(markdown)):
         if tok.type in ("link_open", "image", "html_inline", "html_block"):
             found.append(f"{tok.type}: {tok.attrs or tok.content}")
         if tok.type in ("heading_open", "bullet_list_open", "ordered_list_open", "table_open",
@@ -107,7 +107,7 @@ def test_hostile_text_stays_literal_inside_bold_and_after_other_text(hostile):
 def test_what_shows_is_the_text_itself(hostile):
     """Rendered back to plain text, the escaped string reads as the original (line breaks flat)."""
     shown = "".join(
-        t.content for t in _tokens(PARSER.parse(untrusted(hostile))) if t.type == "text"
+        t.content for t in token_stream(PARSER.parse(untrusted(hostile))) if t.type == "text"
     ).replace("\u200b", "")
     flat = re.sub(r"[\r\n]+", " ", hostile)
     # CommonMark drops a backslash before punctuation that was already escaped in the input

@@ -1,4 +1,4 @@
-"""The dashboard's pure helpers of issue 14: history payloads, readable messages, small-sample
+"""The dashboard's pure helpers of the workbench: history payloads, readable messages, small-sample
 styling, per-question tables and failed batch rows (no Streamlit runtime)."""
 
 from __future__ import annotations

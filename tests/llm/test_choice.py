@@ -10,7 +10,7 @@ import pytest
 from secret_server import SecretServer
 
 from invent_core.cli import build_parser
-from invent_core.commands._common import choice_from_args, identity_from_args, llm_from_args
+from invent_core.commands.common import choice_from_args, identity_from_args, llm_from_args
 from invent_core.config import LLMChoice
 from invent_core.config.llm import Dtype, Engine
 from invent_core.llm import ENGINES

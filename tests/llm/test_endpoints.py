@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 from loopback_server import LoopbackProcess, LoopbackServer, reply_text  # noqa: E402
 
-from invent_core.commands._common import CliProgress, add_llm_args  # noqa: E402
+from invent_core.commands.common import CliProgress, add_llm_args  # noqa: E402
 from invent_core.errors import LLMError  # noqa: E402
 from invent_core.llm import LLMCache, Request, RetryPolicy, get_llm, user  # noqa: E402
 from invent_core.llm.concurrency import AdaptiveLimit, ConcurrencyConfig, parse_concurrency  # noqa: E402

@@ -17,7 +17,7 @@ from test_llm_hf import build_tiny_qwen2
 
 from invent_core.llm import Request, get_llm, user
 from invent_core.llm.hf import HFLLM, HFConfig, packaged_tokenizer
-from invent_core.llm.hf_sampling import SAMPLERS, SamplerChain, _kept, penalise, sample
+from invent_core.llm.hf_sampling import SAMPLERS, SamplerChain, kept_candidates, penalise, sample
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def _ours(raw: list[dict], temperature: float, window=None) -> dict[int, float]:
         logits[0, t["id"]] = t["logprob"]
     logits = penalise(logits, [window])
     vals, idx = torch.topk(logits, 40)
-    keep = _kept(vals, SAMPLERS["llamacpp"])
+    keep = kept_candidates(vals, SAMPLERS["llamacpp"])
     p = torch.softmax(torch.where(keep, vals / temperature, -math.inf), dim=-1)[0]
     return {int(idx[0, i]): float(p[i]) for i in range(40) if keep[0, i]}
 
@@ -95,7 +95,7 @@ def test_sample_draws_the_chains_distribution():
         grid = [(j + 0.5) / n for j in range(n)]
         drawn = sample(logits.expand(n, -1), [temperature] * n, grid, chain)
         vals, idx = torch.topk(logits, chain.top_k or 500)
-        keep = _kept(vals, chain)
+        keep = kept_candidates(vals, chain)
         p = torch.softmax(torch.where(keep, vals / temperature, -math.inf), dim=-1)[0]
         want = {int(idx[0, i]): float(p[i]) for i in range(vals.shape[1]) if keep[0, i]}
         got = {t: drawn.count(t) / n for t in set(drawn)}

@@ -108,19 +108,19 @@ def test_stop_at_newline_and_eos():
     from transformers import AutoTokenizer
 
     from invent_core.llm.hf import packaged_tokenizer
-    from invent_core.llm.hf_decode import Decoded, Row, _finished
+    from invent_core.llm.hf_decode import Decoded, Row, record_token
 
     tok = AutoTokenizer.from_pretrained(str(packaged_tokenizer()))
     nl = tok("\n", add_special_tokens=False)["input_ids"]
     word = tok("Paris", add_special_tokens=False)["input_ids"]
     row = Row(prompt=0, seed=0, temperature=0.0, max_tokens=20, stop=("\n",))
     out = Decoded()
-    assert not any(_finished(out, row, t, {999_999}, tok) for t in nl)  # leading newline: go on
-    assert not any(_finished(out, row, t, {999_999}, tok) for t in word)
-    assert _finished(out, row, nl[0], {999_999}, tok)
+    assert not any(record_token(out, row, t, {999_999}, tok) for t in nl)  # leading newline: go on
+    assert not any(record_token(out, row, t, {999_999}, tok) for t in word)
+    assert record_token(out, row, nl[0], {999_999}, tok)
     assert out.text == "\nParis" and out.finish_reason == "stop"
     eos = Decoded()
-    assert _finished(eos, row, 5, {5}, tok) and eos.finish_reason == "stop" and eos.tokens == []
+    assert record_token(eos, row, 5, {5}, tok) and eos.finish_reason == "stop" and eos.tokens == []
 
 
 def test_first_token_logprobs_have_the_asked_shape(tiny):
@@ -232,7 +232,7 @@ def test_auto_on_this_cpu_keeps_llama_cpp():
 # -- bad input through the CLI ----------------------------------------------------------
 
 
-def _cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
+def run_cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "invent_core", *argv],
         capture_output=True,
@@ -258,7 +258,7 @@ def test_bad_llm_specs_exit_2_with_one_line_and_write_nothing(tmp_path, tiny_fol
     ]
     for extra, named in cases:
         save = tmp_path / "out" / "run.json"
-        res = _cli("run", "What is 2+2?", "--save", str(save), *extra, cwd=tmp_path)
+        res = run_cli("run", "What is 2+2?", "--save", str(save), *extra, cwd=tmp_path)
         assert res.returncode == 2, (extra, res.stderr)
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and named in lines[0], (extra, res.stderr)
@@ -266,7 +266,7 @@ def test_bad_llm_specs_exit_2_with_one_line_and_write_nothing(tmp_path, tiny_fol
 
 
 def test_the_cli_says_what_runs_the_model(tiny, capsys):
-    from invent_core.commands._common import print_estimate
+    from invent_core.commands.common import print_estimate
     from invent_core.config import RunConfig
 
     print_estimate(RunConfig(), tiny.identity, llm=tiny)
@@ -375,7 +375,7 @@ def test_batch_and_evaluate_refuse_a_bad_hf_path_before_making_their_outputs(tmp
         (["batch", str(rows), "-o", str(tmp_path / "out.csv")], tmp_path / "out.csv"),
         (["evaluate", "--dataset", "arithmetic", "--out", str(tmp_path / "ev")], tmp_path / "ev"),
     ):
-        res = _cli(*argv, "--llm", missing, cwd=tmp_path)
+        res = run_cli(*argv, "--llm", missing, cwd=tmp_path)
         assert (
             res.returncode == 2
             and res.stderr.strip() == f"error: --llm {missing}: no such file or folder"
@@ -464,7 +464,7 @@ def test_evaluate_with_a_model_that_cannot_load_fails_once_naming_why(tiny_folde
     config = json.loads((folder / "config.json").read_text())
     (folder / "config.json").write_text(json.dumps({**config, "intermediate_size": 96}))
     out = tmp_path / "ev"
-    res = _cli(
+    res = run_cli(
         "evaluate", "--dataset", "arithmetic", "--limit", "3", "--out", str(out),
         "--llm", f"hf:{folder}", "-n", "1", "-r", "1", "--no-cache", "-q", cwd=tmp_path,
     )  # fmt: skip

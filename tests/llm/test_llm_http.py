@@ -734,7 +734,7 @@ def test_every_request_succeeds_through_a_corrupt_cache(fake, tmp_path, damage):
     assert fake.count > 150  # what the bad file held was asked again
 
 
-# -- answers: stop strings, states, cancel (issue #11, #12) ---------------------------
+# -- answers: stop strings, states, cancel ---------------------------
 
 
 def test_stop_and_state_are_sent_and_keyed(fake, tmp_path):

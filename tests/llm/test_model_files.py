@@ -14,7 +14,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from test_llm_hf import _cli
+from test_llm_hf import run_cli
 
 from invent_core.llm import spec_problem
 from invent_core.llm.gguf_file import gguf_problem
@@ -148,7 +148,7 @@ def test_the_cli_refuses_each_before_making_its_output(tmp_path):
     specs += [f"gguf:{foreign}", f"gguf:{long}"]
     for spec in specs:
         out = tmp_path / "out"
-        res = _cli(
+        res = run_cli(
             "evaluate", "--dataset", "arithmetic", "--out", str(out), "--llm", spec, cwd=tmp_path
         )
         lines = res.stderr.strip().splitlines()

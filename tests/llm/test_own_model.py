@@ -1,4 +1,4 @@
-"""Your own model (issue 20, part A): ``--llm gguf:FILE`` and its refusals.
+"""Your own model: ``--llm gguf:FILE`` and its refusals.
 
 The header reader and the digest run on real files (the packaged GGUF, a
 truncated copy of its head, a text file); every bad spec goes through the
@@ -217,7 +217,7 @@ def test_a_file_of_your_own_is_named_by_its_header_and_digest(tmp_path):
 def test_the_packaged_file_as_paraphraser_is_the_same_backend_and_server(packaged_gguf):
     """--paraphrase-llm gguf:<the packaged file> reuses --llm local: one server for one set of weights."""
     from invent_core.cli import build_parser
-    from invent_core.commands._common import llm_from_args
+    from invent_core.commands.common import llm_from_args
     from invent_core.llm.local import local_server
 
     args = build_parser().parse_args(
@@ -255,7 +255,7 @@ def test_a_gguf_replaced_under_its_backend_gets_a_new_identity_and_server(tmp_pa
 
 def test_threads_reach_the_server_config_and_not_the_cache_identity(packaged_gguf):
     from invent_core.cli import build_parser
-    from invent_core.commands._common import check_llm_args, llm_from_args
+    from invent_core.commands.common import check_llm_args, llm_from_args
 
     parse = build_parser().parse_args
     llm = llm_from_args(parse(["run", "Q?", "--threads", "1", "--no-cache"]))

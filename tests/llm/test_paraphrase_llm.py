@@ -1,4 +1,4 @@
-"""A separate paraphrasing model (issue 20, ``--paraphrase-llm``) with two real HTTP servers.
+"""A separate paraphrasing model (``--paraphrase-llm``) with two real HTTP servers.
 
 Two OpenAI-compatible servers on 127.0.0.1 record every request: one rewords
 (each reply a rewording of the question), the other answers. The run's
@@ -93,13 +93,13 @@ class RecordingServer:
         self.httpd.shutdown()
 
 
-def _reword(body: dict, k: int) -> str:
+def rewording_for(body: dict, k: int) -> str:
     return REWORDINGS[(int(body.get("seed") or 0) + k) % len(REWORDINGS)]
 
 
 @pytest.fixture
 def servers():
-    rewriter = RecordingServer(_reword)
+    rewriter = RecordingServer(rewording_for)
     answerer = RecordingServer(lambda body, k: "Paris")
     yield rewriter, answerer
     rewriter.close()

@@ -149,7 +149,7 @@ def test_the_message_names_the_option():
 def test_the_cli_option_reaches_the_backend():
     import argparse
 
-    from invent_core.commands._common import add_llm_args, llm_from_args
+    from invent_core.commands.common import add_llm_args, llm_from_args
 
     p = argparse.ArgumentParser()
     add_llm_args(p)
@@ -188,7 +188,7 @@ def test_a_run_records_how_its_requests_were_timed():
 
 def test_the_packaged_model_is_in_stall_mode_and_a_refused_port_ends_it_at_once():
     """The embedded llama.cpp's backend (not started here): its defaults and its two fast ends."""
-    from invent_core.llm._http import http_library
+    from invent_core.llm.http_transport import http_library
     from invent_core.llm.local import QWEN_05B, LocalLLM
 
     httpx = http_library()  # the HTTP library the installed openai client is built on

@@ -9,7 +9,7 @@ import pytest
 import scipy.linalg
 from scipy.sparse.csgraph import laplacian as scipy_laplacian
 
-from invent_core.methods import _graph as g
+from invent_core.methods import graph as g
 
 
 def _random_weights(k: int, seed: int) -> np.ndarray:

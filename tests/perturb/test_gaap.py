@@ -391,7 +391,7 @@ def test_loading_the_models_is_kept_out_of_the_run_time(golf, minilm):
 
 
 def test_member_flags_mark_what_gaap_broke():
-    """Issue #24 §5: below δ, a lost entity, a changed question are flagged; a fine member is not."""
+    """Below δ, a lost entity, a changed question are flagged; a fine member is not."""
     from invent_core.perturb.gaap_sampling import member_flags
 
     q = "Who painted the Mona Lisa?"
@@ -406,7 +406,7 @@ def test_member_flags_mark_what_gaap_broke():
 
 
 def test_the_meaning_check_keeps_broken_members_out_of_the_final_set():
-    """Issue #24 §5: with ``meaning_check`` Per(S_x0) skips members that lost a number or
+    """With ``meaning_check`` Per(S_x0) skips members that lost a number or
     changed the question, padding with copies of the kept ones; off, it may draw them."""
     from invent_core.perturb.gaap_sampling import sample_perturbations
     from invent_core.perturb.gaap_trace import Generation, Member

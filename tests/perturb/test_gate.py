@@ -79,7 +79,7 @@ BAD = [
         "other_language",
     ),
     ("Which city is the capital of Australia?", "澳大利亚的首都是哪个城市？", "other_language"),
-    # answers and statements instead of questions (issue #12's examples)
+    # answers and statements instead of questions (the small model's slips)
     (
         'Paraphrase: "The main character picks up his kid from school himself."',
         MORAL_KID,
@@ -138,7 +138,7 @@ BAD = [
         AUSTRALIA,
         "length_ratio",
     ),
-    (  # names the question does not have: a worked example leaking in (issue #24 §1)
+    (  # names the question does not have: a worked example leaking in
         "Which city, chosen between Sydney and Melbourne, is the capital of Australia?",
         AUSTRALIA,
         "changed_meaning",
@@ -271,7 +271,7 @@ def test_disabled_gate_accepts_everything_unchanged():
 def test_entity_recall_knob():
     cand = "Which golfer won both the British and US championships in 1982?"  # drops "Open"
     assert check_candidate(cand, GOLFER, affinity=None).reason == "lost_entity"
-    # 3 of 4 kept; "fifth" is dropped too, which the meaning check (issue #24) would reject
+    # 3 of 4 kept; "fifth" is dropped too, which the meaning check would reject
     relaxed = GateConfig(min_entity_recall=0.75, meaning_check=False)
     assert check_candidate(cand, GOLFER, affinity=None, config=relaxed).accepted
 

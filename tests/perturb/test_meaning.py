@@ -1,4 +1,4 @@
-"""The gate's meaning check (issue #24 §2): the issue's flips rejected, real rewordings kept."""
+"""The gate's meaning check: the flips a review raised rejected, real rewordings kept."""
 
 import json
 from pathlib import Path
@@ -101,6 +101,6 @@ def test_labelled_set_meaning_flips_rejected_more_often_than_before():
     caught = sum(changed_meaning(r["candidate"], r["original"]) is not None for r in flips)
     wrongly = sum(changed_meaning(r["candidate"], r["original"]) is not None for r in same)
     assert caught >= 20 and caught / len(flips) > 3 * wrongly / len(same)
-    issue = [r for r in rows if r["dataset"] == "issue24"]
-    for r in issue:
+    raised = [r for r in rows if r["dataset"] == "review_pairs"]  # the pairs a review raised
+    for r in raised:
         assert (changed_meaning(r["candidate"], r["original"]) is None) == r["same_meaning"], r

@@ -250,7 +250,7 @@ def test_the_adapter_loads_the_run_embedder_for_the_affinity_check(minilm):
 
 
 def test_padding_takes_a_distinct_near_duplicate_before_an_exact_copy():
-    """Issue #24 §3: a rewording rejected only as a near-duplicate fills a state before a copy."""
+    """A rewording rejected only as a near-duplicate fills a state before a copy."""
     near = "Which city is the capital city of Australia?"
     sim = PairSimilarity({(GOOD[0], near): 0.999})
     llm = RecordingLLM([GOOD[0], near] + ["Canberra."] * 4)
@@ -282,7 +282,7 @@ def _msgs(request):
 
 
 def test_each_single_request_asks_for_another_construction_with_its_own_examples():
-    """Issue #24 §1: the k-th request carries construction k's instruction and examples."""
+    """The k-th request carries construction k's instruction and examples."""
     from invent_core.prompts import PARAPHRASE_CONSTRUCTIONS
 
     llm = RecordingLLM(GOOD + ["Tell me, what is the capital of Australia?"] * 6)
@@ -311,7 +311,7 @@ PREMISES = WORD_PROBLEM[: WORD_PROBLEM.rindex(" How")]
 
 
 def test_a_word_problem_keeps_its_data_and_only_the_question_sentence_is_reworded():
-    """Issue #24 §1: the 0.5B drops a word problem's numbers when asked to reword all of it."""
+    """The 0.5B drops a word problem's numbers when asked to reword all of it."""
     told = []
     llm = RecordingLLM(
         [

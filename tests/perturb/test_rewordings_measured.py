@@ -1,4 +1,4 @@
-"""The committed distinct-rewording measurements meet issue #24 §1's target (no LLM call).
+"""The committed rewording measurements meet their target: distinct rewordings, not copies.
 
 ``docs/rewordings/*.json`` are written by ``scripts/measure_rewordings.py``; regenerating
 them with a paraphraser that pads with copies again would fail here.

@@ -25,7 +25,7 @@ PLANETS = ["Mercury", "Venus", "Earth", "Mars"]
 @pytest.mark.parametrize(
     "reply, choices, expected",
     [
-        # the mixed forms of issue #12 for one choice set
+        # the mixed forms a small model gives for one choice set
         ("B", MORAL, "B"),
         ("B.", MORAL, "B"),
         ("(B)", MORAL, "B"),

@@ -74,7 +74,7 @@ def test_pieces():
     assert remove_echo("WHAT  IS the capital of France? Paris", Q) == "Paris"
 
 
-# --- non-answers (issue #24 §4) ---
+# --- non-answers ---
 
 from invent_core.responses.answers import postprocess  # noqa: E402
 from invent_core.responses.cleaning import non_answer  # noqa: E402

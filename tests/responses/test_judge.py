@@ -104,7 +104,7 @@ def test_a_rescore_under_the_judge_asks_the_judge_only_and_once(local_llm):
     )
     assert undecided_pairs([run]) >= 1  # the judge is asked, so "only and once" means something
     spy = _Counting(local_llm)
-    judges._judges["spy"] = AnswerJudge("spy", model=spy)
+    judges.use_answer_judge("spy", spy)
     try:
         first = run.rescore(answer_similarity="judge", answer_judge="spy")
         assert len(spy.sent) == undecided_pairs([run])
@@ -115,7 +115,7 @@ def test_a_rescore_under_the_judge_asks_the_judge_only_and_once(local_llm):
         assert first.config.score.answer_judge == "spy"
         assert json.loads(first.to_json())["config"]["score"]["answer_similarity"] == "judge"
     finally:
-        judges._judges.pop("spy", None)
+        judges.use_answer_judge("spy", None)  # unbound: a later "spy" would load its own model
 
 
 @pytest.mark.slow  # one subprocess per option, each loading the packaged embedder

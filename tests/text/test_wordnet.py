@@ -111,12 +111,12 @@ def test_the_antonym_table_is_parsed_once_and_kept(tmp_path, monkeypatch):
     """The first process parses the data files; later ones read the saved table."""
     monkeypatch.setattr(wnmod, "data_root", lambda: tmp_path)
     table = tmp_path / wnmod.ANTONYM_TABLE
-    parsed = wnmod._parse_antonym_pairs(wnmod.source_folder())
-    assert wnmod._antonym_pairs.__wrapped__() == parsed and table.is_file()  # parsed, kept
+    parsed = wnmod.parse_antonym_pairs(wnmod.source_folder())
+    assert wnmod.antonym_pairs.__wrapped__() == parsed and table.is_file()  # parsed, kept
 
     calls = []
-    monkeypatch.setattr(wnmod, "_parse_antonym_pairs", lambda folder: calls.append(folder) or ())
-    assert wnmod._antonym_pairs.__wrapped__() == parsed and calls == []  # read, not parsed
+    monkeypatch.setattr(wnmod, "parse_antonym_pairs", lambda folder: calls.append(folder) or ())
+    assert wnmod.antonym_pairs.__wrapped__() == parsed and calls == []  # read, not parsed
     assert (["hot"], 0, ["cold"], 0) in parsed
 
 
@@ -125,6 +125,6 @@ def test_a_torn_or_stale_antonym_table_is_parsed_again(tmp_path, monkeypatch, sa
     monkeypatch.setattr(wnmod, "data_root", lambda: tmp_path)
     table = tmp_path / wnmod.ANTONYM_TABLE
     table.write_text(saved)
-    pairs = wnmod._antonym_pairs.__wrapped__()
+    pairs = wnmod.antonym_pairs.__wrapped__()
     assert (["hot"], 0, ["cold"], 0) in pairs
-    assert json.loads(table.read_text())["stamp"] == wnmod._data_stamp(wnmod.source_folder())
+    assert json.loads(table.read_text())["stamp"] == wnmod.data_stamp(wnmod.source_folder())

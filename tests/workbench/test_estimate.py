@@ -148,7 +148,7 @@ def test_estimate_text_prior_then_measured(tmp_path):
     est = estimate_run(cfg, llm_identity=LOCAL, throughput=log)
     assert est.llm_calls == 60 and est.source == "prior"
     assert est.seconds == pytest.approx(60 * PRIOR_SECONDS["qwen0.5b"] + PRIOR_SCORE_SECONDS)
-    # a prior is a wide range, not a point (issue 22: one setting took 18.5-69.9 s)
+    # a prior is a wide range, not a point (one setting took 18.5-69.9 s)
     assert est.text == (
         "60–69 LLM calls, 11 s – 1 min 15 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)"
     )
@@ -223,7 +223,7 @@ def test_an_overlapped_paraphrase_run_is_measured_by_its_wall_time_over_every_ca
     log = ThroughputLog(tmp_path / "t.json")
     record_artifact(run, log)
     assert log.measured(llm_key(SERVER)).seconds == pytest.approx(10.0 / 50)  # 62 - 12 cached
-    # partly cached rewordings are another regime: no stage rate from them (issue 22)
+    # partly cached rewordings are another regime: no stage rate from them
     assert log.measured(stage_key("perturb", SERVER)) is None
     est = estimate_run(RunConfig(), llm_identity=SERVER, throughput=log)
     assert est.seconds == pytest.approx(51 * 0.2 + 0.5)  # the LLM's per-call rate, scoring
@@ -276,9 +276,9 @@ def test_n_questions_is_validated():
 
 def _fresh_units(run) -> list[tuple[str, int]]:
     """The stage units of a recorded run that asked everything (what estimate_run counts)."""
-    from invent_core.workbench.estimate import _stage_units
+    from invent_core.workbench.estimate import stage_units
 
-    return _stage_units(run.config, run.identities["llm"], 1)
+    return stage_units(run.config, run.identities["llm"], 1)
 
 
 @pytest.mark.parametrize(
@@ -289,7 +289,7 @@ def _fresh_units(run) -> list[tuple[str, int]]:
     ],
 )
 def test_the_range_covers_recorded_runs_measured_on_this_machine(tmp_path, folder, least):
-    """Issue 22: the estimate's range covers the real time of runs recorded here.
+    """The estimate's range covers the real time of runs recorded here.
 
     The shipped evaluations' run artefacts (docs/results, real runs of the packaged
     models on this 2-core machine, other work beside them) are replayed in order:

@@ -21,8 +21,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .inputs import OnSingleClass, Seed, _check_inputs, _require_both_classes
-from .registry import Metric, _get_metric
+from .inputs import OnSingleClass, Seed, check_both_classes, check_inputs
+from .registry import Metric, get_metric
 
 #: Resamples of the paired bootstrap, written once: every function here, the experiment's
 #: config and the CLI read it. Ours: 40 resamples move a std by 10 % and a percentile
@@ -105,7 +105,7 @@ def bootstrap_indices(
     if on_single_class not in ("redraw", "skip"):
         raise ValueError(f"on_single_class must be 'redraw' or 'skip'; got {on_single_class!r}")
     if require_both_classes:
-        _require_both_classes(c, "the bootstrap")
+        check_both_classes(c, "the bootstrap")
     rng = np.random.default_rng(seed)
     n = c.size
     if not require_both_classes:
@@ -178,11 +178,11 @@ def paired_bootstrap(
     Paper Appendix "Calculation of Mean and Variance" (40 resamples with replacement;
     mean and standard deviation of the per-resample metric).
     """
-    c, u = _check_inputs(correct, uncertainty)
+    c, u = check_inputs(correct, uncertainty)
     if callable(metric) and not isinstance(metric, Metric):
         func, both, folds = metric, True, False
     else:
-        m = _get_metric(metric)
+        m = get_metric(metric)
         func, both, folds = m.func, m.needs_both_classes, m.cross_fit
     if indices is None:
         indices = bootstrap_indices(
@@ -207,7 +207,7 @@ def _cross_fitted_values(func: Callable, c: np.ndarray, u: np.ndarray, indices) 
 
     - the copies of one question: folded one by one, a copy in the test fold is
       fitted by its twin in the training folds. They share a fold here
-      (``groups=``, see :func:`.calibration._folds`).
+      (``groups=``, see :func:`.calibration.cross_fit_folds`).
     - fewer distinct questions: a resample holds about 63 % of them, so each fold's
       isotonic map is fitted on fewer points and fits worse; the binned ECE, a sum of
       absolute gaps, grows with that noise (on the shipped evaluations its resamples

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .inputs import Seed, _check_inputs, confidence_from_uncertainty
+from .inputs import Seed, check_inputs, confidence_from_uncertainty
 
 
-def _pava(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+def pava_sklearn(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Weighted pool-adjacent-violators: the non-decreasing fit of ``y`` (already ordered)."""
     from sklearn._isotonic import _inplace_contiguous_isotonic_regression
 
@@ -29,7 +29,7 @@ def _pava(y: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def pava_python(y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """:func:`_pava` in plain Python: the same blocks, merged in the same order.
+    """:func:`pava_sklearn` in plain Python: the same blocks, merged in the same order.
 
     scikit-learn's algorithm step for step (a decreasing run is pooled into
     its first entry, then the scan backtracks one block), so the pooled means
@@ -76,7 +76,7 @@ def isotonic_fit(
     y_train: np.ndarray,
     *,
     bounds: tuple[float, float] = (0.0, 1.0),
-    pava=_pava,
+    pava=pava_sklearn,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Increasing isotonic fit of ``y_train`` on ``conf_train``: (distinct x, fitted level).
 
@@ -126,7 +126,7 @@ def isotonic_probabilities(
     groups : array of shape (n,), optional
         With ``cross_fit``: answers of one group always share a fold. A bootstrap
         resample passes its indices, so the copies of one question are never on
-        both sides of a fold (see :func:`_folds`). None: every answer its own group.
+        both sides of a fold (see :func:`cross_fit_folds`). None: every answer its own group.
 
     Returns
     -------
@@ -136,7 +136,7 @@ def isotonic_probabilities(
     ----------
     Zadrozny & Elkan (2002); paper §3 "Evaluation metrics" (isotonic normalisation).
     """
-    c, u = _check_inputs(correct, uncertainty)
+    c, u = check_inputs(correct, uncertainty)
     conf = confidence_from_uncertainty(u)
     if not cross_fit:
         return _fit_isotonic(conf, c, conf)
@@ -146,7 +146,7 @@ def isotonic_probabilities(
         raise ValueError(
             f"cross-fitting with {n_folds} folds needs at least {n_folds} answers; got {c.size}"
         )
-    fold = _folds(c.size if groups is None else np.asarray(groups), n_folds, seed)
+    fold = cross_fit_folds(c.size if groups is None else np.asarray(groups), n_folds, seed)
     prob = np.empty(c.size, dtype=np.float64)
     for k in range(n_folds):
         test = fold == k
@@ -154,7 +154,7 @@ def isotonic_probabilities(
     return prob
 
 
-def _folds(groups: int | np.ndarray, n_folds: int, seed: Seed) -> np.ndarray:
+def cross_fit_folds(groups: int | np.ndarray, n_folds: int, seed: Seed) -> np.ndarray:
     """The fold (0 … n_folds − 1) of each answer: a random partition of the groups from ``seed``.
 
     Why groups: a bootstrap resample holds about a third of its questions two or
@@ -207,7 +207,7 @@ def brier_isotonic_loss(
     ----------
     Brier (1950); paper §3 "Evaluation metrics" (Brier Score with isotonic normalisation).
     """
-    c, u = _check_inputs(correct, uncertainty)
+    c, u = check_inputs(correct, uncertainty)
     p = isotonic_probabilities(c, u, cross_fit=cross_fit, n_folds=n_folds, seed=seed, groups=groups)
     return float(np.mean((p - c) ** 2))
 
@@ -261,7 +261,7 @@ def reliability_diagram(
     """
     if n_bins < 1:
         raise ValueError(f"n_bins must be at least 1; got {n_bins}")
-    c, u = _check_inputs(correct, uncertainty)
+    c, u = check_inputs(correct, uncertainty)
     p = isotonic_probabilities(c, u, cross_fit=cross_fit, n_folds=n_folds, seed=seed, groups=groups)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     b = np.minimum(

@@ -3,7 +3,7 @@
 Every metric of :mod:`invent_core.evaluation.metrics` takes ``(correct,
 uncertainty)``: ``correct`` a 1-D array of 0/1 (or bool) judgements of the
 answers, ``uncertainty`` a 1-D float array of the same length, higher = more
-uncertain. :func:`_check_inputs` turns them into ``(int64 0/1, float64)`` arrays
+uncertain. :func:`check_inputs` turns them into ``(int64 0/1, float64)`` arrays
 of shape (n,) or says what is wrong; :func:`confidence_from_uncertainty` is the
 sign flip (paper: "Confidence is taken as the negative of the UQ measure").
 """
@@ -35,7 +35,7 @@ def confidence_from_uncertainty(uncertainty: ArrayLike) -> np.ndarray:
     return -np.asarray(uncertainty, dtype=np.float64)
 
 
-def _check_inputs(correct: ArrayLike, uncertainty: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def check_inputs(correct: ArrayLike, uncertainty: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Validate and return ``(correct as int 0/1, uncertainty as float64)``, both (n,)."""
     c = np.asarray(correct)
     u = np.asarray(uncertainty, dtype=np.float64)
@@ -61,7 +61,8 @@ def _check_inputs(correct: ArrayLike, uncertainty: ArrayLike) -> tuple[np.ndarra
     return c, u
 
 
-def _require_both_classes(c: np.ndarray, metric: str) -> None:
+def check_both_classes(c: np.ndarray, metric: str) -> None:
+    """Refuse labels that are all correct or all incorrect: ``metric`` is undefined on them."""
     n_pos = int(c.sum())
     if n_pos == 0 or n_pos == c.size:
         which = "correct" if n_pos else "incorrect"

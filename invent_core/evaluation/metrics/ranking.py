@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .inputs import _check_inputs, _require_both_classes, confidence_from_uncertainty
+from .inputs import check_both_classes, check_inputs, confidence_from_uncertainty
 
 
 def auroc_score(
@@ -48,8 +48,8 @@ def auroc_score(
     ----------
     Paper §3 "Evaluation metrics" (AUROC).
     """
-    c, u = _check_inputs(correct, uncertainty)
-    _require_both_classes(c, "AUROC")
+    c, u = check_inputs(correct, uncertainty)
+    check_both_classes(c, "AUROC")
     conf = confidence_from_uncertainty(u)
     if sample_weight is not None:
         from sklearn.metrics import roc_auc_score
@@ -146,7 +146,7 @@ def rejection_curve(correct: ArrayLike, uncertainty: ArrayLike) -> RejectionCurv
     Malinin & Gales (2021), "Uncertainty Estimation in Autoregressive Structured
     Prediction", ICLR — prediction-rejection curves and PRR.
     """
-    c, u = _check_inputs(correct, uncertainty)
+    c, u = check_inputs(correct, uncertainty)
     n = c.size
     k = np.arange(n + 1)
     errors = 1 - c
@@ -199,8 +199,8 @@ def prr_score(correct: ArrayLike, uncertainty: ArrayLike) -> float:
     ----------
     Malinin & Gales (2021), ICLR; paper §3 "Evaluation metrics" (PRR).
     """
-    c, u = _check_inputs(correct, uncertainty)
-    _require_both_classes(c, "PRR")
+    c, u = check_inputs(correct, uncertainty)
+    check_both_classes(c, "PRR")
     return rejection_curve(c, u).prr
 
 
@@ -221,8 +221,8 @@ def auprc_released_code_score(correct: ArrayLike, uncertainty: ArrayLike) -> flo
     -------
     float in [0, 1]; higher is better.
     """
-    c, u = _check_inputs(correct, uncertainty)
-    _require_both_classes(c, "AUPRC (released-code PRR)")
+    c, u = check_inputs(correct, uncertainty)
+    check_both_classes(c, "AUPRC (released-code PRR)")
     ap = _average_precision(c, confidence_from_uncertainty(u))
     ap_perfect = _average_precision(c, c.astype(np.float64))
     return float(ap / ap_perfect)

@@ -52,7 +52,8 @@ METRICS: dict[str, Metric] = {
 DEFAULT_METRICS: tuple[str, ...] = tuple(METRICS)
 
 
-def _get_metric(metric: str | Metric) -> Metric:
+def get_metric(metric: str | Metric) -> Metric:
+    """The :class:`Metric` called ``metric`` (a Metric passes through); unknown names refused."""
     if isinstance(metric, Metric):
         return metric
     try:

@@ -21,9 +21,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .bootstrap import N_BOOTSTRAP, Centre, bootstrap_indices, paired_bootstrap, percentile_interval
-from .inputs import OnSingleClass, _check_inputs
+from .inputs import OnSingleClass, check_inputs
 from .paired import PairedDifference, holm_adjusted, paired_difference
-from .registry import DEFAULT_METRICS, _get_metric
+from .registry import DEFAULT_METRICS, get_metric
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ class Evaluation:
         reference's row is one family: its verdicts are Holm-corrected over the
         methods it is compared with (:func:`~.paired.holm_adjusted`).
         """
-        spec = _get_metric(metric)
+        spec = get_metric(metric)
         paired: dict[str, dict[str, PairedDifference]] = {}
         for ref in dict.fromkeys(references):
             if metric not in self.results.get(ref, {}):
@@ -204,7 +204,7 @@ def evaluate_scores(
     -------
     Evaluation
     """
-    specs = [_get_metric(m) for m in metrics]
+    specs = [get_metric(m) for m in metrics]
     c = np.asarray(correct)
     results: dict[str, dict[str, MetricSummary]] = {}
     skipped: dict[str, str] = {}
@@ -225,7 +225,7 @@ def evaluate_scores(
                 f"method {method!r}: {int(nan.sum())} of {u.size} uncertainties are NaN "
                 f"(first at index {int(np.flatnonzero(nan)[0])})"
             )
-        c, u = _check_inputs(c, u)
+        c, u = check_inputs(c, u)
         if indices is None:
             indices = bootstrap_indices(
                 c,
@@ -299,7 +299,7 @@ def point_metrics(
     metric is None when :func:`undefined_reason` gives a reason, stored under
     ``"undefined"`` (e.g. "all answers right").
     """
-    specs = [_get_metric(m) for m in metrics]
+    specs = [get_metric(m) for m in metrics]
     c_all = np.asarray(correct)
     out: dict[str, dict[str, Any]] = {}
     for method, values in table.items():

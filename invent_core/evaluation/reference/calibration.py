@@ -1,10 +1,10 @@
 """P(correct) at a value from a reference's labels: bagged isotonic fits and their interval.
 
-:func:`_bagged_fits` fits :data:`N_CALIBRATION_BOOTSTRAP` isotonic maps of
+:func:`bagged_fits` fits :data:`N_CALIBRATION_BOOTSTRAP` isotonic maps of
 confidence (−uncertainty) to the 0/1 labels of the k reference questions (fit 0
 on the reference itself, the paper's Brier-score mapping; the rest on
 resamples) and evaluates them at the asked values: a (B, len(values)) array.
-:func:`_jeffreys` widens a bootstrap interval that has no width.
+:func:`jeffreys` widens a bootstrap interval that has no width.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ N_CALIBRATION_BOOTSTRAP = 200
 MIN_NEAR = 10
 
 
-def _bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np.ndarray:
+def bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Fit :data:`N_CALIBRATION_BOOTSTRAP` isotonic maps on resamples (fixed seed) and evaluate them.
 
     Each is scikit-learn's ``IsotonicRegression(y_min, y_max, out_of_bounds="clip")``
@@ -50,7 +50,7 @@ def _bagged_fits(ref: np.ndarray, correct: np.ndarray, values: np.ndarray) -> np
 _FITS: dict[tuple[bytes, bytes], list] = {}
 
 
-def _jeffreys(k: int, n: int) -> tuple[float, float]:
+def jeffreys(k: int, n: int) -> tuple[float, float]:
     """90 % Jeffreys interval of a share k / n (Beta(k + ½, n − k + ½) quantiles).
 
     The quantiles come from ``scipy.special.betaincinv``, which gives what

@@ -23,7 +23,8 @@ from .placement import K_NEAREST, LOCAL_RATIO, MIN_LIKE, SIMILARITY_FLOOR, Place
 from .reference_set import ReferenceSet
 
 
-def _sources(ref: ReferenceSet) -> Sequence[str]:
+def reference_sources(ref: ReferenceSet) -> Sequence[str]:
+    """The dataset each reference question came from (the set's one dataset when not recorded)."""
     return ref.sources or [str(ref.settings.get("dataset", "?"))] * ref.size
 
 
@@ -86,8 +87,8 @@ def place(
     q = np.asarray(embedder.encode([question]), dtype=np.float32).reshape(-1)
     sims = ref.embeddings @ (q / max(float(np.linalg.norm(q)), 1e-12))
     fmt = answer_format(task)
-    formats = {s: answer_format(s) for s in set(_sources(ref))}
-    ok = [fmt is None or formats[s] in (None, fmt) for s in _sources(ref)]
+    formats = {s: answer_format(s) for s in set(reference_sources(ref))}
+    ok = [fmt is None or formats[s] in (None, fmt) for s in reference_sources(ref)]
     order = [int(i) for i in np.argsort(-sims, kind="stable") if ok[i]]
     bar = np.maximum(floor, ratio * local_radii(ref))
     near = [i for i in order[:k] if sims[i] >= bar[i]]
@@ -117,12 +118,12 @@ def local_radii(ref: ReferenceSet, m: int = MIN_LIKE) -> np.ndarray:
     questions share little (0.21; docs/reference_placement.md). −inf where fewer than m others share the format. Cached
     for the last reference (a batch places every row among the same one).
     """
-    key = (hash(ref.embeddings.tobytes()), tuple(_sources(ref)), m)
+    key = (hash(ref.embeddings.tobytes()), tuple(reference_sources(ref)), m)
     last = _RADII.get("last")
     if last is not None and last[0] == key:
         return last[1]
-    formats = {s: answer_format(s) for s in set(_sources(ref))}
-    fmt = np.array([str(formats[s]) for s in _sources(ref)])
+    formats = {s: answer_format(s) for s in set(reference_sources(ref))}
+    fmt = np.array([str(formats[s]) for s in reference_sources(ref)])
     sims = ref.embeddings @ ref.embeddings.T
     same = fmt[:, None] == fmt[None, :]
     sims = np.where(same & ~np.eye(ref.size, dtype=bool), sims, -np.inf)
@@ -152,7 +153,7 @@ def _cannot_place(ref: ReferenceSet, embedder: Any) -> str:
 def _row(ref: ReferenceSet, i: int, similarity: float) -> dict[str, Any]:
     return {
         "question": ref.questions[i],
-        "dataset": _sources(ref)[i],
+        "dataset": reference_sources(ref)[i],
         "similarity": round(float(similarity), 4),
         "value": float(ref.values[i]),
         "correct": None if ref.correct is None else int(ref.correct[i]),
@@ -166,7 +167,7 @@ def _rows(ref: ReferenceSet, idx: Sequence[int], sims: np.ndarray) -> tuple[dict
 def _subset(ref: ReferenceSet, idx: Sequence[int], placement: Placement) -> ReferenceSet:
     """The rows ``idx`` of ``ref`` as a set of their own, with ``placement``."""
     sel = np.asarray(idx, dtype=np.int64)
-    sources = [_sources(ref)[i] for i in idx]
+    sources = [reference_sources(ref)[i] for i in idx]
     return ReferenceSet(
         ref.values[sel],
         None if ref.correct is None else ref.correct[sel],

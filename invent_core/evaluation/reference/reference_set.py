@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ...csv_safe import atomic_file, cut_short, read_csv
-from .calibration import MIN_NEAR, _bagged_fits, _jeffreys
+from .calibration import MIN_NEAR, bagged_fits, jeffreys
 from .placement import Placement
 
 FORMAT = "invent.reference/1"
@@ -174,7 +174,7 @@ class ReferenceSet:
         # a bootstrap of an all-right end block has no width: widen by the Jeffreys
         # interval of the near questions' share right (0.99 from a few stays uncertain)
         near = self.correct[np.abs(self.values - value) <= h]
-        j_lo, j_hi = _jeffreys(int(near.sum()), int(near.size))
+        j_lo, j_hi = jeffreys(int(near.sum()), int(near.size))
         lo, hi = min(lo, j_lo), max(hi, j_hi)
         return {
             "p_correct": float(fits.mean()),
@@ -199,7 +199,7 @@ class ReferenceSet:
 
     def _bagged(self, values: np.ndarray) -> np.ndarray:
         """(B, len(values)) isotonic P(correct) fits on bootstrap resamples of the reference."""
-        return _bagged_fits(self.values, self.correct, values)
+        return bagged_fits(self.values, self.correct, values)
 
     def describe(self, value: float) -> dict[str, Any]:
         """Everything a UI shows next to one question's value.

@@ -26,7 +26,7 @@ from ...embedders import get_embedder
 from ...env import assets_dir
 from ...errors import InventWarning
 from ...llm.names import describe_llm, local_model
-from .neighbours import _sources, place
+from .neighbours import place, reference_sources
 from .reference_set import ReferenceSet
 
 #: Run options a reference must share with a run to be compared with it: the
@@ -217,6 +217,6 @@ def _pool(found: Sequence[tuple[Path, ReferenceSet]], wanted: Mapping[str, Any])
         correct,
         settings,
         questions=[q for r in refs for q in r.questions],
-        sources=[s for r in refs for s in _sources(r)],
+        sources=[s for r in refs for s in reference_sources(r)],
         embeddings=np.concatenate([r.embeddings for r in refs]),
     )

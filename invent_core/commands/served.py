@@ -7,6 +7,14 @@ import os
 import re
 from typing import Any
 
+from ..errors import scrub
+from ..llm import spec_problem
+from ..llm.concurrency import MAX_CONCURRENCY, parse_concurrency
+from ..llm.endpoints import split_base_urls, url_problem
+from ..llm.hf import HFConfig
+from ..llm.inference_engine import check_engine
+from ..llm.specs import DEFAULT_KEY_ENV, GGUF_PREFIX, LOCAL_ALIASES, api_key_from, key_env_problem
+
 
 def seconds_arg(text: str) -> float:
     """The argparse type of ``--stall-timeout``: a finite number of seconds > 0."""
@@ -30,8 +38,6 @@ class AppendUrl(argparse.Action):
 
 def concurrency_arg(text: str) -> int | str:
     """An argparse type: an integer in 1 … MAX_CONCURRENCY, ``auto`` or ``auto:N``."""
-    from ..llm.concurrency import MAX_CONCURRENCY, parse_concurrency
-
     if not text.strip().lower().startswith("auto"):
         return int_in(1, MAX_CONCURRENCY)(text)
 
@@ -79,8 +85,6 @@ def check_openai_key(args: argparse.Namespace, para: str | None) -> None:
     ``--paraphrase-base-url`` or ``$OPENAI_BASE_URL``): a local server (vLLM,
     llama.cpp) may need none.
     """
-    from ..llm.specs import DEFAULT_KEY_ENV, api_key_from, key_env_problem
-
     problem = key_env_problem(args.api_key_env) if args.api_key_env is not None else None
     if problem is not None:  # before any message names the variable: it may be the key
         raise ValueError(f"--api-key-env: the value given {problem}")
@@ -102,9 +106,6 @@ def check_openai_key(args: argparse.Namespace, para: str | None) -> None:
 
 def check_urls(args: argparse.Namespace) -> None:
     """Each URL of ``--base-url`` / ``--paraphrase-base-url`` is an http(s) address."""
-    from ..errors import scrub
-    from ..llm.endpoints import split_base_urls, url_problem
-
     for option in ("--base-url", "--paraphrase-base-url"):
         value = getattr(args, option[2:].replace("-", "_"), None)
         for url in split_base_urls(value) if value else ():
@@ -140,10 +141,6 @@ def check_llm_args(args: argparse.Namespace) -> None:
     model, stray server options, an unknown ``--llm-engine`` or ``--llm-dtype``, a
     half-precision dtype where torch sees no CUDA. Loads no model.
     """
-    from ..llm import spec_problem
-    from ..llm.hf import HFConfig
-    from ..llm.inference_engine import check_engine
-
     para = getattr(args, "paraphrase_llm", None)
     for option, spec in (("--llm", args.llm), ("--paraphrase-llm", para)):
         problem = None if spec is None else spec_problem(spec)
@@ -179,8 +176,6 @@ def check_llm_args(args: argparse.Namespace) -> None:
 
 def _check_threads(llm: str, para: str | None, engine: str, threads: int | None) -> None:
     """``--threads`` needs a model on the embedded llama.cpp (a packaged one, or ``gguf:``)."""
-    from ..llm.specs import GGUF_PREFIX, LOCAL_ALIASES
-
     if threads is None:
         return
     specs = [s.strip().lower() for s in (llm, para) if s]
@@ -211,8 +206,6 @@ def _check_transformers(llm: str, para: str | None, engine: str, config: Any) ->
 
 def check_judge_server(args: argparse.Namespace) -> None:
     """``score``'s server options (only for a served answer judge): the URLs and the key's variable."""
-    from ..llm.specs import api_key_from
-
     check_urls(args)
     if args.api_key_env is not None:
         api_key_from(args.api_key_env)

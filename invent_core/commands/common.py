@@ -8,10 +8,32 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+import threading
+import time
+import typing
+from functools import partial
 from typing import Any
 
-from ._served import (  # noqa: F401 - batch reads concurrency_note here
+from ..config import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    LLMChoice,
+    RunConfig,
+    ScoreConfig,
+    config_from_flat,
+    get_profile,
+    iter_options,
+)
+from ..llm import LazyLLM
+from ..llm.choice import build_llm, build_one, choice_identity
+from ..llm.choice import paraphrase_identity as choice_paraphrase_identity
+from ..llm.local import MAX_THREADS
+from ..perturb import available_perturbers
+from ..progress import LOG_INTERVAL, RENDER_INTERVAL, ProgressTracker, format_range, format_seconds
+from ..workbench.estimate import ThroughputLog, estimate_run
+from .served import (  # noqa: F401 - batch reads concurrency_note here
     AppendUrl,
     check_llm_args,
     check_openai_key,
@@ -33,10 +55,6 @@ def add_llm_args(
     command line and the dashboard's model choice are the same object
     (:func:`choice_from_args`). ``only``: these fields alone (``score``'s served judge).
     """
-    import dataclasses
-
-    from ..config import LLMChoice
-
     g = p.add_argument_group(title)
     kinds = _llm_kinds()
     for f in dataclasses.fields(LLMChoice):
@@ -57,8 +75,6 @@ def add_llm_args(
 
 
 def _llm_kinds() -> dict[str, dict[str, Any]]:
-    from ..llm.local import MAX_THREADS
-
     return {
         "urls": {"action": AppendUrl},
         "concurrency": {"type": concurrency_arg},
@@ -72,10 +88,6 @@ def choice_from_args(args: argparse.Namespace) -> Any:
 
     Raises ValueError naming the option as typed (``--llm-engine must be one of …``).
     """
-    import dataclasses
-
-    from ..config import LLMChoice
-
     names = [f.name for f in dataclasses.fields(LLMChoice)]
     given = {name: getattr(args, name) for name in names if hasattr(args, name)}
     if "thinking" in given:
@@ -89,7 +101,7 @@ def choice_from_args(args: argparse.Namespace) -> Any:
         raise ValueError(f"--{field.replace('_', '-')} {rest}") from None
 
 
-def _parse_optional(kind: type):
+def parse_optional(kind: type):
     """Return the argparse type of an optional field: ``none`` → None, else ``kind(text)``."""
 
     def parse(text: str):
@@ -114,8 +126,6 @@ def add_config_args(
     (meaning "the config's default"), so :func:`config_from_args` can tell
     what the user typed.
     """
-    from ..config import DEFAULT_PROFILE, PROFILES, RunConfig, iter_options
-
     cls = cls or RunConfig
     top = "run" if cls is RunConfig else cls.__name__.removesuffix("Config").lower()
     p.add_argument(
@@ -148,7 +158,7 @@ def add_config_args(
                 help=f"{_escape(opt.help)} (default: {'on' if opt.default else 'off'})",
             )
             continue
-        kind = _parse_optional(opt.type) if opt.optional else opt.type
+        kind = parse_optional(opt.type) if opt.optional else opt.type
         choices = _choices(opt)
         g.add_argument(
             *flags,
@@ -176,8 +186,6 @@ def _choices(opt: Any) -> Any:
     The config imports no plug-in, so the entry point looks up ``--perturber``'s choices.
     """
     if opt.name == "perturber":
-        from ..perturb import available_perturbers
-
         return available_perturbers()
     return opt.choices
 
@@ -190,8 +198,6 @@ def config_from_args(args: argparse.Namespace, cls: type | None = None, base: An
     ValueError
         For an invalid value, naming the option as typed (``--temperature must be …``).
     """
-    from ..config import RunConfig, config_from_flat, iter_options
-
     cls = cls or RunConfig
     given = {k: v for k, v in vars(args).items() if v is not None and k != "profile"}
     if base is None and getattr(args, "profile", None):
@@ -234,9 +240,6 @@ def _check_answer_judge(config: Any, args: argparse.Namespace, explicit: bool = 
 
 def bind_served_judge(args: argparse.Namespace, spec: str) -> None:
     """A served judge (``openai``) asks this command's server, built on first use."""
-    from functools import partial
-
-    from ..llm import LazyLLM
     from ..responses.judge import SERVED, use_answer_judge
 
     if spec.strip().lower() == SERVED:
@@ -245,23 +248,17 @@ def bind_served_judge(args: argparse.Namespace, spec: str) -> None:
 
 def served_llm(args: argparse.Namespace) -> Any:
     """The command's served model (``--base-url``, ``--model``, ``--api-key-env``)."""
-    from ..llm.choice import build_one
-
     return build_one(choice_from_args(args).replace(llm="openai"))
 
 
 def profile_base(cls: type, name: str) -> Any:
     """The config a ``--profile`` starts from: ``cls``'s defaults with the profile's scoring options."""
-    from ..config import ScoreConfig, get_profile
-
     options = get_profile(name).score_options()
     return ScoreConfig(**options) if cls is ScoreConfig else cls().replace(**options)
 
 
 def _owner(cls: type, path: tuple[str, ...]) -> type:
     """Return the config class declaring the field at ``path`` (``("gaap", "delta")`` → GaapConfig)."""
-    import typing
-
     for name in path[:-1]:
         cls = typing.get_type_hints(cls)[name]
     return cls
@@ -273,24 +270,18 @@ def llm_from_args(args: argparse.Namespace) -> Any:
     With ``--paraphrase-llm`` naming another model, the answering model
     carrying it (:func:`invent_core.llm.choice.build_llm`).
     """
-    from ..llm.choice import build_llm
-
     check_llm_args(args)
     return build_llm(choice_from_args(args))
 
 
 def identity_from_args(args: argparse.Namespace, llm: Any = None) -> str:
     """The LLM's identity for the estimate, contacting no server (:func:`~invent_core.llm.choice.choice_identity`)."""
-    from ..llm.choice import choice_identity
-
     return str(choice_identity(choice_from_args(args), llm))
 
 
 def paraphrase_identity(args: argparse.Namespace, llm: Any) -> str | None:
     """A separate paraphrasing model's identity for the estimate (``None``: none)."""
-    from ..llm.choice import paraphrase_identity as identity
-
-    return identity(choice_from_args(args), llm)
+    return choice_paraphrase_identity(choice_from_args(args), llm)
 
 
 def print_estimate(
@@ -307,8 +298,6 @@ def print_estimate(
     ``paraphrase``: a separate paraphrasing model's identity, counted at its own rate.
     Returns ``(low, high)`` seconds (:class:`CliProgress`'s ``estimate``), or None.
     """
-    from ..workbench.estimate import ThroughputLog, estimate_run
-
     label = getattr(llm, "label", None) if llm is not None else None
     if isinstance(label, str):
         print(f"llm: {label}", file=sys.stderr, flush=True)
@@ -367,11 +356,6 @@ class CliProgress:
         clock: Any = None,
         llm: Any = None,
     ) -> None:
-        import threading
-        import time
-
-        from ..progress import LOG_INTERVAL, RENDER_INTERVAL, ProgressTracker
-
         self.quiet, self.outer, self.estimate, self.llm = quiet, outer, estimate, llm
         self.stream = stream if stream is not None else sys.stderr
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -392,8 +376,6 @@ class CliProgress:
 
     def line(self) -> str:
         """``"questions evaluated 3/50 · answers received 23/50 · 1 min 02 s elapsed · ≈ 12 min left"``."""
-        from ..progress import format_seconds
-
         snap = self.tracker.snapshot()
         parts = [
             f"{STAGE_LABELS.get(st.stage, st.stage)} {st.done}/{st.total}"
@@ -411,8 +393,6 @@ class CliProgress:
         return f"{text} · {note}" if note else text
 
     def _time_left(self, snap: list[Any], elapsed: float) -> str | None:
-        from ..progress import format_seconds
-
         views = {st.stage: st for st in snap}
         stage = views.get(self.outer) if self.outer else (snap[-1] if snap else None)
         if stage is not None and stage.time_left is not None:
@@ -441,8 +421,6 @@ class CliProgress:
 
     def __enter__(self) -> CliProgress:
         """Start the ticker thread (nothing when quiet)."""
-        import threading
-
         if not self.quiet:
             self._thread = threading.Thread(target=self._tick, name="cli-progress", daemon=True)
             self._thread.start()
@@ -470,8 +448,6 @@ def estimate_left(estimate: Any, elapsed: float) -> str | None:
     ``estimate``: seconds, or ``(low, high)``. It counts down and never grows;
     past the high end it is None (the elapsed time says the rest).
     """
-    from ..progress import format_range, format_seconds
-
     if estimate is None:
         return None
     low, high = estimate if isinstance(estimate, tuple) else (estimate, estimate)

@@ -50,6 +50,7 @@ class TerminalSafe:
         return len(text)
 
     def writelines(self, lines: Any) -> None:
+        """Write each line as :meth:`write` does."""
         for line in lines:
             self.write(line)
 
