@@ -33,7 +33,7 @@ __all__ = [
     "applies",
     "choice_from_flat",
     "flat_choice",
-    "flat_name",
+    "settings_key",
     "path_name",
     "spec_pick",
 ]
@@ -47,7 +47,7 @@ _BY_NAME = {opt.name: opt for opt in FIELDS}
 _PATH_SPECS = ("gguf", "hf")
 
 
-def flat_name(opt: OptionSpec) -> str:
+def settings_key(opt: OptionSpec) -> str:
     """The field's name in the saved settings (and its widget's key)."""
     return opt.ui_name or opt.name
 
@@ -76,7 +76,7 @@ def applies(opt: OptionSpec, flat: Mapping[str, Any]) -> bool:
     if opt.applies is None:
         return True
     when, of = opt.applies
-    served = str(flat.get(flat_name(_BY_NAME[of])) or "").strip().lower() == SERVED
+    served = str(flat.get(settings_key(_BY_NAME[of])) or "").strip().lower() == SERVED
     return served if when == "served" else not served
 
 
@@ -86,11 +86,11 @@ def flat_choice(choice: LLMChoice) -> dict[str, Any]:
     for opt in FIELDS:
         value = getattr(choice, opt.name)
         if opt.kind == "spec":
-            out[flat_name(opt)], out[path_name(opt)] = spec_pick(value)
+            out[settings_key(opt)], out[path_name(opt)] = spec_pick(value)
         elif value is None:
-            out[flat_name(opt)] = _blank(opt)
+            out[settings_key(opt)] = _blank(opt)
         else:
-            out[flat_name(opt)] = str(value) if opt.kind == "concurrency" else value
+            out[settings_key(opt)] = str(value) if opt.kind == "concurrency" else value
     return out
 
 
@@ -104,7 +104,7 @@ def choice_from_flat(data: Mapping[str, Any]) -> LLMChoice:
     """
     values: dict[str, Any] = {}
     for opt in FIELDS:
-        name = flat_name(opt)
+        name = settings_key(opt)
         if name not in data:
             continue
         if opt.kind == "spec":

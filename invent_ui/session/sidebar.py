@@ -39,7 +39,7 @@ from invent_ui.text import untrusted
 
 from . import state
 from .history_view import quiet_page_link, recent_in_sidebar
-from .llm_fields import FIELDS, OWN_MODEL, applies, flat_name, path_name
+from .llm_fields import FIELDS, OWN_MODEL, applies, settings_key, path_name
 from .navigation import HOME, PAGES
 from .own_model import check_model_path
 from .own_reference import reference_picker
@@ -145,7 +145,7 @@ def _llm_widgets(sb: Any, canon: dict[str, Any]) -> None:
     for opt in FIELDS:
         if not opt.advanced and applies(opt, canon):
             _llm_widget(sb, opt, canon)
-    if SERVED in (canon.get(flat_name(opt)) for opt in FIELDS if opt.kind == "spec"):
+    if SERVED in (canon.get(settings_key(opt)) for opt in FIELDS if opt.kind == "spec"):
         _api_key_field(sb)
 
 
@@ -160,7 +160,7 @@ def _llm_advanced_widgets(canon: dict[str, Any]) -> None:
 
 def _llm_widget(where: Any, opt: OptionSpec, canon: dict[str, Any]) -> None:
     """Draw one field of the model choice in ``where``; its value goes to ``canon``."""
-    name = flat_name(opt)
+    name = settings_key(opt)
     value = canon.get(name)
     if opt.kind == "spec":
         _spec_widget(where, opt, canon)
@@ -190,7 +190,7 @@ def _number_widget(where: Any, opt: OptionSpec, value: Any) -> Any:
         low,
         None if opt.high is None else kind(opt.high),
         step=kind(1),
-        key=_seed(flat_name(opt), kind(value or 0)),
+        key=_seed(settings_key(opt), kind(value or 0)),
         help=opt.help,
     )
     return kind(got or 0)
@@ -198,7 +198,7 @@ def _number_widget(where: Any, opt: OptionSpec, value: Any) -> Any:
 
 def _spec_widget(where: Any, opt: OptionSpec, canon: dict[str, Any]) -> None:
     """A model: the installed ones, a server (``openai``) or your model, whose path is checked."""
-    name = flat_name(opt)
+    name = settings_key(opt)
     picks = [*available_llms(), OWN_MODEL]
     if opt.optional:  # the paraphrasing model: blank is the answering model
         picks = ["", *picks]
@@ -254,7 +254,7 @@ def _checked(path: str) -> Any:
 def _unusable_model(canon: dict[str, Any]) -> str | None:
     """Why "your model" (answering or paraphrasing) cannot run now, else ``None``."""
     for opt in FIELDS:
-        if opt.kind == "spec" and canon.get(flat_name(opt)) == OWN_MODEL:
+        if opt.kind == "spec" and canon.get(settings_key(opt)) == OWN_MODEL:
             check = _checked(canon.get(path_name(opt)) or "")
             if not check.ok:
                 role = "answering" if opt.name == "llm" else "paraphrasing"
