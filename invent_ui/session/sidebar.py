@@ -39,7 +39,7 @@ from invent_ui.text import untrusted
 
 from . import state
 from .history_view import quiet_page_link, recent_in_sidebar
-from .llm_fields import FIELDS, OWN_MODEL, applies, settings_key, path_name
+from .llm_fields import FIELDS, OWN_MODEL, applies, path_name, settings_key
 from .navigation import HOME, PAGES
 from .own_model import check_model_path
 from .own_reference import reference_picker
