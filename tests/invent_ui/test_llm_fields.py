@@ -11,7 +11,7 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from invent_core.cli import build_parser  # noqa: E402
-from invent_core.commands._common import choice_from_args  # noqa: E402
+from invent_core.commands.common import choice_from_args  # noqa: E402
 from invent_core.config import LLMChoice  # noqa: E402
 from invent_core.llm.choice import choice_identity, paraphrase_identity  # noqa: E402
 from invent_core.llm.local import QWEN_05B  # noqa: E402
