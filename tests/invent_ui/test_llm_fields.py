@@ -16,7 +16,7 @@ from invent_core.config import LLMChoice  # noqa: E402
 from invent_core.llm.choice import choice_identity, paraphrase_identity  # noqa: E402
 from invent_core.llm.local import QWEN_05B  # noqa: E402
 from invent_ui.session import state  # noqa: E402
-from invent_ui.session.llm_fields import FIELDS, choice_from_flat, flat_name  # noqa: E402
+from invent_ui.session.llm_fields import FIELDS, choice_from_flat, settings_key  # noqa: E402
 from invent_ui.session.settings import Settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,7 +80,7 @@ def test_every_dashboard_field_has_its_widget_and_the_others_say_why():
     at.selectbox(key="sb_llm").set_value("qwen0.5b").run()
     local = {w.key for w in at.sidebar if getattr(w, "key", None)}
     for opt in FIELDS:  # each one drawn where it applies, under its saved name
-        assert state.SIDEBAR_PREFIX + flat_name(opt) in served | local, opt.name
+        assert state.SIDEBAR_PREFIX + settings_key(opt) in served | local, opt.name
     assert {"sb_base_url", "sb_model"} <= served - local  # a server's fields: only for one
     assert {"sb_llm_engine", "sb_llm_threads"} <= local - served
     shown = {opt.name for opt in FIELDS}
