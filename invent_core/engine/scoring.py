@@ -167,10 +167,21 @@ def score_responses(
     """
     config = config or ScoreConfig()
     questions, responses = validate_responses(questions, responses)  # before any model loads
-    sim = resolve_embedder(embedder, config)
-    if embedder is not None:
-        config = dataclasses.replace(config, embedder=embedder_name(sim))
+    sim, config = loaded_embedder(embedder, config)
     return score_with_embedder(questions, responses, config, sim)
+
+
+def loaded_embedder(embedder: Any, config: ScoreConfig) -> tuple[Any, ScoreConfig]:
+    """(ψ, loaded once; ``config`` naming it as a result records it) for an entry point.
+
+    The object given, else the one named, else the config's
+    (:func:`~invent_core.embedders.resolve_embedder`); a ψ given by the caller is
+    named in the config by its ``name``.
+    """
+    similarity = resolve_embedder(embedder, config)
+    if embedder is not None:
+        config = dataclasses.replace(config, embedder=embedder_name(similarity))
+    return similarity, config
 
 
 def score_with_embedder(

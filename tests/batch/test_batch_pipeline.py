@@ -95,8 +95,11 @@ def test_generated_rows_carry_the_reference_percentile_and_p_correct(tmp_path, m
         ref.mkdir()
         values = [0.1 * k for k in range(40)]  # Inv-Entropy of n = 1 runs lies in [0, 1.4]
         ReferenceSet(values, [1] * 20 + [0] * 20, settings).save(ref / "toy.json")
-        monkeypatch.setenv("INVENT_REFERENCE_DIR", str(ref))
-        summary = batch_score(_input(tmp_path), out, CONFIG, llm=llm, embedder=minilm)
+        # the library is told where the references are; it reads no variable for them
+        monkeypatch.setenv("INVENT_REFERENCE_DIR", str(tmp_path / "bogus"))
+        summary = batch_score(
+            _input(tmp_path), out, CONFIG, llm=llm, embedder=minilm, reference_path=ref
+        )
     assert summary.ok
     rows = list(iter_records(out))
     for r in rows:
