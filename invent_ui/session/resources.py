@@ -187,10 +187,9 @@ def placement(run: Any, where: Path | None) -> dict[str, Any] | None:
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_placement(key: tuple, where: str | None, _run: Any) -> dict[str, Any] | None:
     """:func:`invent_core.engine.placement.placement` of a run, once per run and references."""
-    # looked up through the module at each call: a test counts the placements there
-    return invent_core.engine.placement.placement(
-        _run, embedder=embedder(_run.config.score.embedder), reference_path=where
-    )
+    # looked up through the module at each call: a test counts the placements there; ψ is
+    # loaded only when a reference matches the run's settings (its question is then embedded)
+    return invent_core.engine.placement.placement(_run, reference_path=where)
 
 
 def work_dir(*parts: str) -> Path:
