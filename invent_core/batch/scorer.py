@@ -135,7 +135,9 @@ class RowScorer:
             embedder=self.sim,
             reference_path=self.reference_path,
         )
-        return ScoringContext.from_run(run, llm=self.llm), run  # keeps the run's score
+        # the batch's ψ object (resolved once for the whole batch), and the run's score kept
+        ctx = ScoringContext.from_run(run, llm=self.llm, embedder=self.sim, score=run.score)
+        return ctx, run
 
     def _answer(self, row: InputRow):
         """Ask the LLM the row's own perturbations (r answers to each state, no rewording).

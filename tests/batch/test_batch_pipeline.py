@@ -123,3 +123,26 @@ def test_pre_generated_rows_have_no_reference_columns_filled(tmp_path, minilm):
         "",
         None,
     )
+
+
+@pytest.mark.slow
+def test_a_batch_resolves_its_embedder_once(tmp_path, minilm, monkeypatch):
+    """ψ by the config's name: looked up once for the whole batch, although every generated
+    row's gate, scoring, placement and baselines (Kernel Entropy reads the affinity) use it."""
+    import invent_core.embedders as embedders
+
+    lookups = []
+
+    class Counting(dict):
+        def __contains__(self, key):
+            lookups.append(key)
+            return super().__contains__(key)
+
+    monkeypatch.setattr(embedders, "_instances", Counting(embedders._instances))
+    out = tmp_path / "out.csv"
+    with LoopbackServer(delay=0.0) as srv:
+        llm = get_llm("openai", base_url=srv.base_url, model="loopback", cache=None, concurrency=4)
+        summary = batch_score(_input(tmp_path), out, CONFIG, llm=llm, methods="kernel_entropy")
+    assert summary.ok and summary.n_scored == len(QUESTIONS)
+    assert all(r["kernel_entropy"] != "" for r in iter_records(out))
+    assert lookups == [("minilm", None)]
