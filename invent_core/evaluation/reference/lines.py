@@ -60,11 +60,7 @@ def record_line(record: Mapping[str, Any], *, measure: str = "inv_entropy") -> s
         )
     if placement is not None and placement["mode"] == "nearest":
         return _placed_line(record, measure)
-    settings = record.get("settings_line", "?")
-    line = (
-        f"{measure}: percentile {record['percentile']:.0f} among {record['n_reference']} "
-        f"reference questions (settings: {settings})"
-    )
+    line = f"{measure}: percentile {record['percentile']:.0f} among {record_source(record)}"
     if record["p_correct"] is not None:
         lo, hi = record["p_interval"]
         line += (
