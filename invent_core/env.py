@@ -30,6 +30,21 @@ def cache_dir() -> Path:
     return root
 
 
+#: The variable that names reference sets to use instead of the shipped ones.
+REFERENCE_ENV = "INVENT_REFERENCE_DIR"
+
+
+def reference_override() -> Path | None:
+    """The folder of reference files, or the one file, that ``$INVENT_REFERENCE_DIR`` names.
+
+    None when unset: the shipped references. Read by the entry points only (the
+    command line, the dashboard), once; they pass the path down as an argument,
+    so no floor below them consults the environment for it.
+    """
+    named = os.environ.get(REFERENCE_ENV)
+    return Path(named) if named else None
+
+
 def assets_dir() -> Path:
     """Folder of the shipped data: dataset samples, reference runs, demo artefacts.
 

@@ -40,6 +40,8 @@ class Plan:
     dataset: str | None
     max_question_chars: int
     judge: str = DEFAULT_JUDGE
+    #: where rows are placed: a folder of reference files or one file; None, the shipped ones
+    reference_path: Path | None = None
 
     @property
     def generated(self) -> bool:
@@ -107,6 +109,7 @@ def plan_batch(
     encoding: str | None,
     max_question_chars: int,
     judge: str = DEFAULT_JUDGE,
+    reference_path: str | os.PathLike | None = None,
 ) -> Plan:
     """Validate every option, inspect the input, check the output paths; write nothing."""
     config = _check_options(config, dataset, max_question_chars, judge)
@@ -134,4 +137,5 @@ def plan_batch(
         dataset,
         max_question_chars,
         judge,
+        None if reference_path is None else Path(reference_path),
     )

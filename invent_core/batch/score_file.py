@@ -143,6 +143,7 @@ def batch_score(
     encoding: str | None = None,
     max_question_chars: int = qs.MAX_QUESTION_CHARS,
     judge: str = DEFAULT_JUDGE,
+    reference_path: str | os.PathLike | None = None,
 ) -> BatchSummary:
     """Score every question of a CSV/JSON Lines file into ``output``, resumably.
 
@@ -171,6 +172,8 @@ def batch_score(
         ``"match"`` (``evaluation.correctness.judge_verdict``); reason in ``judge_reason``.
     encoding : force an input encoding (``"latin-1"``); default UTF-8 or the byte-order mark's.
     max_question_chars : longer questions are per-row errors.
+    reference_path : where rows are placed (percentile, P(correct)): a folder of reference
+        files, or one file of one's own (it places pre-generated responses too).
 
     Returns
     -------
@@ -188,6 +191,7 @@ def batch_score(
         The disk failed (full, read-only); the rows written so far stay.
     """
     options = {"methods": methods, "shard": shard, "dataset": dataset, "judge": judge}
+    options["reference_path"] = reference_path
     plan = plan_batch(
         input, output, config, encoding=encoding, max_question_chars=max_question_chars, **options
     )

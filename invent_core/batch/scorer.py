@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ..config import RunConfig
 from ..engine.pipeline import answer_requests, postprocess_responses, run_question
 from ..errors import scrub
 from ..evaluation.correctness import DEFAULT_JUDGE, judge_verdict
-from ..evaluation.reference import own_placement, own_reference_file, record_columns
+from ..evaluation.reference import own_placement, record_columns
 from ..methods.context import ScoringContext
 from ..methods.registry import compute_methods
 from ..perturb.gate import copies_warning
@@ -66,6 +67,9 @@ class RowScorer:
     llm : the LLM for rows without responses (None for pre-generated files).
     dataset : correctness rule (``judge_verdict``'s ``dataset``); None: each row's task.
     judge : one of :data:`BATCH_JUDGES` (``judge_verdict``'s ``method``).
+    reference_path : the reference questions rows are placed among: a folder of
+        reference files or one file of one's own (``--reference``, which places
+        pre-generated responses too); None, the shipped ones.
     """
 
     def __init__(
@@ -77,8 +81,10 @@ class RowScorer:
         llm: Any = None,
         dataset: str | None = None,
         judge: str = DEFAULT_JUDGE,
+        reference_path: str | Path | None = None,
     ) -> None:
         self.config = config
+        self.reference_path = None if reference_path is None else Path(reference_path)
         self.judge = judge
         self.method_names = method_names
         self.sim = sim
@@ -115,10 +121,10 @@ class RowScorer:
     def _generate(self, row: InputRow):
         """Run the pipeline on a question-only row: its ScoringContext and the run.
 
-        The pipeline placed the run among the shipped reference questions like it
+        The pipeline placed the run among the reference questions like it
         (the artefact's ``reference``); the row's columns show that placement, and
         the run's ``degenerate`` reason. Pre-generated responses have no known LLM,
-        so no reference applies to them.
+        so only a reference file of one's own applies to them.
         """
         run = run_question(
             row.question,
@@ -127,8 +133,11 @@ class RowScorer:
             task=row.task,
             choices=row.choices,
             embedder=self.sim,
+            reference_path=self.reference_path,
         )
-        return ScoringContext.from_run(run, llm=self.llm), run  # keeps the run's score
+        # the batch's ψ object (resolved once for the whole batch), and the run's score kept
+        ctx = ScoringContext.from_run(run, llm=self.llm, embedder=self.sim, score=run.score)
+        return ctx, run
 
     def _answer(self, row: InputRow):
         """Ask the LLM the row's own perturbations (r answers to each state, no rewording).
@@ -170,11 +179,17 @@ class RowScorer:
         )
         for name, res in results.items():
             record[name] = res.value if res.ok else None
-        placed = run.reference if run is not None else None
-        if inv is not None and run is None and own_reference_file() is not None:
+        placed = run.reference if run is not None else None  # stored by the pipeline
+        own = self.reference_path is not None and self.reference_path.is_file()
+        if inv is not None and run is None and own:
             # --reference: the user's own set places answers from an unknown model too
             placed = own_placement(
-                inv.value, row.question, self.sim, task=row.task, measure=REFERENCE_MEASURE
+                inv.value,
+                row.question,
+                self.sim,
+                task=row.task,
+                measure=REFERENCE_MEASURE,
+                path=self.reference_path,
             )
         if inv is not None and (run is not None or placed is not None):
             record.update(record_columns(placed, measure=REFERENCE_MEASURE))

@@ -343,6 +343,7 @@ def start_run(
             llm=llm_obj,
             dataset=plan.dataset,
             judge=plan.judge,
+            reference_path=plan.reference_path,
         ),
         reader=reader,
         tick=tick,

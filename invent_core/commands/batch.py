@@ -31,7 +31,7 @@ from .common import (
     llm_from_args,
 )
 from .exits import ROWS_FAILED, run_guarded
-from .reference import add_reference_arg, check_reference, using_reference
+from .reference import add_reference_arg, check_reference, reference_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -240,6 +240,7 @@ def _main(args: argparse.Namespace) -> int:
             dataset=args.dataset,
             judge=args.judge,
             encoding=args.encoding,
+            reference_path=reference_path(args),  # every row placed among these
         )
     finally:
         if printer is not None:
@@ -249,5 +250,4 @@ def _main(args: argparse.Namespace) -> int:
 
 def main(args: argparse.Namespace) -> int:
     """Run the command; see the module docstring for the exit statuses."""
-    with using_reference(args.reference):  # every row placed among --reference's questions
-        return run_guarded(_main, args, writing=str(args.output))
+    return run_guarded(_main, args, writing=str(args.output))

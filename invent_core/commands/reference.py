@@ -5,28 +5,25 @@ reviewer's relabels, ``DIR/relabels.jsonl``) becomes a file in the shipped
 references' format; ``--reference FILE`` places a question among its questions
 (percentile, P(correct)) instead of among the shipped ones. The file is checked
 before any model loads or any file is written: a damaged file or one made with
-other settings is refused with the option that differs.
+other settings is refused with the option that differs. The file (or
+``$INVENT_REFERENCE_DIR``, read once here: :func:`reference_path`) is passed down
+as an argument.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..config import RunConfig, iter_options
 from ..csv_safe import torn_rows
+from ..env import reference_override
 from ..llm.names import local_model
 from ._outputs import check_output_file
 from .exits import run_guarded
-
-#: The variable the reference lookup reads (a folder of references, or one file).
-REFERENCE_ENV = "INVENT_REFERENCE_DIR"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -138,18 +135,11 @@ def check_reference(path: Path, config: Any, llm_identity: str | None) -> None:
         )
 
 
-@contextlib.contextmanager
-def using_reference(path: Path | None) -> Iterator[None]:
-    """Within the block, every placement reads ``path`` instead of the shipped references."""
-    if path is None:
-        yield
-        return
-    before = os.environ.get(REFERENCE_ENV)
-    os.environ[REFERENCE_ENV] = str(Path(path).resolve())
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(REFERENCE_ENV, None)
-        else:
-            os.environ[REFERENCE_ENV] = before
+def reference_path(args: argparse.Namespace) -> Path | None:
+    """Where this command places questions: ``--reference FILE``, else ``$INVENT_REFERENCE_DIR``.
+
+    The one place the command line reads the variable (a folder of references, or
+    one file); the path goes down as an argument. None: the shipped references.
+    """
+    given = getattr(args, "reference", None)
+    return Path(given) if given is not None else reference_override()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from ..errors import Cancelled
@@ -22,7 +23,7 @@ from .common import (
     print_estimate,
 )
 from .exits import run_guarded
-from .reference import add_reference_arg, check_reference, using_reference
+from .reference import add_reference_arg, check_reference, reference_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -85,13 +86,12 @@ def _main(args: argparse.Namespace) -> int:
     llm = llm_from_args(args)  # an unusable --llm fails here, before any file is touched
     if args.reference is not None:
         check_reference(args.reference, config, identity_from_args(args, llm))
-    with using_reference(args.reference):
-        if not args.save:
-            return _run(args, config, llm)
-        check_output_file(args.save)
-        # held from before the work until the file is saved: a second run to it exits 4 at once
-        with OutputLock(lock_path(args.save), args.save):
-            return _run(args, config, llm)
+    if not args.save:
+        return _run(args, config, llm)
+    check_output_file(args.save)
+    # held from before the work until the file is saved: a second run to it exits 4 at once
+    with OutputLock(lock_path(args.save), args.save):
+        return _run(args, config, llm)
 
 
 def _run(args: argparse.Namespace, config, llm) -> int:
@@ -112,6 +112,7 @@ def _run(args: argparse.Namespace, config, llm) -> int:
                 task=args.task,
                 choices=args.choices,
                 progress=progress,
+                reference_path=reference_path(args),
             )
     except (Cancelled, KeyboardInterrupt):
         kept = "the LLM cache" if not args.no_cache else "nothing (--no-cache)"
@@ -133,19 +134,18 @@ def _run(args: argparse.Namespace, config, llm) -> int:
     return 0
 
 
-def _inv_entropy(art) -> float | None:
-    value = art.score.measures.get("inv_entropy") if art.score is not None else None
-    return None if value is None else float(value)
-
-
 def reference_lines(art) -> list[str]:
-    """Return the line of Inv-Entropy among the shipped reference questions like the run's."""
-    from ..evaluation.reference import for_run, reference_line
+    """The line of Inv-Entropy among the reference questions like the run's: its stored placement."""
+    from ..evaluation.reference import record_line, reference_line
 
-    value = _inv_entropy(art)
+    value = art.score.measures.get("inv_entropy") if art.score is not None else None
     if value is None:
         return []
-    return [reference_line(value, for_run(art, measure="inv_entropy"), measure="inv_entropy")]
+    if art.reference is not None:  # placed by the pipeline, once
+        return [record_line(art.reference, measure="inv_entropy")]
+    if not math.isfinite(value):
+        return ["inv_entropy: no value, so no percentile"]
+    return [reference_line(float(value), None)]  # no reference made with the run's settings
 
 
 def print_run(art) -> None:

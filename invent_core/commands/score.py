@@ -8,14 +8,13 @@ import sys
 from pathlib import Path
 
 from ..config import RunConfig, ScoreConfig
-from ..embedders import get_embedder
 from ..llm.names import local_model
 from ..perturb.gate import copies_warning
 from ..questions.samples import is_samples_file, read_samples, read_uqlm
 from ..questions.schema import FIELD_SIZE_LIMIT, parse_json
 from .common import add_config_args, add_llm_args, config_from_args
 from .exits import run_guarded
-from .reference import add_reference_arg, check_reference, using_reference
+from .reference import add_reference_arg, check_reference, reference_path
 from .served import check_judge_server
 
 #: The options of a served answer judge's server (``--answer-judge openai``).
@@ -117,15 +116,22 @@ def main(args: argparse.Namespace) -> int:
     return run_guarded(_main, args)
 
 
-def _reference(res, config: ScoreConfig, made_by: str | None, question: str, own: bool = False):
-    """(line, describe dict or None) of Inv-Entropy among ``made_by``'s reference questions like ``question``."""
-    from ..evaluation.reference import for_settings, reference_line
+def _reference(
+    res, config: ScoreConfig, made_by: str | None, question: str, *, embedder, where, own: bool
+) -> tuple:
+    """(line, describe dict or None) of Inv-Entropy among ``made_by``'s reference questions like ``question``.
+
+    ``embedder``: the ψ that scored the answers (loaded once); ``where``: the
+    references (:func:`~invent_core.commands.reference.reference_path`: ``--reference``
+    or ``$INVENT_REFERENCE_DIR``; None, the shipped ones); ``own``: ``where`` is
+    ``--reference``'s file, which places answers of an unknown model too.
+    """
+    from ..evaluation.reference import for_settings, own_placed, question_task, reference_line
 
     value = float(res.measures["inv_entropy"])
-    if own:  # --reference: the user's set, whoever made the answers (its settings checked)
-        from ..evaluation.reference import own_placed, question_task
-
-        ref = own_placed(question, get_embedder(config.embedder), task=question_task(question))
+    task = question_task(question)  # answers given with no task: the question's answer format
+    if own:  # --reference: the user's set, whoever made the answers
+        ref = own_placed(question, embedder, task=task, path=where)  # (its settings checked)
         return reference_line(value, ref), ref.describe(value)
     if made_by is None:
         line = (
@@ -136,10 +142,9 @@ def _reference(res, config: ScoreConfig, made_by: str | None, question: str, own
     run = RunConfig(
         n_perturbations=res.n_perturbations, n_replications=res.n_replications, score=config
     )
-    from ..evaluation.reference import question_task
-
-    # answers given with no task: placed among reference questions of the same answer format
-    ref = for_settings(run, llm_identity=made_by, question=question, task=question_task(question))
+    ref = for_settings(
+        run, llm_identity=made_by, directory=where, question=question, embedder=embedder, task=task
+    )
     described = ref.describe(value) if ref is not None else None
     return reference_line(value, ref), described
 
@@ -166,15 +171,18 @@ def _main(args: argparse.Namespace) -> int:
             n_perturbations=len(questions) - 1, n_replications=len(responses[0]), score=config
         )
         check_reference(args.reference, shape, args.made_by)
-    from ..engine.scoring import score_responses  # here: a refused file never loads it
+    from ..embedders import resolve_embedder  # here: a refused file never loads it
+    from ..engine.scoring import score_responses
 
-    res = score_responses(questions, responses, config)
-    _report(args, res, config)
+    similarity = resolve_embedder(None, config)  # once: the scores and the placement
+    res = score_responses(questions, responses, config, embedder=similarity)
+    _report(args, res, config, embedder=similarity)
     return 0
 
 
 def _score_samples(args: argparse.Namespace, samples: list) -> int:
     """Every question of a samples file, each with the scoring settings (and model) it records."""
+    from ..embedders import resolve_embedder
     from ..engine.scoring import score_responses
 
     configs = []
@@ -192,26 +200,33 @@ def _score_samples(args: argparse.Namespace, samples: list) -> int:
         configs.append(config_from_args(args, ScoreConfig, base=base))
     reports = []
     for s, config in zip(samples, configs, strict=True):
-        res = score_responses(s.questions, s.responses, config)
+        similarity = resolve_embedder(None, config)  # once a sample: its scores and placement
+        res = score_responses(s.questions, s.responses, config, embedder=similarity)
         if not args.json:
             print(f"{s.id}: {s.question}")
         made_by = args.made_by or local_model(str(s.model.get("llm") or ""))  # as recorded
-        reports.append({"id": s.id, **_report(args, res, config, quiet=args.json, made_by=made_by)})
+        out = _report(args, res, config, quiet=args.json, made_by=made_by, embedder=similarity)
+        reports.append({"id": s.id, **out})
     if args.json:
         print(json.dumps(reports, indent=2))
     return 0
 
 
-def _report(args, res, config: ScoreConfig, *, quiet: bool = False, made_by=None) -> dict:
+def _report(args, res, config: ScoreConfig, *, embedder, quiet: bool = False, made_by=None) -> dict:
     """Print one question set's scores (text, or JSON unless ``quiet``); the JSON object.
 
     ``made_by``: the packaged model that made the answers (``--made-by``, or what a
-    samples file records); None: ``--made-by``.
+    samples file records); None: ``--made-by``. ``embedder``: the ψ that scored them.
     """
-    with using_reference(args.reference):
-        line, described = _reference(
-            res, config, made_by or args.made_by, res.questions[0], own=args.reference is not None
-        )
+    line, described = _reference(
+        res,
+        config,
+        made_by or args.made_by,
+        res.questions[0],
+        embedder=embedder,
+        where=reference_path(args),
+        own=args.reference is not None,
+    )
     out = {
         "measures": res.measures,
         "intervals_90": {k: res.interval(k) for k in res.measures},

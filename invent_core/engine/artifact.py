@@ -25,7 +25,7 @@ from ..perturb.gate import copies_warning
 from ..provenance import BEFORE_PROVENANCE, provenance
 from .adaptive import AdaptiveRecord
 from .placement import placement
-from .scoring import score_responses
+from .scoring import loaded_embedder, score_with_embedder, validate_responses
 
 __all__ = ["RunArtifact"]
 
@@ -220,7 +220,12 @@ class RunArtifact:
             raise ValueError(f"{path} is not valid JSON: {err}") from err
 
     def rescore(
-        self, config: ScoreConfig | None = None, *, embedder: Any = None, **changes: Any
+        self,
+        config: ScoreConfig | None = None,
+        *,
+        embedder: Any = None,
+        reference_path: str | Path | None = None,
+        **changes: Any,
     ) -> RunArtifact:
         """Return a copy scored again from the stored responses — no LLM call.
 
@@ -230,7 +235,11 @@ class RunArtifact:
             The scoring options (default: this run's); every field is kept
             unless changed.
         embedder
-            ψ by name, or a loaded Similarity object to score with.
+            ψ by name, or a loaded Similarity object to score with; resolved once,
+            for the score and the placement.
+        reference_path
+            The reference questions the new score is placed among (a folder or
+            one file); default the shipped ones.
         **changes
             Scoring options by name on top of ``config``
             (``n_bootstrap=7, affinity="abs_cosine"``).
@@ -250,7 +259,9 @@ class RunArtifact:
             changes["embedder"], embedder = embedder, None
         score_config = replace(config or self.config.score, **changes)
         t0 = time.perf_counter()
-        score = score_responses(self.questions, self.responses, score_config, embedder=embedder)
+        questions, responses = validate_responses(self.questions, self.responses)
+        similarity, score_config = loaded_embedder(embedder, score_config)  # score, placement
+        score = score_with_embedder(questions, responses, score_config, similarity)
         out = replace(
             self,
             config=replace(self.config, score=score.config),
@@ -262,7 +273,8 @@ class RunArtifact:
                 "responses_from": self.provenance or {"source": BEFORE_PROVENANCE},
             },
         )
-        out.reference = placement(out)  # the placement belongs to the new score
+        # the placement belongs to the new score
+        out.reference = placement(out, embedder=similarity, reference_path=reference_path)
         return out
 
 

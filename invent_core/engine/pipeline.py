@@ -30,7 +30,8 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager, nullcontext
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from ..config import RunConfig
 from ..errors import Cancelled
@@ -49,11 +50,7 @@ from ..responses.answers import postprocess
 from .adaptive import AdaptiveRecord, normalized_width, prefix_schedule, stop_reason
 from .artifact import RunArtifact
 from .placement import placement
-from .scoring import score_responses
-
-if TYPE_CHECKING:
-    from ..llm import Request
-    from ..llm.pool import RequestPool
+from .scoring import loaded_embedder, score_with_embedder
 
 __all__ = [
     "ANSWER_STOP",
@@ -80,6 +77,7 @@ def run_question(
     embedder: Any = None,
     cancel: CancelToken | None = None,
     paraphrase_llm: Any = None,
+    reference_path: str | Path | None = None,
 ) -> RunArtifact:
     """Perturb, answer, clean, canonicalise and score one question.
 
@@ -100,12 +98,16 @@ def run_question(
         Called with :class:`Progress` events per stage ("perturb", "generate",
         "score"), with time left; the stages overlap, so events interleave.
     embedder
-        A loaded Similarity object (or a name) used instead of ``config.embedder``.
+        A loaded Similarity object (or a name) instead of ``config.embedder``; resolved
+        once here, for the perturber, the scoring and the placement.
     cancel
         Once cancelled, no further LLM request is sent; those in flight finish
         and, like every finished answer, stay in the LLM cache.
     paraphrase_llm
         The model that rewords (spec or LLM), in a pool of its own; default: ``llm``'s own.
+    reference_path
+        Where the run is placed (stored as ``reference``, which every printer reads): a
+        folder of reference files or one file of one's own; default the shipped ones.
 
     Returns
     -------
@@ -125,6 +127,7 @@ def run_question(
     config = config or RunConfig()
     question, choices_list = checked_question(question, task, choices)
     perturber = get_perturber(config.perturber)
+    similarity, config = _loaded_psi(embedder, config)
     model, para = split_llm(resolve_llm(llm), paraphrase_llm)
     t_start = time.perf_counter()
     with _pools(model, para, cancel) as pools:
@@ -135,16 +138,27 @@ def run_question(
             task=task,
             choices=choices_list,
             perturber=perturber,
-            embedder=embedder,
+            embedder=similarity,
             report=_SafeReporter(progress),
         )
     counts = {k: v for p in pools if p is not None for k, v in p.counts.items()}
     art = job.artifact(_identities(model, para, perturber), counts, time.perf_counter() - t_start)
-    runtime = getattr(model, "runtime", None)  # how its requests were timed and decoded
+    _record_runtime(art, model)
+    art.reference = placement(art, embedder=similarity, reference_path=reference_path)
+    return art
+
+
+def _loaded_psi(embedder: Any, config: RunConfig) -> tuple[Any, RunConfig]:
+    """The run's ψ, resolved once (:func:`loaded_embedder`), and the config naming it."""
+    similarity, score_config = loaded_embedder(embedder, config.score)
+    return similarity, dataclasses.replace(config, score=score_config)
+
+
+def _record_runtime(art: RunArtifact, model: Any) -> None:
+    """Keep how the answering model's requests were timed and decoded (``extras``)."""
+    runtime = getattr(model, "runtime", None)
     if isinstance(runtime, dict):
         art.extras["llm_runtime"] = runtime
-    art.reference = placement(art)  # stored with the run, whoever saves it
-    return art
 
 
 def _run_in(pools: tuple[Any, Any], question: str, config: RunConfig, **kw: Any) -> _QuestionRun:
@@ -467,9 +481,7 @@ class _QuestionRun:
         )
         self.report("score", step, steps)
         t0 = time.perf_counter()
-        self.score = score_responses(
-            self.states, canonical, self.config.score, embedder=self.embedder
-        )
+        self.score = score_with_embedder(self.states, canonical, self.config.score, self.embedder)
         self.timings["score"] += time.perf_counter() - t0
         self.report("score", step + 1, steps)
 

@@ -19,13 +19,15 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ..llm import get_llm
 from ..llm.names import describe_llm
 from ..progress import CancelToken, ProgressCallback, ProgressReporter
 from .pipeline import answer_prompts, answer_requests, postprocess_responses
-from .scoring import score_responses
+from .placement import placement
+from .scoring import loaded_embedder, score_with_embedder, validate_responses
 
 __all__ = ["match_states", "edited_flags", "reask"]
 
@@ -127,6 +129,7 @@ def reask(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     embedder: Any = None,
+    reference_path: str | Path | None = None,
 ) -> Any:
     """Return ``run`` with ``new_perturbations``, asking only the changed or added ones.
 
@@ -140,7 +143,10 @@ def reask(
     cancel : stops further requests; a cancelled re-ask raises
         :class:`~invent_core.errors.Cancelled` (answers already received are
         in the LLM cache).
-    embedder : a loaded Similarity object to score with (default: the run's ψ by name).
+    embedder : a loaded Similarity object to score with (default: the run's ψ by name);
+        resolved once, for the score and the placement.
+    reference_path : the reference questions the new score is placed among (a folder
+        or one file); default the shipped ones.
 
     Returns
     -------
@@ -169,11 +175,13 @@ def reask(
     t_generate = time.perf_counter() - t0
     raw, cleaned, canonical, unmapped = _merged_answers(run, questions, sources, asked, new_raw)
     report("score", 0, 1)
-    score = score_responses(questions, canonical, run.config.score, embedder=embedder)
+    similarity, score_config = loaded_embedder(embedder, run.config.score)  # score, placement
+    checked = validate_responses(questions, canonical)  # the run's kept answers: a file's
+    score = score_with_embedder(*checked, score_config, similarity)
     report("score", 1, 1)
     timings = {"generate": t_generate, "total": time.perf_counter() - t0}
     timings["score"] = timings["total"] - t_generate
-    return _reasked_run(
+    out = _reasked_run(
         run,
         model,
         questions,
@@ -184,6 +192,9 @@ def reask(
         sources,
         asked,
     )
+    # the placement belongs to the new score, not the one the run came with
+    out.reference = placement(out, embedder=similarity, reference_path=reference_path)
+    return out
 
 
 def _reasked_run(run, model, questions, answers, score, timings, usage, sources, asked) -> Any:

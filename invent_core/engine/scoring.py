@@ -4,8 +4,10 @@ Algorithm 1 of the paper minus the LLM calls. The checks name the offending inde
 (a file reader words them in its own terms); ψ embeds every distinct input and
 response in one call, giving the (m, m) input affinity and the (m·r, m·r) response
 affinity that :func:`invent_core.paper.scoring.score_from_similarity` turns into
-the bootstrapped measures. This is the pipeline's floor, not the paper's: it
-loads an embedder through the registry.
+the bootstrapped measures; ψ_y is :func:`invent_core.responses.same.answer_affinity`,
+where the answer-similarity option is read. This is the pipeline's floor, not the
+paper's: it loads an embedder through the registry (:func:`score_responses`), or takes
+one an entry point loaded (:func:`score_with_embedder`).
 """
 
 from __future__ import annotations
@@ -18,10 +20,8 @@ import numpy as np
 
 from ..config import ScoreConfig
 from ..embedders import resolve_embedder
-from ..paper.random_walk import affinity_from_cosine
 from ..paper.scoring import ScoreResult, score_from_similarity
-from ..responses.judge import get_answer_judge
-from ..responses.same import answer_cosines
+from ..responses.same import answer_affinity
 
 
 class ResponseShapeError(ValueError):
@@ -166,47 +166,43 @@ def score_responses(
     >>> res = score_responses(qs, rs, ScoreConfig(n_bootstrap=10))  # doctest: +SKIP
     """
     config = config or ScoreConfig()
-    questions, responses = validate_responses(questions, responses)
-    m = len(questions)
-    sim = resolve_embedder(embedder, config)
+    questions, responses = validate_responses(questions, responses)  # before any model loads
+    sim, config = loaded_embedder(embedder, config)
+    return score_with_embedder(questions, responses, config, sim)
+
+
+def loaded_embedder(embedder: Any, config: ScoreConfig) -> tuple[Any, ScoreConfig]:
+    """(ψ, loaded once; ``config`` naming it as a result records it) for an entry point.
+
+    The object given, else the one named, else the config's
+    (:func:`~invent_core.embedders.resolve_embedder`); a ψ given by the caller is
+    named in the config by its ``name``.
+    """
+    similarity = resolve_embedder(embedder, config)
     if embedder is not None:
-        config = dataclasses.replace(config, embedder=embedder_name(sim))
+        config = dataclasses.replace(config, embedder=embedder_name(similarity))
+    return similarity, config
+
+
+def score_with_embedder(
+    questions: list[str], responses: list[list[str]], config: ScoreConfig, similarity: Any
+) -> ScoreResult:
+    """:func:`score_responses` with ψ already loaded: an entry point resolves it once.
+
+    ``questions`` and ``responses`` are well-formed (:func:`validate_responses`, or
+    the pipeline's own lists); ``config.embedder`` names ψ as the result records it.
+    """
+    m = len(questions)
     # One call embeds every distinct input and response once.
     flat_responses = [t for reps in responses for t in reps]  # state-major, (m·r,)
-    all_sim = sim.similarity_matrix(
+    all_sim = similarity.similarity_matrix(
         questions + flat_responses, kind=config.affinity, tau=config.kernel_tau
     )
     sim_x = all_sim[:m, :m]
-    sim_y = answer_affinity(questions[0], flat_responses, config, sim, all_sim[m:, m:])
+    sim_y = answer_affinity(questions[0], flat_responses, config, similarity, all_sim[m:, m:])
     return score_from_similarity(
-        questions, responses, sim_x, sim_y, embedder=sim.identity, config=config
+        questions, responses, sim_x, sim_y, embedder=similarity.identity, config=config
     )
-
-
-def answer_affinity(
-    question: str, answers: list[str], config: ScoreConfig, similarity: Any, embedded: np.ndarray
-) -> np.ndarray:
-    """(k, k) ψ_y of the walk: ``config.answer_similarity`` under the run's kernel.
-
-    ``embedded`` is the embedder's affinity of ``answers`` under the run's kernel (what
-    ``"embedding"`` returns as is); the other options give cosine-like values
-    (:func:`invent_core.responses.same.answer_cosines`) that the same kernel maps.
-    """
-    if config.answer_similarity == "embedding":
-        return embedded
-
-    def cosines() -> np.ndarray:
-        shifted = similarity.similarity_matrix(
-            answers, kind="shifted_cosine", tau=config.kernel_tau
-        )
-        return 2.0 * np.asarray(shifted, dtype=np.float64) - 1.0
-
-    judged = config.answer_similarity == "judge"  # only then is the judge looked up
-    judge = get_answer_judge(config.answer_judge).same_many if judged else None
-    cos = answer_cosines(
-        question, answers, mode=config.answer_similarity, cosines=cosines, judge=judge
-    )
-    return affinity_from_cosine(cos, kind=config.affinity, tau=config.kernel_tau)
 
 
 def embedder_name(embedder: Any) -> str:

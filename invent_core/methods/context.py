@@ -168,15 +168,8 @@ class ScoringContext:
         (affinity 1/2), two that say the same are identical (1).
         """
         texts = list(self.original_responses)
-
-        def cosines() -> np.ndarray:
-            shifted = self.similarity.similarity_matrix(
-                texts, kind="shifted_cosine", tau=KERNEL_TAU
-            )
-            return 2.0 * np.asarray(shifted, dtype=np.float64) - 1.0
-
         mode = self.config.baseline_answers
-        cos = answer_cosines(self.original_question, texts, mode=mode, cosines=cosines)
+        cos = answer_cosines(self.original_question, texts, mode=mode, similarity=self.similarity)
         return affinity_from_cosine(cos, kind="shifted_cosine", tau=KERNEL_TAU)
 
     def same_answer(self, a: str, b: str) -> bool:

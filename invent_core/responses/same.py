@@ -5,10 +5,12 @@ say the same thing: the rules of :mod:`invent_core.responses.equivalence` first
 (canonical forms, then words), and for the pairs they leave undecided the packaged
 MiniLM's cosine at :data:`UNDECIDED_COSINE`. Offline, no GPU, no LLM.
 
-:func:`answer_cosines` is the answer similarity ψ_y of the walk
-(``ScoreConfig.answer_similarity``) as a matrix of cosine-like values in [-1, 1]
-that the run's kernel (``ScoreConfig.affinity``) then turns into affinities, so
-every option keeps the kernel's scale:
+:func:`answer_affinity` is the answer similarity ψ_y of the walk
+(``ScoreConfig.answer_similarity``), the one place its option is read:
+:func:`answer_cosines` gives cosine-like values in [-1, 1] that the run's kernel
+(``ScoreConfig.affinity``) then turns into affinities, so every option keeps the
+kernel's scale. Both take the embedder itself (a ``Similarity`` of the floor below),
+never a function of the caller's, and ask it only when the option needs it:
 
 - ``"embedding"``: the embedder's cosine (the paper's SBERT ψ; for reproduction);
 - ``"canonical"``: 1 for equal canonical answers, 0 (orthogonal) otherwise;
@@ -26,12 +28,18 @@ from typing import get_args
 import numpy as np
 
 from ..config import AnswerSimilarity, ScoreConfig
-from ..embedders import KEYWORD_EMBEDDER, get_embedder
-from ..paper.random_walk import KERNEL_TAU
+from ..embedders import KEYWORD_EMBEDDER, Similarity, get_embedder
+from ..paper.random_walk import KERNEL_TAU, affinity_from_cosine
 from .equivalence import rouge_l, rule_verdict
 from .judge import get_answer_judge
 
-__all__ = ["ANSWER_SIMILARITIES", "UNDECIDED_COSINE", "answer_cosines", "same_answer"]
+__all__ = [
+    "ANSWER_SIMILARITIES",
+    "UNDECIDED_COSINE",
+    "answer_affinity",
+    "answer_cosines",
+    "same_answer",
+]
 
 #: MiniLM cosine at or above which two answers the rules leave undecided are called the
 #: same. Chosen on the tuning half of tests/data/answer_pairs.json (4 errors of its 25
@@ -46,9 +54,14 @@ ANSWER_SIMILARITIES: tuple[str, ...] = get_args(AnswerSimilarity)
 _minilm = None
 
 
-def _cosine(similarity, a: str, b: str) -> float:
-    affinity = similarity.similarity_matrix([a, b], kind="shifted_cosine", tau=KERNEL_TAU)
-    return float(2.0 * affinity[0, 1] - 1.0)  # (1 + cos) / 2 → cos
+def _cosines(similarity: Similarity, texts: Sequence[str]) -> np.ndarray:
+    """(k, k) the embedder's cosines of ``texts`` (the shifted kernel undone; τ plays no part)."""
+    affinity = similarity.similarity_matrix(list(texts), kind="shifted_cosine", tau=KERNEL_TAU)
+    return 2.0 * np.asarray(affinity, dtype=np.float64) - 1.0  # (1 + cos) / 2 → cos
+
+
+def _cosine(similarity: Similarity, a: str, b: str) -> float:
+    return float(_cosines(similarity, [a, b])[0, 1])
 
 
 def same_answer(
@@ -104,13 +117,39 @@ def _pairwise(texts: Sequence[str], value: Callable[[str, str], float]) -> np.nd
     return small[np.ix_(rows, rows)]
 
 
+def answer_affinity(
+    question: str,
+    answers: Sequence[str],
+    config: ScoreConfig,
+    similarity: Similarity,
+    embedded: np.ndarray,
+) -> np.ndarray:
+    """(k, k) ψ_y of the walk: ``config.answer_similarity`` under the run's kernel.
+
+    ``embedded`` is the embedder's affinity of ``answers`` under the run's kernel, which
+    the pipeline has already computed: ``"embedding"`` returns it as is; every other
+    option's cosine-like values (:func:`answer_cosines`) are mapped by the same kernel.
+    The answer judge (``config.answer_judge``) is looked up under ``"judge"`` only.
+    """
+    if config.answer_similarity == "embedding":
+        return embedded
+    cos = answer_cosines(
+        question,
+        answers,
+        mode=config.answer_similarity,
+        similarity=similarity,
+        judge=config.answer_judge,
+    )
+    return affinity_from_cosine(cos, kind=config.affinity, tau=config.kernel_tau)
+
+
 def answer_cosines(
     question: str,
     answers: Sequence[str],
     *,
     mode: str,
-    cosines: Callable[[], np.ndarray],
-    judge: Callable[[str, list[tuple[str, str]]], list[bool]] | None = None,
+    similarity: Similarity,
+    judge: str | Callable[[str, list[tuple[str, str]]], list[bool]] = ScoreConfig.answer_judge,
 ) -> np.ndarray:
     """(k, k) cosine-like ψ_y of ``answers`` under ``mode`` (see the module docstring).
 
@@ -119,9 +158,12 @@ def answer_cosines(
     question : the original question (the rules read its words).
     answers : the k answers (the walk's m·r canonical answers, state-major).
     mode : one of :data:`ANSWER_SIMILARITIES`.
-    cosines : returns the embedder's (k, k) cosines; called only when ``mode`` needs them.
-    judge : ``judge(question, pairs) -> verdicts`` for ``mode="judge"`` (default: the
-        :class:`~invent_core.responses.judge.AnswerJudge` of ``ScoreConfig``'s default).
+    similarity : the run's embedder; asked for the answers' cosines only when ``mode``
+        needs them (``"embedding"``, and ``"rules"`` with undecided pairs).
+    judge : for ``mode="judge"``: an answer judge's spec (default ``ScoreConfig``'s,
+        looked up with :func:`~invent_core.responses.judge.get_answer_judge` under this
+        mode only) or ``judge(question, pairs) -> verdicts``; asked about undecided
+        pairs only.
 
     Returns
     -------
@@ -129,7 +171,7 @@ def answer_cosines(
     distinct pair of answers.
     """
     if mode == "embedding":
-        return cosines()
+        return _cosines(similarity, answers)
     if mode == "canonical":
         return _pairwise(answers, lambda a, b: 0.0)  # distinct canonical texts differ
     if mode == "lexical":
@@ -137,10 +179,13 @@ def answer_cosines(
     if mode == "rules":
         verdicts = _pairwise(answers, lambda a, b: _rule_value(question, a, b))
         undecided = np.isnan(verdicts)
-        return np.where(undecided, cosines(), verdicts) if undecided.any() else verdicts
+        if not undecided.any():
+            return verdicts
+        return np.where(undecided, _cosines(similarity, answers), verdicts)
     if mode == "judge":
         verdicts = _pairwise(answers, lambda a, b: _rule_value(question, a, b))
-        judge = judge or get_answer_judge(ScoreConfig.answer_judge).same_many
+        if isinstance(judge, str):
+            judge = get_answer_judge(judge).same_many
         return _judged(question, answers, verdicts, judge)
     raise ValueError(
         f"unknown answer similarity {mode!r}: choose one of {', '.join(ANSWER_SIMILARITIES)}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -15,8 +14,8 @@ from invent_core.evaluation.correctness import judge_correct
 from invent_core.evaluation.reference import (
     MIN_NEAR,
     calibration_note,
-    place,
-    reference_source,
+    record_source,
+    record_values,
     settings_mismatch,
 )
 from invent_core.llm.names import describe_llm
@@ -28,7 +27,7 @@ from invent_core.perturb.gate import acceptance_line, distinct_warning
 from invent_ui import plots
 from invent_ui.data.answers import majority_answer
 from invent_ui.jobs.feedback import guarded
-from invent_ui.session import archive, links, own_reference, resources, state
+from invent_ui.session import archive, links, own_reference, places, resources, state
 from invent_ui.text import untrusted
 
 from . import tables
@@ -281,7 +280,7 @@ def gate_summary(run: Any) -> None:
             )
 
 
-def _own_pool(run: Any, name: str) -> Any:
+def _own_path(run: Any, name: str) -> Path | None:
     """The sidebar's own reference file for ``run``, or None after saying why it is refused."""
     try:
         ref = own_reference.checked(name)
@@ -303,57 +302,57 @@ def _own_pool(run: Any, name: str) -> Any:
     st.caption(
         f"Reference questions from your file **{untrusted(name)}** (sidebar), not the shipped ones."
     )
-    return replace(ref, settings={**ref.settings, "files": [Path(name).name]})
+    return places.resolve(name)
 
 
 def reference_panel(run: Any, *, key: str, own: bool = False) -> None:
-    """Inv-Entropy among the shipped reference questions like this one: percentile, P(right), chart.
+    """Inv-Entropy among the reference questions like this one: percentile, P(right), chart.
 
     A bare 2.3101 says nothing; its place among reference questions scored with
     the same settings does, and only among questions like it: the
     0.5B model is right on most arithmetic and almost no TriviaQA.
-    The question is placed among its nearest reference questions
-    (:func:`invent_core.evaluation.reference.place`), shown in a small table; when none is
-    close enough, or no reference matches the settings, the panel says so and
-    gives no number.
+    The panel shows the placement the run carries
+    (:func:`invent_core.evaluation.reference.placement_record`, made by the pipeline);
+    a run placed among other references than the ones in use (the sidebar's own
+    file, a run saved before runs carried one) is placed once by the same function
+    (:func:`invent_ui.session.resources.placement`). The reference questions it was
+    placed among are shown in a small table; when none is close enough, or no
+    reference matches the settings, the panel says so and gives no number.
     """
     value = run.score.measures.get("inv_entropy") if run.score is not None else None
     if value is None:
         return
     name = own_reference.chosen() if own else None
-    if name:  # the sidebar's own file, instead of the shipped references
-        pooled = _own_pool(run, name)
-        if pooled is None:
-            return
-    else:
-        pooled = resources.reference(run.config.to_dict(), run.identities.get("llm"))
-    if pooled is None:
+    where = _own_path(run, name) if name else resources.reference_root()
+    if name and where is None:
+        return
+    record = resources.placement(run, where)
+    if record is None:
         st.caption(
             "No shipped reference was made with these settings (model, perturber, n, r, T, "
             "embedder, kernel), so this value cannot be placed among other questions. The "
             "shipped references use the packaged models with the default settings."
         )
         return
-    emb = resources.embedder(run.config.score.embedder)
-    ref = place(pooled, run.question, emb, task=run.task)
-    placement = ref.placement
-    if placement.mode == "none_like":
+    placement = record["placement"] or {"mode": "pooled", "reason": "", "rows": []}
+    if placement["mode"] == "none_like":
         st.caption(
-            f"No reference questions like this one ({untrusted(placement.reason)}), so no "
+            f"No reference questions like this one ({untrusted(placement['reason'])}), so no "
             "percentile and "
             "no P(right): a number calibrated on other kinds of questions would mislead. "
             "The nearest reference questions:"
         )
-        _neighbour_table(placement.rows)
+        _neighbour_table(placement["rows"])
         return
-    _reference_numbers(ref, float(value), key=key)
-    if placement.mode == "nearest":
+    _reference_numbers(record, float(value), key=key)
+    if placement["mode"] == "nearest":
         st.caption(
-            f"Placed among these {int(ref.size)} reference questions ({untrusted(placement.like)}):"
+            f"Placed among these {int(record['n_reference'])} reference questions "
+            f"({untrusted(placement['like'])}):"
         )
-        _neighbour_table(placement.rows)
+        _neighbour_table(placement["rows"])
     else:
-        st.caption(f"Not placed among questions like this one: {untrusted(placement.reason)}.")
+        st.caption(f"Not placed among questions like this one: {untrusted(placement['reason'])}.")
 
 
 def _neighbour_table(rows: Any) -> None:
@@ -375,9 +374,11 @@ def _neighbour_table(rows: Any) -> None:
     st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 300))
 
 
-def _reference_numbers(ref: Any, value: float, *, key: str) -> None:
-    """Percentile and P(right) metrics beside the reference distribution with this value marked."""
-    d = ref.describe(value)
+def _reference_numbers(d: Any, value: float, *, key: str) -> None:
+    """Percentile and P(right) metrics beside the reference distribution with this value marked.
+
+    ``d``: the run's placement record (what :meth:`ReferenceSet.describe` said, kept).
+    """
     c1, c2 = st.columns([1, 2])
     c1.metric(
         "Percentile",
@@ -404,9 +405,10 @@ def _reference_numbers(ref: Any, value: float, *, key: str) -> None:
             f"P(right): not enough reference questions near this value ({int(d['n_near'])} < "
             f"{int(MIN_NEAR)}), so no number."
         )
-    fig = plots.reference_figure(ref.values, value, correct=ref.correct, percentile=d["percentile"])
+    values, correct = record_values(d)
+    fig = plots.reference_figure(values, value, correct=correct, percentile=d["percentile"])
     c2.plotly_chart(fig, key=f"{key}_reference", config={"displaylogo": False})
-    st.caption(f"Among {untrusted(reference_source(ref))}.")  # the figures themselves are above
+    st.caption(f"Among {untrusted(record_source(d))}.")  # the figures themselves are above
 
 
 def reference_check(run: Any, example: Any) -> None:

@@ -16,18 +16,18 @@ from typing import Any
 
 import streamlit as st
 
-import invent_core.evaluation.reference
-from invent_core.config import LLMChoice, RunConfig, ScoreConfig
+import invent_core.engine.placement
+from invent_core.config import LLMChoice, ScoreConfig
 from invent_core.embedders import get_embedder
 from invent_core.engine.artifact import RunArtifact
-from invent_core.env import cache_dir
+from invent_core.env import cache_dir, reference_override
 from invent_core.llm.choice import build_llm, build_one, choice_identity
 from invent_core.methods.registry import ScoringContext, compute_methods
 from invent_core.responses.judge import use_answer_judge
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import assets
 
-from .settings import Settings, secret_fingerprint
+from .settings import Settings, run_fingerprint, secret_fingerprint
 from .sidebar import api_key
 
 # ---------------------------------------------------------------------------
@@ -159,17 +159,37 @@ def method_results(
     return compute_methods(ctx, list(names))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def reference(config: dict[str, Any], llm_identity: str | None) -> Any:
-    """Return the shipped reference for a run's settings (a RunConfig dict), or None.
+@st.cache_resource
+def reference_root() -> Path | None:
+    """The references the dashboard places runs among: ``$INVENT_REFERENCE_DIR``, or None (shipped).
 
-    Cached: the home page and Explore show it on every rerun, and the lookup
-    reads every file in ``assets/reference``.
+    Read once, when the dashboard starts (:func:`invent_core.env.reference_override`);
+    the path goes down as an argument from here.
     """
-    # looked up through the module at each call: a test counts the lookups there
-    return invent_core.evaluation.reference.for_settings(
-        RunConfig.from_dict(config), llm_identity=llm_identity
-    )
+    return reference_override()
+
+
+def placement(run: Any, where: Path | None) -> dict[str, Any] | None:
+    """The run's placement among the references at ``where`` (None: the shipped ones).
+
+    The record the run carries when it was placed among them (the pipeline stored
+    it); else (a run saved before runs carried one, another reference chosen since)
+    placed once by the pipeline's own function and cached.
+    """
+    stored = run.reference
+    if stored is not None and stored.get("among") == invent_core.engine.placement.among(where):
+        return stored
+    value = run.score.measures.get("inv_entropy") if run.score is not None else None
+    key = (run_fingerprint(run), run.question, run.task, str(value))
+    return cached_placement(key, None if where is None else str(where), run)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_placement(key: tuple, where: str | None, _run: Any) -> dict[str, Any] | None:
+    """:func:`invent_core.engine.placement.placement` of a run, once per run and references."""
+    # looked up through the module at each call: a test counts the placements there; ψ is
+    # loaded only when a reference matches the run's settings (its question is then embedded)
+    return invent_core.engine.placement.placement(_run, reference_path=where)
 
 
 def work_dir(*parts: str) -> Path:

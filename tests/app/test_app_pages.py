@@ -140,23 +140,23 @@ def test_home_shows_one_right_and_one_wrong_answer_side_by_side():
 
 
 def test_the_reference_lookup_is_cached_across_reruns(monkeypatch):
-    """The reference files are read once per run settings, not on every rerun of a page."""
-    import invent_core.evaluation.reference as reference
+    """A run is placed once, not on every rerun of a page (the demo runs carry no placement)."""
+    import invent_core.engine.placement as placing
     from invent_ui.session import resources
 
     calls = []
-    real = reference.for_settings
+    real = placing.placement
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(reference, "for_settings", counting)
-    resources.reference.clear()
+    monkeypatch.setattr(placing, "placement", counting)
+    resources.cached_placement.clear()
     at = open_page("app.py")
     assert_clean(at)
     first = len(calls)
-    assert 1 <= first <= 2  # one per distinct settings of the two demo runs
+    assert first == 2  # one per demo run
     at.run()
     assert_clean(at)
     assert len(calls) == first

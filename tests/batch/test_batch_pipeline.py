@@ -95,8 +95,11 @@ def test_generated_rows_carry_the_reference_percentile_and_p_correct(tmp_path, m
         ref.mkdir()
         values = [0.1 * k for k in range(40)]  # Inv-Entropy of n = 1 runs lies in [0, 1.4]
         ReferenceSet(values, [1] * 20 + [0] * 20, settings).save(ref / "toy.json")
-        monkeypatch.setenv("INVENT_REFERENCE_DIR", str(ref))
-        summary = batch_score(_input(tmp_path), out, CONFIG, llm=llm, embedder=minilm)
+        # the library is told where the references are; it reads no variable for them
+        monkeypatch.setenv("INVENT_REFERENCE_DIR", str(tmp_path / "bogus"))
+        summary = batch_score(
+            _input(tmp_path), out, CONFIG, llm=llm, embedder=minilm, reference_path=ref
+        )
     assert summary.ok
     rows = list(iter_records(out))
     for r in rows:
@@ -120,3 +123,26 @@ def test_pre_generated_rows_have_no_reference_columns_filled(tmp_path, minilm):
         "",
         None,
     )
+
+
+@pytest.mark.slow
+def test_a_batch_resolves_its_embedder_once(tmp_path, minilm, monkeypatch):
+    """ψ by the config's name: looked up once for the whole batch, although every generated
+    row's gate, scoring, placement and baselines (Kernel Entropy reads the affinity) use it."""
+    import invent_core.embedders as embedders
+
+    lookups = []
+
+    class Counting(dict):
+        def __contains__(self, key):
+            lookups.append(key)
+            return super().__contains__(key)
+
+    monkeypatch.setattr(embedders, "_instances", Counting(embedders._instances))
+    out = tmp_path / "out.csv"
+    with LoopbackServer(delay=0.0) as srv:
+        llm = get_llm("openai", base_url=srv.base_url, model="loopback", cache=None, concurrency=4)
+        summary = batch_score(_input(tmp_path), out, CONFIG, llm=llm, methods="kernel_entropy")
+    assert summary.ok and summary.n_scored == len(QUESTIONS)
+    assert all(r["kernel_entropy"] != "" for r in iter_records(out))
+    assert lookups == [("minilm", None)]

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from invent_core.cli import main as cli
-from invent_core.commands.reference import using_reference
 from invent_core.engine.artifact import RunArtifact
 from invent_core.evaluation.reference import ReferenceSet
 
@@ -121,8 +120,7 @@ def test_run_batch_and_score_place_a_question_the_same_way(built, evaluation, tm
     scored = json.loads(capsys.readouterr().out)
     value = scored["measures"]["inv_entropy"]
     # run: the pipeline's placement of the same answers (what run prints and saves)
-    with using_reference(built):
-        placed = run.rescore(run.config.score).reference
+    placed = run.rescore(run.config.score, reference_path=built).reference
     # batch: the command on a file holding the same answers
     rows = tmp_path / "rows.csv"
     with open(rows, "w", newline="", encoding="utf-8") as fh:

@@ -414,14 +414,90 @@ def test_run_question_stores_the_placement_it_computes(monkeypatch):
     from invent_core.engine import pipeline
 
     seen = []
-    monkeypatch.setattr(pipeline, "placement", lambda art: seen.append(art) or {"value": 0.5})
-    art = run(FakeLLM())
-    assert seen == [art] and art.reference == {"value": 0.5}
+
+    def placing(art, *, embedder, reference_path):
+        seen.append((art, embedder, reference_path))
+        return {"value": 0.5}
+
+    monkeypatch.setattr(pipeline, "placement", placing)
+    psi = BagOfWords()
+    art = run_question(Q, CFG, llm=FakeLLM(), embedder=psi, reference_path="mine.json")
+    # placed once, with the run's own ψ object and the references it was given
+    assert seen == [(art, psi, "mine.json")] and art.reference == {"value": 0.5}
     assert RunArtifact.from_json(art.to_json()).reference == {"value": 0.5}
 
 
 def test_a_fake_model_matches_no_shipped_reference_so_nothing_is_placed():
     assert run(FakeLLM()).reference is None  # "fake-llm" made no shipped reference
+
+
+def _toy_reference(folder, config=CFG.replace(embedder="bow"), llm="fake-llm"):
+    """A labelled reference made with the fake model's and ψ's settings (no question embeddings)."""
+    from invent_core.evaluation.reference import ReferenceSet, reference_settings
+
+    settings = {**reference_settings(config, llm, "inv_entropy"), "dataset": "toy"}
+    folder.mkdir(exist_ok=True)
+    values = [0.05 * k for k in range(40)]
+    ReferenceSet(values, [1] * 20 + [0] * 20, settings).save(folder / "toy.json")
+    return folder
+
+
+def test_the_references_are_an_argument_and_no_variable_is_read(tmp_path, monkeypatch):
+    """The library places among what it is given; ``$INVENT_REFERENCE_DIR`` is the entry's."""
+    folder = _toy_reference(tmp_path / "mine")
+    monkeypatch.setenv("INVENT_REFERENCE_DIR", str(folder))  # would match, were it read here
+    assert run(FakeLLM()).reference is None  # the shipped ones: none for "fake-llm"
+    monkeypatch.setenv("INVENT_REFERENCE_DIR", str(tmp_path / "bogus"))
+    art = run(FakeLLM(), reference_path=folder)
+    rec = art.reference
+    assert rec is not None and rec["among"] == "mine" and rec["files"] == ["toy.json"]
+    assert rec["value"] == art.score.measures["inv_entropy"] and rec["n_reference"] == 40
+    psi = BagOfWords()
+    again = art.rescore(n_bootstrap=7, embedder=psi, reference_path=folder)  # placed again
+    assert again.reference["value"] == again.score.measures["inv_entropy"]
+    assert art.rescore(n_bootstrap=7, embedder=psi).reference is None  # among what it is given
+
+
+def test_a_reask_places_its_new_score_again(tmp_path):
+    from invent_core.engine.reask import reask
+
+    folder = _toy_reference(tmp_path / "mine")
+    art = run(FakeLLM(), reference_path=folder)
+    llm = FakeLLM(answer=lambda state, seed: "Lyon" if state == 3 else "Paris")
+    edited = [*art.perturbations[:2], "Which French city is the seat of government?"]
+    new = reask(art, edited, llm=llm, embedder=BagOfWords(), reference_path=folder)
+    assert new.score.measures["inv_entropy"] != art.score.measures["inv_entropy"]
+    assert new.reference["value"] == new.score.measures["inv_entropy"]  # not the old score's
+
+
+class _CountingRegistry(dict):
+    """The embedder registry, counting each lookup of ψ by name (a resolution)."""
+
+    lookups = 0
+
+    def __contains__(self, key):
+        type(self).lookups += 1
+        return super().__contains__(key)
+
+
+@pytest.mark.slow  # the packaged MiniLM scores and places the run
+@pytest.mark.parametrize("given", [None, "minilm", "object"])
+def test_run_question_resolves_its_embedder_once(given, minilm, tmp_path, monkeypatch):
+    """ψ by the config's name, by a name or as an object: looked up once per run at most,
+    although the gate, the scoring and the placement all use it."""
+    import invent_core.embedders as embedders
+
+    registry = _CountingRegistry(embedders._instances)
+    _CountingRegistry.lookups = 0
+    monkeypatch.setattr(embedders, "_instances", registry)
+    folder = _toy_reference(tmp_path / "mine", CFG)  # a matching reference: the run is placed
+    embedder = minilm if given == "object" else given
+    art = run_question(
+        Q, CFG, llm=FakeLLM(), embedder=embedder, reference_path=folder
+    )  # the default perturber: its gate compares rewordings with ψ
+    assert art.reference is not None and art.identities["embedder"] == minilm.identity
+    assert _CountingRegistry.lookups == (0 if given == "object" else 1)
+    assert art.config.score.embedder == "minilm"
 
 
 class GroupingLLM(FakeLLM):

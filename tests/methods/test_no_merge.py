@@ -15,6 +15,18 @@ from invent_core.responses import same_answer
 from invent_core.responses.equivalence import rule_verdict
 from invent_core.responses.same import answer_cosines
 
+
+class _Unasked:
+    """An embedder that must not be asked: every pair here is decided without cosines."""
+
+    name = identity = "unasked"
+
+    def similarity_matrix(self, texts, *, kind, tau):
+        raise AssertionError(f"the embedder was asked about {list(texts)}")
+
+
+UNASKED = _Unasked()
+
 QUESTIONS = ["What is 2 plus 6?", "What is the sum of 2 and 6?"]
 
 
@@ -86,7 +98,7 @@ def test_the_walk_and_every_baseline_read_the_same_verdicts(minilm, question, an
     ctx = ScoringContext([question, question], [list(answers)] * 2, embedder=minilm)
     get_method("semantic_entropy").compute(ctx)
     ids = ctx.extras["semantic_entropy"]["clusters"]
-    psi = answer_cosines(question, answers, mode="rules", cosines=lambda: 1 / 0)  # all decided
+    psi = answer_cosines(question, answers, mode="rules", similarity=UNASKED)  # all decided
     for (i, a), (j, b) in itertools.combinations(enumerate(answers), 2):
         verdict = rule_verdict(question, a, b)
         assert verdict is not None, (a, b)

@@ -15,6 +15,18 @@ from invent_core.responses import same_answer
 from invent_core.responses.judge import SAME_PROBABILITY, AnswerJudge
 from invent_core.responses.same import answer_cosines
 
+
+class _Unasked:
+    """An embedder that must not be asked: every pair here is decided without cosines."""
+
+    name = identity = "unasked"
+
+    def similarity_matrix(self, texts, *, kind, tau):
+        raise AssertionError(f"the embedder was asked about {list(texts)}")
+
+
+UNASKED = _Unasked()
+
 Q = "What is the capital of Nigeria?"
 
 
@@ -37,7 +49,7 @@ def test_only_undecided_distinct_pairs_reach_the_judge():
         return [True] * len(pairs)
 
     answers = ["Lagos", "the largest Nigerian city", "Lagos", "Abuja", "12"]
-    cos = answer_cosines(Q, answers, mode="judge", cosines=lambda: 1 / 0, judge=judge)
+    cos = answer_cosines(Q, answers, mode="judge", similarity=UNASKED, judge=judge)
     # "Lagos" / "Abuja" and the number are decided by the rules; the description shares no
     # word with either name, so its two distinct pairs are undecided and asked once each
     assert len(asked) == 1 and len(asked[0]) == 2

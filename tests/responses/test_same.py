@@ -13,6 +13,18 @@ from invent_core.responses import same_answer
 from invent_core.responses.equivalence import answer_form, rule_verdict
 from invent_core.responses.same import answer_cosines
 
+
+class _Unasked:
+    """An embedder that must not be asked: every pair here is decided without cosines."""
+
+    name = identity = "unasked"
+
+    def similarity_matrix(self, texts, *, kind, tau):
+        raise AssertionError(f"the embedder was asked about {list(texts)}")
+
+
+UNASKED = _Unasked()
+
 PAIRS = json.loads((Path(__file__).parents[1] / "data" / "answer_pairs.json").read_text())["pairs"]
 
 #: accuracy of same_answer per split, as measured when the set was committed (the
@@ -58,7 +70,7 @@ def test_an_option_text_is_its_letter():
 
 
 def test_canonical_mode_never_joins_distinct_answers():
-    cos = answer_cosines("Q?", ["8", "8", "10"], mode="canonical", cosines=lambda: 1 / 0)
+    cos = answer_cosines("Q?", ["8", "8", "10"], mode="canonical", similarity=UNASKED)
     np.testing.assert_array_equal(cos, [[1, 1, 0], [1, 1, 0], [0, 0, 1]])
 
 
@@ -112,3 +124,25 @@ def test_the_rules_on_the_tuning_half_stay_at_their_figures():
 def test_same_answer_on_the_tuning_half_stays_at_its_figure():
     right = [same_answer(r["question"], r["a"], r["b"]) == r["same"] for r in TUNING]
     assert round(float(np.mean(right)), 3) >= TUNING_FIGURES["same_answer"]
+
+
+@pytest.mark.parametrize("mode", ["embedding", "canonical", "lexical", "rules", "judge"])
+def test_psi_y_is_read_in_one_place_and_asks_the_embedder_only_when_needed(mode):
+    """``answer_affinity`` reads the option; the kernel maps every option's cosines alike."""
+    from invent_core.config import ScoreConfig
+    from invent_core.paper.random_walk import affinity_from_cosine
+    from invent_core.responses.same import answer_affinity
+
+    question, answers = "What is 6 times 7?", ["42", "forty-two", "48", "42"]
+    config = ScoreConfig(answer_similarity=mode, answer_judge="openai")  # unbound: never asked
+    embedded = np.full((4, 4), 0.5)
+    similarity = None if mode == "embedding" else UNASKED  # every pair here is decided
+    got = answer_affinity(question, answers, config, similarity, embedded)
+    if mode == "embedding":
+        assert got is embedded  # the pipeline's own affinity, as is
+        return
+    cos = answer_cosines(question, answers, mode=mode, similarity=UNASKED)
+    want = affinity_from_cosine(cos, kind=config.affinity, tau=config.kernel_tau)
+    np.testing.assert_array_equal(got, want)
+    if mode in ("rules", "judge"):  # the rules join the number and its words
+        assert got[0, 1] == got[0, 3] == 1.0 and got[0, 2] < 1.0

@@ -15,8 +15,8 @@ whether each answer was correct. It answers two questions about a new value:
 Both are monotone in the measure. Pure numpy plus scikit-learn's isotonic
 regression; JSON in and out.
 
-Shipped references live in ``assets/reference/*.json`` (``$INVENT_REFERENCE_DIR``
-overrides), built by ``scripts/make_reference.py`` from ``evaluate`` runs, with
+Shipped references live in ``assets/reference/*.json`` (a caller may name another
+folder, or one file of its own: ``directory``, ``path``), built by ``scripts/make_reference.py`` from ``evaluate`` runs, with
 each reference question's text and its embedding by the run's embedder.
 :func:`for_settings` pools every shipped reference whose settings match a
 run's (:data:`MATCH_KEYS`: what changes the measure's scale), across datasets,
@@ -32,8 +32,10 @@ placed, their neighbours 88 %, 97 %, 55 %, 80 %, 55 % and 100 % from their own
 dataset; 4 of 10 prompts unlike any benchmark question still get a number (10
 of 10 with the floor alone); against the shipped 0.5B references (arithmetic,
 MMLU), 0 of 300 GSM8K and almost no TriviaQA, SciQ or NQ-open questions do.
-:func:`reference_line` and :func:`columns` are what the CLI and the batch
-output show; :func:`placement_record` what a run artefact keeps.
+:func:`placement_record` is what a run artefact keeps of its placement, and every
+printer reads that record: :func:`record_line` (the CLI), :func:`record_columns`
+(the batch output), :func:`record_source` (the dashboard); :func:`reference_line`
+and :func:`columns` are the same for a set placed on the spot (``score``).
 
 Modules, bottom to top
 ----------------------
@@ -43,7 +45,7 @@ Modules, bottom to top
 - :mod:`.neighbours` — :func:`place`: a question among the reference questions like it.
 - :mod:`.shipped` — :func:`for_settings` / :func:`for_run`: the shipped files, matched.
 - :mod:`.own` — :func:`load_own_reference`, :func:`settings_mismatch`: ``--reference FILE``.
-- :mod:`.lines` — :func:`reference_line`, :func:`columns`, :func:`placement_record`.
+- :mod:`.lines` — :func:`placement_record` and what is shown of it.
 """
 
 from __future__ import annotations
@@ -55,15 +57,16 @@ from .lines import (
     placed_among,
     placement_record,
     record_columns,
+    record_line,
+    record_source,
+    record_values,
     reference_line,
-    reference_source,
 )
 from .neighbours import answer_format, local_radii, place, question_task
 from .own import (
     load_own_reference,
     own_placed,
     own_placement,
-    own_reference_file,
     settings_mismatch,
 )
 from .placement import K_NEAREST, LOCAL_RATIO, MIN_LIKE, SIMILARITY_FLOOR, Placement
@@ -92,12 +95,13 @@ __all__ = [
     "answer_format",
     "question_task",
     "reference_line",
-    "reference_source",
+    "record_line",
+    "record_source",
+    "record_values",
     "calibration_note",
     "columns",
     "load_own_reference",
     "settings_mismatch",
     "own_placed",
     "own_placement",
-    "own_reference_file",
 ]

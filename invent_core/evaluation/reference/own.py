@@ -16,13 +16,12 @@ from typing import Any
 from .lines import placement_record
 from .neighbours import place
 from .reference_set import ReferenceSet
-from .shipped import LEGACY_SETTINGS, reference_dir, reference_settings
+from .shipped import LEGACY_SETTINGS, reference_settings
 
 __all__ = [
     "load_own_reference",
     "own_placed",
     "own_placement",
-    "own_reference_file",
     "settings_mismatch",
 ]
 
@@ -69,30 +68,27 @@ def settings_mismatch(
     return out
 
 
-def own_reference_file() -> Path | None:
-    """The reference file in use instead of the shipped ones (``--reference``), or None."""
-    where = reference_dir()
-    return where if where.is_file() else None
-
-
-def own_placed(question: str, embedder: Any, *, task: str | None) -> ReferenceSet | None:
-    """The own reference's questions like ``question`` (:func:`place`); None without one in use."""
-    path = own_reference_file()
-    if path is None:
-        return None
+def own_placed(question: str, embedder: Any, *, task: str | None, path: str | Path) -> ReferenceSet:
+    """The questions of the reference file ``path`` like ``question`` (:func:`place`)."""
+    path = Path(path)
     ref = load_own_reference(path)
     ref = replace(ref, settings={**ref.settings, "files": [path.name]})
     return place(ref, question, embedder, task=task)
 
 
 def own_placement(
-    value: float | None, question: str, embedder: Any, *, task: str | None, measure: str
+    value: float | None,
+    question: str,
+    embedder: Any,
+    *,
+    task: str | None,
+    measure: str,
+    path: str | Path,
 ) -> dict | None:
-    """:func:`placement_record` of ``value`` among the own reference's questions like ``question``.
+    """:func:`placement_record` of ``value`` among the questions of ``path`` like ``question``.
 
     For answers from an unknown model (``score``, a batch file of responses): the
     user chose the file and its other settings were checked
-    (:func:`settings_mismatch`), so the model is taken on trust. None without an
-    own reference in use.
+    (:func:`settings_mismatch`), so the model is taken on trust.
     """
-    return placement_record(value, own_placed(question, embedder, task=task), measure)
+    return placement_record(value, own_placed(question, embedder, task=task, path=path), measure)

@@ -6,13 +6,18 @@ and, given the question, narrows it to the reference questions like it
 (:func:`~invent_core.evaluation.reference.place`); :func:`for_run` does so for
 a saved run artefact. A damaged file is left out with a warning naming it; a
 copy of a file (the same values, labels and questions) is pooled once.
+
+Which references: the shipped folder (:func:`reference_dir`) unless the caller
+names another folder or one file of its own (``directory``). Nothing here reads
+the environment: an entry point (the command line, the dashboard) reads
+``$INVENT_REFERENCE_DIR`` once (:func:`invent_core.env.reference_override`) and
+passes what it names down.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -53,13 +58,8 @@ LEGACY_SETTINGS: dict[str, Any] = dict(BEFORE_OPTIONS)
 
 
 def reference_dir() -> Path:
-    """Return the folder of shipped references: ``$INVENT_REFERENCE_DIR`` or ``<repo>/assets/reference``.
-
-    ``$INVENT_REFERENCE_DIR`` may also name one file: a reference of one's own
-    (``--reference FILE``), used instead of the shipped ones.
-    """
-    env = os.environ.get("INVENT_REFERENCE_DIR")
-    return Path(env) if env else assets_dir() / "reference"
+    """Return the folder of shipped references, ``<repo>/assets/reference``."""
+    return assets_dir() / "reference"
 
 
 def reference_settings(config: Any, llm_identity: str | None, measure: str) -> dict[str, Any]:
@@ -183,16 +183,23 @@ def for_settings(
     return place(pooled, question, embedder, task=task)
 
 
-def for_run(run: Any, *, measure: str = "inv_entropy", embedder: Any = None) -> ReferenceSet | None:
+def for_run(
+    run: Any,
+    *,
+    measure: str = "inv_entropy",
+    embedder: Any = None,
+    directory: str | Path | None = None,
+) -> ReferenceSet | None:
     """The reference questions like a :class:`~invent_core.engine.artifact.RunArtifact`'s question.
 
     Same settings (its config and LLM) and answer format (its task), narrowed to
-    the question's nearest by :func:`place`.
+    the question's nearest by :func:`place`; ``directory`` as in :func:`for_settings`.
     """
     return for_settings(
         run.config,
         llm_identity=run.identities.get("llm"),
         measure=measure,
+        directory=directory,
         question=run.question,
         embedder=embedder,
         task=run.task,
