@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..config import RunConfig, ScoreConfig
+from ..embedders import resolve_embedder
 from ..llm.names import local_model
 from ..perturb.gate import copies_warning
 from ..questions.samples import is_samples_file, read_samples, read_uqlm
@@ -171,7 +172,6 @@ def _main(args: argparse.Namespace) -> int:
             n_perturbations=len(questions) - 1, n_replications=len(responses[0]), score=config
         )
         check_reference(args.reference, shape, args.made_by)
-    from ..embedders import resolve_embedder  # here: a refused file never loads it
     from ..engine.scoring import score_responses
 
     similarity = resolve_embedder(None, config)  # once: the scores and the placement
@@ -182,7 +182,6 @@ def _main(args: argparse.Namespace) -> int:
 
 def _score_samples(args: argparse.Namespace, samples: list) -> int:
     """Every question of a samples file, each with the scoring settings (and model) it records."""
-    from ..embedders import resolve_embedder
     from ..engine.scoring import score_responses
 
     configs = []

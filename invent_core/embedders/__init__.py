@@ -24,7 +24,7 @@ DEFAULT_EMBEDDER = ScoreConfig().embedder  # the default is written once, in inv
 #: whatever ψ the run measures with (paper, Appendix "GAAP Implementation Details").
 KEYWORD_EMBEDDER = "minilm"
 
-_instances: dict[tuple[str, str | None], Similarity] = {}
+instances: dict[tuple[str, str | None], Similarity] = {}
 _lock = threading.Lock()
 
 
@@ -67,8 +67,8 @@ def get_embedder(
         )
     key = (name, device)
     with _lock:
-        if key in _instances:
-            return _instances[key]
+        if key in instances:
+            return instances[key]
         if name in EMBEDDERS:
             inst: Similarity = SbertEmbedder(EMBEDDERS[name], device=device, store=VectorStore())
         else:
@@ -78,7 +78,7 @@ def get_embedder(
                     f"unknown embedder {name!r}: use one of {sorted(EMBEDDERS)} or a local NLI model folder"
                 )
             inst = NLISimilarity(path, device=device)
-        _instances[key] = inst
+        instances[key] = inst
         return inst
 
 

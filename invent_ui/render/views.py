@@ -315,7 +315,7 @@ def reference_panel(run: Any, *, key: str, own: bool = False) -> None:
     (:func:`invent_core.evaluation.reference.placement_record`, made by the pipeline);
     a run placed among other references than the ones in use (the sidebar's own
     file, a run saved before runs carried one) is placed once by the same function
-    (:func:`invent_ui.session.resources.placement`). The reference questions it was
+    (:func:`invent_ui.session.resources.shown_placement`). The reference questions it was
     placed among are shown in a small table; when none is close enough, or no
     reference matches the settings, the panel says so and gives no number.
     """
@@ -326,7 +326,7 @@ def reference_panel(run: Any, *, key: str, own: bool = False) -> None:
     where = _own_path(run, name) if name else resources.reference_root()
     if name and where is None:
         return
-    record = resources.placement(run, where)
+    record = resources.shown_placement(run, where)
     if record is None:
         st.caption(
             "No shipped reference was made with these settings (model, perturber, n, r, T, "

@@ -169,7 +169,7 @@ def reference_root() -> Path | None:
     return reference_override()
 
 
-def placement(run: Any, where: Path | None) -> dict[str, Any] | None:
+def shown_placement(run: Any, where: Path | None) -> dict[str, Any] | None:
     """The run's placement among the references at ``where`` (None: the shipped ones).
 
     The record the run carries when it was placed among them (the pipeline stored

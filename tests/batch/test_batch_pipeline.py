@@ -138,7 +138,7 @@ def test_a_batch_resolves_its_embedder_once(tmp_path, minilm, monkeypatch):
             lookups.append(key)
             return super().__contains__(key)
 
-    monkeypatch.setattr(embedders, "_instances", Counting(embedders._instances))
+    monkeypatch.setattr(embedders, "instances", Counting(embedders.instances))
     out = tmp_path / "out.csv"
     with LoopbackServer(delay=0.0) as srv:
         llm = get_llm("openai", base_url=srv.base_url, model="loopback", cache=None, concurrency=4)

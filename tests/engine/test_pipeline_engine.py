@@ -487,9 +487,9 @@ def test_run_question_resolves_its_embedder_once(given, minilm, tmp_path, monkey
     although the gate, the scoring and the placement all use it."""
     import invent_core.embedders as embedders
 
-    registry = _CountingRegistry(embedders._instances)
+    registry = _CountingRegistry(embedders.instances)
     _CountingRegistry.lookups = 0
-    monkeypatch.setattr(embedders, "_instances", registry)
+    monkeypatch.setattr(embedders, "instances", registry)
     folder = _toy_reference(tmp_path / "mine", CFG)  # a matching reference: the run is placed
     embedder = minilm if given == "object" else given
     art = run_question(

@@ -91,7 +91,12 @@ def test_the_dashboard_shows_the_stored_record_when_placed_among_the_references_
     real = placing.placement
     monkeypatch.setattr(placing, "placement", lambda *a, **k: calls.append(1) or real(*a, **k))
     resources.cached_placement.clear()
-    assert resources.placement(art, folder) is art.reference and calls == []  # read, not placed
+    assert (
+        resources.shown_placement(art, folder) is art.reference and calls == []
+    )  # read, not placed
     # another set chosen since (here the shipped ones): placed once among it, then cached
-    assert resources.placement(art, None) is None and resources.placement(art, None) is None
+    assert (
+        resources.shown_placement(art, None) is None
+        and resources.shown_placement(art, None) is None
+    )
     assert calls == [1]
