@@ -349,6 +349,23 @@ def _stems(text: str) -> list[str]:
     return [next(iter(content_words(w))) for w in words if content_words(w)]
 
 
+#: words of a request about the wording itself ("Can you provide a paraphrase for the sentence …")
+_META = frozenset(
+    "paraphrase paraphrased rephrase rephrased reword reworded rewrite rewritten sentence".split()
+)
+
+
+def _meta_request(rewording: str, question: str) -> str | None:
+    """A request about the question's wording, not the question: the model echoed its task.
+
+    Found reading the seed-31 draw (the report draw of 2026-11-29): added after its
+    figure was written, so that draw's 0.75 is without it.
+    """
+    said = set(_WORD.findall(rewording.casefold())) & _META
+    said -= set(_WORD.findall(question.casefold()))
+    return f"asks about the wording ({', '.join(sorted(said))})" if said else None
+
+
 def rule_flip(question: str, rewording: str) -> str | None:
     """A note when a rule shows the rewording asks for another answer, else None (see module doc).
 
@@ -369,6 +386,7 @@ def rule_flip(question: str, rewording: str) -> str | None:
         lambda: _antonym_swap(rewording, question),
         lambda: _story_added(rewording, question),
         lambda: _repeated(rewording, question),
+        lambda: _meta_request(rewording, question),
     ):
         note = rule()
         if note is not None:

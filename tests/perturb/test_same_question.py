@@ -394,3 +394,18 @@ def test_logistic_fit_separates_a_plain_signal():
     p = 1.0 / (1.0 + np.exp(-(w[0] + w[1] * x[:, 0])))
     assert w[1] > 0
     assert p[0] < 0.5 < p[-1]
+
+
+def test_a_request_about_the_wording_is_not_the_question():
+    """The 0.5B sometimes returns its task ("Can you provide a paraphrase for …")."""
+    q = "Which gas do plants take in from the air?"
+    for r in (
+        f'Could you rephrase the sentence "{q}"?',
+        f"Please reword this: {q}",
+        f"Rewrite the question: {q}",
+    ):
+        verdict = same_question(q, r, llm=None)
+        assert not verdict and "wording" in verdict.detail, (r, verdict)
+    # a question that is itself about a sentence keeps its own words
+    q2 = "What is the subject of the sentence 'The cat sat'?"
+    assert same_question(q2, "In the sentence 'The cat sat', what is the subject?", llm=None)
