@@ -8,11 +8,15 @@ r = 5, B = 30, temperature 0.7) and the GAAP perturber: the run is
 ``assets/demo_gaap.json``. GAAP is the default here because it needs no LLM to
 perturb (KeyBERT + WordNet), so the demo does not depend on how well the small
 local model paraphrases; ``--perturber paraphrase`` makes a paraphrase demo run.
+Both files record who made them under ``provenance.demo``
+(:func:`invent_ui.assets.demo_provenance`: commit, tree, day, this command and
+the answering model), which the Explore, Compare embedders and GAAP pages show.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -46,7 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     print(provenance_line("scripts/make_demo_run.py"))
 
     from invent_core.config import RunConfig
+    from invent_core.csv_safe import atomic_file
     from invent_core.engine.pipeline import run_question
+    from invent_ui.assets import demo_provenance
+
+    made = demo_provenance("scripts/make_demo_run.py", sys.argv[1:] if argv is None else argv)
 
     def progress(p) -> None:
         print(f"\r{p.stage:9s} {p.done}/{p.total}", end="", flush=True)
@@ -62,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         f"\nrun in {time.perf_counter() - t0:.1f} s: "
         + ", ".join(f"{k} {v:.4f}" for k, v in run.measures.items())
     )
+    demo = {**made, "model": run.identities.get("llm")}
+    run = dataclasses.replace(run, provenance={**(run.provenance or {}), "demo": demo})
     run.save(args.out)
     print(f"wrote {args.out}")
     if run.gaap_trace is not None:
@@ -70,10 +80,10 @@ def main(argv: list[str] | None = None) -> int:
             "perturbations": run.perturbations,
             "trace": run.gaap_trace,
             "seconds": run.timings.get("perturb", 0.0),
+            "provenance": {"demo": demo},
         }
-        args.gaap_out.write_text(
-            json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
+        with atomic_file(args.gaap_out) as f:
+            f.write(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
         print(f"wrote {args.gaap_out}")
     return 0
 

@@ -9,7 +9,10 @@ LLM and the default run settings on 20 questions of the arithmetic testbed
 writes the payload the page reads (:func:`invent_ui.data.experiments.tsu_payload`).
 Pointing ``--work`` at the saved sweep the results report is made from makes
 no LLM call; otherwise the runs are made and kept there (default under
-``.cache/demo_tsu/``), so a second call resumes.
+``.cache/demo_tsu/``), so a second call resumes, and re-scores them with the
+code of that call. The payload records who made it under ``provenance.demo``
+(:func:`invent_ui.assets.demo_provenance`: commit, tree, day, this command and
+the model that answered), which the TSU page's caption shows.
 """
 
 from __future__ import annotations
@@ -44,9 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     print(provenance_line("scripts/make_demo_tsu.py"))
 
     from invent_core.config import TSU_TEMPERATURES, RunConfig
+    from invent_core.csv_safe import atomic_file
     from invent_core.experiments import ExperimentConfig, tsu
+    from invent_core.experiments.own_reference import llm_identity_of
     from invent_core.llm import get_llm
+    from invent_ui.assets import demo_provenance
     from invent_ui.data.experiments import parse_temperatures, tsu_payload
+
+    made = demo_provenance("scripts/make_demo_tsu.py", sys.argv[1:] if argv is None else argv)
 
     temps = parse_temperatures(args.temperatures or ",".join(map(str, TSU_TEMPERATURES)))
     run = RunConfig(
@@ -67,8 +75,15 @@ def main(argv: list[str] | None = None) -> int:
         llm_factory=lambda: get_llm(args.llm),
         progress=lambda ev: print(f"{ev.done}/{ev.total} {ev.note[:70]}", flush=True),
     )
-    payload = tsu_payload(result, temps, cfg)
-    args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    llm = llm_identity_of(folder)
+    payload = tsu_payload(result, temps, cfg, llm=llm)
+    where = folder.resolve()
+    payload["provenance"] = {
+        "source": str(where.relative_to(ROOT)) if where.is_relative_to(ROOT) else str(where),
+        "demo": {**made, "model": llm},
+    }
+    with atomic_file(args.out) as f:
+        f.write(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
     print(f"{len(result.rows)} runs in {time.perf_counter() - t0:.0f} s; wrote {args.out}")
     return 0
 
