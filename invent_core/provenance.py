@@ -153,7 +153,7 @@ def provenance_line(made_by: str, root: str | Path | None = None) -> str:
 
 
 def tree_state(root: str | Path | None = None) -> str:
-    """ "clean tree", "uncommitted changes" or "unknown tree state" of the whole checkout.
+    """The whole checkout's state: "clean tree", "uncommitted changes" or "unknown tree state".
 
     Scripts and benchmarks count as well as ``invent_core/`` (untracked ``.py``
     files included); untracked outputs (a printout being written) are not code.

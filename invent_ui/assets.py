@@ -56,25 +56,24 @@ def demo_provenance(script: str, argv: Sequence[str], model: str | None = None) 
     }
 
 
-def demo_record(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The ``provenance.demo`` block of a demo's JSON (or a run's provenance), else None."""
-    prov = data.get("provenance") if isinstance(data, Mapping) else None
-    demo = prov.get("demo") if isinstance(prov, Mapping) else None
-    return demo if isinstance(demo, Mapping) else None
+def demo_caption(prov: Mapping[str, Any] | None) -> str:
+    """One line naming who made a demo from its ``provenance`` block, or that it does not say.
 
-
-def demo_caption(demo: Mapping[str, Any] | None) -> str:
-    """One line naming who made a demo: script, commit, tree, day and model, or that it does not say.
+    The script, commit, tree, day and model of ``prov["demo"]``
+    (:func:`demo_provenance`).
 
     >>> qwen = "local:sha256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-    >>> line = demo_caption({"by": "scripts/make_demo_run.py", "commit": "0123456789abcdef",
-    ...     "tree": "clean tree", "date": "2026-11-29", "model": qwen + "|model=qwen0.5b"})
+    >>> line = demo_caption({"demo": {"by": "scripts/make_demo_run.py", "commit": "0123456789abcdef",
+    ...     "tree": "clean tree", "date": "2026-11-29", "model": qwen + "|model=qwen0.5b"}})
     >>> line.startswith("Demo made by invent at commit 0123456789ab (clean tree) on 2026-11-29")
     True
     >>> line.endswith(" with Qwen2.5-Coder-0.5B-Instruct (scripts/make_demo_run.py).")
     True
+    >>> demo_caption(None)
+    'Demo of unknown origin: it records no provenance (made before it was recorded).'
     """
-    if not demo:
+    demo = prov.get("demo") if isinstance(prov, Mapping) else None
+    if not isinstance(demo, Mapping) or not demo:
         return "Demo of unknown origin: it records no provenance (made before it was recorded)."
     commit = demo.get("commit")
     code = (

@@ -110,10 +110,14 @@ def _load_json(path: str, mtime: float) -> Any:
 
 
 def demo_pair() -> list[dict[str, Any]]:
-    """The home page's pair (``assets/demo_pair.json``): each entry's ``run`` is a RunArtifact."""
+    """The home page's pair (``assets/demo_pair.json``): each entry's ``run`` is a RunArtifact.
+
+    Each entry carries the file's ``rule``, ``source`` and ``provenance`` (who made it).
+    """
     payload = demo_json(assets.DEMO_PAIR)
     pair = [{**item, "run": RunArtifact.from_dict(item["run"])} for item in payload["pair"]]
-    return [{**item, "rule": payload["rule"], "source": payload["source"]} for item in pair]
+    shared = {k: payload.get(k) for k in ("rule", "source", "provenance")}
+    return [{**item, **shared} for item in pair]
 
 
 def demo_json(path: Path) -> Any:
