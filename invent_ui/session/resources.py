@@ -26,6 +26,7 @@ from invent_core.methods.registry import ScoringContext, compute_methods
 from invent_core.responses.judge import use_answer_judge
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import assets
+from invent_ui.jobs.background import BACKGROUND_NICE
 
 from .settings import Settings, secret_fingerprint
 from .sidebar import api_key
@@ -38,8 +39,10 @@ from .sidebar import api_key
 @st.cache_resource(show_spinner="Loading the LLM backend…", max_entries=4)
 def _llm(choice: LLMChoice, key_id: str, _api_key: str | None) -> Any:
     # one object per model (its choice without a paraphraser) and key: the transformers
-    # engine's model is loaded once and kept; llama.cpp's server is one per weights
-    return build_one(choice, api_key=_api_key)
+    # engine's model is loaded once and kept; llama.cpp's server is one per weights.
+    # llama.cpp decodes in threads of this process: at the background jobs' niceness a
+    # page opened while it answers keeps the CPU first (the pages' threads stay at 0)
+    return build_one(choice, api_key=_api_key, nice=BACKGROUND_NICE)
 
 
 def llm_for(settings: Settings) -> Any:
