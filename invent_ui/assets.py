@@ -43,7 +43,7 @@ def demo_provenance(script: str, argv: Sequence[str], model: str | None = None) 
     the script is code too), ``date`` (UTC day), ``by`` (the script),
     ``command`` (the line that re-makes it) and ``model`` (the identity of the
     LLM whose answers it shows; a script that learns it from the run sets it
-    then). Call it when the script starts: the code that runs is the code
+    then); a demo made from a saved folder adds ``from``, the folder. Call it when the script starts: the code that runs is the code
     loaded then.
     """
     return {
@@ -60,7 +60,8 @@ def demo_caption(prov: Mapping[str, Any] | None) -> str:
     """One line naming who made a demo from its ``provenance`` block, or that it does not say.
 
     The script, commit, tree, day and model of ``prov["demo"]``
-    (:func:`demo_provenance`).
+    (:func:`demo_provenance`), and its ``from``: the saved folder a demo was
+    made from, where it names one.
 
     >>> qwen = "local:sha256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
     >>> line = demo_caption({"demo": {"by": "scripts/make_demo_run.py", "commit": "0123456789abcdef",
@@ -83,5 +84,7 @@ def demo_caption(prov: Mapping[str, Any] | None) -> str:
     )
     model = demo.get("model")
     with_model = f" with {describe_llm(str(model))}" if model else ""
-    by = f" ({demo['by']})" if demo.get("by") else ""
+    source = demo.get("from")
+    made = [str(x) for x in (demo.get("by"), source and f"from {source}") if x]
+    by = f" ({', '.join(made)})" if made else ""
     return f"Demo made by invent {code} on {demo.get('date') or 'an unknown day'}{with_model}{by}."

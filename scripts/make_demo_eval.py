@@ -60,6 +60,7 @@ def demo_payload(source: Path, made: dict[str, Any]) -> dict[str, Any]:
         "demo": {
             **made,
             "model": made.get("model") or llm_identity_of(source),
+            "from": shown,
             "n_bootstrap": cfg.n_bootstrap_metrics,
         },
     }

@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         "provenance": {
             "source": source,
             "runs": read_evaluation(args.folder).meta.get("provenance"),  # who made the answers
-            "demo": made,  # who re-scored and picked them
+            "demo": {**made, "from": source},  # who re-scored and picked them
         },
     }
     with atomic_file(args.out) as f:

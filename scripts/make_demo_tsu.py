@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     result, temps, cfg, prov = sweep
     llm = prov.pop("llm")
     payload = tsu_payload(result, temps, cfg, llm=llm)
-    payload["provenance"] = {**prov, "demo": {**made, "model": llm}}
+    payload["provenance"] = {**prov, "demo": {**made, "model": llm, "from": prov["source"]}}
     with atomic_file(args.out) as f:
         f.write(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
     print(f"{len(result.rows)} runs in {time.perf_counter() - t0:.0f} s; wrote {args.out}")

@@ -100,6 +100,8 @@ def test_each_demo_records_the_code_day_command_and_model_that_made_it(path):
     assert (ROOT / made["by"]).is_file() and made["by"].startswith("scripts/make_demo_")
     assert made["command"].split()[:2] == ["python", made["by"]]
     assert made["model"].startswith("local:sha256="), made["model"]  # the packaged model
+    if "from" in made:  # made from a saved folder: one that is shipped
+        assert (ROOT / made["from"]).is_dir(), made["from"]
 
 
 def test_a_caption_says_commit_tree_day_and_model():
