@@ -70,3 +70,4 @@ st.caption(
     "Inv-Entropy reads its diagonal, P(x_j | y_j). One colour scale for both. The golfer "
     "question of the paper's GAAP example is the demo on **Explore a question**."
 )
+views.demo_note(pair[0].get("provenance"))

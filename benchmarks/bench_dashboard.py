@@ -13,6 +13,13 @@
 3. Peak RSS of a real ``streamlit run app.py`` server (process + children)
    while a browser opens the Explore page and runs a small question, i.e. with
    the default embedder and LLM loaded. Target ≤ 3 GB.
+4. ``--while-answering``: the Explore page opened (AppTest, in the process that
+   answers, as the dashboard serves pages beside its jobs) while a job's
+   threads (niceness 10, as a batch's) keep the embedded llama.cpp decoding 16
+   answers at a time; each open's seconds with the load average beside it,
+   quiet first, then while answering. Once with the server at the dashboard's
+   niceness (10) and once at the caller's (0, as the command line starts it),
+   each in a process of its own (one llama.cpp per process).
 
 Prints one line per figure with its target; timings depend on the machine's load.
 """
@@ -20,6 +27,7 @@ Prints one line per figure with its target; timings depend on the machine's load
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import statistics
@@ -177,21 +185,108 @@ def bench_server_memory(question: str) -> dict[str, float]:
     return {"idle_rss_gb": idle / 1e9, "peak_rss_gb": peak[0] / 1e9}
 
 
+def _load() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+def _keep_answering(llm, stop: threading.Event, workers: int = 16) -> list[threading.Thread]:
+    """``workers`` threads of a background job (niceness 10) asking ``llm`` until ``stop``."""
+    from invent_core.llm import user
+    from invent_ui.jobs.background import lower_thread_priority
+
+    def ask(k: int) -> None:
+        lower_thread_priority()  # as a batch job's threads
+        seed = k * 1_000
+        while not stop.is_set():
+            seed += 1  # a fresh seed: no two requests alike (the cache is off anyway)
+            llm.complete(user("Write a short poem about the sea."), temperature=0.7,
+                         seed=seed, max_tokens=96)  # fmt: skip
+
+    threads = [threading.Thread(target=ask, args=(k,), daemon=True) for k in range(workers)]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def bench_open_while_answering(nice: int, opens: int = 3) -> dict[str, list]:
+    """Explore's open times (s, load) quiet, then while llama.cpp answers at niceness ``nice``."""
+    from streamlit.testing.v1 import AppTest
+
+    from invent_core.config import LLMChoice
+    from invent_core.llm import user
+    from invent_core.llm.choice import build_one
+
+    def open_once() -> tuple[float, float]:
+        t0 = time.perf_counter()
+        at = AppTest.from_file(str(EXPLORE), default_timeout=900).run()
+        seconds = time.perf_counter() - t0
+        assert not at.exception, [e.value for e in at.exception]
+        return seconds, _load()
+
+    open_once()  # imports, the embedder and the caches: what a second visitor finds
+    quiet = [open_once() for _ in range(opens)]
+    llm = build_one(LLMChoice(no_cache=True), nice=nice)  # as the dashboard's, or the CLI's
+    llm.complete(user("Say hi."), max_tokens=2)  # loaded before the clock
+    stop = threading.Event()
+    workers = _keep_answering(llm, stop)
+    time.sleep(10)  # every slot decoding
+    busy = [open_once() for _ in range(opens)]
+    stop.set()
+    for t in workers:
+        t.join(timeout=300)
+    llm.close()
+    return {"quiet": quiet, "answering": busy}
+
+
+def _open_figures(nice: int) -> str:
+    """:func:`bench_open_while_answering` in a process of its own, as one printed line."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--probe-nice", str(nice)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        return f"server at nice {nice}: failed: {done.stderr.strip().splitlines()[-1:]}"
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+
+    def shown(xs: list) -> str:
+        return ", ".join(f"{s:.1f} s (load {ld:.1f})" for s, ld in xs)
+
+    return (
+        f"Explore opened, llama.cpp at nice {nice}: quiet {shown(got['quiet'])}; "
+        f"while it answers 16 at a time {shown(got['answering'])}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--skip-llm", action="store_true", help="only the display-only rerun")
     parser.add_argument("--question", default="Who wrote the play Romeo and Juliet?")
+    parser.add_argument(
+        "--while-answering",
+        action="store_true",
+        help="only figure 4: a page opened while llama.cpp answers, at nice 10 and at 0",
+    )
+    parser.add_argument("--probe-nice", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.probe_nice is not None:  # one process of figure 4: JSON for its parent
+        print(json.dumps(bench_open_while_answering(args.probe_nice)))
+        return 0
     from invent_core.provenance import provenance_line  # the code behind this printout
 
     print(provenance_line("benchmarks/bench_dashboard.py"))
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
-        load = float("nan")
-    print(f"machine: {os.cpu_count()} cores, load average {load:.1f}")
+    print(f"machine: {os.cpu_count()} cores, load average {_load():.1f}")
+    if args.while_answering:
+        for nice in (10, 0):
+            print(_open_figures(nice), flush=True)
+        return 0
 
     r = bench_rerun()
     print(

@@ -35,6 +35,7 @@ __all__ = [
     "provenance",
     "provenance_line",
     "provenance_items",
+    "tree_state",
 ]
 
 #: Packages whose versions are recorded (numerics, models, LLM clients, file formats).
@@ -147,19 +148,23 @@ def provenance_line(made_by: str, root: str | Path | None = None) -> str:
     prov = provenance(r)
     if prov["source"] != "git":
         return f"made by {made_by} with invent {prov['version']} ({prov['source']}; commit unknown)"
-    status = _git(r, "status", "--porcelain")
-    if status is not None:  # untracked outputs (a printout being written) are not code
-        status = "\n".join(
-            ln for ln in status.splitlines() if not ln.startswith("??") or ln.endswith(".py")
-        )
-    tree = (
-        "unknown tree state"
-        if status is None
-        else ("uncommitted changes" if status else "clean tree")
-    )
     return (
-        f"made by {made_by} with invent {prov['version']} at commit {prov['commit'][:12]} ({tree})"
+        f"made by {made_by} with invent {prov['version']} at commit {prov['commit'][:12]} "
+        f"({tree_state(r)})"
     )
+
+
+def tree_state(root: str | Path | None = None) -> str:
+    """The whole checkout's state: "clean tree", "uncommitted changes" or "unknown tree state".
+
+    Scripts and benchmarks count as well as ``invent_core/`` (untracked ``.py``
+    files included); untracked outputs (a printout being written) are not code.
+    """
+    status = _git(Path(root or _ROOT).resolve(), "status", "--porcelain")
+    if status is None:
+        return "unknown tree state"
+    code = [ln for ln in status.splitlines() if not ln.startswith("??") or ln.endswith(".py")]
+    return "uncommitted changes" if code else "clean tree"
 
 
 def last_change(

@@ -185,6 +185,7 @@ if run is None:
         "earlier runs are under *Recent* in the sidebar and on the History page.",
         icon=":material/lightbulb:",
     )
+    views.demo_note(run.provenance)
 
 score = run.score
 

@@ -36,6 +36,8 @@ if run is None:
     run, demo = resources.demo_run(), ("run", assets.DEMO_RUN)
     source = "the shipped demo run"
 st.markdown(f"Rescoring {source}: **{untrusted(run.question)}**")
+if demo is not None:
+    views.demo_note(run.provenance)
 link_view.copy_link(link_view.link_params(state.EXPLORE_RUN, run, demo), what="run", key="cmp_link")
 st.caption(views.run_caption(run))
 

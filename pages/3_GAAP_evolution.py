@@ -93,6 +93,7 @@ if result is None:
         "Showing the shipped GAAP demo trace. Open *Run GAAP on a new question* for your own.",
         icon=":material/lightbulb:",
     )
+    views.demo_note(result.provenance)
 else:  # the session's own trace: its history entry names it
     link = link_view.link_params(state.GAAP_RESULT, result)
     link_view.copy_link(link, what="GAAP trace", key="gaap_link")

@@ -33,13 +33,15 @@ sys.path.insert(0, str(ROOT))
 SOURCE = ROOT / "docs" / "results" / "evaluate-arithmetic-100"
 
 
-def demo_payload(source: Path) -> dict[str, Any]:
-    """The page's payload of ``source``, its metrics recomputed now, with its provenance."""
+def demo_payload(source: Path, made: dict[str, Any]) -> dict[str, Any]:
+    """The page's payload of ``source``, its metrics recomputed now, with its provenance.
+
+    ``made``: :func:`invent_ui.assets.demo_provenance` of this call (the model is the folder's).
+    """
     from invent_core.experiments import ExperimentConfig
     from invent_core.experiments.folder import read_evaluation
     from invent_core.experiments.own_reference import llm_identity_of
     from invent_core.experiments.recompute import recompute_evaluation
-    from invent_core.provenance import provenance
     from invent_ui.data.experiments import eval_payload
 
     meta = read_evaluation(source).meta  # refused, naming what, when it is no evaluation
@@ -56,8 +58,9 @@ def demo_payload(source: Path) -> dict[str, Any]:
         "source": shown,
         "scores": meta.get("provenance"),
         "demo": {
-            **provenance(),
-            "by": "scripts/make_demo_eval.py",
+            **made,
+            "model": made.get("model") or llm_identity_of(source),
+            "from": shown,
             "n_bootstrap": cfg.n_bootstrap_metrics,
         },
     }
@@ -76,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     print(provenance_line("scripts/make_demo_eval.py"))
 
     from invent_core.csv_safe import atomic_file
+    from invent_ui.assets import demo_provenance
 
-    payload = demo_payload(args.source)
+    made = demo_provenance("scripts/make_demo_eval.py", sys.argv[1:] if argv is None else argv)
+    payload = demo_payload(args.source, made)
     with atomic_file(args.out) as f:
         f.write(json.dumps(payload, ensure_ascii=False) + "\n")  # 1,000 resamples a cell: no indent
     rows = payload["rows"]

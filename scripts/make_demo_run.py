@@ -1,6 +1,6 @@
 """Regenerate the dashboard's demo run and GAAP trace with the real pipeline.
 
-    python scripts/make_demo_run.py            # assets/demo_run.json + assets/demo_gaap.json
+    python scripts/make_demo_run.py --no-cache   # assets/demo_run.json + assets/demo_gaap.json
 
 One ``run_question`` call with the local default LLM (paper defaults n = 9,
 r = 5, B = 30, temperature 0.7) and the GAAP perturber: the run is
@@ -8,11 +8,15 @@ r = 5, B = 30, temperature 0.7) and the GAAP perturber: the run is
 ``assets/demo_gaap.json``. GAAP is the default here because it needs no LLM to
 perturb (KeyBERT + WordNet), so the demo does not depend on how well the small
 local model paraphrases; ``--perturber paraphrase`` makes a paraphrase demo run.
+Both files record who made them under ``provenance.demo``
+(:func:`invent_ui.assets.demo_provenance`: commit, tree, day, this command and
+the answering model), which the Explore, Compare embedders and GAAP pages show.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -35,6 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--question", default=DEMO_QUESTION)
     parser.add_argument("--perturber", choices=("gaap", "paraphrase"), default="gaap")
     parser.add_argument("--llm", default="local")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="ask the model every time (the shipped demo: its timings and usage are the "
+        "model's, which the Explore page and the time estimates read, not the cache's)",
+    )
     parser.add_argument("-n", "--n-perturbations", type=int, default=9)
     parser.add_argument("-r", "--n-replications", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
@@ -46,7 +56,12 @@ def main(argv: list[str] | None = None) -> int:
     print(provenance_line("scripts/make_demo_run.py"))
 
     from invent_core.config import RunConfig
+    from invent_core.csv_safe import atomic_file
     from invent_core.engine.pipeline import run_question
+    from invent_core.llm import get_llm
+    from invent_ui.assets import demo_provenance
+
+    made = demo_provenance("scripts/make_demo_run.py", sys.argv[1:] if argv is None else argv)
 
     def progress(p) -> None:
         print(f"\r{p.stage:9s} {p.done}/{p.total}", end="", flush=True)
@@ -57,11 +72,14 @@ def main(argv: list[str] | None = None) -> int:
         n_perturbations=args.n_perturbations,
         n_replications=args.n_replications,
     ).replace(seed=args.seed)
-    run = run_question(args.question, config, llm=args.llm, progress=progress)
+    llm = get_llm(args.llm, cache=None) if args.no_cache else args.llm
+    run = run_question(args.question, config, llm=llm, progress=progress)
     print(
         f"\nrun in {time.perf_counter() - t0:.1f} s: "
         + ", ".join(f"{k} {v:.4f}" for k, v in run.measures.items())
     )
+    demo = {**made, "model": run.identities.get("llm")}
+    run = dataclasses.replace(run, provenance={**(run.provenance or {}), "demo": demo})
     run.save(args.out)
     print(f"wrote {args.out}")
     if run.gaap_trace is not None:
@@ -70,10 +88,10 @@ def main(argv: list[str] | None = None) -> int:
             "perturbations": run.perturbations,
             "trace": run.gaap_trace,
             "seconds": run.timings.get("perturb", 0.0),
+            "provenance": {"demo": demo},
         }
-        args.gaap_out.write_text(
-            json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
+        with atomic_file(args.gaap_out) as f:
+            f.write(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
         print(f"wrote {args.gaap_out}")
     return 0
 

@@ -26,10 +26,13 @@ from .specs import api_key_from, default_model, get_llm, served_url
 __all__ = ["build_llm", "build_one", "choice_identity", "paraphrase_identity"]
 
 
-def build_one(choice: LLMChoice, *, api_key: str | None = None) -> Any:
+def build_one(choice: LLMChoice, *, api_key: str | None = None, nice: int | None = None) -> Any:
     """The answering model of ``choice`` alone (lazy: a local server starts on first use).
 
     A served model's key: ``api_key`` when given, else the choice's variable's.
+    ``nice``: the niceness of an embedded llama.cpp server's threads
+    (:class:`~invent_core.llm.local.ServerConfig`; None: its default, the
+    caller's priority, as the command line runs it).
     """
     cache: Any = None if choice.no_cache else (choice.cache or True)
     kwargs: dict[str, Any] = {"cache": cache, "concurrency": choice.concurrency,
@@ -38,9 +41,10 @@ def build_one(choice: LLMChoice, *, api_key: str | None = None) -> Any:
     if _served(choice.llm):
         key = api_key if api_key is not None else api_key_from(choice.api_key_env)
         return get_llm(SERVED, base_url=choice.base_url, model=choice.model, api_key=key, **kwargs)
-    threads = ServerConfig() if choice.threads is None else ServerConfig(n_threads=choice.threads)
+    server = {"n_threads": choice.threads} if choice.threads is not None else {}
+    server |= {"nice": nice} if nice is not None else {}
     return get_llm(choice.llm, engine=choice.llm_engine, dtype=choice.llm_dtype,
-                   server_config=threads, **kwargs)  # fmt: skip
+                   server_config=ServerConfig(**server), **kwargs)  # fmt: skip
 
 
 def build_llm(

@@ -17,11 +17,14 @@ go through the same OpenAI-compatible client as any remote server.
 from __future__ import annotations
 
 import json
+import os
 import socket
+import sys
 import threading
 import time
 import urllib.request
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +128,15 @@ class ServerConfig:
     Batched sampling is not bit-reproducible: the same seeds sent at once
     give other texts than sent one by one (the batch changes the logits'
     rounding). A re-run is reproducible through the LLM cache.
+
+    ``nice`` (0 … 19) is the niceness llama.cpp's threads take: llama.cpp runs
+    inside this process, and its decode loop, HTTP workers and compute pool
+    are threads made by the thread that starts the server, whose niceness
+    they inherit (Linux keeps one per thread; elsewhere the setting does
+    nothing). 0, the default, leaves them at the caller's: the command line
+    wants its answers as fast as the machine gives them. The dashboard asks
+    for the background jobs' niceness, so that a page it serves meanwhile
+    keeps the CPU first (a page's threads stay at 0).
     """
 
     n_parallel: int = 16  # measured: benchmarks/bench_llm.py
@@ -135,6 +147,7 @@ class ServerConfig:
     n_cache_reuse: int = 64
     cache_ram_mib: int = 1024
     metrics: bool = False  # serve /metrics: LocalServer.counters (benchmarks/bench_llm.py)
+    nice: int = 0
 
     def __post_init__(self) -> None:
         """Check the slot count and the context size."""
@@ -148,6 +161,8 @@ class ServerConfig:
             )
         if self.n_ctx is not None and self.n_ctx < 256:
             raise ValueError(f"ServerConfig.n_ctx must be >= 256 or None, got {self.n_ctx}")
+        if not isinstance(self.nice, int) or not 0 <= self.nice <= 19:
+            raise ValueError(f"ServerConfig.nice must be 0 … 19, got {self.nice!r}")
 
     @property
     def context_size(self) -> int:
@@ -173,6 +188,36 @@ def _gpu_visible() -> bool:
         )
     except Exception:  # pragma: no cover - defensive
         return False
+
+
+def made_at_niceness(nice: int, make: Callable[[], Any]) -> Any:
+    """``make()`` run by a thread of niceness ``nice``: the threads it starts inherit it.
+
+    The thread is lowered only (``max`` of its niceness and ``nice``); where a
+    thread has no niceness of its own (not Linux), or lowering is refused,
+    ``make()`` runs as it would here. Its exception is raised here.
+    """
+    if nice <= 0 or not hasattr(os, "setpriority") or not sys.platform.startswith("linux"):
+        return make()
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, max(os.getpriority(os.PRIO_PROCESS, tid), nice))
+        except OSError:  # not permitted: the server runs at the caller's priority
+            pass
+        try:
+            out["value"] = make()
+        except BaseException as err:  # noqa: BLE001 - raised in the caller's thread below
+            out["error"] = err
+
+    thread = threading.Thread(target=run, name="invent-llamacpp-start", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
 
 
 def llamacpp_device() -> str:
@@ -237,7 +282,7 @@ class LocalServer:
                     p.port = port
                     t0 = time.perf_counter()
                     try:
-                        self._server = xllamacpp.Server(p)
+                        self._server = made_at_niceness(cfg.nice, lambda: xllamacpp.Server(p))
                     except Exception as err:  # noqa: BLE001 - reported below
                         last = err
                         continue
@@ -288,7 +333,7 @@ class LocalServer:
             del server
 
 
-_SERVERS: dict[tuple[str, ServerConfig], LocalServer] = {}
+_SERVERS: dict[tuple[str, ServerConfig], LocalServer] = {}  # (sha256, settings but nice)
 _SERVERS_LOCK = threading.Lock()
 
 
@@ -297,10 +342,13 @@ def local_server(spec: Any, config: ServerConfig | None = None, digest: str = ""
 
     Keyed by the file's verified sha256 and the server settings: the packaged
     model and its file named by path (``gguf:``), or two copies of one file,
-    share one server.
+    share one server. The niceness is no part of the key (it changes no
+    answer): a judge's ``get_llm("local")`` in the dashboard shares the
+    dashboard's lowered server instead of loading the weights twice; the first
+    to ask sets it.
     """
     config = config or ServerConfig()
-    key = (digest or spec.verified_sha256(), config)
+    key = (digest or spec.verified_sha256(), replace(config, nice=0))
     with _SERVERS_LOCK:
         if key not in _SERVERS:
             _SERVERS[key] = LocalServer(spec, config, key[0])

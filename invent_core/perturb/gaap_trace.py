@@ -10,7 +10,7 @@ saved traces (``assets/demo_gaap.json``) already use.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -158,11 +158,16 @@ class GaapTrace(JsonDataclass):
 
 @dataclass(frozen=True)
 class GaapResult(JsonDataclass):
-    """Per(S_x0) and how it was made."""
+    """Per(S_x0) and how it was made.
+
+    ``provenance``: who made a saved trace (the shipped demo's ``demo`` block:
+    code, day, command, model); None for a trace made in this process.
+    """
 
     perturbations: list[str]
     trace: GaapTrace
     seconds: float = field(default=0.0, compare=False)
+    provenance: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def embedding_calls_saved(self) -> int:

@@ -24,7 +24,7 @@ from invent_core.perturb import available_perturbers, get_perturber
 from invent_core.perturb.gaap import GaapResult
 from invent_core.perturb.gaap_sampling import member_flags
 from invent_core.perturb.gate import acceptance_line, distinct_warning
-from invent_ui import plots
+from invent_ui import assets, plots
 from invent_ui.data.answers import majority_answer
 from invent_ui.jobs.feedback import guarded
 from invent_ui.session import archive, links, own_reference, places, resources, state
@@ -227,7 +227,14 @@ def result_or_demo(
     if kept is not None:
         return kept
     st.info(f"Showing the shipped {what} (a small real run). {hint}", icon=":material/lightbulb:")
-    return resources.demo_json(demo_path)
+    demo = resources.demo_json(demo_path)
+    demo_note(demo.get("provenance"))
+    return demo
+
+
+def demo_note(prov: Any) -> None:
+    """The caption under a shipped demo: the code, day and model that made it (its ``provenance``)."""
+    st.caption(untrusted(assets.demo_caption(prov)))
 
 
 def take_result(job: Any, key: str) -> bool:

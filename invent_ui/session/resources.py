@@ -26,6 +26,7 @@ from invent_core.methods.registry import ScoringContext, compute_methods
 from invent_core.responses.judge import use_answer_judge
 from invent_core.workbench.estimate import ThroughputLog, estimate_run
 from invent_ui import assets
+from invent_ui.jobs.background import BACKGROUND_NICE
 
 from .settings import Settings, run_fingerprint, secret_fingerprint
 from .sidebar import api_key
@@ -38,8 +39,10 @@ from .sidebar import api_key
 @st.cache_resource(show_spinner="Loading the LLM backend…", max_entries=4)
 def _llm(choice: LLMChoice, key_id: str, _api_key: str | None) -> Any:
     # one object per model (its choice without a paraphraser) and key: the transformers
-    # engine's model is loaded once and kept; llama.cpp's server is one per weights
-    return build_one(choice, api_key=_api_key)
+    # engine's model is loaded once and kept; llama.cpp's server is one per weights.
+    # llama.cpp decodes in threads of this process: at the background jobs' niceness a
+    # page opened while it answers keeps the CPU first (the pages' threads stay at 0)
+    return build_one(choice, api_key=_api_key, nice=BACKGROUND_NICE)
 
 
 def llm_for(settings: Settings) -> Any:
@@ -110,10 +113,14 @@ def _load_json(path: str, mtime: float) -> Any:
 
 
 def demo_pair() -> list[dict[str, Any]]:
-    """The home page's pair (``assets/demo_pair.json``): each entry's ``run`` is a RunArtifact."""
+    """The home page's pair (``assets/demo_pair.json``): each entry's ``run`` is a RunArtifact.
+
+    Each entry carries the file's ``rule``, ``source`` and ``provenance`` (who made it).
+    """
     payload = demo_json(assets.DEMO_PAIR)
     pair = [{**item, "run": RunArtifact.from_dict(item["run"])} for item in payload["pair"]]
-    return [{**item, "rule": payload["rule"], "source": payload["source"]} for item in pair]
+    shared = {k: payload.get(k) for k in ("rule", "source", "provenance")}
+    return [{**item, **shared} for item in pair]
 
 
 def demo_json(path: Path) -> Any:
