@@ -51,7 +51,10 @@ class RunArtifact:
         absent in runs saved before it: read :attr:`paraphrase_identity`).
     score : the ``ScoreResult`` (``None`` only while building).
     timings : seconds per stage ("perturb", "generate", "score", "total"); the
-        stages overlap, so perturb + generate may exceed total.
+        stages overlap, so perturb + generate may exceed total. ``answer_wait``
+        (runs since 2026-11-29): the answers still waited for once every
+        perturbation was known; perturb + answer_wait + score is the critical
+        path (:func:`~invent_core.engine.answers.critical_path`).
     usage : answer tokens (prompt, completion), answer ``requests`` and ``cached``
         hits, the perturber's ``perturb_requests`` / ``perturb_cached``, and
         ``llm_calls``, every request of the run (a cache hit counts).
