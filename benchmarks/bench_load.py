@@ -20,8 +20,8 @@ overlapped (the default engine: a rewording's answers start as the gate keeps
 it) and sequential (``run_question(overlap=False)``: perturb, then answer,
 then score), without an LLM cache, after a small warm-up question; each line
 has the question's critical path (:func:`invent_core.engine.answers.critical_path`):
-perturb + the answers still waited for + score, and the answering hidden
-behind the perturber. The cold start (the llama.cpp server, MiniLM) comes
+perturb + the answers still waited for + score, and how many answers were
+in before the last perturbation was known. The cold start (the llama.cpp server, MiniLM) comes
 first; last, a question against a port nothing listens on shows how soon a
 dead server fails and what it says.
 
@@ -129,7 +129,7 @@ def answer(ex: Any, config: Any, llm: Any, embedder: Any, *, overlap: bool) -> t
 
 
 def path_text(art: Any) -> str:
-    """``perturb 80.1 + answers 30.2 + score 1.1 s, 40.3 s of answering hidden``."""
+    """``; path perturb 80.1 + answers 30.2 + score 1.1 s, 31 of 50 answers in while perturbing``."""
     from invent_core.engine.answers import critical_path
 
     if art is None:
@@ -137,7 +137,8 @@ def path_text(art: Any) -> str:
     p = critical_path(art.timings)
     return (
         f"; path perturb {p['perturb']:.1f} + answers {p['answer_wait']:.1f} + score "
-        f"{p['score']:.1f} s, {p['hidden']:.1f} s of answering hidden"
+        f"{p['score']:.1f} s, {art.usage.get('answers_while_perturbing', 0)} of "
+        f"{art.usage['requests']} answers in while perturbing"
     )
 
 

@@ -190,8 +190,9 @@ def critical_path(timings: Mapping[str, float]) -> dict[str, float]:
     answers still missing once every perturbation is known (``"answer_wait"``),
     then scores (``"score"``); answers queued while the perturber works run
     beside it and are off this path. Returns those three (seconds), ``"path"``
-    (their sum: the wall less setup) and ``"hidden"`` (answering that ran
-    while the perturber worked: ``generate - answer_wait``; 0 when the stages
+    (their sum: the wall less setup) and ``"beside"`` (how long answers were
+    asked while the perturber still worked: ``generate - answer_wait``, from
+    the first answer asked to the last perturbation known; 0 when the stages
     ran one after the other). A run saved before ``answer_wait`` was recorded
     counts its whole ``generate`` as waited for.
     """
@@ -202,4 +203,4 @@ def critical_path(timings: Mapping[str, float]) -> dict[str, float]:
         "answer_wait": wait,
         "score": float(timings.get("score", 0.0)),
     }
-    return path | {"path": sum(path.values()), "hidden": max(0.0, generate - wait)}
+    return path | {"path": sum(path.values()), "beside": max(0.0, generate - wait)}

@@ -241,6 +241,7 @@ class _QuestionRun:
         self.record: AdaptiveRecord | None = AdaptiveRecord() if config.adaptive.enabled else None
         self.completions: list[list[Any]] = []
         self.score: Any = None
+        self.early = 0  # answers received while the perturber worked
         self._all: list[str] = []  # GAAP under the adaptive budget: the n_max perturbations
 
     def run(self) -> None:
@@ -281,6 +282,7 @@ class _QuestionRun:
             for j, text in enumerate(new):
                 self.answers.ask(have + 1 + j, text)
             self.answers.flush()
+        self.early = self.answers.received  # answers in before the last perturbation was known
         self.states.extend(new)
         self.timings["perturb"] += time.perf_counter() - t0
         self.report("perturb", k, k)
@@ -365,6 +367,7 @@ class _QuestionRun:
             "perturb_requests": perturb["requests"],
             "perturb_cached": perturb["cached"],
             "llm_calls": sum(c["requests"] for c in counts.values()),
+            "answers_while_perturbing": self.early,
         }
         if self.record is not None:
             self.record.llm_calls = usage["llm_calls"]
