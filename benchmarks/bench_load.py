@@ -129,7 +129,7 @@ def answer(ex: Any, config: Any, llm: Any, embedder: Any, *, overlap: bool) -> t
 
 
 def path_text(art: Any) -> str:
-    """``; path perturb 80.1 + answers 30.2 + score 1.1 s, 31 of 50 answers in while perturbing``."""
+    """``; path perturb 80.1 + answers 30.2 + score 1.1 s, 31 of 50 answers in while perturbing, 64 LLM calls``."""
     from invent_core.engine.answers import critical_path
 
     if art is None:
@@ -138,7 +138,7 @@ def path_text(art: Any) -> str:
     return (
         f"; path perturb {p['perturb']:.1f} + answers {p['answer_wait']:.1f} + score "
         f"{p['score']:.1f} s, {art.usage.get('answers_while_perturbing', 0)} of "
-        f"{art.usage['requests']} answers in while perturbing"
+        f"{art.usage['requests']} answers in while perturbing, {art.usage['llm_calls']} LLM calls"
     )
 
 
