@@ -19,8 +19,9 @@ by ``state_seed(seed, i, k)``, so a duplicated perturbation gets answers of
 its own and the answers do not depend on when they were sent: ``overlap=False``
 (the stages one after the other, for measuring) sends the same requests. The
 timings record the critical path (:func:`~invent_core.engine.answers.critical_path`).
-With ``RunConfig.adaptive`` (ours, beyond the paper) the perturbation set grows by :func:`~invent_core.engine.adaptive.prefix_schedule` and the run stops
-once Inv-Entropy is stable (:func:`~invent_core.engine.adaptive.stop_reason`).
+With ``RunConfig.adaptive`` (ours, beyond the paper) the perturbation set grows
+by :func:`~invent_core.engine.adaptive.prefix_schedule` and the run stops once
+Inv-Entropy is stable (:func:`~invent_core.engine.adaptive.stop_reason`).
 """
 
 from __future__ import annotations
