@@ -25,7 +25,11 @@ in before the last perturbation was known. The cold start (the llama.cpp server,
 first; last, a question against a port nothing listens on shows how soon a
 dead server fails and what it says.
 
-    python benchmarks/bench_load.py --compare --questions 3 --burners 0 --min-load 0
+    python benchmarks/bench_load.py --compare --questions 4 --burners 0 --min-load 0
+
+The second run of a question finds its prompts still in llama.cpp's slots and
+was the faster in every pair measured (2026-11-29), whichever way it ran: the
+order alternates, so take an even number of questions.
 
 The packaged llama.cpp does not give the same sampled answers to the same
 seeded requests twice (two sequential runs differ too: its batches), so
