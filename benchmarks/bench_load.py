@@ -28,8 +28,8 @@ dead server fails and what it says.
     python benchmarks/bench_load.py --compare --questions 4 --burners 0 --min-load 0
 
 The second run of a question finds its prompts still in llama.cpp's slots and
-was the faster in every pair measured (2026-11-29), whichever way it ran: the
-order alternates, so take an even number of questions.
+was the faster in 8 of 10 pairs measured (2026-11-29), whichever way it ran:
+the order alternates, so take an even number of questions.
 
 The packaged llama.cpp does not give the same sampled answers to the same
 seeded requests twice (two sequential runs differ too: its batches), so
