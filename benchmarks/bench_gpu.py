@@ -13,7 +13,11 @@ embedder, the gate and the scoring are not in the replay: the LLM's part only.
 Printed per model and question, with the load average beside every figure:
 wall, prompt and decode tokens/s, the batch sizes, the peak GPU memory; and
 the ratio to the wall the same question took through llama.cpp on the CPU
-when it was recorded (its load average beside it).
+when it was recorded (its load average beside it); the question's critical
+path (each paraphrase round, then what is left of the answers) and, with
+``--sequential``, the same question again with every answer after the last
+paraphrase round (``run_question(overlap=False)``'s order): what the overlap
+of the stages saves, measured in the same run.
 
     python benchmarks/bench_gpu.py --random-weights              # 0.5b, 1.5b, 7b shapes, CUDA
     python benchmarks/bench_gpu.py --random-weights --step-latency 1,32,128 --concurrent 16
@@ -21,6 +25,7 @@ when it was recorded (its load average beside it).
     python benchmarks/bench_gpu.py --device cpu --quick          # the tiny test model: seconds
     python benchmarks/bench_gpu.py --compare-cpu --questions 2   # packaged 0.5B: transformers vs llama.cpp
     python benchmarks/bench_gpu.py --record --questions 5        # re-record the workload
+    python benchmarks/bench_gpu.py --random-weights --sequential --graphs auto,off --warm-second
 
 ``--random-weights`` builds each Qwen2.5 shape from its config with random
 weights on the device (speed does not depend on weight values) and the
@@ -389,6 +394,8 @@ def replay(
     question: dict[str, Any],
     forced: bool,
     path: list[tuple[str, float, int]] | None = None,
+    *,
+    overlap: bool = True,
 ) -> float:
     """Send one question's recorded calls through the pipeline's request pool; the wall seconds.
 
@@ -401,18 +408,24 @@ def replay(
     (nothing after it starts before it ends) and then what is left of the
     answers, as ``(stage, seconds, decode steps)``; the steps are the longest
     reply of the stage, the sequential decode steps no batching can shorten.
+
+    ``overlap=False``: every answer waits for the last paraphrase round (the
+    stages one after the other, as ``run_question(overlap=False)``).
     """
     from invent_core.llm.pool import ANSWER, PERTURB, RequestPool, gather
 
     calls = sorted(question["calls"], key=lambda c: c["t"])
     t0 = time.perf_counter()
     with RequestPool(llm) as pool:
-        answers, answer_steps = [], 0
+        answers, answer_steps, deferred = [], 0, []
         for c in calls:
             reqs = _requests(c, forced)
             steps = max(r.max_tokens if forced else 0 for r in reqs) if forced else 0
             if _is_answer(c):
-                answers += pool.submit_many(reqs, priority=ANSWER)
+                if overlap:
+                    answers += pool.submit_many(reqs, priority=ANSWER)
+                else:
+                    deferred.append(reqs)
                 answer_steps = max(answer_steps, steps)
             else:
                 t1 = time.perf_counter()
@@ -420,6 +433,8 @@ def replay(
                 if path is not None:
                     path.append(("paraphrase", time.perf_counter() - t1, steps))
         t1 = time.perf_counter()
+        for reqs in deferred:
+            answers += pool.submit_many(reqs, priority=ANSWER)
         gather(answers)
         if path is not None:
             path.append(("answers", time.perf_counter() - t1, answer_steps))
@@ -440,10 +455,15 @@ class Row:
     path: list[tuple[str, float, int]] = field(default_factory=list)  # the critical path
     decode_path: str = ""
     capture_s: float = 0.0  # CUDA graph capture (warm-up) during this question, apart
+    sequential: float = float("nan")  # the same question, every answer after the paraphrases
 
 
-def measure(llm: Any, question: dict[str, Any], forced: bool) -> Row:
-    """Replay one question through an ``HFLLM`` and read its counters."""
+def measure(llm: Any, question: dict[str, Any], forced: bool, sequential: bool = False) -> Row:
+    """Replay one question through an ``HFLLM`` and read its counters.
+
+    With ``sequential``, the question is replayed again with the stages one
+    after the other (its wall only): what the overlap saves, in the same run.
+    """
     import torch
 
     s0, b0 = _stats(llm), len(llm.batch_sizes)
@@ -457,6 +477,7 @@ def measure(llm: Any, question: dict[str, Any], forced: bool) -> Row:
     prompt, decode = s1[0] - s0[0], s1[1] - s0[1]
     pre_s, dec_s = s1[2] - s0[2], s1[3] - s0[3]
     peak = torch.cuda.max_memory_allocated(llm.device) / 2**30 if cuda else float("nan")
+    seq = replay(llm, question, forced, overlap=False) if sequential else float("nan")
     return Row(
         wall,
         prompt / max(pre_s, 1e-9),
@@ -468,6 +489,7 @@ def measure(llm: Any, question: dict[str, Any], forced: bool) -> Row:
         path,
         llm.runtime["decode_path"],
         llm.stats.capture_seconds - c0,
+        seq,
     )
 
 
@@ -565,6 +587,11 @@ def print_path(r: Row) -> None:
         f"{1000 * per_step:.1f} ms a step on it; decode path {r.decode_path}, graph capture "
         f"{r.capture_s:.2f} s (apart from the wall's decoding)"
     )
+    if r.sequential == r.sequential:  # measured (not nan)
+        print(
+            f"    overlapped {r.wall:.2f} s vs sequential {r.sequential:.2f} s (every answer "
+            f"after the last paraphrase round): {r.sequential / r.wall:.2f}x ({load()})"
+        )
 
 
 def warm_second(llm: Any, questions: list[dict[str, Any]], forced: bool) -> None:
@@ -619,7 +646,8 @@ def main(argv: list[str] | None = None) -> None:
         "--smoke",
         action="store_true",
         help="the tiny shape, one question, every path (static/dynamic, graphs auto/off, the "
-        "warm second question, step latency): seconds on a CPU, to know the script works",
+        "warm second question, step latency, sequential): seconds on a CPU, to know the script "
+        "works",
     )
     p.add_argument(
         "--graphs", default="auto", help="comma-separated: auto (CUDA graphs on CUDA), off"
@@ -638,12 +666,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--step-latency", default="", help="comma-separated batch sizes: one decode step's time"
     )
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help="each question again with every answer after the paraphrases: what the overlap saves",
+    )
     p.add_argument("--record", action="store_true", help="re-record the workload (packaged 0.5B)")
     p.add_argument("--compare-cpu", action="store_true", help="llama.cpp vs transformers, CPU")
     args = p.parse_args(argv)
     if args.smoke:
         args.quick, args.warm_second, args.graphs = True, True, "auto,off"
         args.kv_cache, args.step_latency = "static,dynamic", args.step_latency or "1,4"
+        args.sequential = True
     from invent_core.provenance import provenance_line  # the code behind this printout
 
     print(provenance_line("benchmarks/bench_gpu.py"))
@@ -665,11 +699,13 @@ def main(argv: list[str] | None = None) -> None:
             llm = random_model(shape, args.device, args.dtype, tok, kv, graphs)
             name = f"{llm.label} · {'static' if llm.static else 'dynamic'} KV cache"
             name += f" · graphs {graphs}" if llm.static else ""
-            report(name, [measure(llm, q, forced=True) for q in questions], questions)
+            rows = [measure(llm, q, True, args.sequential) for q in questions]
+            report(name, rows, questions)
             _extras(llm, args, questions, forced=True)
     for spec in args.model:
         llm = spec_model(spec, args.device, args.dtype)
-        report(llm.label, [measure(llm, q, forced=False) for q in questions], questions)
+        rows = [measure(llm, q, False, args.sequential) for q in questions]
+        report(llm.label, rows, questions)
         _extras(llm, args, questions, forced=False)
     return None
 

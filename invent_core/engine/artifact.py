@@ -51,10 +51,15 @@ class RunArtifact:
         absent in runs saved before it: read :attr:`paraphrase_identity`).
     score : the ``ScoreResult`` (``None`` only while building).
     timings : seconds per stage ("perturb", "generate", "score", "total"); the
-        stages overlap, so perturb + generate may exceed total.
+        stages overlap, so perturb + generate may exceed total. ``answer_wait``
+        (runs since 2026-11-29): the answers still waited for once every
+        perturbation was known; perturb + answer_wait + score is the critical
+        path (:func:`~invent_core.engine.answers.critical_path`).
     usage : answer tokens (prompt, completion), answer ``requests`` and ``cached``
         hits, the perturber's ``perturb_requests`` / ``perturb_cached``, and
-        ``llm_calls``, every request of the run (a cache hit counts).
+        ``llm_calls``, every request of the run (a cache hit counts);
+        ``answers_while_perturbing`` (runs since 2026-11-29): answers received
+        before the last perturbation was known (0 when the stages did not overlap).
     gaap_trace : the perturber's trace as a dict (GAAP's generations), else ``None``.
     extras : free space for baselines to stash extra LLM outputs (JSON-able); the
         run puts ``llm_runtime`` there: how the answering model's requests were

@@ -13,21 +13,23 @@ The stages overlap: every request of the question goes through
 one :class:`~invent_core.llm.pool.RequestPool` that keeps the backend's slots
 busy. The original's r answers are asked at once, beside the perturber's
 requests; a perturbation's r answers are queued as soon as the perturber
-accepts it (``on_accept``) or returns it. Replication k of state i is seeded
+accepts it (``on_accept``: while the gate is still asking for replacements of
+the rejected ones) or returns it. Replication k of state i is seeded
 by ``state_seed(seed, i, k)``, so a duplicated perturbation gets answers of
-its own. With ``RunConfig.adaptive`` (ours, beyond the paper) the perturbation
-set grows by :func:`~invent_core.engine.adaptive.prefix_schedule` and the run stops
-once Inv-Entropy is stable (:func:`~invent_core.engine.adaptive.stop_reason`).
+its own and the answers do not depend on when they were sent: ``overlap=False``
+(the stages one after the other, for measuring) sends the same requests. The
+timings record the critical path (:func:`~invent_core.engine.answers.critical_path`).
+With ``RunConfig.adaptive`` (ours, beyond the paper) the perturbation set grows
+by :func:`~invent_core.engine.adaptive.prefix_schedule` and the run stops once
+Inv-Entropy is stable (:func:`~invent_core.engine.adaptive.stop_reason`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future
 from contextlib import contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
@@ -35,19 +37,20 @@ from typing import Any
 
 from ..config import RunConfig
 from ..errors import Cancelled
-from ..llm import Request, resolve_llm, user
+from ..llm import resolve_llm
 from ..llm.base import derive_seed
 from ..llm.paraphraser import split_llm
-from ..llm.pool import RequestPool, gather
+from ..llm.pool import RequestPool
 from ..llm.thinking import traces_of
 from ..perturb.base import get_perturber
 from ..perturb.gate import GateVerdict, summarize
 from ..perturb.paraphrase import distinct_states
 from ..progress import CancelToken, Progress, ProgressCallback, ProgressReporter
-from ..prompts import TASKS, answer_prompt
+from ..prompts import TASKS
 from ..provenance import provenance
 from ..responses.answers import postprocess
 from .adaptive import AdaptiveRecord, normalized_width, prefix_schedule, stop_reason
+from .answers import ANSWER_STOP, StateAnswers, answer_prompts, answer_requests
 from .artifact import RunArtifact
 from .placement import placement
 from .scoring import loaded_embedder, score_with_embedder
@@ -60,10 +63,6 @@ __all__ = [
     "postprocess_responses",
     "run_question",
 ]
-
-#: Answer requests stop at the first newline: the cleaner keeps the first
-#: non-empty line (paper, app:setting), so the rest would be decoded for nothing.
-ANSWER_STOP: tuple[str, ...] = ("\n",)
 
 
 def run_question(
@@ -78,6 +77,7 @@ def run_question(
     cancel: CancelToken | None = None,
     paraphrase_llm: Any = None,
     reference_path: str | Path | None = None,
+    overlap: bool = True,
 ) -> RunArtifact:
     """Perturb, answer, clean, canonicalise and score one question.
 
@@ -108,6 +108,8 @@ def run_question(
     reference_path
         Where the run is placed (stored as ``reference``, which every printer reads): a
         folder of reference files or one file of one's own; default the shipped ones.
+    overlap
+        ``False``: no answer before the perturber returns (the same run, to measure the overlap).
 
     Returns
     -------
@@ -140,6 +142,7 @@ def run_question(
             perturber=perturber,
             embedder=similarity,
             report=_SafeReporter(progress),
+            overlap=overlap,
         )
     counts = {k: v for p in pools if p is not None for k, v in p.counts.items()}
     art = job.artifact(_identities(model, para, perturber), counts, time.perf_counter() - t_start)
@@ -189,48 +192,6 @@ def _pools(model: Any, para: Any, cancel: CancelToken | None) -> Iterator[tuple]
         yield pool, own
 
 
-def answer_prompts(
-    questions: Sequence[str], task: str = "qa", choices: Sequence[str] | None = None
-) -> list[str]:
-    """The answer prompt of each question text (paper, app:setting), in order.
-
-    The one place a run's prompts are built: the requests of :func:`answer_requests`
-    (a run and a re-ask) and the ``prompts`` a :class:`RunArtifact` records both
-    come from here, so what was asked and what was recorded cannot drift apart.
-    """
-    return [answer_prompt(q, task, choices) for q in questions]
-
-
-def answer_requests(
-    states: Sequence[tuple[int, str]],
-    config: RunConfig,
-    *,
-    task: str = "qa",
-    choices: Sequence[str] | None = None,
-) -> list[Request]:
-    """Build the r answer requests of each ``(state index, question text)``, state-major.
-
-    Replication k of state i is seeded by ``state_seed(config.seed, i, k)``
-    (:class:`~invent_core.llm.Request`), stops at the first newline
-    (:data:`ANSWER_STOP`) and may use ``config.answer_tokens(task)`` tokens.
-    The same state and text always make the same requests (and cache keys).
-    """
-    prompts = answer_prompts([text for _, text in states], task, choices)
-    return [
-        Request(
-            messages=user(prompt),
-            temperature=config.temperature,
-            seed=config.seed,
-            max_tokens=config.answer_tokens(task),
-            replication=k,
-            state=i,
-            stop=ANSWER_STOP,
-        )
-        for (i, _), prompt in zip(states, prompts, strict=True)
-        for k in range(config.n_replications)
-    ]
-
-
 def postprocess_responses(
     questions: Sequence[str],
     raw: Sequence[Sequence[str]],
@@ -269,111 +230,6 @@ class _SafeReporter(ProgressReporter):
             super().__call__(stage, done, total, note)
 
 
-class _Answers:
-    """Each state's r answers, queued on the pool as soon as the state's text is known.
-
-    A state whose text another state already has (a perturbation padded by
-    duplication, or the question itself when no rewording passed the gate)
-    waits in ``_held`` until :meth:`flush` (when the perturber returns, which
-    announces padded states last): the held states go as one job, so that a
-    backend taking several choices per request sends their replications
-    together and evaluates the shared prompt once instead of once per state
-    (an MMLU answer prompt is about 140 tokens; on 2 cores that is about a
-    second a state).
-    """
-
-    def __init__(self, pool: RequestPool, config: RunConfig, task: str, choices, report) -> None:
-        self.pool, self.config, self.task, self.choices = pool, config, task, choices
-        self.report = report
-        self.total = 0  # answers expected so far ("generate" total)
-        self.done = 0
-        self.first_at: float | None = None
-        self._asked: dict[int, tuple[str, list[Future]]] = {}
-        self._held: dict[int, str] = {}
-        self._lock = threading.Lock()
-        self._partial: dict[int, int] = {}  # job → answers its backend finished so far
-        self._jobs = itertools.count()
-        self._shown = 0  # the "generate" count last reported (it never goes back)
-
-    def ask(self, state: int, text: str) -> None:
-        """Queue state ``state``'s r answers (held when another state has this text)."""
-        with self._lock:
-            known = self._asked.get(state)
-            if known is not None and known[0] == text:
-                return
-            if any(t == text for i, (t, _) in self._asked.items() if i != state):
-                self._held[state] = text
-                return
-        self._submit([(state, text)])
-
-    def flush(self) -> None:
-        """Send the held states as one job."""
-        with self._lock:
-            held, self._held = sorted(self._held.items()), {}
-        if held:
-            self._submit(held)
-
-    def _submit(self, states: list[tuple[int, str]]) -> None:
-        r = self.config.n_replications
-        requests = answer_requests(states, self.config, task=self.task, choices=self.choices)
-        job = next(self._jobs)
-        with self._lock:
-            futures = self.pool.submit_many(  # one job: the backend may group them
-                requests, progress=partial(self._moved, job)
-            )
-            entries = [(text, futures[j * r : (j + 1) * r]) for j, (_, text) in enumerate(states)]
-            for (state, _), entry in zip(states, entries, strict=True):
-                self._asked[state] = entry
-                self._held.pop(state, None)
-            if self.first_at is None:
-                self.first_at = time.perf_counter()
-        for (state, _), entry in zip(states, entries, strict=True):
-            for fut in entry[1]:
-                fut.add_done_callback(partial(self._finished, state, entry, job))
-
-    def _moved(self, job: int, done: int, _total: int) -> None:
-        """A job's backend finished ``done`` of its answers (each one, where it streams them)."""
-        with self._lock:
-            self._partial[job] = done
-        self._show()
-
-    def _finished(self, state: int, entry: tuple[str, list[Future]], job: int, fut: Future) -> None:
-        if fut.cancelled() or fut.exception() is not None:
-            return
-        with self._lock:
-            self._partial.pop(job, None)  # its answers are counted one by one from here
-            if self._asked.get(state) is not entry:  # replaced: the perturber changed its mind
-                return
-            self.done += 1
-        self._show()
-
-    def _show(self) -> None:
-        """Report the answers finished: whole jobs' plus those of jobs still running."""
-        with self._lock:
-            done = max(self._shown, min(self.done + sum(self._partial.values()), self.total))
-            changed, self._shown = done != self._shown, done
-            total = max(self.total, done)
-        if changed:
-            self.report("generate", done, total)
-
-    @property
-    def received(self) -> int:
-        """Answers received so far, as the progress panel last showed them (partial jobs too)."""
-        with self._lock:
-            return max(self._shown, self.done)
-
-    def collect(self, texts: Sequence[str]) -> list[list[Any]]:
-        """Wait for the (m, r) completions of ``texts`` (asked now where they were not yet)."""
-        for i, text in enumerate(texts):
-            self.ask(i, text)
-        self.flush()
-        r = self.config.n_replications
-        with self._lock:
-            futures = [f for i in range(len(texts)) for f in self._asked[i][1]]
-        flat = gather(futures)
-        return [flat[i * r : (i + 1) * r] for i in range(len(texts))]
-
-
 class _QuestionRun:
     """One question's run: perturbation steps, answers, scoring, and the artefact."""
 
@@ -389,19 +245,22 @@ class _QuestionRun:
         embedder,
         report,
         perturb_pool=None,
+        overlap=True,
     ):
         self.question, self.config, self.task, self.choices = question, config, task, choices
         self.pool, self.perturber, self.embedder = pool, perturber, embedder
         self.perturb_pool = perturb_pool or pool  # a separate paraphrasing model's own
-        self.report = report
-        self.answers = _Answers(pool, config, task, choices, report)
+        self.report, self.overlap = report, overlap
+        self.answers = StateAnswers(pool, config, task, choices, report)
         self.states: list[str] = [question]
         self.traces: list[dict[str, Any] | None] = []
         self.candidates: list[dict[str, Any]] = []
-        self.timings = {"perturb": 0.0, "generate": 0.0, "score": 0.0}
+        # the critical path: perturb, then answer_wait, then score (critical_path)
+        self.timings = {"perturb": 0.0, "generate": 0.0, "answer_wait": 0.0, "score": 0.0}
         self.record: AdaptiveRecord | None = AdaptiveRecord() if config.adaptive.enabled else None
         self.completions: list[list[Any]] = []
         self.score: Any = None
+        self.early = 0  # answers received while the perturber worked
         self._all: list[str] = []  # GAAP under the adaptive budget: the n_max perturbations
 
     def run(self) -> None:
@@ -410,11 +269,14 @@ class _QuestionRun:
         schedule = prefix_schedule(n_max, self.config.adaptive) if self.record else [n_max]
         self.answers.total = (schedule[0] + 1) * self.config.n_replications
         self.report("perturb", 0, schedule[0])  # the first event, whatever finishes first
-        self.answers.ask(0, self.question)  # needs no perturbation: start at once
+        if self.overlap:
+            self.answers.ask(0, self.question)  # needs no perturbation: start at once
         for step, k in enumerate(schedule):
             self._perturb_up_to(k, step)
             self.answers.total = (k + 1) * self.config.n_replications
+            t0 = time.perf_counter()
             self.completions = self.answers.collect(self.states)
+            self.timings["answer_wait"] += time.perf_counter() - t0
             self.timings["generate"] = time.perf_counter() - (self.answers.first_at or 0.0)
             if self.pool.cancel is not None:
                 self.pool.cancel.raise_if_cancelled()
@@ -434,10 +296,12 @@ class _QuestionRun:
                 self._all = self._call_perturber(self.config.n_perturbations, 0, have, ask=False)
             new = self._all[have:k]
         else:
-            new = self._call_perturber(k - have, step, have, ask=True)
-        for j, text in enumerate(new):  # those on_accept announced are not asked twice
-            self.answers.ask(have + 1 + j, text)
-        self.answers.flush()
+            new = self._call_perturber(k - have, step, have, ask=self.overlap)
+        if self.overlap:  # those on_accept announced are not asked twice
+            for j, text in enumerate(new):
+                self.answers.ask(have + 1 + j, text)
+            self.answers.flush()
+        self.early = self.answers.received  # answers in before the last perturbation was known
         self.states.extend(new)
         self.timings["perturb"] += time.perf_counter() - t0
         self.report("perturb", k, k)
@@ -520,6 +384,7 @@ class _QuestionRun:
             "perturb_requests": perturb["requests"],
             "perturb_cached": perturb["cached"],
             "llm_calls": sum(c["requests"] for c in counts.values()),
+            "answers_while_perturbing": self.early,
         }
         if self.record is not None:
             self.record.llm_calls = usage["llm_calls"]

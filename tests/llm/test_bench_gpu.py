@@ -56,6 +56,8 @@ def test_smoke_runs_every_path_the_next_gpu_session_will_measure():
     out = res.stdout
     assert "static KV cache · graphs auto" in out and "static KV cache · graphs off" in out
     assert out.count("critical path: paraphrase") == 3  # static ×2, dynamic
+    # the same question with every answer after the paraphrases, beside the overlapped wall
+    assert out.count("vs sequential") == 3 and "after the last paraphrase round" in out
     assert "sequential decode steps" in out and "decode path eager" in out  # no CUDA: eager
     assert "decode path dynamic" in out
     assert out.count("dashboard: first question") == 3 and "warm second" in out
