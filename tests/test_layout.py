@@ -247,3 +247,11 @@ def test_no_issue_numbers_in_the_data_of_tests_and_benchmarks():
 )
 def test_the_issue_rule_sees_a_reference(line, found):
     assert bool(ISSUE.search(line)) is found
+
+
+def test_no_two_test_files_share_a_name():
+    """pytest imports test files by their base name (no packages): two alike collide."""
+    from collections import Counter
+
+    names = Counter(p.name for p in Path(__file__).parent.rglob("test_*.py"))
+    assert not [n for n, k in names.items() if k > 1]

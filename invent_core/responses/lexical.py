@@ -95,7 +95,7 @@ def lexical_verdict(a: str, b: str) -> bool | None:
 
     Examples
     --------
-    >>> lexical_verdict("oxidants", "oxidizing agents"), lexical_verdict("herbivore", "carnivore")
+    >>> lexical_verdict("oxidants", "oxidizing agents"), lexical_verdict("oxidants", "reductants")
     (True, False)
     >>> lexical_verdict("Paris", "the French capital") is None
     True
