@@ -11,8 +11,9 @@ from ..config import RunConfig, ScoreConfig
 from ..embedders import resolve_embedder
 from ..llm.names import local_model
 from ..perturb.gate import copies_warning
+from ..questions import schema
 from ..questions.samples import is_samples_file, read_samples, read_uqlm
-from ..questions.schema import FIELD_SIZE_LIMIT, parse_json
+from ..questions.schema import parse_json
 from .common import add_config_args, add_llm_args, config_from_args
 from .exits import run_guarded
 from .reference import add_reference_arg, check_reference, reference_path
@@ -65,10 +66,10 @@ def load_score_input(path: Path) -> tuple[list[str], list[list[str]]]:
     from ..engine.scoring import validate_responses
 
     size = path.stat().st_size
-    if size > FIELD_SIZE_LIMIT:
+    if size > schema.FIELD_SIZE_LIMIT:  # read at call time: one limit for every reader
         raise ValueError(
             f"{path}: the file is {size:,} bytes; the limit for one question set is "
-            f"{FIELD_SIZE_LIMIT:,} (score many question sets with the batch command)"
+            f"{schema.FIELD_SIZE_LIMIT:,} (score many question sets with the batch command)"
         )
     try:
         data = parse_json(path.read_bytes().decode("utf-8-sig"))

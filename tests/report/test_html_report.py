@@ -69,7 +69,7 @@ def test_evaluation_report_has_every_section_and_fetches_nothing(tmp_path, capsy
     text = out.read_text(encoding="utf-8")
     assert text.count("Plotly.newPlot") >= 3  # ROC, AUROC bars, Inv-Entropy by correctness
     assert len(re.findall(r"plotly\.js v\d", text)) == 1  # the library inline, once
-    assert "not recorded" in text  # made before provenance was recorded: said, not invented
+    assert "made before provenance was recorded" in text  # said, not invented
 
 
 def test_drill_down_shows_rewordings_and_relabels(tmp_path):
