@@ -236,7 +236,9 @@ def _panel_page():  # run by AppTest in its own script: imports inside
 
     run = resources.demo_pair()[0]["run"]  # the home page's: the shipped references' settings
     question = st.session_state.get("question", run.question)
-    views.reference_panel(dataclasses.replace(run, question=question), key="t")
+    # another question is another run: the demo's stored placement (its own question's) goes
+    moved = {"reference": None} if question != run.question else {}
+    views.reference_panel(dataclasses.replace(run, question=question, **moved), key="t")
 
 
 @pytest.mark.parametrize("question", [TRIVIA, UNLIKE[0], None])
