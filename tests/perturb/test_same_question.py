@@ -216,41 +216,44 @@ def test_the_default_gate_checks_both_ways_and_beats_the_one_way_gate_on_both_ha
     assert GateConfig().both_ways
     both = _by_half(rows, gate_verdicts(rows, minilm))
     one = _by_half(rows, gate_verdicts(rows, minilm, GateConfig(both_ways=False)))
-    assert both == {0: (0.932, 0.577), 1: (0.78, 0.557)}  # with the word alignment
-    assert one == {0: (0.677, 0.62), 1: (0.569, 0.586)}
+    # with the word alignment and the second round of rules (2026-11-29: before, 0.932 /
+    # 0.577 and 0.78 / 0.557): precision up, recall down on both halves
+    assert both == {0: (0.947, 0.507), 1: (0.805, 0.471)}
+    assert one == {0: (0.677, 0.62), 1: (0.559, 0.543)}
     assert all(both[h][0] > one[h][0] for h in (0, 1))
     paper = {"delta": PAPER_DELTA}
     assert _by_half(rows, gate_verdicts(rows, minilm, GateConfig(**paper))) == {
-        0: (0.854, 0.577),
-        1: (0.709, 0.557),
+        0: (0.878, 0.507),
+        1: (0.75, 0.471),
     }
     one_paper = GateConfig(both_ways=False, **paper)
     assert _by_half(rows, gate_verdicts(rows, minilm, one_paper)) == {
         0: (0.548, 0.648),
-        1: (0.482, 0.586),
+        1: (0.475, 0.543),
     }
 
 
 @pytest.mark.slow
 def test_the_gates_delta_is_chosen_on_the_tuning_half(minilm):
-    """GateConfig.delta (0.845) was what ``--delta-grid`` chose; with the word alignment the
-    grid chooses 0.835, whose tuning recall 0.845 keeps at a higher precision, so δ stays.
-    On the report half δ = 0.845 keeps fewer changed rewordings than the paper's 0.7 by a
-    margin the paired interval supports, and loses no same-meaning one."""
+    """GateConfig.delta (0.845) was what ``--delta-grid`` chose; with the second round of
+    rewording rules the grid chooses 0.785, whose tuning recall 0.845 keeps at a higher
+    precision, so δ stays. On the report half δ = 0.845 keeps fewer changed rewordings
+    than the paper's 0.7 (+0.055, the paired interval's low end at 0: no longer told from
+    zero once the rules reject most of them) and loses no same-meaning one."""
     rows = load_rows()
     chosen, table = delta_grid(rows, minilm)
     delta = GateConfig().delta
-    assert chosen == 0.835 and delta == 0.845
+    assert chosen == 0.785 and delta == 0.845
     assert table[delta][0][1] == table[chosen][0][1] and table[delta][0][0] > table[chosen][0][0]
     assert table[chosen][0][0] >= 0.90 and table[round(chosen - 0.005, 3)][0][0] < 0.90
     new = gate_verdicts(rows, minilm)
     old = gate_verdicts(rows, minilm, GateConfig(delta=PAPER_DELTA))
     report = [i for i, r in enumerate(rows) if r["half"] == 1]
     diff = paired_difference(rows, report, new, old)
-    assert tuple(round(x, 3) for x in diff["precision"]) == (0.011, 0.071, 0.159)
+    assert tuple(round(x, 3) for x in diff["precision"]) == (0.0, 0.055, 0.156)
     assert tuple(round(x, 3) for x in diff["recall"]) == (0.0, 0.0, 0.0)
     turned = [r for r, a, b in zip(rows, old, new) if a != b]
-    assert len(turned) == 9 and sum(r["same_meaning"] for r in turned) == 0
+    assert len(turned) == 6 and sum(r["same_meaning"] for r in turned) == 0
 
 
 def test_verify_p_yes_defaults_to_the_reply_and_is_checked():
@@ -293,8 +296,8 @@ def test_the_recorded_1_5b_verifier_chosen_on_the_tuning_half(minilm):
     knobs = dict(STRUCTURES)["all asked (overlap 0-1)"]
     report = [i for i, r in enumerate(rows) if r["half"] == 1]
     expected = {
-        PAPER_DELTA: ({0: (0.907, 0.549), 1: (0.74, 0.529)}, 0.031, False),
-        GateConfig().delta: ({0: (0.975, 0.549), 1: (0.787, 0.529)}, 0.007, False),
+        PAPER_DELTA: ({0: (0.944, 0.479), 1: (0.775, 0.443)}, 0.025, False),
+        GateConfig().delta: ({0: (1.0, 0.479), 1: (0.816, 0.443)}, 0.011, False),
     }
     for delta, (figures, gain, supported) in expected.items():
         cfg = GateConfig(delta=delta, llm_verify=True, verify_p_yes=0.56, **knobs)
