@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from ..text.stems import plural_stem as stem  # answers' light plural stem
 from ..text.tokens import WORD as _TOKEN
 from .answer_tables import PARTICLES, TITLES
 
@@ -41,17 +42,6 @@ FILLER = frozenset(
 NEAR_SPELLING = 0.8
 #: an answer longer than this many words is a sentence, not a name
 _NAME_WORDS = 6
-
-
-def stem(word: str) -> str:
-    """A light plural stem: ``arteries`` → ``artery``, ``ions`` → ``ion``, ``gas`` stays."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 def name_like(text: str) -> bool:
