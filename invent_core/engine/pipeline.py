@@ -115,16 +115,9 @@ def run_question(
     -------
     RunArtifact with ``score.measures`` (higher = more uncertain).
 
-    Raises
-    ------
-    Cancelled
-        When ``cancel`` was cancelled, saying how many answers were finished.
+    Raises ``Cancelled`` when ``cancel`` was cancelled, saying how many answers were finished.
 
-    Examples
-    --------
-    >>> from invent_core.config import RunConfig
-    >>> run = run_question("What is the capital of France?",
-    ...                    RunConfig(n_perturbations=2, n_replications=2))  # doctest: +SKIP
+    Example: ``run_question("What is the capital of France?", RunConfig(n_perturbations=2))``.
     """
     config = config or RunConfig()
     question, choices_list = checked_question(question, task, choices)
