@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 
+from ..text.tokens import WORD_OR_NUMBER as _WORD
+
 __all__ = ["WH_WORDS", "question_proper"]
 
 WH_WORDS = frozenset("what which who whom whose where when why how".split())
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*")
 
 
 def _words(text: str) -> list[str]:
