@@ -38,12 +38,14 @@ from dataclasses import dataclass
 
 from ..text.function_words import content_words
 from ..text.tokens import ASCII_WORD as _WORD
-from ..text.wordnet import guess_pos, load_wordnet, serialised
+from ..text.wordnet import guess_pos, load_wordnet, pos_candidates, serialised
 from .aliases import with_aliases_joined
+from .frames import final_sentence
 from .meaning import ANSWER_KINDS, OPERATION_WORDS
+from .meaning import names_amount as _names_amount
 from .text import is_english
 
-__all__ = ["Alignment", "aligns", "alignment", "content_tokens", "words_match"]
+__all__ = ["Alignment", "aligns", "alignment", "content_tokens", "kind_narrowed", "words_match"]
 
 #: a shared synset counts as a synonym when it is among the first SENSE_RANK + 1 senses of both
 SENSE_RANK = 1
@@ -114,6 +116,10 @@ def _compound(first: str, second: str) -> str | None:
     return None
 
 
+#: units written in two letters: kept as words, so "4 km" can match "4 kilometres"
+_SHORT_UNITS = frozenset("km cm mm nm kg lb ft oz mg ml".split())
+
+
 def content_tokens(text: str) -> list[str]:
     """The content words of ``text`` after joining aliases and WordNet compounds, in order.
 
@@ -138,7 +144,9 @@ def content_tokens(text: str) -> list[str]:
             out.append(joined)
             i += 2
             continue
-        if len(w) > 2 and not _asks_nothing(w) and w not in OPERATION_WORDS and content_words(w):
+        if (
+            len(w) > 2 and not _asks_nothing(w) and w not in OPERATION_WORDS and content_words(w)
+        ) or w in _SHORT_UNITS:
             # operations are the arithmetic rules' to compare ("times" ~ "product")
             out.append(w)
         i += 1
@@ -404,6 +412,21 @@ def _unmatched(words: list[str], other: list[str], also: Matcher | None) -> tupl
     return tuple(dict.fromkeys(left))
 
 
+#: "the novel Moby-Dick", "the film Jaws": a common noun naming the kind of a name after it
+_CLASSIFIER = re.compile(r"\b(?:the|a|an)\s+([a-z]+)\s+[A-Z0-9]")
+
+
+def _without_classifiers(words: tuple[str, ...], text: str) -> tuple[str, ...]:
+    """Less the nouns that only say what kind of thing the name after them is.
+
+    "Who wrote the novel Moby-Dick?" asks what "Who wrote Moby-Dick?" asks: the
+    name picks the thing, the noun before it narrows nothing. WordNet knows
+    "the planet Mars" (the apposition rule) but not most titles.
+    """
+    kinds = {m.group(1) for m in _CLASSIFIER.finditer(text.replace("’", "'"))}
+    return tuple(w for w in words if w not in kinds)
+
+
 def _before_noun(words: list[str], i: int, added: tuple[str, ...]) -> bool:
     """Whether ``words[i]`` stands right before a matched noun ("hot" in "hot desert")."""
     if i + 1 >= len(words) or words[i + 1] in added:
@@ -423,8 +446,8 @@ def alignment(question: str, rewording: str, also: Matcher | None = None) -> Ali
     unit rules' "miles" ~ "distance").
     """
     q, r = content_tokens(question), content_tokens(rewording)
-    dropped = _unmatched(q, r, also)
-    added = _unmatched(r, q, also)
+    dropped = _without_classifiers(_unmatched(q, r, also), question)
+    added = _without_classifiers(_unmatched(r, q, also), rewording)
     added = _travel_beside_speed(added, q)
     dropped = _travel_beside_speed(dropped, r)
     # the kind of answer named on one side only ("the capital city of …") is the wh-rule's
@@ -439,3 +462,76 @@ def alignment(question: str, rewording: str, also: Matcher | None = None) -> Ali
     loose = tuple((a, b) for a in dropped for b in added if _loosely_related(a, b))
     modifiers = tuple(w for i, w in enumerate(r) if w in added and _before_noun(r, i, added))
     return Alignment(dropped, added, loose, modifiers)
+
+
+#: words between "what"/"which" and the noun that names the kind of answer ("what is the type of")
+_BEFORE_KIND = frozenset("is are was were the a an type types kind kinds sort sorts of".split())
+#: kinds of answer that narrow nothing: a name, a number or amount asked for anyway
+_ANY_KIND = frozenset("name names answer term word amount number total value".split())
+
+
+def _kind_slot(text: str) -> tuple[list[str], int] | None:
+    """The words of the last sentence and where its "what"/"which" names its kind, else None."""
+    words = _lower_words(final_sentence(text))
+    at = next((i for i, w in enumerate(words) if w in ("what", "which")), None)
+    if at is None:
+        return None
+    i = at + 1
+    while i < len(words) and words[i] in _BEFORE_KIND:
+        i += 1
+    return words, i
+
+
+def _names_kind(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is a noun naming the kind asked for ("What *compounds* form …")."""
+    if i >= len(words) or words[i] in ASKS_NOTHING - ANSWER_KINDS:
+        return False
+    if _verb_after_what(words, i):
+        return False
+    return guess_pos(words, i)[0] in ("n", "a")
+
+
+#: words that start a noun phrase: after "what causes", "the" makes "causes" the verb
+_DETERMINERS = frozenset("the a an its their his her this that these those".split())
+
+
+def _verb_after_what(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` after "what" is a verb: "What causes the tides?", "What makes crystals?".
+
+    A word that is a noun and a verb in -s or -ed is the verb when a noun
+    phrase follows it (a determiner or a plural), the noun when a verb follows
+    it ("What compounds form crystals?").
+    """
+    word = words[i]
+    inflected = word.endswith("ed") or (word.endswith("s") and not word.endswith("ss"))
+    if not inflected or "v" not in pos_candidates(word):
+        return False
+    nxt = words[i + 1] if i + 1 < len(words) else ""
+    return not nxt or nxt in _DETERMINERS or nxt.endswith("s")
+
+
+def kind_narrowed(question: str, rewording: str, added: tuple[str, ...]) -> str | None:
+    """An added noun naming the kind of answer where the question named none: a narrower question.
+
+    "What provides clear evidence of evolution?" → "Which *method* provides …",
+    "What is the *principle* that provides …": the rewording asks for a method
+    or a principle where the question asked for anything that provides it. A
+    kind the question named ("What compounds …" → "Which materials …") is the
+    alignment's to judge; people, places, times and amounts are the wh-rule's.
+    """
+    slot_q, slot_r = _kind_slot(question), _kind_slot(rewording)
+    if slot_r is None or (slot_q is not None and _names_kind(*slot_q)):
+        return None
+    words, i = slot_r
+    if not _names_kind(words, i):
+        return None  # "What makes crystals …": a verb, no kind named
+    window = set(words[i : i + 2])
+    narrow = [
+        w
+        for w in added
+        if set(w.split("_")) & window
+        and w not in _ANY_KIND
+        and w not in ANSWER_KINDS
+        and not _names_amount(w)
+    ]
+    return f"{', '.join(map(repr, narrow))} narrows the kind of answer" if narrow else None

@@ -51,7 +51,7 @@ from ..text.function_words import content_words
 from ..text.tokens import WORD_OR_NUMBER as _WORD
 from ..text.wordnet import synset_antonyms
 from .aliases import with_aliases_joined
-from .align import alignment, aligns
+from .align import alignment, aligns, kind_narrowed
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
 from .text import is_question
 
@@ -377,6 +377,7 @@ def rule_flip(question: str, rewording: str) -> str | None:
     "dropped 'first'"
     """
     for rule in (
+        lambda: _meta_request(rewording, question),
         lambda: _statement(rewording, question),
         lambda: changed_meaning(rewording, question),
         lambda: added_meaning(rewording, question),
@@ -386,7 +387,6 @@ def rule_flip(question: str, rewording: str) -> str | None:
         lambda: _antonym_swap(rewording, question),
         lambda: _story_added(rewording, question),
         lambda: _repeated(rewording, question),
-        lambda: _meta_request(rewording, question),
     ):
         note = rule()
         if note is not None:
@@ -472,7 +472,11 @@ def question_rule_verdict(
         return QuestionVerdict(False, "rules", note)
     if aligns(question):
         aligned = alignment(question, rewording, also=_same_quantity)
-        note = aligned.note() or aligned.narrowing_dropped()
+        note = (
+            aligned.note()
+            or aligned.narrowing_dropped()
+            or kind_narrowed(question, rewording, aligned.added)
+        )
         if note is not None:
             return QuestionVerdict(False, "alignment", note)
         if not (aligned.dropped or aligned.added):

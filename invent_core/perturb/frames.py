@@ -12,7 +12,7 @@ import re
 
 from ..text.tokens import WORD_OR_NUMBER as _WORD
 
-__all__ = ["WH_WORDS", "question_proper"]
+__all__ = ["WH_WORDS", "final_sentence", "question_proper"]
 
 WH_WORDS = frozenset("what which who whom whose where when why how".split())
 
@@ -35,7 +35,21 @@ _ACCOUNT = re.compile(
     re.IGNORECASE,
 )
 #: a yes/no question where the original asked for a thing ("Do you know if …", "Is it true that")
-_POLAR = re.compile(r"^\W*(?:if|whether|is\s+it\s+true\s+that|is\s+it\s+the\s+case)\b", re.I)
+_POLAR = re.compile(r"^\W*(?:(if|whether)|is\s+it\s+true\s+that|is\s+it\s+the\s+case)\b", re.I)
+
+
+#: a wh-clause after a condition: "Do you know if they have 165 together, how many …" asks how many
+_WH_CLAUSE = re.compile(
+    r"[,;:]\s*(?:(?:in|on|at|for|from|to|by)\s+)?(?:what|which|who|whom|whose|where|when|why|how)\b"
+    r"|\bhow\s+(?:many|much|long|far|old|often|big)\b|\b(?:what|which)\s+(?:is|are|was|were|do|does|did)\b",
+    re.I,
+)
+
+
+def final_sentence(text: str) -> str:
+    """The last sentence of a text: the question after its premises ("… is 5:6. If …, how many …?")."""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+(?=[A-Z\"'])", text.strip()) if _words(p)]
+    return parts[-1] if parts else text
 
 
 def question_proper(text: str) -> tuple[str, str | None]:
@@ -49,8 +63,9 @@ def question_proper(text: str) -> tuple[str, str | None]:
     """
     framed = _FRAME.match(text)
     rest = text[framed.end() :] if framed else text
-    if _POLAR.match(rest):
-        return rest, "polar"
+    polar = _POLAR.match(rest)
+    if polar and (framed or polar.group(1) is None) and not _WH_CLAUSE.search(rest):
+        return rest, "polar"  # "If …" with no frame before it is a condition
     account = _ACCOUNT.match(rest)
     if account:
         rest = rest[account.end() :]

@@ -30,14 +30,15 @@ import re
 from ..text.stems import inflection_stem as stem
 from ..text.wordnet import load_wordnet, pos_candidates, serialised
 from .frames import WH_WORDS as _WH_WORDS
-from .frames import question_proper
+from .frames import final_sentence, question_proper
 from .roles import roles_swapped
-from .text import candidate_vocabulary, entity_kept, key_entities
+from .text import candidate_vocabulary, entity_kept, is_question, key_entities
 
 __all__ = [
     "ANSWER_KINDS",
     "OPERATION_WORDS",
     "changed_meaning",
+    "names_amount",
     "wh_class",
     "operations",
     "qualifiers",
@@ -61,7 +62,23 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.casefold().replace("’", "'"))
 
 
+_AUX = frozenset("is are was were did does do has have had can could will would".split())
+
+#: a question ending on a verb of naming: "how" there asks what the thing is called
+_NAMING_END = re.compile(
+    r"\b(?:called|named|termed|known\s+as|described\s+as|referred\s+to\s+as|said\s+to\s+be)"
+    r"\W*$",
+    re.I,
+)
 _HOW_MUCH = frozenset("many much long old far big tall often".split())
+
+
+def _count(word: str) -> bool:
+    """A number in digits or words: "how two main types …" is garbled, not "how many"."""
+    return word[:1].isdigit() or word in _COUNT_WORDS
+
+
+_COUNT_WORDS = frozenset("one two three four five six seven eight nine ten".split())
 
 
 def _degree_adjective(word: str) -> bool:
@@ -83,12 +100,14 @@ def wh_class(text: str) -> str | None:
     describe (:func:`question_proper`). None when there is no wh-word (a
     yes/no or imperative question).
     """
-    text, frame = question_proper(text)
+    text, frame = question_proper(final_sentence(text))
     if frame is not None:
         return frame
     w = _words(text)
+    starts = _clause_starts(text)
     for i, word in enumerate(w):
-        if 3 <= i < len(w) - 2:
+        word = word.removesuffix("'s")  # "who's first appearance" (for "whose")
+        if 3 <= i < len(w) - 2 and i not in starts:
             continue  # a wh-word mid-sentence is a conjunction ("… when dissolved in water")
         nxt = w[i + 1 : i + 3]
         if word in ("who", "whom", "whose"):
@@ -100,8 +119,10 @@ def wh_class(text: str) -> str | None:
         if word == "why":
             return "reason"
         if word == "how":
-            if nxt and (nxt[0] in _HOW_MUCH or _degree_adjective(nxt[0])):
+            if nxt and (nxt[0] in _HOW_MUCH or _degree_adjective(nxt[0])) and not _count(nxt[0]):
                 return "quantity"  # "how fast" asks for a speed, as "what is the speed" does
+            if _NAMING_END.search(text):
+                return "thing"  # "How is it called?" asks what it is called
             return "manner"
         if word in ("what", "which"):
             if any(x in _PLACE for x in nxt):
@@ -112,6 +133,89 @@ def wh_class(text: str) -> str | None:
                 return "person"
             return "thing"
     return None
+
+
+#: prepositions that may open a wh-clause ("…, in which year …")
+_CLAUSE_PREPOSITIONS = frozenset("in on at for from to by of with during".split())
+
+
+def _clause_starts(text: str) -> set[int]:
+    """Indices (in :func:`_words`) where a clause starts: after "," ";" ":" or a sentence end.
+
+    A wh-word there opens the question proper ("In relation to electrical
+    current, what property …", "If Lily made 50 friends, how many …"), unlike
+    one inside a clause ("… when dissolved in water"). A preposition before it
+    moves the start on by one ("…, in which year").
+    """
+    starts: set[int] = set()
+    at = 0
+    for clause in re.split(r"[,;:]\s+|(?<=[.!?])\s+", text):
+        words = _words(clause)
+        if words:
+            starts.add(at)
+            if words[0] in _CLAUSE_PREPOSITIONS:
+                starts.add(at + 1)
+        at += len(words)
+    return starts
+
+
+def _asked_kind(original: str) -> str | None:
+    """:func:`wh_class` of the original; a blank or a phrase to complete asks for a thing.
+
+    "… the concentration of ___ it produces", "an object that moves around an
+    external axis is said to be", "two main types of research methods used in
+    psychology" name no wh-word but ask for a thing, so "How are … used?" or
+    "Do you know if …" ask another thing. A yes/no or imperative question
+    ("Is …", "Name …") stays without a kind.
+    """
+    kind = wh_class(original)
+    if kind is None and ("___" in original or not is_question(original)):
+        return "thing"
+    return kind
+
+
+#: an order to name the answer, or a frame before the thing asked for: "Name the …",
+#: "Can you tell me the capital …", "Do you know the price …" (not "Tell me, the … is …")
+_ORDER = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:(?:tell|give|show)\s+me\s+(?:the|a|an|\d)|do\s+you\s+(?:happen\s+to\s+)?know\s+"
+    r"(?:the|a|an|\d)|(?:name|list|give|identify|state|find|calculate|compute|determine|solve|"
+    r"complete|fill|define|estimate|choose|select|pick)\b)",
+    re.I,
+)
+#: a last word that leaves the sentence to be completed ("… used in psychology are?")
+_DANGLING = _AUX | frozenset("of to be as by for the a an with from in on at called named".split())
+
+
+def _last_word(text: str) -> str | None:
+    words = _words(text)
+    return words[-1] if words else None
+
+
+def _leaves_open(candidate: str, original: str) -> bool:
+    """Whether ``candidate`` still leaves the answer open: a wh-word, a blank, an order to name.
+
+    For an original to complete ("… is said to be"), ending on the same word
+    leaves it open too; words after it fill the answer in ("… said to be in
+    motion").
+    """
+    if wh_class(candidate) is not None or re.search(r"_{2,}|…|\.\.\.", candidate):
+        return True
+    if _ORDER.match(final_sentence(candidate)) or _last_word(candidate) in _DANGLING:
+        return True
+    return not is_question(original) and _last_word(candidate) == _last_word(original)
+
+
+def _answer_closed(candidate: str, original: str) -> str | None:
+    """The original asks for a thing and the candidate leaves nothing open (see :func:`_leaves_open`).
+
+    "Tell me, … is said to be in motion.", "Can you provide clear evidence of
+    evolution?", "Do you know Vivipary refers to … of a living being?": a
+    statement with an answer filled in, or a yes/no question about one.
+    """
+    if _asked_kind(original) in (None, "polar", "account") or _leaves_open(candidate, original):
+        return None
+    return "leaves no answer open (a statement or a yes/no question)"
 
 
 # what/which → thing may become any concrete kind ("What footballer" → "Who");
@@ -125,19 +229,27 @@ _COMPATIBLE = {
 
 
 def _wh_changed(candidate: str, original: str) -> str | None:
-    a, b = wh_class(original), wh_class(candidate)
+    a, b = _asked_kind(original), wh_class(candidate)
     if b in ("polar", "account") and a not in (b, None):
         return "asks whether it is so" if b == "polar" else "asks for an account, not an answer"
     if _what_which(question_proper(original)[0]) and _what_which(question_proper(candidate)[0]):
-        return None  # "What is the capital" ~ "Which city is the capital": both name the kind
+        if not (
+            a in ("place", "time") and b == "thing" and not _has_noun(candidate, _PLACE | _TIME)
+        ):
+            return None  # "What is the capital" ~ "Which city is the capital": both name the kind
+        return f"asks for a thing instead of a {a}"  # "… from which country?" → "what … from?"
     if (a, b) == ("person", "thing") and not _names_person(candidate):
         return "asks for a thing instead of a person"  # "Who voiced Simba" → "What voice …"
-    if {a, b} == {"thing", "quantity"} and not (_names_quantity(original + " " + candidate)):
+    if (a, b) == ("thing", "person") and not _names_person(original):
+        return "asks for a person instead of a thing"  # "What disease …" → "Who said …"
+    if {a, b} == {"thing", "quantity"} and not (names_amount(original + " " + candidate)):
         return f"asks for a {b} instead of a {a}"  # "… are called what?" → "how many …"
     if a is None or b is None or a == b or (a, b) in _COMPATIBLE:
         return None
     if a == "thing" and b in ("place", "time") and _has_noun(original, _PLACE | _TIME):
         return None  # "What city …" may become "Where …"
+    if b == "thing" and a in ("place", "time") and _has_noun(candidate, _PLACE | _TIME):
+        return None  # "When was …" may become "What is the last time …"
     return f"asks for a {b} instead of a {a}"
 
 
@@ -157,7 +269,7 @@ def _names_person(text: str) -> bool:
     )
 
 
-def _names_quantity(text: str) -> bool:
+def names_amount(text: str) -> bool:
     """Whether a text has a number or a noun of an amount (speed, length, total, cost …)."""
     w = _words(text)
     return any(x[0].isdigit() for x in w) or any(
@@ -321,7 +433,6 @@ def _role_swap(candidate: str, original: str) -> str | None:
     return None
 
 
-_AUX = frozenset("is are was were did does do has have had can could will would".split())
 _PASSIVE = re.compile(r"^\W*who (?:is|was|are|were) (?:\w+ )?\w+(?:ed|en|wn|ng)? by\b", re.I)
 _OBJECT_Q = re.compile(r"^\W*who (?:did|does|do)\b", re.I)
 
@@ -424,6 +535,7 @@ def changed_meaning(candidate: str, original: str) -> str | None:
         _direction_swapped,
         _arithmetic_changed,
         _wh_changed,
+        _answer_closed,
         _qualifier_dropped,
         _entity_added,
     ):

@@ -145,14 +145,16 @@ def test_tuning_half_figures_do_not_fall():
     """The tuning half of the labelled pairs, no model: at or above what the rules reach now.
 
     With every class given both sides (537 pairs): precision 0.912 at recall 0.800
-    (docs/question_pairs_2026-11-29.txt; 0.924 at 0.948 on the 308 pairs before the
-    missing sides were written); a rule change that loses either fails here.
+    (0.924 at 0.948 on the 308 pairs before the missing sides were written). The third
+    round (undecided rewordings rejected, the answer left open, the kind narrowed) moved
+    the point to 0.953 at 0.785 (docs/question_pairs_2026-11-29b.txt); a rule change that
+    loses either fails here.
     """
     rows = load_pairs()
     assert len(rows) >= 530 and PAIRS.is_file()
     kept = [bool(v) for v in verdicts(rows)]
     fig = half_figures(rows, kept, "tuning")["all"]
-    assert fig["precision"][0] >= 0.91 and fig["recall"][0] >= 0.80, fig
+    assert fig["precision"][0] >= 0.95 and fig["recall"][0] >= 0.78, fig
 
 
 def test_the_labelled_set_is_split_by_its_hash_and_has_both_sides():

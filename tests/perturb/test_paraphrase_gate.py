@@ -233,10 +233,12 @@ def test_mmlu_only_the_stem_is_perturbed_and_the_options_come_back_unchanged():
 @pytest.mark.slow
 def test_the_adapter_loads_the_run_embedder_for_the_affinity_check(minilm):
     # words the alignment cannot place (run from), so only the embedder's affinity decides
+    # when undecided rewordings are kept (the default rejects them before the embedder)
     drift = "What city is Australia run from?"
     llm = RecordingLLM([GOOD[0], drift, drift, GOOD[1], drift])
+    gate = GateConfig(delta=0.9, undecided_kept=True)
     cfg = RunConfig(
-        n_perturbations=2, paraphrase=ParaphraseConfig(gate=GateConfig(delta=0.9))
+        n_perturbations=2, paraphrase=ParaphraseConfig(gate=gate)
     )  # (1+cos)/2 of 0.9 is cos 0.8; the drift's is 0.893 under MiniLM
     res = get_perturber("paraphrase").perturb(AUSTRALIA, cfg, llm=llm, embedder=None)
     assert [c["reason"] for c in res.candidates] == [
