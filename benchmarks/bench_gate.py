@@ -37,6 +37,8 @@ SAMPLES = ("arithmetic", "gsm8k", "mmlu", "nq_open", "sciq", "triviaqa")
 EARLIER = {
     "paper_delta": {"delta": 0.7},
     "one_way": {"delta": 0.7, "both_ways": False},
+    # the third round of rewording rules (2026-11-29) made undecided rewordings rejected
+    "undecided_kept": {"undecided_kept": True},
 }
 
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from accepted_draw import accepted_rows, check_labels, keep_rate, state_key  # noqa: E402
 
 #: seed -> (rows, kept): the figures quoted in docs/method.md
-QUOTED = {29: (278, 220), 31: (245, 184)}
+QUOTED = {29: (278, 220), 31: (245, 184), 37: (225, 204)}
 
 
 def _load(seed: int) -> tuple[list[dict], dict]:
