@@ -7,7 +7,9 @@ than what it replaced, so the paraphraser is asked again more often before
 padding. Per question of the shipped samples (``--per`` each, drawn with
 ``--seed``, not an evaluation seed) the default and the gate named by
 ``--against`` (``paper_delta``: both ways with δ = 0.7; ``one_way``: the
-question-to-rewording rules with δ = 0.7, the default until 2026-11-27) run in
+question-to-rewording rules with δ = 0.7, the default until 2026-11-27;
+``undecided_kept``: what the rules cannot decide kept when δ passes it, the
+default until the third round of rewording rules on 2026-11-29) run in
 turn on one packaged 0.5B server without a cache (the order flips every
 question, so a change of load falls on both alike) and the script prints per
 gate: seconds and paraphrase requests per question, and the median distinct
