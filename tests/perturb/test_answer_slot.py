@@ -39,7 +39,10 @@ def test_a_rewording_that_leaves_no_answer_open_is_rejected(question, rewording)
     [
         ("What is the boiling point of water?", "Can you tell me the boiling point of water?"),
         ("What is the boiling point of water?", "Do you know the boiling point of water?"),
-        ("Which metal is liquid at room temperature?", "Name the metal liquid at room temperature."),
+        (
+            "Which metal is liquid at room temperature?",
+            "Name the metal liquid at room temperature.",
+        ),
         ("the longest river in africa is", "The longest river in Africa is?"),
     ],
 )
@@ -72,7 +75,11 @@ def test_the_question_after_its_premises_keeps_its_kind():
         ("What illness did Mozart die of?", "Who said Mozart died of an illness?", "person"),
         ("how is a baby kangaroo called", "What is a baby kangaroo called?", None),
         ("the three states of matter", "How are the three states of matter?", "manner"),
-        ("Lake Titicaca lies on the border of which country?", "What does Lake Titicaca lie on?", "place"),
+        (
+            "Lake Titicaca lies on the border of which country?",
+            "What does Lake Titicaca lie on?",
+            "place",
+        ),
     ],
 )
 def test_the_kind_of_answer_read_from_a_phrase_or_a_wh_word(question, rewording, note):
@@ -85,7 +92,9 @@ def test_the_kind_of_answer_read_from_a_phrase_or_a_wh_word(question, rewording,
 
 def test_an_added_noun_naming_the_kind_narrows_a_bare_what():
     assert kind_narrowed("What causes tides?", "Which force causes tides?", ("force",))
-    assert kind_narrowed("What causes tides?", "What is the process that causes tides?", ("process",))
+    assert kind_narrowed(
+        "What causes tides?", "What is the process that causes tides?", ("process",)
+    )
     # the question named a kind: the alignment judges the swap, not this rule
     assert kind_narrowed("What planet is largest?", "Which world is largest?", ("world",)) is None
     # a name, an amount or a person asks nothing narrower
