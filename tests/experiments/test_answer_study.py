@@ -52,20 +52,21 @@ def test_stratified_auroc_is_half_for_a_score_that_only_reads_the_count():
 
 
 @pytest.mark.slow
-def test_the_paper_option_reproduces_the_saved_scores_and_the_study_reads_them(tmp_path):
+def test_the_default_options_reproduce_the_saved_scores_and_the_study_reads_them(tmp_path):
     folder = _slice(tmp_path, 16)
     rows = list(read_csv(folder / "scores.csv"))
     from invent_core.engine.artifact import RunArtifact
     from invent_core.experiments.runs import run_path
 
     runs = [RunArtifact.load(run_path(folder / "runs", r["id"], 0.7)) for r in rows]
-    table = rescored_inv(runs, [("embedding", "paper")])
+    # the shipped folder is scored with today's defaults (ψ_y by the rules, distinct padding)
+    table = rescored_inv(runs, [("rules", "distinct")])
     np.testing.assert_allclose(
-        table["embedding+paper"], [float(r["inv_entropy"]) for r in rows], rtol=1e-6
+        table["rules+distinct"], [float(r["inv_entropy"]) for r in rows], rtol=1e-6
     )
-    got = study_folder(folder, options=[("embedding", "paper"), ("canonical", "distinct")],
+    got = study_folder(folder, options=[("rules", "distinct"), ("embedding", "paper")],
                        n_bootstrap=50)  # fmt: skip
-    assert got["n"] == 16 and set(got["options"]) == {"embedding+paper", "canonical+distinct"}
+    assert got["n"] == 16 and set(got["options"]) == {"rules+distinct", "embedding+paper"}
     cell = got["options"]["embedding+paper"]
     assert 0.0 <= cell["all"]["value"] <= 1.0
     assert cell["vs_best_baseline"]["other"] == got["best_baseline"]
@@ -115,10 +116,5 @@ def test_make_reference_rescores_the_saved_runs_under_other_options(tmp_path):
         for r in rows
     ]
     np.testing.assert_allclose(sorted(ref.values), sorted(want), rtol=1e-6)
-    assert read_csv(folder / "scores.csv")  # the source folder is left as it was
-    assert (
-        json.loads((folder / "config.json").read_text())["config"]["run"]["score"].get(
-            "padding", "paper"
-        )
-        == "paper"
-    )
+    assert list(read_csv(folder / "scores.csv")) == rows  # the source folder is left as it was
+    assert (folder / "config.json").read_bytes() == (SOURCE / "config.json").read_bytes()
