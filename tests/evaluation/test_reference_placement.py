@@ -226,6 +226,12 @@ def test_a_saved_run_keeps_its_placement_and_old_runs_still_load(tmp_path):
     assert placement_record(float("nan"), None, "inv_entropy") is None
 
 
+def _stored_placement_datasets() -> set[str]:
+    """The datasets of the home-page demo's stored placement (assets/demo_pair.json)."""
+    demo = json.loads((ROOT / "assets" / "demo_pair.json").read_text(encoding="utf-8"))
+    return set(demo["pair"][0]["run"]["reference"]["placement"]["counts"])
+
+
 def _panel_page():  # run by AppTest in its own script: imports inside
     import dataclasses
 
@@ -255,10 +261,13 @@ def test_explore_panel_shows_the_questions_it_placed_among_or_says_none_is_like(
     captions = [c.value for c in at.caption]
     tables = [df.value for df in at.dataframe]
     assert len(tables) == 1 and "reference question" in tables[0].columns
-    if question is None:  # the home page's arithmetic question
+    if question is None:  # the home page's question, from the arithmetic testbed
         assert any(c.startswith("Placed among these ") for c in captions)
         assert [m.label for m in at.metric][:1] == ["Percentile"]
-        assert (tables[0]["dataset"] == "arithmetic").all()
+        # the testbed's knowledge questions ("What is the capital of Egypt?") sit among its
+        # own and the TriviaQA references, as the demo's stored placement says
+        stored = _stored_placement_datasets()
+        assert "arithmetic" in set(tables[0]["dataset"]) and set(tables[0]["dataset"]) <= stored
     elif question == TRIVIA:  # the shipped TriviaQA / NQ-open / SciQ / GSM8K references (0.5B)
         assert any(c.startswith("Placed among these ") for c in captions)
         assert "arithmetic" not in set(tables[0]["dataset"])
