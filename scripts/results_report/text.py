@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from invent_core.config import RunConfig
+from invent_core.config.paraphrase import GATE_BEFORE_OPTIONS
 from invent_core.methods.registry import get_method
 from invent_core.progress import format_seconds
 
@@ -73,7 +74,11 @@ def settings_line(f: Folder) -> str:
 
 
 #: What a config saved before each of these options existed was made with (their first value).
-_BEFORE = {"gate": "δ 0.7, meaning check one way", "ψ_y": "embedding", "padding": "paper"}
+_BEFORE = {
+    "gate": "δ 0.7, meaning check one way, undecided kept",
+    "ψ_y": "embedding",
+    "padding": "paper",
+}
 
 
 def made_with(meta: dict[str, Any]) -> dict[str, str]:
@@ -97,6 +102,9 @@ def _gate_words(gate: dict[str, Any]) -> str:
     check = "no meaning check"
     if gate.get("meaning_check"):
         check = "meaning check both ways" if gate.get("both_ways") else "meaning check one way"
+        # saved before the option: kept (GATE_BEFORE_OPTIONS)
+        kept = gate.get("undecided_kept", GATE_BEFORE_OPTIONS["undecided_kept"])
+        check += ", undecided kept" if kept else ", undecided rejected"
     return f"δ {gate.get('delta', 0.7)}, {check}"
 
 
@@ -128,12 +136,9 @@ def _paraphraser(run: dict[str, Any]) -> str | None:
     gate = p.get("gate") or {}
     if not gate.get("enabled", True):
         return "paraphrase gate off"
-    check = "meaning check" if gate.get("meaning_check") else "gate without the meaning check"
-    if gate.get("meaning_check") and gate.get("both_ways"):  # absent: saved before, one way
-        check = "meaning check both ways"
     asks = "eight constructions" if p.get("constructions") else "one prompt per request"
     kept = ", premises kept" if p.get("premises_kept") else ""
-    return f"paraphraser: {asks}{kept}, {check}"
+    return f"paraphraser: {asks}{kept}"  # the gate's words follow it (made_with)
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
