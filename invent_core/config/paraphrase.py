@@ -22,9 +22,8 @@ from .checks import (
 )
 from .flat import dataclass_from_dict
 
-#: What a gate saved before these options existed checked (the question-to-rewording rules).
-#: what a gate saved before an option existed did: checked one way, kept what the rules
-#: could not decide (the default until 2026-11-29)
+#: What a gate saved before an option existed did: checked one way (the question-to-rewording
+#: rules), kept what the rules could not decide (the default until 2026-11-29).
 GATE_BEFORE_OPTIONS: dict[str, Any] = {"both_ways": False, "undecided_kept": True}
 
 

@@ -466,6 +466,8 @@ def alignment(question: str, rewording: str, also: Matcher | None = None) -> Ali
 
 #: words between "what"/"which" and the noun that names the kind of answer ("what is the type of")
 _BEFORE_KIND = frozenset("is are was were the a an type types kind kinds sort sorts of".split())
+#: words that name no kind after "what" (the kinds of answer do: "What city …")
+_ASKS_NOTHING_BUT_KINDS = ASKS_NOTHING - ANSWER_KINDS
 #: kinds of answer that narrow nothing: a name, a number or amount asked for anyway
 _ANY_KIND = frozenset("name names answer term word amount number total value".split())
 
@@ -484,7 +486,7 @@ def _kind_slot(text: str) -> tuple[list[str], int] | None:
 
 def _names_kind(words: list[str], i: int) -> bool:
     """Whether ``words[i]`` is a noun naming the kind asked for ("What *compounds* form …")."""
-    if i >= len(words) or words[i] in ASKS_NOTHING - ANSWER_KINDS:
+    if i >= len(words) or words[i] in _ASKS_NOTHING_BUT_KINDS:
         return False
     if _verb_after_what(words, i):
         return False

@@ -40,7 +40,7 @@ _POLAR = re.compile(r"^\W*(?:(if|whether)|is\s+it\s+true\s+that|is\s+it\s+the\s+
 
 #: a wh-clause after a condition: "Do you know if they have 165 together, how many …" asks how many
 _WH_CLAUSE = re.compile(
-    r"[,;:]\s*(?:(?:in|on|at|for|from|to|by)\s+)?(?:what|which|who|whom|whose|where|when|why|how)\b"
+    rf"[,;:]\s*(?:(?:in|on|at|for|from|to|by)\s+)?(?:{'|'.join(sorted(WH_WORDS))})\b"
     r"|\bhow\s+(?:many|much|long|far|old|often|big)\b|\b(?:what|which)\s+(?:is|are|was|were|do|does|did)\b",
     re.I,
 )

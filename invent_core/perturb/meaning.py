@@ -27,12 +27,13 @@ from __future__ import annotations
 import functools
 import re
 
+from ..text.numbers import small_number_words
 from ..text.stems import inflection_stem as stem
 from ..text.wordnet import load_wordnet, pos_candidates, serialised
 from .frames import WH_WORDS as _WH_WORDS
 from .frames import final_sentence, question_proper
 from .roles import roles_swapped
-from .text import candidate_vocabulary, entity_kept, is_question, key_entities
+from .text import PREPOSITIONS, candidate_vocabulary, entity_kept, is_question, key_entities
 
 __all__ = [
     "ANSWER_KINDS",
@@ -73,12 +74,13 @@ _NAMING_END = re.compile(
 _HOW_MUCH = frozenset("many much long old far big tall often".split())
 
 
+#: numbers written as words, "zero" to "ten"
+_COUNT_WORDS = frozenset(small_number_words(10))
+
+
 def _count(word: str) -> bool:
     """A number in digits or words: "how two main types …" is garbled, not "how many"."""
     return word[:1].isdigit() or word in _COUNT_WORDS
-
-
-_COUNT_WORDS = frozenset("one two three four five six seven eight nine ten".split())
 
 
 def _degree_adjective(word: str) -> bool:
@@ -135,10 +137,6 @@ def wh_class(text: str) -> str | None:
     return None
 
 
-#: prepositions that may open a wh-clause ("…, in which year …")
-_CLAUSE_PREPOSITIONS = frozenset("in on at for from to by of with during".split())
-
-
 def _clause_starts(text: str) -> set[int]:
     """Indices (in :func:`_words`) where a clause starts: after "," ";" ":" or a sentence end.
 
@@ -153,7 +151,7 @@ def _clause_starts(text: str) -> set[int]:
         words = _words(clause)
         if words:
             starts.add(at)
-            if words[0] in _CLAUSE_PREPOSITIONS:
+            if words[0] in PREPOSITIONS:
                 starts.add(at + 1)
         at += len(words)
     return starts
@@ -233,11 +231,9 @@ def _wh_changed(candidate: str, original: str) -> str | None:
     if b in ("polar", "account") and a not in (b, None):
         return "asks whether it is so" if b == "polar" else "asks for an account, not an answer"
     if _what_which(question_proper(original)[0]) and _what_which(question_proper(candidate)[0]):
-        if not (
-            a in ("place", "time") and b == "thing" and not _has_noun(candidate, _PLACE | _TIME)
-        ):
-            return None  # "What is the capital" ~ "Which city is the capital": both name the kind
-        return f"asks for a thing instead of a {a}"  # "… from which country?" → "what … from?"
+        if a in ("place", "time") and b == "thing" and not _has_noun(candidate, _PLACE | _TIME):
+            return f"asks for a thing instead of a {a}"  # "… from which country?" → "what … from?"
+        return None  # "What is the capital" ~ "Which city is the capital": both name the kind
     if (a, b) == ("person", "thing") and not _names_person(candidate):
         return "asks for a thing instead of a person"  # "Who voiced Simba" → "What voice …"
     if (a, b) == ("thing", "person") and not _names_person(original):

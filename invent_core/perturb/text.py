@@ -100,7 +100,8 @@ _ASKING = re.compile(
     r"^(?:please\b|i(?: would|'d)? (?:like|want|need) to know\b|i (?:was )?wonder(?:ing)?\b)",
     re.IGNORECASE,
 )  # a request for the answer written as a sentence
-_PREPOSITIONS = frozenset("in on at for from by to of with during after before".split())
+#: prepositions that may stand before a wh-word ("In which city …", "…, in which year …")
+PREPOSITIONS = frozenset("in on at for from by to of with during after before".split())
 
 
 def is_question(text: str) -> bool:
@@ -120,7 +121,7 @@ def is_question(text: str) -> bool:
         return False
     if words[0] in _QUESTION_START or words[-1] in _WH or _ASKING.match(s):
         return True  # NQ-open writes "… came out when"; "Please tell me who …" asks
-    return words[0] in _PREPOSITIONS and any(w in _WH for w in words[1:3])
+    return words[0] in PREPOSITIONS and any(w in _WH for w in words[1:3])
 
 
 _FOREIGN = {

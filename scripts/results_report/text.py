@@ -74,11 +74,7 @@ def settings_line(f: Folder) -> str:
 
 
 #: What a config saved before each of these options existed was made with (their first value).
-_BEFORE = {
-    "gate": "δ 0.7, meaning check one way, undecided kept",
-    "ψ_y": "embedding",
-    "padding": "paper",
-}
+_BEFORE = {"ψ_y": "embedding", "padding": "paper"}  # the gate's: GATE_BEFORE_OPTIONS
 
 
 def made_with(meta: dict[str, Any]) -> dict[str, str]:
@@ -99,12 +95,11 @@ def made_with(meta: dict[str, Any]) -> dict[str, str]:
 def _gate_words(gate: dict[str, Any]) -> str:
     if not gate.get("enabled", True):
         return "off"
+    gate = {**GATE_BEFORE_OPTIONS, **gate}  # an option saved before it existed: its first value
     check = "no meaning check"
     if gate.get("meaning_check"):
-        check = "meaning check both ways" if gate.get("both_ways") else "meaning check one way"
-        # saved before the option: kept (GATE_BEFORE_OPTIONS)
-        kept = gate.get("undecided_kept", GATE_BEFORE_OPTIONS["undecided_kept"])
-        check += ", undecided kept" if kept else ", undecided rejected"
+        check = "meaning check both ways" if gate["both_ways"] else "meaning check one way"
+        check += ", undecided kept" if gate["undecided_kept"] else ", undecided rejected"
     return f"δ {gate.get('delta', 0.7)}, {check}"
 
 
