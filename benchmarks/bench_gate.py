@@ -9,7 +9,8 @@ padding. Per question of the shipped samples (``--per`` each, drawn with
 ``--against`` (``paper_delta``: both ways with δ = 0.7; ``one_way``: the
 question-to-rewording rules with δ = 0.7, the default until 2026-11-27;
 ``undecided_kept``: what the rules cannot decide kept when δ passes it, the
-default until the third round of rewording rules on 2026-11-29) run in
+default until the third round of rewording rules on 2026-11-29; ``extra_9``: 9
+re-asks, the default until the fourth round the same day) run in
 turn on one packaged 0.5B server without a cache (the order flips every
 question, so a change of load falls on both alike) and the script prints per
 gate: seconds and paraphrase requests per question, and the median distinct
@@ -41,6 +42,8 @@ EARLIER = {
     "one_way": {"delta": 0.7, "both_ways": False},
     # the third round of rewording rules (2026-11-29) made undecided rewordings rejected
     "undecided_kept": {"undecided_kept": True},
+    # the fourth round (2026-11-29) doubled the re-asks to lift the distinct rewordings
+    "extra_9": {"max_extra_requests": 9},
 }
 
 

@@ -17,6 +17,7 @@ recorded beside every timing: the machine is shared.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -35,13 +36,14 @@ SAMPLES = ("arithmetic", "gsm8k", "mmlu", "nq_open", "sciq", "triviaqa")
 
 def measure(args: argparse.Namespace) -> dict:
     """Perturb every drawn question; return the record written to ``--out``."""
-    from invent_core.config import ParaphraseConfig, RunConfig
+    from invent_core.config import GateConfig, ParaphraseConfig, RunConfig
     from invent_core.embedders import get_embedder
     from invent_core.llm import get_llm
     from invent_core.perturb import get_perturber
     from invent_core.questions.datasets import load_dataset
 
-    config = RunConfig(paraphrase=ParaphraseConfig(style=args.style))
+    gate = dataclasses.replace(GateConfig(), **dict(args.gate or ()))
+    config = RunConfig(paraphrase=ParaphraseConfig(style=args.style, gate=gate))
     llm, embedder = get_llm(args.llm), get_embedder(config.embedder)
     perturber = get_perturber("paraphrase")
     rows = []
@@ -68,7 +70,8 @@ def measure(args: argparse.Namespace) -> dict:
                 f"{a.get('requests')} requests, {rows[-1]['seconds']:.1f} s (load {load:.1f})",
                 flush=True,
             )
-    return {"style": args.style, "llm": args.llm, "seed": args.seed, "rows": rows}
+    record = {"style": args.style, "llm": args.llm, "seed": args.seed, "rows": rows}
+    return record | ({"gate": dict(args.gate)} if args.gate else {})
 
 
 def report(paths: list[Path]) -> None:
@@ -97,6 +100,17 @@ def report(paths: list[Path]) -> None:
         print(f"  load average during the run: {min(loads):.1f}–{max(loads):.1f}")
 
 
+def _gate_option(text: str) -> tuple[str, int]:
+    """``KEY=INT`` for a whole-number GateConfig option, checked against the dataclass."""
+    from invent_core.config import GateConfig
+
+    key, sep, value = text.partition("=")
+    names = {f.name for f in dataclasses.fields(GateConfig)}
+    if not sep or key not in names or not value.lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"--gate {text!r}: KEY=INT with KEY a GateConfig option")
+    return key, int(value)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--style", default="auto", help="ParaphraseConfig.style")
@@ -105,6 +119,13 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--samples", nargs="+", default=list(SAMPLES), choices=SAMPLES)
     p.add_argument("--out", type=Path)
+    p.add_argument(
+        "--gate",
+        nargs="+",
+        type=_gate_option,
+        metavar="KEY=INT",
+        help="GateConfig options to try, e.g. max_extra_requests=15 (whole numbers)",
+    )
     p.add_argument("--report", nargs="+", type=Path)
     args = p.parse_args()
     from invent_core.provenance import provenance, provenance_line  # the code behind this printout

@@ -40,12 +40,20 @@ from ..text.function_words import content_words
 from ..text.tokens import ASCII_WORD as _WORD
 from ..text.wordnet import guess_pos, load_wordnet, pos_candidates, serialised
 from .aliases import with_aliases_joined
-from .frames import final_sentence
-from .meaning import ANSWER_KINDS, OPERATION_WORDS
+from .frames import WH_WORDS, final_sentence, question_proper
+from .meaning import ANSWER_KINDS, OPERATION_WORDS, is_person_noun
 from .meaning import names_amount as _names_amount
 from .text import is_english
 
-__all__ = ["Alignment", "aligns", "alignment", "content_tokens", "kind_narrowed", "words_match"]
+__all__ = [
+    "Alignment",
+    "aligns",
+    "alignment",
+    "content_tokens",
+    "kind_narrowed",
+    "person_narrowed",
+    "words_match",
+]
 
 #: a shared synset counts as a synonym when it is among the first SENSE_RANK + 1 senses of both
 SENSE_RANK = 1
@@ -313,6 +321,7 @@ class Alignment:
     added: tuple[str, ...]
     loose: tuple[tuple[str, str], ...]  # (question word, rewording word) related by a rarer sense
     modifiers: tuple[str, ...] = ()
+    dropped_modifiers: tuple[str, ...] = ()  # the same on the question's side ("successful")
 
     def undecided(self) -> str:
         """Why alignment cannot decide: a rarer sense, a kind of the other word, a dropped word."""
@@ -350,6 +359,21 @@ class Alignment:
         if self.loose or self.added or not self.dropped:
             return None
         return f"dropped {', '.join(map(repr, self.dropped))}: asks a wider question"
+
+    def modifier_dropped(self) -> str | None:
+        """A word that narrowed a noun of the question left out, nothing like it in its place.
+
+        "Why should a *successful* public relations counselor …" → "Why should a
+        public relations counselor …", "… come on *regular* tv" → "… come on
+        TV": a wider question even when other words were reworded. A dropped
+        modifier loosely related to an added word ("principal" → "primary")
+        stays undecided.
+        """
+        related = {a for a, _ in self.loose}
+        lost = [w for w in self.dropped_modifiers if w not in related]
+        return (
+            f"dropped {', '.join(map(repr, lost))}, which narrowed the question" if lost else None
+        )
 
     def _phrase_for_word(self) -> bool:
         """One word for several or several for one ("found dead" → "died"): may be a rephrasing."""
@@ -434,6 +458,20 @@ def _before_noun(words: list[str], i: int, added: tuple[str, ...]) -> bool:
     return "_" in words[i + 1] or guess_pos(words, i + 1)[0] == "n"
 
 
+#: adjectives that pick or count rather than describe ("in the same year" = "in one year")
+_DETERMINER_ADJECTIVES = frozenset(
+    "same other another different only own whole certain particular such various several "
+    "main".split()
+)
+
+
+def _adjective(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is a describing adjective, not read as a verb here ("successful")."""
+    if words[i] in _DETERMINER_ADJECTIVES:
+        return False
+    return "a" in pos_candidates(words[i]) and guess_pos(words, i)[0] != "v"
+
+
 def aligns(question: str) -> bool:
     """Whether :func:`alignment` reads this question: English, at most :data:`MAX_WORDS` words."""
     return is_english(question) and len(question.split()) <= MAX_WORDS
@@ -461,7 +499,12 @@ def alignment(question: str, rewording: str, also: Matcher | None = None) -> Ali
         added = tuple(w for w in added if w not in LIGHT_VERBS)
     loose = tuple((a, b) for a in dropped for b in added if _loosely_related(a, b))
     modifiers = tuple(w for i, w in enumerate(r) if w in added and _before_noun(r, i, added))
-    return Alignment(dropped, added, loose, modifiers)
+    lost = tuple(
+        w
+        for i, w in enumerate(q)
+        if w in dropped and _before_noun(q, i, dropped) and _adjective(q, i)
+    )
+    return Alignment(dropped, added, loose, modifiers, lost)
 
 
 #: words between "what"/"which" and the noun that names the kind of answer ("what is the type of")
@@ -537,3 +580,33 @@ def kind_narrowed(question: str, rewording: str, added: tuple[str, ...]) -> str 
         and not _names_amount(w)
     ]
     return f"{', '.join(map(repr, narrow))} narrows the kind of answer" if narrow else None
+
+
+#: nouns for a person that narrow nothing: "Which person …" asks what "Who …" asks
+_ANY_PERSON = frozenset("person persons people individual one someone somebody".split())
+
+
+def person_narrowed(question: str, rewording: str, added: tuple[str, ...]) -> str | None:
+    """A kind of person named where the question asks "who": a narrower question.
+
+    "Who had a 70s No 1 hit with Kiss You All Over?" → "Which *singer* had …"
+    (it was a band), "What did the *rapper* who had …": the rewording asks for
+    a singer or a rapper where the question asked for anyone. A person noun
+    that a word of the question matches ("Who wrote …" → "Which writer …") or
+    the question names itself narrows nothing.
+    """
+    words = _lower_words(question_proper(final_sentence(question))[0])
+    if next((w for w in words if w in WH_WORDS), None) not in ("who", "whom", "whose"):
+        return None
+    slot = _kind_slot(rewording)
+    named = [slot[0][slot[1]]] if slot is not None and slot[1] < len(slot[0]) else []
+    q = content_tokens(question) + _lower_words(question)
+    narrow = [
+        w
+        for w in dict.fromkeys(named + list(added))
+        if w not in _ANY_PERSON
+        and "_" not in w
+        and is_person_noun(w)
+        and not any(words_match(w, x) for x in q)
+    ]
+    return f"{', '.join(map(repr, narrow))} narrows 'who'" if narrow else None

@@ -51,7 +51,7 @@ from ..text.function_words import content_words
 from ..text.tokens import WORD_OR_NUMBER as _WORD
 from ..text.wordnet import synset_antonyms
 from .aliases import with_aliases_joined
-from .align import alignment, aligns, kind_narrowed
+from .align import alignment, aligns, kind_narrowed, person_narrowed
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
 from .text import is_question
 
@@ -285,10 +285,20 @@ def _counts(text: str) -> list[str]:
 
 
 def _count_changed(rewording: str, question: str) -> str | None:
+    """Another number, or a number the question says twice said once.
+
+    "Each pole has 4 street lights … the road has 4 intersections" → "… 4
+    street lights and there are 6 intersections": one 4 lost, the 6 moved to
+    another noun. Only a number the question writes in digits more than once
+    is counted ("these two scenarios … Scenario 2" says 2 once in digits).
+    """
     q, r = _counts(question), _counts(rewording)
     if set(q) != set(r):
         return f"numbers {' '.join(q) or '-'} → {' '.join(r) or '-'}"
-    return None
+    said_q = Counter(w.replace(",", "") for w in _words(question) if w[0].isdigit())
+    said_r = Counter(r)
+    lost = sorted(n for n, k in said_q.items() if k > 1 and said_r[n] < k)
+    return f"said fewer times: {' '.join(lost)}" if lost else None
 
 
 def _statement(rewording: str, question: str) -> str | None:
@@ -475,7 +485,9 @@ def question_rule_verdict(
         note = (
             aligned.note()
             or aligned.narrowing_dropped()
+            or aligned.modifier_dropped()
             or kind_narrowed(question, rewording, aligned.added)
+            or person_narrowed(question, rewording, aligned.added)
         )
         if note is not None:
             return QuestionVerdict(False, "alignment", note)

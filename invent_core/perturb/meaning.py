@@ -109,7 +109,7 @@ def wh_class(text: str) -> str | None:
     starts = _clause_starts(text)
     for i, word in enumerate(w):
         word = word.removesuffix("'s")  # "who's first appearance" (for "whose")
-        if 3 <= i < len(w) - 2 and i not in starts:
+        if 3 <= i < len(w) - 2 and i not in starts and not _asks_which_noun(w, i):
             continue  # a wh-word mid-sentence is a conjunction ("… when dissolved in water")
         nxt = w[i + 1 : i + 3]
         if word in ("who", "whom", "whose"):
@@ -137,6 +137,17 @@ def wh_class(text: str) -> str | None:
     return None
 
 
+def _asks_which_noun(words: list[str], i: int) -> bool:
+    """Whether "which"/"what" mid-sentence asks: a noun and nothing else follows it.
+
+    "… is much thicker in which ventricle of the heart?" asks which ventricle;
+    "… the cell which divides" and "… in which the …" are relative clauses.
+    """
+    nxt = words[i + 1] if i + 1 < len(words) else ""
+    pos = pos_candidates(nxt)
+    return words[i] in ("which", "what") and "n" in pos and "v" not in pos
+
+
 def _clause_starts(text: str) -> set[int]:
     """Indices (in :func:`_words`) where a clause starts: after "," ";" ":" or a sentence end.
 
@@ -157,17 +168,21 @@ def _clause_starts(text: str) -> set[int]:
     return starts
 
 
+#: a blank to fill in: "the concentration of ___", "was called 'Music… ?"
+_BLANK = re.compile(r"_{2,}|…|\.\.\.")
+
+
 def _asked_kind(original: str) -> str | None:
     """:func:`wh_class` of the original; a blank or a phrase to complete asks for a thing.
 
-    "… the concentration of ___ it produces", "an object that moves around an
+    "… the concentration of ___ it produces", "was called 'Music... ?", "an object that moves around an
     external axis is said to be", "two main types of research methods used in
     psychology" name no wh-word but ask for a thing, so "How are … used?" or
     "Do you know if …" ask another thing. A yes/no or imperative question
     ("Is …", "Name …") stays without a kind.
     """
     kind = wh_class(original)
-    if kind is None and ("___" in original or not is_question(original)):
+    if kind is None and (_BLANK.search(original) or not is_question(original)):
         return "thing"
     return kind
 
@@ -197,7 +212,7 @@ def _leaves_open(candidate: str, original: str) -> bool:
     leaves it open too; words after it fill the answer in ("… said to be in
     motion").
     """
-    if wh_class(candidate) is not None or re.search(r"_{2,}|…|\.\.\.", candidate):
+    if wh_class(candidate) is not None or _BLANK.search(candidate):
         return True
     if _ORDER.match(final_sentence(candidate)) or _last_word(candidate) in _DANGLING:
         return True
@@ -263,6 +278,11 @@ def _names_person(text: str) -> bool:
     return bool({"name", "named", "called", "whom", "who"} & set(w)) or any(
         _is_kind(x, "person.n.01", senses=1) for x in common
     )
+
+
+def is_person_noun(word: str) -> bool:
+    """Whether a word's first noun sense is a kind of person ("singer", "rapper", "author")."""
+    return _is_kind(word, "person.n.01", senses=1)
 
 
 def names_amount(text: str) -> bool:
@@ -510,6 +530,45 @@ def _entity_added(candidate: str, original: str) -> str | None:
     return "added " + ", ".join(repr(e) for e in added) if added else None
 
 
+def _second_question(candidate: str, original: str) -> str | None:
+    """The question's wh-phrase kept where it stood, another wh-word put before it: two questions.
+
+    "Collateral ganglia controls organs in which cavity?" → "*How* do
+    collateral ganglia control organs in which cavity?"; "… possess what from
+    a different species?" → "Do you know *how* often … possess what from …".
+    Only for a question whose wh-word stands inside it (not first), and only
+    a wh-word the question does not have at all; a "what" put before it is
+    read as filler, as the labelled draws read it.
+    """
+    o, c = _words(final_sentence(original)), _words(final_sentence(candidate))
+    if not o or o[0] in _WH_WORDS:
+        return None
+    for i, w in enumerate(o[1:], start=1):
+        if w not in ("what", "which", "whom"):
+            continue
+        nxt = o[i + 1 : i + 2]
+        for j, x in enumerate(c):
+            if x == w and c[j + 1 : j + 2] == nxt:
+                # a "what" after a frame is filler ("Can you tell me what … in which cavity")
+                fronted = [v for v in c[:j] if v in _WH_WORDS - {"what"} and v not in o]
+                if fronted:
+                    return f"asks {fronted[0]!r} besides the question's {w!r}: two questions"
+    return None
+
+
+def _comparison_changed(candidate: str, original: str) -> str | None:
+    """A comparison ("thicker than the muscular layer") on one side only.
+
+    "The muscular layer is much thicker in which ventricle?" compares the
+    ventricles; "Which ventricle is thicker than the muscular layer?" compares
+    a ventricle with the layer.
+    """
+    n_o, n_c = _words(original).count("than"), _words(candidate).count("than")
+    if (n_o == 0) == (n_c == 0):
+        return None
+    return "a comparison added ('than')" if n_c else "the comparison dropped ('than')"
+
+
 def changed_meaning(candidate: str, original: str) -> str | None:
     """A note when ``candidate`` visibly asks for something else than ``original``, else None.
 
@@ -531,6 +590,8 @@ def changed_meaning(candidate: str, original: str) -> str | None:
         _direction_swapped,
         _arithmetic_changed,
         _wh_changed,
+        _second_question,
+        _comparison_changed,
         _answer_closed,
         _qualifier_dropped,
         _entity_added,

@@ -116,6 +116,8 @@ def _verbs(words: list[str]) -> list[str]:
         if lemma is None:
             continue
         pos, _ = guess_pos([x for x in words if x != ","], i - words[:i].count(","))
+        if _wh_determined(words, i):
+            continue  # "Which team did …": the noun the wh-word asks about, not a verb
         # right after a wh-word ("What eats …") or after "did X" ("did Beethoven study"),
         # a word that can be a verb is one, whatever its commoner sense
         if pos == "v" or (i and words[i - 1] in WH_WORDS) or _after_do(words, i):
@@ -123,10 +125,30 @@ def _verbs(words: list[str]) -> list[str]:
     return out
 
 
+def _wh_determined(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is the noun of a wh-phrase: "which team", "what team did …".
+
+    After "which" or "whose" the next word is a noun unless an auxiliary
+    follows the wh-word; after "what" it is one when an auxiliary follows it
+    ("What team did Liverpool beat?"), a verb otherwise ("What eats …").
+    """
+    if not i or words[i - 1] not in ("which", "whose", "what"):
+        return False
+    nxt = words[i + 1] if i + 1 < len(words) else ""
+    return words[i - 1] != "what" or nxt in _ROLE_AUX
+
+
+#: words that open a noun phrase: the subject after "did" may be two words ("did the cat chase")
+_DETERMINERS = frozenset("the a an this that these those his her its their my your our".split())
+
+
 def _after_do(words: list[str], i: int) -> bool:
     """Whether ``words[i]`` is the first word that can be a verb after "do/does/did" + subject."""
     do = [k for k in range(max(0, i - 4), i) if words[k] in ("do", "does", "did")]
-    return bool(do) and not any(_verb_lemma(w) for w in words[do[-1] + 2 : i])
+    if not do:
+        return False
+    start = do[-1] + (3 if do[-1] + 1 < len(words) and words[do[-1] + 1] in _DETERMINERS else 2)
+    return i >= start and not any(_verb_lemma(w) for w in words[start:i])
 
 
 def _than_swapped(o: list[str], c: list[str]) -> str | None:

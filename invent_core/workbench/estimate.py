@@ -331,7 +331,7 @@ class Estimate:
     ----------
     llm_calls : requests the LLM will get (fewer when some are cached).
     seconds : expected wall time (the stages' averages), ``None`` when no rate is known.
-    text : ``"60–69 LLM calls, 14–61 s with … on this machine (measured)"`` (the gate may
+    text : ``"60–78 LLM calls, 14–61 s with … on this machine (measured)"`` (the gate may
         re-ask for rejected rewordings: :func:`llm_call_bounds`).
     source : ``"measured"``, ``"prior"``, ``"partly measured"``, or ``None``.
     low, high : the range of the wall time, from the spread of the stages' recent
@@ -499,7 +499,7 @@ def estimate_run(
     Examples
     --------
     >>> estimate_run(RunConfig(), llm_identity="local", throughput=ThroughputLog(p)).text  # doctest: +SKIP
-    '60–69 LLM calls, 11–74 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)'
+    '60–78 LLM calls, 11–74 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)'
     """
     para = paraphrase_identity if paraphrase_identity != llm_identity else None
     kw = {"n_questions": n_questions, "paraphrase_identity": para, "reworded": reworded}

@@ -91,7 +91,7 @@ def llm_call_bounds(
 def calls_text(
     config: RunConfig, bounds: tuple[int, int], n_questions: int, reworded: int | None = None
 ) -> str:
-    """``"60–69 LLM calls"``; ``"at most 69"`` with the adaptive budget; ``"60"`` when exact.
+    """``"60–78 LLM calls"``; ``"at most 78"`` with the adaptive budget; ``"60"`` when exact.
 
     ``n_questions`` counts runs; a TSU sweep's runs are its ``reworded`` questions at several
     temperatures, and the text says so ("for 20 questions × 4 temperatures (80 runs)"),

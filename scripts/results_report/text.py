@@ -100,7 +100,7 @@ def _gate_words(gate: dict[str, Any]) -> str:
     if gate.get("meaning_check"):
         check = "meaning check both ways" if gate["both_ways"] else "meaning check one way"
         check += ", undecided kept" if gate["undecided_kept"] else ", undecided rejected"
-    return f"δ {gate.get('delta', 0.7)}, {check}"
+    return f"δ {gate.get('delta', 0.7)}, {check}, {gate.get('max_extra_requests', 9)} re-asks"
 
 
 def today_defaults() -> dict[str, str]:

@@ -321,8 +321,8 @@ def test_a_word_problem_keeps_its_data_and_only_the_question_sentence_is_reworde
             "How far did Ahito run in miles?",
             "How many miles did Ahito run in Paris?",  # an example's name leaking in: rejected
         ]
-        + ["How many miles did Ahito run?"] * 16
-    )
+        + ["How many miles did Ahito run?"] * (3 + GateConfig().max_extra_requests)
+    )  # a duplicate for every re-ask the default allows
     res = gated_paraphrase(
         WORD_PROBLEM, llm=llm, n=3, seed=1, style="single", gate=GateConfig(),
         on_accept=lambda i, t: told.append(t),

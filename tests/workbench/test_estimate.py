@@ -150,7 +150,7 @@ def test_estimate_text_prior_then_measured(tmp_path):
     assert est.seconds == pytest.approx(60 * PRIOR_SECONDS["qwen0.5b"] + PRIOR_SCORE_SECONDS)
     # a prior is a wide range, not a point (one setting took 18.5-69.9 s)
     assert est.text == (
-        "60–69 LLM calls, 11 s – 1 min 15 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)"
+        "60–78 LLM calls, 11 s – 1 min 15 s with Qwen2.5-Coder-0.5B-Instruct on this machine (prior)"
     )
     log.record(llm_key(LOCAL), 25.0, 50)
     est = estimate_run(cfg, llm_identity=LOCAL, throughput=log)
@@ -179,12 +179,12 @@ def test_estimate_for_an_unmeasured_server_gives_no_time(tmp_path):
     est = estimate_run(RunConfig(), llm_identity=SERVER, throughput=log)
     assert est.seconds is None and est.source is None
     assert est.text == (
-        "51–60 LLM calls with llama-3-8b at 127.0.0.1:8000; "
+        "51–69 LLM calls with llama-3-8b at 127.0.0.1:8000; "
         "time unknown until a first run with it is measured"
     )
     log.record(llm_key(SERVER), 5.1, 51)
     est = estimate_run(RunConfig().replace(adaptive=True), llm_identity=SERVER, throughput=log)
-    assert est.text == "at most 60 LLM calls, 3–20 s with llama-3-8b at 127.0.0.1:8000 (measured)"
+    assert est.text == "at most 69 LLM calls, 3–20 s with llama-3-8b at 127.0.0.1:8000 (measured)"
 
 
 def test_record_run_from_a_run_artefact(tmp_path):
@@ -323,9 +323,9 @@ def test_the_range_covers_recorded_runs_measured_on_this_machine(tmp_path, folde
 @pytest.mark.parametrize(
     ("config", "identity", "bounds"),
     [
-        (RunConfig(), LOCAL, (60, 69)),  # 10 single rewordings, up to 9 re-asks; 50 answers
+        (RunConfig(), LOCAL, (60, 78)),  # 10 single rewordings, up to 18 re-asks; 50 answers
         (RunConfig(perturber="gaap"), LOCAL, (50, 50)),  # GAAP asks the LLM nothing
-        (RunConfig(), "openai:http://127.0.0.1:8000/v1|llama-3-8b", (51, 60)),  # one list
+        (RunConfig(), "openai:http://127.0.0.1:8000/v1|llama-3-8b", (51, 69)),  # one list
     ],
 )
 def test_call_bounds_count_the_gates_re_asks(config, identity, bounds):
