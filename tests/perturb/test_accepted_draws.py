@@ -1,7 +1,7 @@
 """The labelled draws: every accepted rewording of a committed draw labelled, and their figures.
 
 ``tests/data/meaning/accepted_draw_seedN.json`` holds the reader's label for every
-distinct accepted rewording of ``docs/rewordings/alignment_seedN.json``
+distinct accepted rewording of its draw in ``docs/rewordings/`` (:data:`DRAWS`)
 (``scripts/accepted_draw.py extract``); the figures docs/method.md quotes are
 recomputed here from the labels, so a label or a draw changed fails.
 """
@@ -20,16 +20,16 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from accepted_draw import accepted_rows, check_labels, keep_rate, state_key  # noqa: E402
 
 #: seed -> (rows, kept): the figures quoted in docs/method.md
-QUOTED = {29: (278, 220), 31: (245, 184), 37: (225, 204)}
+QUOTED = {29: (278, 220), 31: (245, 184), 37: (225, 204), 41: (269, 232)}
+#: seed -> the draw its labels belong to (the fourth round's draw has its own name)
+DRAWS = {seed: f"alignment_seed{seed}.json" for seed in (29, 31, 37)} | {41: "round4_seed41.json"}
 
 
 def _load(seed: int) -> tuple[list[dict], dict]:
     labels = json.loads(
         (ROOT / "tests/data/meaning" / f"accepted_draw_seed{seed}.json").read_text("utf-8")
     )["rows"]
-    measured = json.loads(
-        (ROOT / "docs/rewordings" / f"alignment_seed{seed}.json").read_text("utf-8")
-    )
+    measured = json.loads((ROOT / "docs/rewordings" / DRAWS[seed]).read_text("utf-8"))
     return labels, measured
 
 
