@@ -13,7 +13,9 @@ right). Printed per split (``tune`` chose the defaults, ``heldout`` reports,
 ``fresh`` was written after the defaults were chosen) and per scoring option
 (ψ_y × padding, re-scored from the same answers; the defaults first): the share
 of (unknown, known) pairs where the unknown question has the higher Inv-Entropy
-(1.0 = every pair the right way round, 0.5 = a coin), with the load average.
+(1.0 = every pair the right way round, 0.5 = a coin), with the load average —
+once with that filter and once without it (every question by its label, whatever
+the model answered).
 """
 
 from __future__ import annotations
@@ -128,10 +130,22 @@ def main() -> None:
               f"{'' if item['question'] in kept else ' (left out)'}"
               f"{f', {seconds:.0f} s' if seconds else ''}: {item['question']}")  # fmt: skip
     splits = list(dict.fromkeys(it["split"] for it in items))  # tune, heldout, fresh
+    everyone = {it["question"]: it for it in items}
+    for title, chosen in (
+        ("with the filter: questions whose replies agree with their label", kept),
+        ("without the filter: every question, by its label", everyone),
+    ):
+        print(title)
+        _table(chosen, runs, splits)
+    print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+def _table(chosen: dict[str, dict], runs: dict, splits: list[str]) -> None:
+    """One line per scoring option: the share of (unknown, known) pairs right, per split."""
     for k, option in enumerate(_options()):
         cells = []
         for split in splits:
-            labels = {q: it["label"] for q, it in kept.items() if it["split"] == split}
+            labels = {q: it["label"] for q, it in chosen.items() if it["split"] == split}
             values = {}
             for q in labels:
                 again = runs[q].rescore(answer_similarity=option[0], padding=option[1])
@@ -139,8 +153,7 @@ def main() -> None:
             share, n = pairs_right(values, labels)
             cells.append(f"{split} {share:.2f} of {n} pairs")
         name = f"{option[0]}+{option[1]}" + (" (default)" if k == 0 else "")
-        print(f"{name:29s} " + "; ".join(cells))
-    print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"  {name:29s} " + "; ".join(cells))
 
 
 if __name__ == "__main__":
