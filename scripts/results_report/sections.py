@@ -138,7 +138,7 @@ def tsu_section(f: Folder) -> list[str]:
     ]  # fmt: skip
     judgement = f.results.get("judgement") or {}
     lines = [f"### TSU, {f.dataset}", "", settings_line(f), ""]
-    lines += [degenerate_sentence(f, degenerate_of(f)), ""]
+    lines += [*older_settings(f), degenerate_sentence(f, degenerate_of(f)), ""]
     lines += [f"Temperatures {f.results.get('temperatures')}; paper columns: {paper_name}.", ""]
     lines += md_table(header, rows)
     if judgement and not judgement.get("ok", True):

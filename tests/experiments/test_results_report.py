@@ -403,3 +403,27 @@ def test_a_templated_note_writes_no_number_of_the_runs_by_hand(name):
     body = (ROOT / "docs" / "results" / name).read_text(encoding="utf-8")
     outside = re.sub(r"\{\{[^{}]+\}\}", "", body)
     assert not re.findall(r"\d\.\d\d", outside), name  # "T = 0.7", "1.5B" are settings
+
+
+def test_a_tsu_sweep_made_with_older_settings_says_so(tmp_path):
+    """The TSU table names the settings it was made with and flags the ones today changed."""
+    from dataclasses import replace
+
+    loading, sections = _results("loading"), _results("sections")
+    folder = tmp_path / "tsu-arithmetic"
+    (folder / "runs").mkdir(parents=True)
+    tsu = {"inv_entropy": {"TSU(1.0,1.4)": 0.5}}
+    (folder / "tsu.json").write_text(json.dumps({"temperatures": [1.0, 1.4], "tsu": tsu}))
+    run = RunConfig()
+    gate = replace(
+        run.paraphrase.gate, max_extra_requests=run.paraphrase.gate.max_extra_requests - 1
+    )
+    for cfg, flagged in (
+        (run, False),
+        (run.replace(paraphrase=replace(run.paraphrase, gate=gate)), True),
+    ):
+        meta = {"config": ExperimentConfig(run=cfg, dataset="arithmetic", limit=20).to_dict()}
+        (folder / "config.json").write_text(json.dumps(meta))
+        text = "\n".join(sections.tsu_section(loading.load_folder(folder)))
+        assert ("older than today's defaults" in text) == flagged, text
+        assert "re-asks" in text
