@@ -51,8 +51,9 @@ from ..text.function_words import content_words
 from ..text.tokens import WORD_OR_NUMBER as _WORD
 from ..text.wordnet import synset_antonyms
 from .aliases import with_aliases_joined
-from .align import alignment, aligns, kind_narrowed, person_narrowed
+from .align import alignment, aligns
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
+from .narrowed import kind_narrowed, person_narrowed
 from .text import is_question
 
 __all__ = [

@@ -30,6 +30,7 @@ import re
 from ..text.numbers import small_number_words
 from ..text.stems import inflection_stem as stem
 from ..text.wordnet import load_wordnet, pos_candidates, serialised
+from .clauses import comparison_changed, second_question
 from .frames import WH_WORDS as _WH_WORDS
 from .frames import final_sentence, question_proper
 from .roles import roles_swapped
@@ -530,45 +531,6 @@ def _entity_added(candidate: str, original: str) -> str | None:
     return "added " + ", ".join(repr(e) for e in added) if added else None
 
 
-def _second_question(candidate: str, original: str) -> str | None:
-    """The question's wh-phrase kept where it stood, another wh-word put before it: two questions.
-
-    "Collateral ganglia controls organs in which cavity?" → "*How* do
-    collateral ganglia control organs in which cavity?"; "… possess what from
-    a different species?" → "Do you know *how* often … possess what from …".
-    Only for a question whose wh-word stands inside it (not first), and only
-    a wh-word the question does not have at all; a "what" put before it is
-    read as filler, as the labelled draws read it.
-    """
-    o, c = _words(final_sentence(original)), _words(final_sentence(candidate))
-    if not o or o[0] in _WH_WORDS:
-        return None
-    for i, w in enumerate(o[1:], start=1):
-        if w not in ("what", "which", "whom"):
-            continue
-        nxt = o[i + 1 : i + 2]
-        for j, x in enumerate(c):
-            if x == w and c[j + 1 : j + 2] == nxt:
-                # a "what" after a frame is filler ("Can you tell me what … in which cavity")
-                fronted = [v for v in c[:j] if v in _WH_WORDS - {"what"} and v not in o]
-                if fronted:
-                    return f"asks {fronted[0]!r} besides the question's {w!r}: two questions"
-    return None
-
-
-def _comparison_changed(candidate: str, original: str) -> str | None:
-    """A comparison ("thicker than the muscular layer") on one side only.
-
-    "The muscular layer is much thicker in which ventricle?" compares the
-    ventricles; "Which ventricle is thicker than the muscular layer?" compares
-    a ventricle with the layer.
-    """
-    n_o, n_c = _words(original).count("than"), _words(candidate).count("than")
-    if (n_o == 0) == (n_c == 0):
-        return None
-    return "a comparison added ('than')" if n_c else "the comparison dropped ('than')"
-
-
 def changed_meaning(candidate: str, original: str) -> str | None:
     """A note when ``candidate`` visibly asks for something else than ``original``, else None.
 
@@ -590,8 +552,8 @@ def changed_meaning(candidate: str, original: str) -> str | None:
         _direction_swapped,
         _arithmetic_changed,
         _wh_changed,
-        _second_question,
-        _comparison_changed,
+        second_question,
+        comparison_changed,
         _answer_closed,
         _qualifier_dropped,
         _entity_added,

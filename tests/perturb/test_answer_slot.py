@@ -8,10 +8,10 @@ of them: the rules must hold on questions they were not written from.
 import pytest
 
 from invent_core.config import GateConfig
-from invent_core.perturb.align import kind_narrowed
 from invent_core.perturb.asks_same import same_question
 from invent_core.perturb.frames import final_sentence, question_proper
 from invent_core.perturb.meaning import wh_class
+from invent_core.perturb.narrowed import kind_narrowed
 
 
 def _verdict(question: str, rewording: str):

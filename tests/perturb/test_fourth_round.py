@@ -9,9 +9,11 @@ counter-cases, rewordings of the same shape that keep the meaning.
 
 import pytest
 
-from invent_core.perturb.align import alignment, person_narrowed
+from invent_core.perturb.align import alignment
 from invent_core.perturb.asks_same import same_question
-from invent_core.perturb.meaning import _second_question, wh_class
+from invent_core.perturb.clauses import second_question
+from invent_core.perturb.meaning import wh_class
+from invent_core.perturb.narrowed import person_narrowed
 from invent_core.perturb.roles import roles_swapped
 
 
@@ -39,7 +41,7 @@ def _rejected(question: str, rewording: str, because: str) -> None:
     ],
 )
 def test_another_wh_word_before_the_questions_own_asks_two_questions(question, rewording):
-    assert "two questions" in _second_question(rewording, question)
+    assert "two questions" in second_question(rewording, question)
     assert not _verdict(question, rewording)  # the kind-of-answer rule may name it first
 
 
@@ -57,7 +59,7 @@ def test_another_wh_word_before_the_questions_own_asks_two_questions(question, r
         ),
     ],
 )
-def test_a_filler_what_or_a_relative_which_is_not_a_second_question(question, rewording):
+def test_a_filler_what_or_a_relative_which_is_not_asecond_question(question, rewording):
     verdict = _verdict(question, rewording)
     assert verdict or "two questions" not in verdict.detail, verdict
 
