@@ -200,13 +200,15 @@ def pairs(qs: list[Question], est: Any, kle_mod: Any) -> list[Pair]:
     lex_plain = col(lambda q: _one(lex_nostem, feed(q)) + 1.0)
     lex_ours = col(lambda q: 1.0 - lexical_similarity(q.answers))
     left = np.abs(lex_ours - lex_plain) > EQUAL
-    ascii_only = all(not q.answers or any(not a.isascii() for a in q.answers)
+    # their tokeniser keeps a–z and 0–9 only; ours is \w+, which keeps "σ" and "E_i" whole
+    ascii_only = all(not q.answers or any(not a.isascii() or "_" in a for a in q.answers)
                      for q, off in zip(qs, left, strict=True) if off)  # fmt: skip
     lex_reason = ("their ROUGE-L stems words (Porter), ours does not; with the stemmer off "
                   f"their value differs from ours on {int(left.sum())} of {len(qs)} questions")  # fmt: skip
     if left.any():
-        lex_reason += (", each with a non-ASCII answer: their tokeniser keeps only a–z and 0–9 "
-                       "(it drops 'σ'), ours keeps every letter" if ascii_only else
+        lex_reason += (", each with a non-ASCII letter or an underscore in an answer: their "
+                       "tokeniser keeps only a–z and 0–9 (it drops 'σ' and splits 'E_i'), ours "
+                       "keeps every word character" if ascii_only else
                        ", not all explained by non-ASCII text: UNEXPLAINED")  # fmt: skip
     luq_ours, luq_theirs = col(lambda q: q.luq), col(lambda q: _one(luq, feed(q)))
     multi = np.array([any(len(split_sentences(a)) > 1 for a in q.answers) for q in qs])
