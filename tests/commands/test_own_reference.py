@@ -99,6 +99,18 @@ def test_a_bad_relabel_file_names_the_file_and_writes_nothing(
     assert "relabels.jsonl" in err and said in err and not out.exists()
 
 
+def _made_options(evaluation: Path) -> list[str]:
+    """The score options that differ from today's defaults in the folder's config (none if equal)."""
+    from invent_core.config import ScoreConfig
+
+    score = json.loads((evaluation / "config.json").read_text())["config"]["run"]["score"]
+    now = ScoreConfig()
+    made = (score["answer_similarity"], score["padding"])
+    if made == (now.answer_similarity, now.padding):
+        return []
+    return ["--answer-similarity", made[0], "--padding", made[1]]
+
+
 def _stored_run(evaluation: Path) -> RunArtifact:
     """A stored MMLU run whose question lists its options (score reads the format off the text)."""
     run = RunArtifact.load(sorted((evaluation / "runs").glob("*.json"))[0])
@@ -111,8 +123,9 @@ def test_run_batch_and_score_place_a_question_the_same_way(built, evaluation, tm
     # score: the command itself, on the stored run's rewordings and answers
     data = tmp_path / "answers.json"
     data.write_text(json.dumps({"questions": run.questions, "responses": run.responses}))
-    # the reference was built from an evaluation made the paper's way: score as it was made
-    made = ["--answer-similarity", "embedding", "--padding", "paper"]
+    # score as the evaluation the reference was built from was made (today's defaults since
+    # the MMLU re-make of 2026-11-29; the paper's way before)
+    made = _made_options(evaluation)
     assert (
         cli(["score", str(data), "--made-by", "qwen0.5b", "--reference", str(built), "--json",
              *made]) == 0
@@ -170,7 +183,7 @@ def test_a_reference_of_other_settings_is_refused_before_any_work(built, tmp_pat
 
 
 def test_the_printed_run_takes_the_reference(built, evaluation, tmp_path, capsys):
-    """The shipped evaluations were made the paper's way: the hint names the options that match."""
+    """The hint names the options that match the folder, none when it was made with the defaults."""
     import shlex
 
     from invent_core.cli import build_parser
@@ -182,7 +195,8 @@ def test_the_printed_run_takes_the_reference(built, evaluation, tmp_path, capsys
     out = tmp_path / "again.json"
     assert cli(["reference", "build", str(folder), "-o", str(out)]) == 0
     hint = capsys.readouterr().out.splitlines()[-1]
-    assert hint.endswith("--answer-similarity embedding --padding paper"), hint
+    made = _made_options(evaluation)
+    assert hint.endswith(" ".join(made) if made else str(out)), hint
     args = build_parser().parse_args(shlex.split(hint.split("use it with: invent ")[1]))
     check_reference(args.reference, config_from_args(args), identity_from_args(args))  # no refusal
 
@@ -197,3 +211,15 @@ def test_a_torn_last_row_is_named_with_its_line(evaluation, tmp_path, capsys):
     line = N_QUESTIONS + 1  # the header, then one line per question: the last is torn
     assert f"warning: {folder / 'scores.csv'}: line {line} (id " in err
     assert "the row is cut short" in err
+
+
+def test_the_hint_names_the_options_of_a_folder_made_the_papers_way(evaluation, tmp_path, capsys):
+    """A folder whose config says the paper's ψ_y and padding gets them in the printed command."""
+    folder = tmp_path / evaluation.name
+    shutil.copytree(evaluation, folder)
+    meta = json.loads((folder / "config.json").read_text())
+    meta["config"]["run"]["score"] |= {"answer_similarity": "embedding", "padding": "paper"}
+    (folder / "config.json").write_text(json.dumps(meta))
+    assert cli(["reference", "build", str(folder), "-o", str(tmp_path / "paper.json")]) == 0
+    hint = capsys.readouterr().out.splitlines()[-1]
+    assert hint.endswith("--answer-similarity embedding --padding paper"), hint
