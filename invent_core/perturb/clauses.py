@@ -8,14 +8,10 @@ a "than" on one side only.
 
 from __future__ import annotations
 
-from ..text.tokens import WORD_OR_NUMBER as _WORD
+from ..text.tokens import words_or_numbers as _words
 from .frames import WH_WORDS, final_sentence
 
 __all__ = ["comparison_changed", "second_question"]
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold().replace("’", "'"))
 
 
 def second_question(candidate: str, original: str) -> str | None:

@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import re
 
-from ..text.tokens import WORD_OR_NUMBER as _WORD
+from ..text.tokens import words_or_numbers as _words
 
 __all__ = ["WH_WORDS", "final_sentence", "question_proper"]
 
 WH_WORDS = frozenset("what which who whom whose where when why how".split())
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold().replace("’", "'"))
 
 
 #: a polite frame before the question proper ("Can you tell me", "Do you know", "Tell me,")

@@ -15,6 +15,7 @@ from .align import ASKS_NOTHING, content_tokens, lower_words, words_match
 from .frames import WH_WORDS, final_sentence, question_proper
 from .meaning import ANSWER_KINDS, is_person_noun
 from .meaning import names_amount as _names_amount
+from .text import DETERMINERS
 
 __all__ = ["kind_narrowed", "person_narrowed"]
 
@@ -48,15 +49,12 @@ def _names_kind(words: list[str], i: int) -> bool:
     return guess_pos(words, i)[0] in ("n", "a")
 
 
-#: words that start a noun phrase: after "what causes", "the" makes "causes" the verb
-_DETERMINERS = frozenset("the a an its their his her this that these those".split())
-
-
 def _verb_after_what(words: list[str], i: int) -> bool:
     """Whether ``words[i]`` after "what" is a verb: "What causes the tides?", "What makes crystals?".
 
     A word that is a noun and a verb in -s or -ed is the verb when a noun
-    phrase follows it (a determiner or a plural), the noun when a verb follows
+    phrase follows it (a :data:`~invent_core.perturb.text.DETERMINERS` word or a plural), the
+    noun when a verb follows
     it ("What compounds form crystals?").
     """
     word = words[i]
@@ -64,7 +62,7 @@ def _verb_after_what(words: list[str], i: int) -> bool:
     if not inflected or "v" not in pos_candidates(word):
         return False
     nxt = words[i + 1] if i + 1 < len(words) else ""
-    return not nxt or nxt in _DETERMINERS or nxt.endswith("s")
+    return not nxt or nxt in DETERMINERS or nxt.endswith("s")
 
 
 def kind_narrowed(question: str, rewording: str, added: tuple[str, ...]) -> str | None:

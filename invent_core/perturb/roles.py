@@ -14,6 +14,7 @@ import re
 
 from ..text.wordnet import guess_pos, load_wordnet, serialised
 from .frames import WH_WORDS, question_proper
+from .text import DETERMINERS
 
 __all__ = ["roles_swapped"]
 
@@ -138,16 +139,12 @@ def _wh_determined(words: list[str], i: int) -> bool:
     return words[i - 1] != "what" or nxt in _ROLE_AUX
 
 
-#: words that open a noun phrase: the subject after "did" may be two words ("did the cat chase")
-_DETERMINERS = frozenset("the a an this that these those his her its their my your our".split())
-
-
 def _after_do(words: list[str], i: int) -> bool:
     """Whether ``words[i]`` is the first word that can be a verb after "do/does/did" + subject."""
     do = [k for k in range(max(0, i - 4), i) if words[k] in ("do", "does", "did")]
     if not do:
         return False
-    start = do[-1] + (3 if do[-1] + 1 < len(words) and words[do[-1] + 1] in _DETERMINERS else 2)
+    start = do[-1] + (3 if do[-1] + 1 < len(words) and words[do[-1] + 1] in DETERMINERS else 2)
     return i >= start and not any(_verb_lemma(w) for w in words[start:i])
 
 

@@ -102,6 +102,8 @@ _ASKING = re.compile(
 )  # a request for the answer written as a sentence
 #: prepositions that may stand before a wh-word ("In which city …", "…, in which year …")
 PREPOSITIONS = frozenset("in on at for from by to of with during after before".split())
+#: words that open a noun phrase ("did *the* cat chase", "What causes *the* tides")
+DETERMINERS = frozenset("the a an this that these those his her its their my your our".split())
 
 
 def is_question(text: str) -> bool:

@@ -19,6 +19,7 @@ __all__ = [
     "WORD",
     "WORD_AND_APOSTROPHES",
     "WORD_OR_NUMBER",
+    "words_or_numbers",
     "word_tokens",
 ]
 
@@ -51,3 +52,12 @@ def word_tokens(text: str) -> list[str]:
     ['the', 'u', 's', 'won', '3', '1']
     """
     return WORD.findall(text.lower())
+
+
+def words_or_numbers(text: str) -> list[str]:
+    """:data:`WORD_OR_NUMBER` tokens of the casefolded text, a curly apostrophe made straight.
+
+    >>> words_or_numbers("Who’s won 1,982 times?")
+    ["who's", 'won', '1,982', 'times']
+    """
+    return WORD_OR_NUMBER.findall(text.casefold().replace("’", "'"))
