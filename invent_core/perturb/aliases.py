@@ -55,6 +55,17 @@ ALIAS_GROUPS: tuple[tuple[str, ...], ...] = (
     ("New York City", "NYC", "New York"),
     ("Los Angeles", "LA", "L.A."),
     ("Washington DC", "Washington D.C.", "DC", "D.C."),
+    # temperature units: "in degrees Celsius" and "in °C" name one scale
+    (
+        "degrees Celsius",
+        "degree Celsius",
+        "°C",
+        "ºC",
+        "degrees centigrade",
+        "Celsius",
+        "centigrade",
+    ),
+    ("degrees Fahrenheit", "degree Fahrenheit", "°F", "ºF", "Fahrenheit"),
     ("France", "French"),
     ("Germany", "German"),
     ("Italy", "Italian"),
@@ -123,7 +134,9 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
         body = r"\s+".join(re.escape(part) for part in name.split())
         flags = 0 if name in _CASED else re.IGNORECASE
         tail = r"(?![\w])" if name.endswith(".") else r"\b"
-        out.append((re.compile(rf"(?<![\w.]){body}{tail}(?:['’]s\b)?", flags), _token(head)))
+        # a unit symbol may follow digits ("100°C"): no boundary before it, a space in its place
+        head_ok, sep = (r"(?<![\w.])", "") if name[0].isalnum() else ("", " ")
+        out.append((re.compile(rf"{head_ok}{body}{tail}(?:['’]s\b)?", flags), sep + _token(head)))
     return tuple(out)
 
 

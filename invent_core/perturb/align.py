@@ -462,6 +462,32 @@ def _adjective(words: list[str], i: int) -> bool:
     return "a" in pos_candidates(words[i]) and guess_pos(words, i)[0] != "v"
 
 
+#: "the age of exploration", "the time of the Tudors": a kind word that names what is talked about
+_THEME = re.compile(r"\b(?:the|an?)\s+([a-z]+)\s+of\b")
+
+
+def _themes(text: str) -> frozenset[str]:
+    """Kind-of-answer words a text talks about rather than asks for ("began the *age* of exploration").
+
+    "Who began the age of exploration" → "Who began to explore" drops a word
+    of the question, not the kind of answer; "What is the capital city of" →
+    "What is the capital of" (no "the" right before it) and "In which year of
+    …" (a wh-word right before) keep the kind rule.
+    """
+    lower = text.casefold()
+    out = set()
+    for m in _THEME.finditer(lower):
+        before = _WORD.findall(lower[: m.start()])[-2:]
+        asked = bool(before) and (before[-1] in _WH or (before[0] in _WH and before[1] in _BE))
+        if m.group(1) in ANSWER_KINDS and not asked:
+            out.add(m.group(1))
+    return frozenset(out)
+
+
+_WH = frozenset("what which who whom whose where when how".split())
+_BE = frozenset("is are was were".split())
+
+
 def aligns(question: str) -> bool:
     """Whether :func:`alignment` reads this question: English, at most :data:`MAX_WORDS` words."""
     return is_english(question) and len(question.split()) <= MAX_WORDS
@@ -482,9 +508,9 @@ def alignment(question: str, rewording: str, also: Matcher | None = None) -> Ali
     # ("president" → "vice president" is not that: the kind became a compound's head)
     heads = {w.rsplit("_", 1)[-1] for w in added + dropped if "_" in w}
     if not any(w in ANSWER_KINDS for w in dropped):
-        added = tuple(w for w in added if w not in ANSWER_KINDS - heads)
+        added = tuple(w for w in added if w not in ANSWER_KINDS - heads - _themes(rewording))
     if not any(w in ANSWER_KINDS for w in added):
-        dropped = tuple(w for w in dropped if w not in ANSWER_KINDS - heads)
+        dropped = tuple(w for w in dropped if w not in ANSWER_KINDS - heads - _themes(question))
     if not dropped:  # "made the discovery of" for "discovered": the verb carries the noun
         added = tuple(w for w in added if w not in LIGHT_VERBS)
     loose = tuple((a, b) for a in dropped for b in added if _loosely_related(a, b))

@@ -17,7 +17,9 @@ one question. :func:`same_question` decides in four steps, cheapest first:
 2. **word alignment** (:mod:`invent_core.perturb.align`): every content word
    matched both ways (lemma, WordNet synonym, derivation, alias) keeps the
    rewording; a word replaced by an unmatched one or a modifier added rejects
-   it, naming the words; a loose relation or a dropped word is undecided.
+   it, naming the words; a loose relation or a dropped word is undecided, and a
+   phrase for a word ("found dead" → "died") is left to the model: on the
+   tuning draws the overlap accepted ten such rewordings and all ten asked another thing.
 3. **word overlap** (:func:`content_overlap`), for what alignment leaves: the share of the question's
    content words the rewording keeps and the share of the rewording's that
    come from the question. Below ``GateConfig.overlap_reject`` the rewording is
@@ -52,6 +54,7 @@ from ..text.tokens import WORD_OR_NUMBER as _WORD
 from ..text.wordnet import synset_antonyms
 from .aliases import with_aliases_joined
 from .align import alignment, aligns
+from .clauses import blank_filled
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
 from .narrowed import kind_narrowed, person_narrowed
 from .text import is_question
@@ -489,11 +492,14 @@ def question_rule_verdict(
             or aligned.modifier_dropped()
             or kind_narrowed(question, rewording, aligned.added)
             or person_narrowed(question, rewording, aligned.added)
+            or blank_filled(rewording, question, aligned.added)
         )
         if note is not None:
             return QuestionVerdict(False, "alignment", note)
         if not (aligned.dropped or aligned.added):
             return QuestionVerdict(True, "alignment", "every content word matched both ways")
+        if aligned.dropped and aligned.added and not aligned.loose:
+            return None  # a phrase for a word, or a word for a phrase: the overlap cannot tell
     overlap = content_overlap(question, rewording)
     if overlap < cfg.overlap_reject:
         return QuestionVerdict(

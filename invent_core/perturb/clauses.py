@@ -1,17 +1,28 @@
-"""Two clause rules: a second question put before the question's own, a comparison on one side.
+"""Clause rules: a second question fronted, a comparison on one side, a blank filled or moved.
 
-Both read words only (no WordNet): :func:`second_question` finds the
+They read words only (no WordNet): :func:`second_question` finds the
 question's wh-phrase kept inside the sentence with another wh-word fronted
 ("… in which cavity?" → "How do … in which cavity?"); :func:`comparison_changed`
-a "than" on one side only.
+a "than" on one side only; :func:`blank_filled` a word the alignment left
+unmatched standing where the question's closing wh-word stood ("… and what?"
+→ "… and the stomach?").
 """
 
 from __future__ import annotations
 
-from ..text.tokens import words_or_numbers as _words
-from .frames import WH_WORDS, final_sentence
+import re
 
-__all__ = ["comparison_changed", "second_question"]
+from ..text.tokens import words_or_numbers as _words
+from .frames import WH_WORDS, final_sentence, question_proper
+
+__all__ = [
+    "blank_filled",
+    "blank_moved",
+    "comparison_changed",
+    "second_question",
+    "whose_lost",
+    "without_bare_subject",
+]
 
 
 def second_question(candidate: str, original: str) -> str | None:
@@ -51,3 +62,71 @@ def comparison_changed(candidate: str, original: str) -> str | None:
     if (n_o == 0) == (n_c == 0):
         return None
     return "a comparison added ('than')" if n_c else "the comparison dropped ('than')"
+
+
+def blank_filled(candidate: str, original: str, added: tuple[str, ...]) -> str | None:
+    """The question ends on its wh-word ("…, jejunum, and what?"); the rewording ends on a new word.
+
+    "… the duodenum, jejunum, and what?" → "Can you tell me what … are the
+    duodenum, jejunum, and the stomach?" answers itself and asks whether it is
+    so. ``added``: the rewording's words no word of the question matched
+    (:func:`~invent_core.perturb.align.alignment`).
+    """
+    o, c = _words(final_sentence(original)), _words(final_sentence(candidate))
+    if not o or not c or o[-1] not in WH_WORDS or c[-1] in WH_WORDS:
+        return None
+    # a noun phrase closing the sentence ("and the stomach"), not a verb ("… together form")
+    if c[-1] not in added or len(c) < 2 or c[-2] not in ("the", "a", "an", "and", "or"):
+        return None
+    last = c[-1]
+    return f"fills the blank the question leaves ({o[-1]!r} → {last!r})"
+
+
+#: a blank closing the question after a preposition: "… nourishment of a what?"
+_BLANK_AFTER = re.compile(
+    r"\b(of|to|in|on|at|for|from|by|with|into|about|as)\s+(?:(?:a|an|the)\s+)?"
+    r"(?:what|which|whom)\W*$",
+    re.I,
+)
+
+
+def blank_moved(candidate: str, original: str) -> str | None:
+    """The question's closing "of what?" left its preposition: the blank now asks something else.
+
+    "Vivipary refers to the development and nourishment of a what?" → "What
+    are the development and nourishment of vivipary?" asks what they are, not
+    of what. Kept: "… nourishment of what?", "From what do …", "… what
+    Vivipary refers to the nourishment of?" (the preposition left at the end).
+    """
+    m = _BLANK_AFTER.search(final_sentence(original).strip())
+    if m is None:
+        return None
+    prep, text = m.group(1).lower(), candidate.casefold()
+    kept = re.search(rf"\b{prep}\s+(?:(?:a|an|the)\s+)?(?:what|which|whom)\b", text)
+    if kept or re.sub(r"\W+$", "", text).endswith(" " + prep):
+        return None
+    return f"the blank after {prep!r} moved: asks another thing"
+
+
+#: "What are people with …", "What do children …": the subject right after the auxiliary
+_BARE_SUBJECT = re.compile(
+    r"^(\W*(?:what|which)\s+(?:is|are|was|were|do|does|did|can|could|should|will|would)\s+)"
+    r"(?!(?:the|a|an|this|that|these|those|his|her|their|its|our|your|my)\b)[a-z]+\b",
+    re.I,
+)
+
+
+def without_bare_subject(text: str) -> str:
+    """The question less a subject without a determiner right after "what + auxiliary".
+
+    In "What are people with osteoporosis at increased risk of?" the people are
+    who is asked about, not the kind of answer: "Who has osteoporosis …" asks
+    another thing. "What is the name of the person …" keeps its person.
+    """
+    return _BARE_SUBJECT.sub(r"\1", question_proper(final_sentence(text))[0], count=1)
+
+
+def whose_lost(candidate: str, original: str) -> bool:
+    """Whether "whose" is lost: "Whose first appearance …" → "Who was … first appearance"."""
+    owner = ("whose", "who's")
+    return "whose" in _words(original) and not any(w in owner for w in _words(candidate))

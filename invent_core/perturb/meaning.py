@@ -29,8 +29,14 @@ import re
 
 from ..text.numbers import small_number_words
 from ..text.stems import inflection_stem as stem
-from ..text.wordnet import load_wordnet, pos_candidates, serialised
-from .clauses import comparison_changed, second_question
+from ..text.wordnet import load_wordnet, pos_candidates, same_adjective_sense, serialised
+from .clauses import (
+    blank_moved,
+    comparison_changed,
+    second_question,
+    whose_lost,
+    without_bare_subject,
+)
 from .frames import WH_WORDS as _WH_WORDS
 from .frames import final_sentence, question_proper
 from .roles import roles_swapped
@@ -53,7 +59,7 @@ _TIME = frozenset("year date time century month day decade era age period".split
 _PERSON = frozenset(
     "person man woman people player author writer actor actress singer king queen president "
     "footballer golfer scientist artist painter poet composer leader character team band "
-    "one someone individual".split()
+    "someone individual".split()
 )
 
 #: nouns that name the kind of answer ("What city", "In which year", "Which footballer")
@@ -128,14 +134,21 @@ def wh_class(text: str) -> str | None:
                 return "thing"  # "How is it called?" asks what it is called
             return "manner"
         if word in ("what", "which"):
-            if any(x in _PLACE for x in nxt):
-                return "place"
-            if any(x in _TIME for x in nxt):
-                return "time"
-            if any(x in _PERSON for x in nxt):
-                return "person"
-            return "thing"
+            return _what_kind(nxt)
     return None
+
+
+def _what_kind(nxt: list[str]) -> str:
+    """The kind "what"/"which" asks for, from the two words after it ("In what year" = time)."""
+    if nxt and nxt[0] in _AUX:
+        nxt = nxt[:1]  # "What are people with …": the subject, not the kind asked
+    if any(x in _PLACE for x in nxt):
+        return "place"
+    if any(x in _TIME for x in nxt):
+        return "time"
+    if any(x in _PERSON for x in nxt):
+        return "person"
+    return "thing"
 
 
 def _asks_which_noun(words: list[str], i: int) -> bool:
@@ -243,6 +256,8 @@ _COMPATIBLE = {
 
 
 def _wh_changed(candidate: str, original: str) -> str | None:
+    if whose_lost(candidate, original):
+        return "asks who a thing is, not whose it is"
     a, b = _asked_kind(original), wh_class(candidate)
     if b in ("polar", "account") and a not in (b, None):
         return "asks whether it is so" if b == "polar" else "asks for an account, not an answer"
@@ -252,7 +267,7 @@ def _wh_changed(candidate: str, original: str) -> str | None:
         return None  # "What is the capital" ~ "Which city is the capital": both name the kind
     if (a, b) == ("person", "thing") and not _names_person(candidate):
         return "asks for a thing instead of a person"  # "Who voiced Simba" → "What voice …"
-    if (a, b) == ("thing", "person") and not _names_person(original):
+    if (a, b) == ("thing", "person") and not _names_person(without_bare_subject(original)):
         return "asks for a person instead of a thing"  # "What disease …" → "Who said …"
     if {a, b} == {"thing", "quantity"} and not (names_amount(original + " " + candidate)):
         return f"asks for a {b} instead of a {a}"  # "… are called what?" → "how many …"
@@ -277,8 +292,9 @@ def _names_person(text: str) -> bool:
     w = _words(text)
     common = re.findall(r"\b[a-z]+\b", text)  # a capitalised word is a name ("James" an apostle)
     return bool({"name", "named", "called", "whom", "who"} & set(w)) or any(
-        _is_kind(x, "person.n.01", senses=1) for x in common
-    )
+        x not in _AUX and "a" not in pos_candidates(x) and _is_kind(x, "person.n.01", senses=1)
+        for x in common
+    )  # WordNet's "have" ("the haves") and "sensitive" (a psychic) are persons too
 
 
 def is_person_noun(word: str) -> bool:
@@ -434,6 +450,10 @@ def _qualifier_dropped(candidate: str, original: str) -> str | None:
             continue  # "most northerly" → "northernmost"
         if q.endswith("est") and ("most" in kept or "least" in kept):
             continue  # "largest" → "most large"
+        if q.endswith("est") and any(
+            same_adjective_sense(q, w) for w in words_c if w.endswith("est")
+        ):
+            continue  # "fastest" → "quickest": one WordNet sense of both
         lost.append(q)
     return f"dropped {', '.join(repr(q) for q in lost)}" if lost else None
 
@@ -555,6 +575,7 @@ def changed_meaning(candidate: str, original: str) -> str | None:
         second_question,
         comparison_changed,
         _answer_closed,
+        blank_moved,
         _qualifier_dropped,
         _entity_added,
     ):

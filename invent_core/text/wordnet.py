@@ -378,3 +378,16 @@ def synset_antonyms() -> dict[str, frozenset[str]]:
     single-word lemma of one linked synset is paired with every one of the other.
     """
     return _both_ways((a, b) for src, _, dst, _ in antonym_pairs() for a in src for b in dst)
+
+
+@functools.cache
+@_serialised
+def same_adjective_sense(a: str, b: str) -> bool:
+    """Whether two inflected adjectives share a sense: ``same_adjective_sense("fastest", "quickest")``.
+
+    Both reduced to their base by WordNet's morphology ("fastest" → "fast");
+    two different bases with one adjective synset in common.
+    """
+    wn = load_wordnet()
+    x, y = wn.morphy(a, "a"), wn.morphy(b, "a")
+    return bool(x and y and x != y and set(wn.synsets(x, "a")) & set(wn.synsets(y, "a")))

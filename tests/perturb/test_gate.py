@@ -166,24 +166,12 @@ GOOD = [
         "in one year, in 1982?",
     ),
     (
-        "Sure, here is a paraphrase:\nIn 1982, which golfer became only the fifth in history to "
-        "win both the British Open and the US Open in the same year?",
-        GOLFER,
-        "In 1982, which golfer became only the fifth in history to win both the British Open "
-        "and the US Open in the same year?",
-    ),
-    (
         "Rewritten question: Which city serves as the capital of Australia?",
         AUSTRALIA,
         "Which city serves as the capital of Australia?",
     ),
     ("1. What is Australia's capital city?", AUSTRALIA, "What is Australia's capital city?"),
     ("Name the capital city of Australia.", AUSTRALIA, "Name the capital city of Australia."),
-    (
-        '"Where did rock star Michael Hutchence die in 1997?"',
-        HUTCHENCE,
-        "Where did rock star Michael Hutchence die in 1997?",
-    ),
     (
         "Which vegetable has varieties called Brunswick, Lancastrian and Pearl Pickler?",
         BRUNSWICK,
@@ -235,6 +223,30 @@ GOOD = [
 def test_good_paraphrases_pass(candidate, original, text):
     verdict = check_candidate(candidate, original, affinity=0.95, accepted=())
     assert verdict == GateVerdict(text or candidate, True), verdict
+
+
+# A phrase for a word ("found dead" → "die", "get … championships" → "win"): good rewordings
+# the rules leave undecided since the fifth round (2026-11-29), because on the tuning draws
+# every other such pair the word overlap accepted had changed the question (10 of 10). The
+# model decides them when one is asked; without one they are not kept.
+PHRASE_FOR_WORD = [
+    (
+        "Sure, here is a paraphrase:\nIn 1982, which golfer became only the fifth in history to "
+        "win both the British Open and the US Open in the same year?",
+        GOLFER,
+    ),
+    ('"Where did rock star Michael Hutchence die in 1997?"', HUTCHENCE),
+]
+
+
+@pytest.mark.parametrize("candidate, original", PHRASE_FOR_WORD)
+def test_a_phrase_for_a_word_is_undecided_not_called_different(candidate, original):
+    verdict = check_candidate(candidate, original, affinity=0.95, accepted=())
+    assert (verdict.accepted, verdict.detail) == (False, "undecided by the rules, no model asked")
+    kept = check_candidate(
+        candidate, original, affinity=0.95, accepted=(), config=GateConfig(undecided_kept=True)
+    )
+    assert kept.accepted, kept
 
 
 def test_affinity_checks_use_delta_and_the_near_duplicate_threshold():
@@ -359,7 +371,7 @@ def test_split_and_reattach_the_moral_scenarios_options():
     assert split_mmlu_stem(attach_choices(stem, choices)) == (stem, choices)
     assert attach_choices(stem, choices) == f"{stem}\n{format_choices(choices)}"
     # a reworded stem gets the options back unchanged; one that lost Scenario 2 is rejected
-    good = GOOD[9][0]
+    good = next(c for c, o, _ in GOOD if o == MORAL)
     ok = check_candidate(good, stem, affinity=0.93)
     assert ok.accepted
     assert attach_choices(ok.text, choices).endswith(format_choices(choices))

@@ -191,12 +191,14 @@ def test_labelled_set_size_and_committed_figures():
         idx = [i for i, r in enumerate(rows) if r["half"] == half]
         s = scores([rows[i] for i in idx], [accepted[i] for i in idx])
         got[half] = (round(s["precision"], 3), round(s["recall"], 3))
-    # committed figures (docs/method.md); with the fourth round (a second question, a
+    # committed figures (docs/method.md); with the fifth round (a blank filled or moved, a
+    # phrase for a word undecided, "whose" lost, the subject after "what are": 0.74 / 0.529
+    # with the fourth round); with the fourth round (a second question, a
     # comparison, "who" narrowed, a qualifier dropped: 0.943 / 0.704 and 0.745 / 0.543 with
     # the third; before it 0.909 / 0.704 and 0.736 / 0.557; before a
     # dropped word rejected 0.873 / 0.775 and 0.662 / 0.643; before the alignment 0.866 /
     # 0.817 and 0.575 / 0.657): precision up on both halves, report recall down
-    assert got == {0: (0.943, 0.704), 1: (0.74, 0.529)}
+    assert got == {0: (0.943, 0.704), 1: (0.755, 0.529)}
 
 
 def _by_half(rows, accepted):
@@ -229,7 +231,7 @@ def test_the_default_gate_checks_both_ways_and_beats_the_one_way_gate_on_both_ha
     paper = {"delta": PAPER_DELTA}
     assert _by_half(rows, gate_verdicts(rows, minilm, GateConfig(**paper))) == {
         0: (0.923, 0.507),
-        1: (0.738, 0.443),
+        1: (0.756, 0.443),  # 0.738 with the fourth round of rules
     }
     one_paper = GateConfig(both_ways=False, **paper)
     assert _by_half(rows, gate_verdicts(rows, minilm, one_paper)) == {
@@ -244,7 +246,8 @@ def test_the_gates_delta_is_chosen_on_the_tuning_half(minilm):
     rewording rules the grid chose 0.785, with the third (undecided rewordings rejected
     before the embedder) 0.7: every δ up to 0.845 has the same tuning recall and 0.845 the
     highest precision, so δ stays. On the report half δ = 0.845 keeps fewer changed
-    rewordings than the paper's 0.7 (+0.057 with the fourth round of rules, +0.036 with the
+    rewordings than the paper's 0.7 (+0.039 with the fifth round of rules, +0.057 with the
+    fourth, +0.036 with the
     third; the paired interval's low end at 0: not told from zero once the rules reject most
     of them) and loses no same-meaning one."""
     rows = load_rows()
@@ -258,10 +261,11 @@ def test_the_gates_delta_is_chosen_on_the_tuning_half(minilm):
     old = gate_verdicts(rows, minilm, GateConfig(delta=PAPER_DELTA))
     report = [i for i, r in enumerate(rows) if r["half"] == 1]
     diff = paired_difference(rows, report, new, old)
-    assert tuple(round(x, 3) for x in diff["precision"]) == (0.0, 0.057, 0.155)
+    assert tuple(round(x, 3) for x in diff["precision"]) == (0.0, 0.039, 0.133)
     assert tuple(round(x, 3) for x in diff["recall"]) == (0.0, 0.0, 0.0)
     turned = [r for r, a, b in zip(rows, old, new) if a != b]
-    assert len(turned) == 5 and sum(r["same_meaning"] for r in turned) == 0
+    # 5 with the fourth round of rules: one more the rules now reject before the embedder
+    assert len(turned) == 4 and sum(r["same_meaning"] for r in turned) == 0
 
 
 def test_verify_p_yes_defaults_to_the_reply_and_is_checked():
@@ -304,7 +308,7 @@ def test_the_recorded_1_5b_verifier_chosen_on_the_tuning_half(minilm):
     knobs = dict(STRUCTURES)["all asked (overlap 0-1)"]
     report = [i for i, r in enumerate(rows) if r["half"] == 1]
     expected = {
-        PAPER_DELTA: ({0: (0.944, 0.479), 1: (0.732, 0.429)}, -0.006, False),
+        PAPER_DELTA: ({0: (0.944, 0.479), 1: (0.732, 0.429)}, -0.024, False),
         GateConfig().delta: ({0: (1.0, 0.479), 1: (0.789, 0.429)}, -0.005, False),
     }
     for delta, (figures, gain, supported) in expected.items():
@@ -375,8 +379,8 @@ def test_no_signal_we_have_decides_what_the_rules_leave_on_the_report_half(minil
 def test_the_signals_fitted_together_still_miss_the_target_on_the_report_half(minilm):
     """A logistic regression on every signal, fitted on the tuning half, read on the other.
 
-    With MiniLM (MPNet's slow load left to ``--signals``) and the fourth round of rules:
-    every signal together ranks 0.972 / 0.868 and, as a threshold chosen on the tuning half,
+    With MiniLM (MPNet's slow load left to ``--signals``) and the fifth round of rules:
+    every signal together ranks 0.972 / 0.867 (0.868 with the fourth) and, as a threshold chosen on the tuning half,
     keeps 0.682 at 0.643 on the report half; without the 1.5B, what the 0.5B path could
     have, 0.592 at 0.600.
     """
@@ -384,7 +388,7 @@ def test_the_signals_fitted_together_still_miss_the_target_on_the_report_half(mi
     left = rule_survivors(rows)
     table = signals(read_pairs(left), ("minilm",))
     expected = {
-        "fit, every signal": ((0.972, 0.868), (0.682, 0.643)),
+        "fit, every signal": ((0.972, 0.867), (0.682, 0.643)),
         "fit, without the 1.5B": ((0.923, 0.783), (0.592, 0.6)),
     }
     for label, names in combinations(table).items():
