@@ -22,6 +22,11 @@ from .checks import (
 )
 from .flat import dataclass_from_dict
 
+#: The round of rewording rules the gate applies (the meaning checks of ``invent_core.perturb``,
+#: docs/method.md): raised with every round, recorded in each evaluation's config.json so a
+#: report can tell a folder whose rewordings an older round chose. None before round 5.
+REWORDING_RULES = 5
+
 #: What a gate saved before an option existed did: checked one way (the question-to-rewording
 #: rules), kept what the rules could not decide (the default until 2026-11-29).
 GATE_BEFORE_OPTIONS: dict[str, Any] = {"both_ways": False, "undecided_kept": True}

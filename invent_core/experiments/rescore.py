@@ -172,4 +172,6 @@ def _keep_generation_facts(out: Path, before: dict[str, Any], n_bootstrap: int) 
         "versions": before.get("versions"),
         "provenance": before.get("provenance"),
     }
+    # the rewordings are the generation's: re-scoring does not choose them again
+    meta["rewording_rules"] = before.get("rewording_rules")
     write_text(out / "config.json", json.dumps(meta, indent=2, default=str))

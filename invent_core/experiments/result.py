@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..config.paraphrase import REWORDING_RULES
 from ..csv_safe import atomic_file
 from ..engine.artifact import RunArtifact
 from ..errors import BatchInputError, FolderMismatch
@@ -177,11 +178,13 @@ def write_config(out: Path, cfg: ExperimentConfig, extra: dict[str, Any]) -> Non
     """Write ``config.json``: the experiment, ``extra``, and the package versions.
 
     The versions are the same package list the batch sidecar records; ``provenance``
-    the code (version, git commit, uncommitted changes).
+    the code (version, git commit, uncommitted changes); ``rewording_rules`` the round
+    of meaning checks the gate chose the rewordings with.
     """
     meta = {
         "config": cfg.to_dict(),
         **extra,
+        "rewording_rules": REWORDING_RULES,
         "versions": package_versions(),
         "provenance": provenance(),
     }

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from invent_core.config import RunConfig
-from invent_core.config.paraphrase import GATE_BEFORE_OPTIONS
+from invent_core.config.paraphrase import GATE_BEFORE_OPTIONS, REWORDING_RULES
 from invent_core.methods.registry import get_method
 from invent_core.progress import format_seconds
 
@@ -78,17 +78,23 @@ _BEFORE = {"ψ_y": "embedding", "padding": "paper"}  # the gate's: GATE_BEFORE_O
 
 
 def made_with(meta: dict[str, Any]) -> dict[str, str]:
-    """The gate, ψ_y and padding the folder was made with, read from its config.json.
+    """The gate, rewording rules, ψ_y and padding the folder was made with (its config.json).
 
     An option missing from an older config is the value it had before the option
-    existed (the paper's: ψ_y by the embedder's cosine, padded copies scored).
+    existed (the paper's: ψ_y by the embedder's cosine, padded copies scored); a
+    folder that records no round of rewording rules was made before round 5.
     """
     run = meta.get("config", {}).get("run", {})
     score = run.get("score", {})
     out = {"ψ_y": str(score.get("answer_similarity", _BEFORE["ψ_y"])),
            "padding": str(score.get("padding", _BEFORE["padding"]))}  # fmt: skip
     if run.get("perturber") == "paraphrase":
-        out = {"gate": _gate_words((run.get("paraphrase") or {}).get("gate") or {}), **out}
+        rules = meta.get("rewording_rules")
+        out = {
+            "gate": _gate_words((run.get("paraphrase") or {}).get("gate") or {}),
+            "rewording rules": f"round {rules}" if rules else "before round 5 (not recorded)",
+            **out,
+        }
     return out
 
 
@@ -106,7 +112,7 @@ def _gate_words(gate: dict[str, Any]) -> str:
 def today_defaults() -> dict[str, str]:
     """The gate, ψ_y and padding a folder made today with the default profile would have."""
     cfg = RunConfig().to_dict()
-    return made_with({"config": {"run": cfg}})
+    return made_with({"config": {"run": cfg}, "rewording_rules": REWORDING_RULES})
 
 
 def older_settings(f: Folder) -> list[str]:

@@ -18,6 +18,7 @@ from test_batch_faults import cli
 from test_experiment_honest import ScriptLLM
 
 from invent_core.config import RunConfig
+from invent_core.config.paraphrase import REWORDING_RULES
 from invent_core.engine.artifact import RunArtifact
 from invent_core.experiments import ExperimentConfig, FolderMismatch, evaluate
 
@@ -49,7 +50,9 @@ def folder(tmp_path, minilm):
 
 def test_config_json_records_the_llm_and_another_is_refused(folder):
     data, out = folder
-    assert json.loads((out / "config.json").read_text())["config"]["llm"] == "script"
+    meta = json.loads((out / "config.json").read_text())
+    assert meta["config"]["llm"] == "script"
+    assert meta["rewording_rules"] == REWORDING_RULES  # the round of meaning checks used
     with pytest.raises(FolderMismatch, match=r"made with LLM script \(config\.json\).*--fresh"):
         evaluate(_cfg(data, "other"), out, llm_factory=OtherLLM)
     again = evaluate(_cfg(data), out, llm_factory=ScriptLLM)  # the same model: nothing asked

@@ -75,6 +75,8 @@ def test_rescore_reads_the_saved_answers_and_records_both_codes(folder):
     meta = json.loads((folder / "config.json").read_text())
     assert meta["provenance"]["source"] == "git" and meta["provenance"]["commit"]
     assert meta["generated_by"]["provenance"] == generated.get("provenance")
+    # the rewordings are the generation's: the round of rules that chose them is kept
+    assert meta["rewording_rules"] == generated.get("rewording_rules")
     assert meta["results_recomputed"]["from"] == RESCORED_FROM
     assert meta["results_recomputed"]["commit"] == meta["provenance"]["commit"]
     assert json.loads((folder / "results.json").read_text())["n_bootstrap"] == 50

@@ -409,6 +409,8 @@ def test_a_tsu_sweep_made_with_older_settings_says_so(tmp_path):
     """The TSU table names the settings it was made with and flags the ones today changed."""
     from dataclasses import replace
 
+    from invent_core.config.paraphrase import REWORDING_RULES
+
     loading, sections = _results("loading"), _results("sections")
     folder = tmp_path / "tsu-arithmetic"
     (folder / "runs").mkdir(parents=True)
@@ -418,12 +420,18 @@ def test_a_tsu_sweep_made_with_older_settings_says_so(tmp_path):
     gate = replace(
         run.paraphrase.gate, max_extra_requests=run.paraphrase.gate.max_extra_requests - 1
     )
-    for cfg, flagged in (
-        (run, False),
-        (run.replace(paraphrase=replace(run.paraphrase, gate=gate)), True),
+    older = run.replace(paraphrase=replace(run.paraphrase, gate=gate))
+    for cfg, rules, flagged in (
+        (run, REWORDING_RULES, False),
+        (older, REWORDING_RULES, True),
+        (run, REWORDING_RULES - 1, True),  # today's options, an older round of rules
+        (run, None, True),  # made before config.json recorded the round
     ):
-        meta = {"config": ExperimentConfig(run=cfg, dataset="arithmetic", limit=20).to_dict()}
+        meta = {
+            "config": ExperimentConfig(run=cfg, dataset="arithmetic", limit=20).to_dict(),
+            "rewording_rules": rules,
+        }
         (folder / "config.json").write_text(json.dumps(meta))
         text = "\n".join(sections.tsu_section(loading.load_folder(folder)))
         assert ("older than today's defaults" in text) == flagged, text
-        assert "re-asks" in text
+        assert "re-asks" in text and "rewording rules round" in text or rules is None, text
