@@ -24,8 +24,8 @@ from .flat import dataclass_from_dict
 
 #: The round of rewording rules the gate applies (the meaning checks of ``invent_core.perturb``,
 #: docs/method.md): raised with every round, recorded in each evaluation's config.json so a
-#: report can tell a folder whose rewordings an older round chose. None before round 5.
-REWORDING_RULES = 5
+#: report can tell a folder whose rewordings an older round chose (recorded since round 5).
+REWORDING_RULES = 6
 
 #: What a gate saved before an option existed did: checked one way (the question-to-rewording
 #: rules), kept what the rules could not decide (the default until 2026-11-29).

@@ -325,8 +325,15 @@ class Alignment:
         return f"dropped {', '.join(map(repr, self.dropped))}"
 
     def note(self) -> str | None:
-        """Why the rewording asks another thing, or None when alignment cannot say it does."""
-        if self.loose or self._phrase_for_word():
+        """Why the rewording asks another thing, or None when alignment cannot say it does.
+
+        A loosely related pair leaves only itself undecided: another word replaced by an
+        unrelated one beside it still rejects ("Aphasia … understand" → "Phobia …
+        comprehend").
+        """
+        if self.loose:
+            return self._unrelated_beside_loose()
+        if self._phrase_for_word():
             return None
         if self.dropped and self.added:
             return (
@@ -336,6 +343,15 @@ class Alignment:
         if self.modifiers:
             return f"added {', '.join(map(repr, self.modifiers))}"
         return None
+
+    def _unrelated_beside_loose(self) -> str | None:
+        near = {a for a, _ in self.loose} | {b for _, b in self.loose}
+        rest = Alignment(
+            tuple(w for w in self.dropped if w not in near),
+            tuple(w for w in self.added if w not in near),
+            (),
+        )
+        return rest.note() if rest.dropped and rest.added else None
 
     def narrowing_dropped(self) -> str | None:
         """A word of the question left out with nothing in its place: a wider question.

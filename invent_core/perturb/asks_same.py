@@ -54,7 +54,7 @@ from ..text.tokens import WORD_OR_NUMBER as _WORD
 from ..text.wordnet import synset_antonyms
 from .aliases import with_aliases_joined
 from .align import alignment, aligns
-from .clauses import blank_filled
+from .clauses import blank_filled, constraint_added, repeat_lost
 from .meaning import ANSWER_KINDS, OPERATION_WORDS, added_meaning, changed_meaning, operations
 from .narrowed import kind_narrowed, person_narrowed
 from .text import is_question
@@ -493,6 +493,8 @@ def question_rule_verdict(
             or kind_narrowed(question, rewording, aligned.added)
             or person_narrowed(question, rewording, aligned.added)
             or blank_filled(rewording, question, aligned.added)
+            or constraint_added(rewording, question, aligned.added)
+            or repeat_lost(rewording, question)
         )
         if note is not None:
             return QuestionVerdict(False, "alignment", note)

@@ -11,12 +11,17 @@ unmatched standing where the question's closing wh-word stood ("… and what?"
 from __future__ import annotations
 
 import re
+from collections import Counter
 
+from ..text.function_words import content_words
+from ..text.stems import inflection_stem
 from ..text.tokens import words_or_numbers as _words
 from .frames import WH_WORDS, final_sentence, question_proper
 
 __all__ = [
     "blank_filled",
+    "constraint_added",
+    "repeat_lost",
     "blank_moved",
     "comparison_changed",
     "second_question",
@@ -130,3 +135,62 @@ def whose_lost(candidate: str, original: str) -> bool:
     """Whether "whose" is lost: "Whose first appearance …" → "Who was … first appearance"."""
     owner = ("whose", "who's")
     return "whose" in _words(original) and not any(w in owner for w in _words(candidate))
+
+
+#: prepositions that put a place, a time or a purpose on the question ("… spend *on food*")
+_CONSTRAINING = frozenset("on in at for during inside near under within".split())
+_DETERMINERS = frozenset("the a an his her their its this that these those".split())
+
+
+def constraint_added(candidate: str, original: str, added: tuple[str, ...]) -> str | None:
+    """The rewording ends on a phrase the question has not: "… spend *on food*?", "*in the ocean*".
+
+    "How much money did he spend?" → "How much money did he spend on a holiday?"
+    asks about a part of it; "What happens when water freezes?" → "… freezes in
+    the ocean?" about one place. Only a place, time or purpose phrase closing the
+    sentence whose noun the alignment left unmatched (``added``); "of the meiosis
+    cycle" names the same thing.
+    """
+    c = _words(final_sentence(candidate))
+    if len(c) < 3 or c[-1] not in added:
+        return None
+    at = max(
+        (i for i in range(len(c) - 4, len(c) - 1) if i >= 0 and c[i] in _CONSTRAINING), default=None
+    )
+    if at is None or any(w not in _DETERMINERS and w not in added for w in c[at + 1 : -1]):
+        return None
+    if " ".join(c[at:]) in " ".join(_words(original)):
+        return None
+    return f"adds {' '.join(c[at:])!r}: asks about a part of it"
+
+
+def repeat_lost(candidate: str, original: str) -> str | None:
+    """A content word the question says twice said once: "big momma in big mommas house".
+
+    "Who plays big momma in big mommas house?" → "Who plays in the House of Big
+    Mommas?" lost the role and kept the title; alignment, which matches words
+    not their counts, cannot see it. One-sentence questions only, nouns of four
+    letters or more not written as a name, by stem.
+    """
+    if final_sentence(original).strip() != original.strip():
+        return None  # a problem's premises repeat their nouns on purpose
+    names = {w.casefold() for w in re.findall(r"\b[A-Z][a-z]+", original)}
+
+    def counts(text: str) -> Counter[str]:
+        w = _words(text)
+        # the noun of "how many jellyfish" may be left out: "how many would 5 springs create"
+        elided = {w[i] for i in range(1, len(w)) if w[i - 1] in ("many", "much")}
+        words = [x for x in w if len(x) > 3 and x not in names | elided and _noun_only(x)]
+        return Counter(s for s in map(inflection_stem, words) if s in content_words(text))
+
+    q, c = counts(original), counts(candidate)
+    lost = sorted(w for w, k in q.items() if k > 1 and 0 < c[w] < k)
+    return f"said once, twice in the question: {', '.join(lost)}" if lost else None
+
+
+def _noun_only(word: str) -> bool:
+    """Whether WordNet knows the word (or its singular) as a noun and nothing else."""
+    from ..text.wordnet import pos_candidates
+
+    pos = pos_candidates(word)
+    return set(pos) == {"n"}

@@ -25,6 +25,8 @@ _BEFORE_KIND = frozenset("is are was were the a an type types kind kinds sort so
 #: words that name no kind after "what" (the kinds of answer do: "What city …")
 _ASKS_NOTHING_BUT_KINDS = ASKS_NOTHING - ANSWER_KINDS
 #: kinds of answer that narrow nothing: a name, a number or amount asked for anyway
+#: an indefinite person, narrowed like "who" ("someone won" → "a player won")
+_ANYONE = frozenset("someone somebody anyone anybody".split())
 _ANY_KIND = frozenset("name names answer term word amount number total value".split())
 
 
@@ -103,13 +105,18 @@ def person_narrowed(question: str, rewording: str, added: tuple[str, ...]) -> st
     (it was a band), "What did the *rapper* who had …": the rewording asks for
     a singer or a rapper where the question asked for anyone. A person noun
     that a word of the question matches ("Who wrote …" → "Which writer …") or
-    the question names itself narrows nothing.
+    the question names itself narrows nothing. "someone" is narrowed alike ("the
+    last time *someone* won" → "… a *player* won").
     """
     words = lower_words(question_proper(final_sentence(question))[0])
-    if next((w for w in words if w in WH_WORDS), None) not in ("who", "whom", "whose"):
+    asks_who = next((w for w in words if w in WH_WORDS), None) in ("who", "whom", "whose")
+    anyone = next((w for w in lower_words(question) if w in _ANYONE), None)
+    if not (asks_who or anyone):
         return None
-    slot = _kind_slot(rewording)
+    slot = _kind_slot(rewording) if asks_who else None
     named = [slot[0][slot[1]]] if slot is not None and slot[1] < len(slot[0]) else []
+    if anyone and anyone not in lower_words(rewording):  # "someone" gave way to a noun:
+        named += lower_words(final_sentence(rewording))  # (hidden from ``added`` as a kind)
     q = content_tokens(question) + lower_words(question)
     narrow = [
         w
@@ -119,4 +126,5 @@ def person_narrowed(question: str, rewording: str, added: tuple[str, ...]) -> st
         and is_person_noun(w)
         and not any(words_match(w, x) for x in q)
     ]
-    return f"{', '.join(map(repr, narrow))} narrows 'who'" if narrow else None
+    whom = "who" if asks_who else anyone
+    return f"{', '.join(map(repr, narrow))} narrows {whom!r}" if narrow else None
