@@ -1,11 +1,11 @@
-"""Clause rules: a second question fronted, a comparison on one side, a blank filled or moved.
+"""Clause rules: a second question, a comparison, a blank filled or moved, a phrase added.
 
-They read words only (no WordNet): :func:`second_question` finds the
-question's wh-phrase kept inside the sentence with another wh-word fronted
-("… in which cavity?" → "How do … in which cavity?"); :func:`comparison_changed`
-a "than" on one side only; :func:`blank_filled` a word the alignment left
-unmatched standing where the question's closing wh-word stood ("… and what?"
-→ "… and the stomach?").
+Also a repeated noun said once and "whose" lost. They read words (only :func:`repeat_lost` asks WordNet whether a word is a noun):
+:func:`second_question` finds the question's wh-phrase kept inside the sentence with
+another wh-word fronted ("… in which cavity?" → "How do … in which cavity?");
+:func:`comparison_changed` a "than" on one side only; :func:`blank_filled` a word the
+alignment left unmatched standing where the question's closing wh-word stood ("… and
+what?" → "… and the stomach?").
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections import Counter
 from ..text.function_words import content_words
 from ..text.stems import inflection_stem
 from ..text.tokens import words_or_numbers as _words
+from ..text.wordnet import pos_candidates
 from .frames import WH_WORDS, final_sentence, question_proper
 
 __all__ = [
@@ -190,7 +191,4 @@ def repeat_lost(candidate: str, original: str) -> str | None:
 
 def _noun_only(word: str) -> bool:
     """Whether WordNet knows the word (or its singular) as a noun and nothing else."""
-    from ..text.wordnet import pos_candidates
-
-    pos = pos_candidates(word)
-    return set(pos) == {"n"}
+    return set(pos_candidates(word)) == {"n"}

@@ -20,9 +20,20 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from accepted_draw import accepted_rows, check_labels, keep_rate, state_key  # noqa: E402
 
 #: seed -> (rows, kept): the figures quoted in docs/method.md
-QUOTED = {29: (278, 220), 31: (245, 184), 37: (225, 204), 41: (269, 232)}
-#: seed -> the draw its labels belong to (the fourth round's draw has its own name)
-DRAWS = {seed: f"alignment_seed{seed}.json" for seed in (29, 31, 37)} | {41: "round4_seed41.json"}
+QUOTED = {
+    29: (278, 220),
+    31: (245, 184),
+    37: (225, 204),
+    41: (269, 232),
+    47: (257, 231),
+    53: (285, 267),
+}
+#: seed -> the draw its labels belong to (each round's report draw has its own name)
+DRAWS = {seed: f"alignment_seed{seed}.json" for seed in (29, 31, 37)} | {
+    41: "round4_seed41.json",
+    47: "round5_seed47.json",
+    53: "round6_seed53.json",
+}
 
 
 def _load(seed: int) -> tuple[list[dict], dict]:

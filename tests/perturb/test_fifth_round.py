@@ -10,36 +10,19 @@ shape that keep the meaning.
 """
 
 import pytest
+from rewording_verdicts import kept, rejected, verdict
 
 from invent_core.perturb.aliases import with_aliases_joined
-from invent_core.perturb.asks_same import same_question
 from invent_core.perturb.clauses import blank_filled, blank_moved, whose_lost
 from invent_core.perturb.meaning import wh_class
 from invent_core.text.wordnet import same_adjective_sense
-
-
-def _verdict(question: str, rewording: str):
-    return same_question(question, rewording, llm=None)
-
-
-def _rejected(question: str, rewording: str, because: str) -> None:
-    verdict = _verdict(question, rewording)
-    assert not verdict and because in verdict.detail, verdict
-
-
-def _kept(question: str, rewording: str) -> None:
-    verdict = _verdict(question, rewording)
-    assert verdict, verdict
-
 
 # --- a kind word the question talks about, not the kind it asks for ---------------------------
 
 
 def test_a_dropped_theme_word_narrowed_the_question():
-    _rejected(
-        "Which invention started the age of steam?", "Which invention started steam?", "'age'"
-    )
-    _rejected("When did the age of exploration begin?", "When did exploration begin?", "'age'")
+    rejected("Which invention started the age of steam?", "Which invention started steam?", "'age'")
+    rejected("When did the age of exploration begin?", "When did exploration begin?", "'age'")
 
 
 @pytest.mark.parametrize(
@@ -51,7 +34,7 @@ def test_a_dropped_theme_word_narrowed_the_question():
     ],
 )
 def test_a_kind_word_before_a_name_or_asked_may_go(question, rewording):
-    _kept(question, rewording)
+    kept(question, rewording)
 
 
 # --- the subject after "what are" is who is asked about ---------------------------------------
@@ -60,7 +43,7 @@ def test_a_kind_word_before_a_name_or_asked_may_go(question, rewording):
 def test_the_subject_after_what_are_is_not_the_kind_asked():
     assert wh_class("What are children with asthma sensitive to?") == "thing"
     assert wh_class("What year did the war end?") == "time"  # the kind right after "what"
-    _rejected(
+    rejected(
         "What are children with asthma sensitive to?",
         "Who are children with asthma sensitive to?",
         "a person instead of a thing",
@@ -68,7 +51,7 @@ def test_the_subject_after_what_are_is_not_the_kind_asked():
 
 
 def test_a_person_named_by_the_question_still_allows_who():
-    _kept("What is the name of the man who painted the Mona Lisa?", "Who painted the Mona Lisa?")
+    kept("What is the name of the man who painted the Mona Lisa?", "Who painted the Mona Lisa?")
 
 
 @pytest.mark.parametrize(
@@ -85,7 +68,7 @@ def test_a_person_named_by_the_question_still_allows_who():
     ],
 )
 def test_wordnet_persons_that_are_no_persons_do_not_allow_who(question, rewording):
-    _rejected(question, rewording, "a person instead of a thing")
+    rejected(question, rewording, "a person instead of a thing")
 
 
 def test_one_after_what_is_a_number_not_a_person():
@@ -97,12 +80,12 @@ def test_one_after_what_is_a_number_not_a_person():
 
 def test_a_closing_blank_filled_with_a_new_noun_is_rejected():
     question = "The three states of matter are solid, liquid and what?"
-    _rejected(
+    rejected(
         question,
         "Can you tell me what the three states of matter are: solid, liquid and the plasma?",
         "fills the blank",
     )
-    _kept(question, "Tell me, the three states of matter are solid, liquid and what?")
+    kept(question, "Tell me, the three states of matter are solid, liquid and what?")
     # a verb at the end is not a filled blank
     assert (
         blank_filled("What do the petals form?", "The petals together form what?", ("form",))
@@ -112,11 +95,9 @@ def test_a_closing_blank_filled_with_a_new_noun_is_rejected():
 
 def test_a_blank_after_a_preposition_must_keep_its_preposition():
     question = "Photosynthesis converts light energy into what?"
-    _rejected(
-        question, "What is photosynthesis converting into light energy?", "blank after 'into'"
-    )
-    _kept(question, "What does photosynthesis convert light energy into?")  # stranded
-    _kept(question, "Into what does photosynthesis convert light energy?")  # fronted
+    rejected(question, "What is photosynthesis converting into light energy?", "blank after 'into'")
+    kept(question, "What does photosynthesis convert light energy into?")  # stranded
+    kept(question, "Into what does photosynthesis convert light energy?")  # fronted
     assert blank_moved("What is it?", "What is photosynthesis?") is None  # no blank at the end
 
 
@@ -125,12 +106,12 @@ def test_a_blank_after_a_preposition_must_keep_its_preposition():
 
 def test_whose_becoming_who_asks_another_thing():
     question = "Whose portrait hangs in the main hall of the Louvre?"
-    _rejected(
+    rejected(
         question,
         "Who painted the portrait that hangs in the main hall of the Louvre?",
         "not whose",
     )
-    _kept(question, "Tell me, whose portrait hangs in the main hall of the Louvre?")
+    kept(question, "Tell me, whose portrait hangs in the main hall of the Louvre?")
     assert not whose_lost("Who's portrait hangs there?", "Whose portrait hangs there?")
 
 
@@ -149,13 +130,13 @@ def test_a_phrase_for_a_word_is_left_to_the_model():
             "In which city was the famous jazz pianist found dead in 1959?",
         ),
     ]:
-        verdict = _verdict(question, rewording)
-        assert verdict.decided_by == "default" and verdict.overlap >= 0.6, verdict
-        assert "reworded as" in verdict.detail, verdict
+        v = verdict(question, rewording)
+        assert v.decided_by == "default" and v.overlap >= 0.6, v
+        assert "reworded as" in v.detail, v
 
 
 def test_a_loosely_related_pair_still_goes_to_the_overlap():
-    _kept("What is the principal export of Chile?", "What is the primary export of Chile?")
+    kept("What is the principal export of Chile?", "What is the primary export of Chile?")
 
 
 # --- units and superlatives --------------------------------------------------------------------
@@ -164,8 +145,8 @@ def test_a_loosely_related_pair_still_goes_to_the_overlap():
 def test_temperature_units_written_two_ways_are_one_name():
     assert with_aliases_joined("water boils at 212°F") == "water boils at 212 degreesFahrenheit"
     question = "At what temperature in degrees Fahrenheit does water freeze?"
-    _kept(question, "At what temperature in °F does water freeze?")
-    _rejected(question, "At what temperature in °C does water freeze?", "replaced by")
+    kept(question, "At what temperature in °F does water freeze?")
+    rejected(question, "At what temperature in °C does water freeze?", "replaced by")
 
 
 def test_a_superlative_may_become_its_synonym_not_its_opposite():
@@ -173,5 +154,5 @@ def test_a_superlative_may_become_its_synonym_not_its_opposite():
         "biggest", "smallest"
     )
     question = "Which is the biggest ocean on the planet?"
-    _kept(question, "Which is the largest ocean on the planet?")
-    _rejected(question, "Which is the smallest ocean on the planet?", "'biggest'")
+    kept(question, "Which is the largest ocean on the planet?")
+    rejected(question, "Which is the smallest ocean on the planet?", "'biggest'")

@@ -7,37 +7,24 @@ Each case is a new instance of its class, not a row of the draws, with counter-c
 same shape that keep the meaning.
 """
 
-from invent_core.perturb.asks_same import same_question
+from rewording_verdicts import kept, rejected
+
 from invent_core.perturb.clauses import constraint_added, repeat_lost
-
-
-def _verdict(question: str, rewording: str):
-    return same_question(question, rewording, llm=None)
-
-
-def _rejected(question: str, rewording: str, because: str) -> None:
-    verdict = _verdict(question, rewording)
-    assert not verdict and because in verdict.detail, verdict
-
-
-def _kept(question: str, rewording: str) -> None:
-    verdict = _verdict(question, rewording)
-    assert verdict, verdict
 
 
 def test_an_unrelated_replacement_beside_a_loose_pair_rejects():
     question = "What is the principal crop of the valley?"
-    _rejected(question, "What is the primary crop of the desert?", "'valley' replaced by 'desert'")
-    _kept(question, "What is the primary crop of the valley?")  # the loose pair alone
+    rejected(question, "What is the primary crop of the desert?", "'valley' replaced by 'desert'")
+    kept(question, "What is the primary crop of the valley?")  # the loose pair alone
 
 
 def test_a_phrase_added_at_the_end_narrows_the_question():
-    _rejected(
+    rejected(
         "How much flour does the recipe need?",
         "How much flour does the recipe need for the cake?",
         "adds 'for the cake'",
     )
-    _kept("How long did the concert last?", "How long did the concert last in total?")
+    kept("How long did the concert last?", "How long did the concert last in total?")
     # the phrase the question has already, and "of": naming the same thing
     assert (
         constraint_added("Where is it in the ocean?", "Where is it in the ocean?", ("ocean",))
@@ -50,15 +37,15 @@ def test_a_phrase_added_at_the_end_narrows_the_question():
 
 def test_someone_narrowed_to_a_kind_of_person_rejects():
     question = "when did someone last walk on the moon"
-    _rejected(question, "When did an astronaut last walk on the Moon?", "narrows 'someone'")
-    _kept(question, "When did a person last walk on the Moon?")
-    _kept(question, "Tell me, when did someone last walk on the Moon?")  # "someone" kept
+    rejected(question, "When did an astronaut last walk on the Moon?", "narrows 'someone'")
+    kept(question, "When did a person last walk on the Moon?")
+    kept(question, "Tell me, when did someone last walk on the Moon?")  # "someone" kept
 
 
 def test_a_noun_said_twice_said_once_rejects():
     question = "who played the joker in the joker movie"
-    _rejected(question, "Who played in the Joker movie?", "said once")
-    _kept(question, "Who played the Joker in the movie Joker?")
+    rejected(question, "Who played in the Joker movie?", "said once")
+    kept(question, "Who played the Joker in the movie Joker?")
     # the noun of "how many …" may be left out; a problem's premises repeat nouns on purpose
     assert (
         repeat_lost(
