@@ -66,6 +66,8 @@ def load_folder(path: Path) -> Folder | None:
         folder.n_runs += 1
         folder.llm = describe_llm((run.get("identities") or {}).get("llm") or "") or folder.llm
         folder.run_degenerate.append((str(run.get("question", "")).strip(), _degenerate(run)))
+    if not folder.n_runs:  # shipped without its runs: the model config.json records
+        folder.llm = describe_llm(str(cfg.get("llm") or "")) or folder.llm
     table = path / ("scores.csv" if kind == "evaluate" else "uq.csv")
     if table.is_file():
         with open(table, newline="", encoding="utf-8") as fh:

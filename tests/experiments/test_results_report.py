@@ -435,3 +435,9 @@ def test_a_tsu_sweep_made_with_older_settings_says_so(tmp_path):
         text = "\n".join(sections.tsu_section(loading.load_folder(folder)))
         assert ("older than today's defaults" in text) == flagged, text
         assert "re-asks" in text and "rewording rules round" in text or rules is None, text
+
+
+def test_a_folder_shipped_without_runs_names_the_model_its_config_records():
+    loading = _results("loading")
+    folder = loading.load_folder(ROOT / "docs" / "results" / "evaluate-arithmetic-100-gaap")
+    assert folder.n_runs == 0 and folder.llm == "Qwen2.5-Coder-0.5B-Instruct"
