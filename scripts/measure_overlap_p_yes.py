@@ -1,0 +1,85 @@
+"""Would the 1.5B's P(Yes) clean the rewordings the rules accept only by word overlap?
+
+    python scripts/measure_overlap_p_yes.py          # docs/rewordings/overlap_path_p_yes_1.5b.json
+
+Reads every labelled draw (``tests/data/meaning/accepted_draw_seed*.json``), keeps the
+accepted rewordings the default rules decide by word overlap (``decided_by ==
+"overlap"``: alignment could not decide), asks the packaged Qwen2.5-1.5B for P("Yes")
+that each asks the same as its question (:func:`~invent_core.perturb.asks_same.same_question_p_yes`,
+temperature 0, LLM cache) and prints, per threshold, how many kept rewordings that change
+the question it would drop and how many that keep it. Every draw is tuning data by now:
+a study of where the model could add anything, not a default chosen on a report half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+OUT = ROOT / "docs" / "rewordings" / "overlap_path_p_yes_1.5b.json"
+THRESHOLDS = (0.5, 0.56, 0.6, 0.7)
+
+
+def overlap_rows() -> list[list]:
+    """[seed, question, rewording, same_meaning] of every labelled row the overlap decides."""
+    from invent_core.perturb.asks_same import same_question
+
+    rows = []
+    for path in sorted((ROOT / "tests" / "data" / "meaning").glob("accepted_draw_seed*.json")):
+        seed = int(path.stem.removeprefix("accepted_draw_seed"))
+        for r in json.loads(path.read_text(encoding="utf-8"))["rows"]:
+            v = same_question(r["question"], r["rewording"], llm=None)
+            if v and v.decided_by == "overlap":
+                rows.append([seed, r["question"], r["rewording"], bool(r["same_meaning"])])
+    return rows
+
+
+def table(rows: list[list]) -> list[str]:
+    """Per threshold: kept, good kept, bad kept, precision of what is kept."""
+    good, bad = sum(r[3] for r in rows), sum(not r[3] for r in rows)
+    lines = [f"{len(rows)} rewordings decided by overlap: {good} keep the meaning, {bad} do not"]
+    for t in THRESHOLDS:
+        kept = [r for r in rows if r[4] >= t]
+        g = sum(r[3] for r in kept)
+        lines.append(
+            f"P(Yes) >= {t}: keeps {g}/{good} that keep the meaning, {len(kept) - g}/{bad} that "
+            f"do not (precision {g / max(len(kept), 1):.3f})"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    from invent_core.llm import get_llm
+    from invent_core.perturb.asks_same import same_question_p_yes
+    from invent_core.provenance import provenance, provenance_line
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--llm", default="qwen1.5b")
+    p.add_argument("--stall-timeout", type=float, default=900.0, help="seconds (a busy machine)")
+    p.add_argument("--out", type=Path, default=OUT)
+    args = p.parse_args(argv)
+    print(provenance_line("scripts/measure_overlap_p_yes.py"))
+    rows = overlap_rows()
+    t0, load = time.perf_counter(), os.getloadavg()[0]
+    llm = get_llm(args.llm, stall_timeout=args.stall_timeout)
+    p_yes = same_question_p_yes(llm, [(r[1], r[2]) for r in rows])
+    rows = [r + [float(v)] for r, v in zip(rows, p_yes)]
+    seconds = time.perf_counter() - t0
+    print("\n".join(table(rows)))
+    print(f"{seconds:.0f} s at load {load:.1f} (the LLM cache answers a pair asked before)")
+    record = {"llm": args.llm, "seconds": seconds, "load": load, "provenance": provenance(),
+              "columns": ["seed", "question", "rewording", "same_meaning", "p_yes"], "rows": rows}  # fmt: skip
+    args.out.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
