@@ -40,6 +40,7 @@ from ..text.function_words import content_words
 from ..text.tokens import ASCII_WORD as _WORD
 from ..text.wordnet import guess_pos, load_wordnet, pos_candidates, serialised
 from .aliases import with_aliases_joined
+from .frames import WH_WORDS
 from .meaning import ANSWER_KINDS, OPERATION_WORDS
 from .text import is_english
 
@@ -500,7 +501,7 @@ def _themes(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-_WH = frozenset("what which who whom whose where when how".split())
+_WH = WH_WORDS - {"why"}  # "why" names no kind of answer after it
 _BE = frozenset("is are was were".split())
 
 
@@ -524,9 +525,11 @@ def alignment(question: str, rewording: str, also: Matcher | None = None) -> Ali
     # ("president" → "vice president" is not that: the kind became a compound's head)
     heads = {w.rsplit("_", 1)[-1] for w in added + dropped if "_" in w}
     if not any(w in ANSWER_KINDS for w in dropped):
-        added = tuple(w for w in added if w not in ANSWER_KINDS - heads - _themes(rewording))
+        kinds = ANSWER_KINDS - heads - _themes(rewording)
+        added = tuple(w for w in added if w not in kinds)
     if not any(w in ANSWER_KINDS for w in added):
-        dropped = tuple(w for w in dropped if w not in ANSWER_KINDS - heads - _themes(question))
+        kinds = ANSWER_KINDS - heads - _themes(question)
+        dropped = tuple(w for w in dropped if w not in kinds)
     if not dropped:  # "made the discovery of" for "discovered": the verb carries the noun
         added = tuple(w for w in added if w not in LIGHT_VERBS)
     loose = tuple((a, b) for a in dropped for b in added if _loosely_related(a, b))

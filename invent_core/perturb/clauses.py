@@ -1,7 +1,7 @@
 """Clause rules: a second question, a comparison, a blank filled or moved, a phrase added.
 
-Also a repeated noun said once and "whose" lost. They read words (only :func:`repeat_lost` asks WordNet whether a word is a noun):
-:func:`second_question` finds the question's wh-phrase kept inside the sentence with
+Also a repeated noun said once and "whose" lost. They read words (only
+:func:`repeat_lost` asks WordNet whether a word is a noun): :func:`second_question` finds the question's wh-phrase kept inside the sentence with
 another wh-word fronted ("… in which cavity?" → "How do … in which cavity?");
 :func:`comparison_changed` a "than" on one side only; :func:`blank_filled` a word the
 alignment left unmatched standing where the question's closing wh-word stood ("… and
@@ -18,13 +18,14 @@ from ..text.stems import inflection_stem
 from ..text.tokens import words_or_numbers as _words
 from ..text.wordnet import pos_candidates
 from .frames import WH_WORDS, final_sentence, question_proper
+from .text import DETERMINERS
 
 __all__ = [
     "blank_filled",
-    "constraint_added",
-    "repeat_lost",
     "blank_moved",
     "comparison_changed",
+    "constraint_added",
+    "repeat_lost",
     "second_question",
     "whose_lost",
     "without_bare_subject",
@@ -140,7 +141,6 @@ def whose_lost(candidate: str, original: str) -> bool:
 
 #: prepositions that put a place, a time or a purpose on the question ("… spend *on food*")
 _CONSTRAINING = frozenset("on in at for during inside near under within".split())
-_DETERMINERS = frozenset("the a an his her their its this that these those".split())
 
 
 def constraint_added(candidate: str, original: str, added: tuple[str, ...]) -> str | None:
@@ -158,7 +158,7 @@ def constraint_added(candidate: str, original: str, added: tuple[str, ...]) -> s
     at = max(
         (i for i in range(len(c) - 4, len(c) - 1) if i >= 0 and c[i] in _CONSTRAINING), default=None
     )
-    if at is None or any(w not in _DETERMINERS and w not in added for w in c[at + 1 : -1]):
+    if at is None or any(w not in DETERMINERS and w not in added for w in c[at + 1 : -1]):
         return None
     if " ".join(c[at:]) in " ".join(_words(original)):
         return None
@@ -180,9 +180,10 @@ def repeat_lost(candidate: str, original: str) -> str | None:
     def counts(text: str) -> Counter[str]:
         w = _words(text)
         # the noun of "how many jellyfish" may be left out: "how many would 5 springs create"
-        elided = {w[i] for i in range(1, len(w)) if w[i - 1] in ("many", "much")}
-        words = [x for x in w if len(x) > 3 and x not in names | elided and _noun_only(x)]
-        return Counter(s for s in map(inflection_stem, words) if s in content_words(text))
+        skip = names | {w[i] for i in range(1, len(w)) if w[i - 1] in ("many", "much")}
+        words = [x for x in w if len(x) > 3 and x not in skip and _noun_only(x)]
+        content = content_words(text)
+        return Counter(s for s in map(inflection_stem, words) if s in content)
 
     q, c = counts(original), counts(candidate)
     lost = sorted(w for w, k in q.items() if k > 1 and 0 < c[w] < k)

@@ -24,9 +24,9 @@ __all__ = ["kind_narrowed", "person_narrowed"]
 _BEFORE_KIND = frozenset("is are was were the a an type types kind kinds sort sorts of".split())
 #: words that name no kind after "what" (the kinds of answer do: "What city …")
 _ASKS_NOTHING_BUT_KINDS = ASKS_NOTHING - ANSWER_KINDS
-#: kinds of answer that narrow nothing: a name, a number or amount asked for anyway
 #: an indefinite person, narrowed like "who" ("someone won" → "a player won")
 _ANYONE = frozenset("someone somebody anyone anybody".split())
+#: kinds of answer that narrow nothing: a name, a number or amount asked for anyway
 _ANY_KIND = frozenset("name names answer term word amount number total value".split())
 
 
