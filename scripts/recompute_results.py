@@ -20,8 +20,10 @@ identities its saved runs recorded, for folders made when config.json kept none.
 
 ``--check-stale`` writes nothing but ``stale_check.json``: every saved run is
 scored and judged again in memory and compared with ``scores.csv``; the folder
-is stale when and only when a value moves by more than ``--tolerance`` or a
-label changes (RESULTS reads the file and says so beside the table).
+is stale when and only when a value moves by more than ``--tolerance``, a
+label changes, or today's rewording rules would choose other perturbations for a
+question (the gate's verdicts replayed on the candidates each run saved); RESULTS
+reads the file and says so beside the table.
 """
 
 from __future__ import annotations
@@ -87,8 +89,9 @@ def main(argv: list[str] | None = None) -> int:
             check = rescore_drift(folder, tolerance=args.tolerance)
             write_stale_check(folder, check)
             moved = ", ".join(check.moved) or "nothing"
+            reworded = len((check.rewordings or {}).get("changed", ()))
             print(f"{folder}: {'STALE' if check.stale else 'not stale'}; moved: {moved}; metrics moved by {check.metrics_change:.2g}; "
-                  f"labels changed: {check.labels_changed}")  # fmt: skip
+                  f"labels changed: {check.labels_changed}; questions reworded otherwise: {reworded}")  # fmt: skip
             continue
         if args.rescore:
             rep = rescore_evaluation(folder, judge=args.judge, n_bootstrap=args.n_bootstrap)

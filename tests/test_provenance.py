@@ -149,6 +149,25 @@ def test_stale_only_when_re_scoring_changed_a_number():
     assert "not stale as far as can be checked" in code_line(meta, no_runs, None)
 
 
+def test_the_line_says_what_replaying_the_rewordings_found():
+    """Same perturbations: said beside "not stale"; other ones: stale with the count; older round: out of date."""
+    from invent_core.config.paraphrase import REWORDING_RULES
+
+    code_line = _code_line()
+    meta = {"provenance": {"version": "0.1.0", "commit": "7773efd", "source": "git"}}
+    head = provenance()["commit"] or "f" * 40
+    same = {"rules": REWORDING_RULES, "replayed": 100, "changed": [], "unavailable": {}}
+    line = code_line(meta, _check(head, rewordings=same), None)
+    assert "not stale" in line and "same perturbations for all 100 questions" in line
+    other = same | {"changed": ["a.json", "b.json"]}
+    line = code_line(meta, _check(head, stale=True, rewordings=other), None)
+    assert "**Stale:**" in line and "other perturbations for 2 of 100 questions" in line
+    assert "moves no number" in line
+    older = same | {"rules": REWORDING_RULES - 1}
+    line = code_line(meta, _check(head, rewordings=older), None)
+    assert "**staleness check out of date**" in line and f"round {REWORDING_RULES - 1}" in line
+
+
 def test_a_check_made_before_the_last_change_to_scoring_is_out_of_date():
     if provenance()["source"] != "git":
         pytest.skip("no git checkout: the age of a check cannot be told")

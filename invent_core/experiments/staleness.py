@@ -6,8 +6,11 @@ an ``evaluate`` folder again with this commit's code (no LLM call, nothing
 written), judges it again, and compares each method's value and each label with
 ``scores.csv``; and it recomputes the metrics from ``scores.csv`` in a temporary
 copy and compares them with ``results.json``. The evaluation is stale when and
-only when some value or metric moves by more than ``tolerance`` or some label
-changes. :func:`write_stale_check` saves
+only when some value or metric moves by more than ``tolerance``, some label
+changes, or today's rewording rules would choose other perturbations for some
+question (:func:`~.replay.rewording_drift` replays the gate's verdicts on the
+candidates each run saved; re-scoring alone cannot see the perturbations).
+:func:`write_stale_check` saves
 the verdict as ``stale_check.json`` beside the scores, with the commit that
 checked, so the RESULTS generator reads it instead of guessing from git.
 """
@@ -26,6 +29,7 @@ from ..evaluation.metrics import N_BOOTSTRAP
 from ..provenance import provenance
 from .folder import read_evaluation
 from .recompute import recompute_evaluation
+from .replay import rewording_drift
 from .rescore import check_rescore_folder, rescore_config, rescored_rows
 from .result import write_text
 
@@ -48,6 +52,7 @@ class StaleCheck:
     metrics_change: float = 0.0  # max |recomputed − saved| over results.json's cells
     unavailable: str | None = None  # why the runs could not be re-scored (None: they were)
     provenance: dict[str, Any] = field(default_factory=dict)
+    rewordings: dict[str, Any] | None = None  # RewordingDrift.to_dict(); None: not replayed
 
     @property
     def moved(self) -> list[str]:
@@ -56,8 +61,14 @@ class StaleCheck:
 
     @property
     def stale(self) -> bool:
-        """Re-scoring at this commit would change a number (a value, a label or a metric)."""
-        return bool(self.moved) or self.labels_changed > 0 or self.metrics_change > self.tolerance
+        """Whether this commit would change a number: a value, a label, a metric or the perturbations."""
+        reworded = bool((self.rewordings or {}).get("changed"))
+        return (
+            bool(self.moved)
+            or self.labels_changed > 0
+            or self.metrics_change > self.tolerance
+            or reworded
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with the verdict and the methods that moved written out."""
@@ -130,8 +141,9 @@ def metrics_drift(folder: str | Path) -> float:
 def rescore_drift(folder: str | Path, *, tolerance: float = TOLERANCE) -> StaleCheck:
     """Score and judge the saved runs of ``folder`` again (in memory) and compare with scores.csv.
 
-    The metrics are recomputed from scores.csv too (:func:`metrics_drift`). A folder
-    shipped without its runs is checked on its metrics alone and says why.
+    The metrics are recomputed from scores.csv too (:func:`metrics_drift`), and the
+    runs' rewording verdicts are replayed with today's rules (:func:`~.replay.rewording_drift`).
+    A folder shipped without its runs is checked on its metrics alone and says why.
 
     Raises
     ------
@@ -156,9 +168,9 @@ def rescore_drift(folder: str | Path, *, tolerance: float = TOLERANCE) -> StaleC
     labels = sum(
         str(o.get("correct")) != str(n.get("correct")) for o, n in zip(old, new, strict=True)
     )
-    return StaleCheck(
-        tolerance, len(old), drift(old, new, methods), labels, metrics, None, provenance()
-    )
+    reworded = rewording_drift(out).to_dict()
+    changes = drift(old, new, methods)
+    return StaleCheck(tolerance, len(old), changes, labels, metrics, None, provenance(), reworded)
 
 
 def write_stale_check(folder: str | Path, check: StaleCheck) -> Path:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from invent_core.config.paraphrase import REWORDING_RULES
 from invent_core.evaluation.metrics import evaluate_scores
 from invent_core.evaluation.metrics.paired import NOT_DISTINGUISHABLE
 from invent_core.provenance import BEFORE_PROVENANCE, WHEEL, is_older
@@ -155,8 +156,10 @@ def stale_words(check: dict[str, Any] | None, last_scoring: str | None) -> str:
     """Whether the folder is stale, from its re-scoring check (``stale_check.json``).
 
     Stale when and only when re-scoring the saved runs changed a value beyond the
-    tolerance or a label. A check made before the last change to the scoring code
-    no longer answers for this commit, and says so.
+    tolerance or a label, or today's rewording rules, replayed on the candidates the
+    runs saved, would choose other perturbations. A check made before the last change
+    to the scoring code, or with an older round of rewording rules, no longer answers
+    for this commit, and says so.
     """
     if check is None:
         return ("**staleness not checked**: no re-scoring of the saved runs is recorded "
@@ -165,6 +168,10 @@ def stale_words(check: dict[str, Any] | None, last_scoring: str | None) -> str:
     if commit and last_scoring and is_older(commit, last_scoring):
         return (f"**staleness check out of date**: re-scored at commit `{_short(commit)}`, before "
                 f"the last change to scoring (`{_short(last_scoring)}`); run the check again")  # fmt: skip
+    rw = check.get("rewordings")
+    if rw and rw.get("rules") != REWORDING_RULES:
+        return (f"**staleness check out of date**: its rewordings were replayed with round "
+                f"{rw.get('rules')} of the rules, today's is round {REWORDING_RULES}; run the check again")  # fmt: skip
     tol = check.get("tolerance")
     metrics = float(check.get("metrics_change", 0.0))
     if check.get("unavailable"):
@@ -181,12 +188,28 @@ def stale_words(check: dict[str, Any] | None, last_scoring: str | None) -> str:
         labels = check.get("labels_changed", 0)
         what = "; ".join(x for x in (f"moves {moved}" if moved else "",
                                      f"changes {labels} labels" if labels else "") if x)  # fmt: skip
-        return f"**Stale:** {where} {what} (tolerance {tol:g})"
+        head = f"{where} {what} (tolerance {tol:g})" if what else f"{where} moves no number"
+        return f"**Stale:** {head}{rewording_words(rw)}"
     largest = max((float(v) for v in check.get("largest_change", {}).values()), default=0.0)
     return (
         f"not stale: {where} moves no value by more than {tol:g} (largest {largest:.1g}) "
-        "and changes no label"
+        f"and changes no label{rewording_words(rw)}"
     )
+
+
+def rewording_words(rw: dict[str, Any] | None) -> str:
+    """What replaying the runs' rewording verdicts with today's rules found ("" when not replayed)."""
+    if not rw or not (rw.get("replayed") or rw.get("unavailable")):
+        return ""
+    n, changed, lost = (
+        rw.get("replayed", 0),
+        len(rw.get("changed") or ()),
+        len(rw.get("unavailable") or ()),
+    )
+    where = f"; replaying its rewording verdicts with today's rules (round {rw.get('rules')})"
+    text = (f"{where} would choose other perturbations for {changed} of {n} questions" if changed
+            else f"{where} chooses the same perturbations for all {n} questions")  # fmt: skip
+    return text + (f" ({lost} runs could not be replayed)" if lost else "")
 
 
 def code_line(meta: dict[str, Any], check: dict[str, Any] | None, last_scoring: str | None) -> str:

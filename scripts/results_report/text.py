@@ -64,7 +64,9 @@ def settings_line(f: Folder) -> str:
     ]
     para = _paraphraser(run)
     parts += [para] if para else []
-    parts += [f"{k} {v}" for k, v in made_with(f.meta).items()]
+    same = f" (replayed with round {REWORDING_RULES}: the same perturbations)"
+    parts += [f"{k} {v}{same if k == 'rewording rules' and replayed_same(f) else ''}"
+              for k, v in made_with(f.meta).items()]  # fmt: skip
     sample = f.meta.get("sample") or f.results.get("sample") or ""
     wall = f.meta.get("wall_seconds")
     timing = f"{_seconds(f.run_seconds)} generating and scoring ({f.n_runs} saved runs)"
@@ -115,6 +117,19 @@ def today_defaults() -> dict[str, str]:
     return made_with({"config": {"run": cfg}, "rewording_rules": REWORDING_RULES})
 
 
+def replayed_same(f: Folder) -> bool:
+    """Whether the folder records a round of rewording rules and today's round, replayed on its
+    saved candidates (``stale_check.json``), chooses the same perturbations for every question.
+
+    A folder made before the rounds were recorded (round 4 or older) stays flagged: other
+    parts of the paraphraser changed with those rounds, which a replay of the gate cannot see.
+    """
+    rw = (f.stale_check or {}).get("rewordings") or {}
+    recorded = f.meta.get("rewording_rules")
+    return bool(recorded and rw.get("rules") == REWORDING_RULES and rw.get("replayed")
+                and not rw.get("changed") and not rw.get("unavailable"))  # fmt: skip
+
+
 def older_settings(f: Folder) -> list[str]:
     """A flag when the folder was made with a gate, ψ_y or padding other than today's defaults.
 
@@ -122,6 +137,8 @@ def older_settings(f: Folder) -> list[str]:
     the perturbations (gate) or the scores (ψ_y, padding) of a folder made today differ.
     """
     now, then = today_defaults(), made_with(f.meta)
+    if replayed_same(f):  # an older round that chooses what today's would: not older in effect
+        then.pop("rewording rules", None)
     old = [f"{k} {v} (today {now[k]})" for k, v in then.items() if k in now and now[k] != v]
     if not old:
         return []

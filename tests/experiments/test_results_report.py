@@ -421,20 +421,27 @@ def test_a_tsu_sweep_made_with_older_settings_says_so(tmp_path):
         run.paraphrase.gate, max_extra_requests=run.paraphrase.gate.max_extra_requests - 1
     )
     older = run.replace(paraphrase=replace(run.paraphrase, gate=gate))
-    for cfg, rules, flagged in (
-        (run, REWORDING_RULES, False),
-        (older, REWORDING_RULES, True),
-        (run, REWORDING_RULES - 1, True),  # today's options, an older round of rules
-        (run, None, True),  # made before config.json recorded the round
+    same = {"rules": REWORDING_RULES, "replayed": 20, "changed": [], "unavailable": {}}
+    moved = same | {"changed": ["q1.json"]}
+    for cfg, rules, replay, flagged in (
+        (run, REWORDING_RULES, None, False),
+        (older, REWORDING_RULES, None, True),
+        (run, REWORDING_RULES - 1, None, True),  # today's options, an older round of rules
+        (run, REWORDING_RULES - 1, same, False),  # ... that replays to the same perturbations
+        (run, REWORDING_RULES - 1, moved, True),  # ... that would choose others for a question
+        (run, None, same, True),  # made before config.json recorded the round: not trusted
+        (run, None, None, True),
     ):
         meta = {
             "config": ExperimentConfig(run=cfg, dataset="arithmetic", limit=20).to_dict(),
             "rewording_rules": rules,
         }
         (folder / "config.json").write_text(json.dumps(meta))
+        (folder / "stale_check.json").write_text(json.dumps({"rewordings": replay}))
         text = "\n".join(sections.tsu_section(loading.load_folder(folder)))
         assert ("older than today's defaults" in text) == flagged, text
         assert "re-asks" in text and "rewording rules round" in text or rules is None, text
+        assert ("the same perturbations" in text) == (replay is same and rules is not None), text
 
 
 def test_a_folder_shipped_without_runs_names_the_model_its_config_records():

@@ -1,8 +1,9 @@
 """Stale means a number would change: a shipped folder's saved runs re-scored at this commit.
 
-A small copy of the shipped MMLU evaluation (12 questions with their runs) is
-re-scored in memory; it is not stale as saved, and it is stale once a saved
-score, a label or a metric differs from what this commit computes.
+A small copy of the shipped arithmetic evaluation (12 questions with their runs)
+is re-scored in memory; it is not stale as saved, and it is stale once a saved
+score, a label or a metric differs from what this commit computes, or once a
+saved rewording verdict is not the one today's rules give.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from invent_core.experiments.staleness import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ROOT / "docs" / "results" / "evaluate-mmlu-100"
+SHIPPED = ROOT / "docs" / "results" / "evaluate-arithmetic-100"
 KEEP = 12
 
 
@@ -46,7 +47,7 @@ def _write(path: Path, rows: list[dict]) -> None:
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory) -> Path:
     """The shipped folder's first questions (both labels), their runs, and metrics made now."""
-    out = tmp_path_factory.mktemp("stale") / "evaluate-mmlu-12"
+    out = tmp_path_factory.mktemp("stale") / "evaluate-arithmetic-12"
     (out / "runs").mkdir(parents=True)
     rows = _rows(SHIPPED / "scores.csv")
     rows = sorted(rows, key=lambda r: r["correct"])[-KEEP // 2 :] + rows[: KEEP // 2]
@@ -85,6 +86,18 @@ def test_a_changed_score_makes_it_stale_and_is_named(folder):
     check = rescore_drift(folder)
     assert check.stale and check.moved == ["lexsim"]
     assert check.largest_change["lexsim"] == pytest.approx(0.01, abs=1e-9)
+
+
+def test_a_rewording_verdict_todays_rules_would_not_give_makes_it_stale(folder):
+    run = sorted((folder / "runs").glob("*.json"))[0]
+    data = json.loads(run.read_text())
+    rejected = next(c for c in data["candidates"] if not c["accepted"])
+    rejected["accepted"] = True  # as if an older round had let it through
+    run.write_text(json.dumps(data))
+    check = rescore_drift(folder)
+    assert check.stale and not check.moved and check.labels_changed == 0
+    assert check.rewordings["changed"] == [run.name]
+    assert check.to_dict()["rewordings"]["replayed"] == KEEP
 
 
 def test_a_changed_label_makes_it_stale(folder):
