@@ -75,6 +75,44 @@ def test_evaluate_from_the_folder_gives_the_same_scores_from_the_cache_alone(tmp
     assert again == json.loads((FOLDER / "config.json").read_text(encoding="utf-8"))["config"]
 
 
+@pytest.mark.slow  # two evaluate calls from the cache (the model's identity, about a minute cold)
+def test_a_question_set_aside_by_the_replay_is_made_again_alone(tmp_path):
+    """A run whose saved verdict today's rules would not give is set aside and made again.
+
+    As if an older round had rejected a rewording today's rules accept: the replay
+    names that one run, ``set_aside`` moves it, and the folder's own evaluate call
+    makes it again from the cache alone — the same scores, nothing generated, and
+    the replay then finds nothing to change.
+    """
+    from invent_core.experiments.replay import REPLACED, rewording_drift, set_aside
+
+    rows = json.loads((DATA / "llm_cache.json").read_text(encoding="utf-8"))["rows"]
+    cache = tmp_path / "llm_cache.sqlite"
+    load_cache(rows, cache)
+    out = tmp_path / "again"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+    def evaluate(*args: str) -> None:
+        cmd = [sys.executable, "-m", "invent_core", "evaluate", *args, "--cache", str(cache), "-q"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=900)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+
+    evaluate("--from", str(FOLDER), "-o", str(out))
+    assert rewording_drift(out).changed == []
+    path = sorted((out / "runs").glob("*.json"))[0]
+    run = json.loads(path.read_text(encoding="utf-8"))
+    kept = next(c for c in run["candidates"] if c["accepted"])
+    kept["accepted"] = False
+    path.write_text(json.dumps(run), encoding="utf-8")
+    assert rewording_drift(out).changed == [path.name]
+    assert len(set_aside(out, [path.name])) == 1 and (out / REPLACED / path.name).is_file()
+    evaluate("--from", str(out), "-o", str(out))
+    assert count_rows(cache) == len(rows), "a request missed the cache: something was generated"
+    assert rewording_drift(out).changed == [] and path.is_file()
+    want = (FOLDER / "scores.csv").read_text(encoding="utf-8")
+    assert_same_scores((out / "scores.csv").read_text(encoding="utf-8"), want)
+
+
 def test_a_folder_without_config_is_refused_before_any_file_is_made(tmp_path):
     out = tmp_path / "never"
     proc = subprocess.run(
