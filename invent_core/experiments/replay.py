@@ -124,13 +124,15 @@ def replay_run(run: dict[str, Any], similarity: Any = None) -> list[Flip]:
     records = run.get("candidates") or []
     if not records:
         raise ValueError("the run keeps no candidates (saved before they were kept)")
+    if any(not isinstance(r.get("round"), int) for r in records):
+        raise ValueError("the run keeps no ask round per candidate (saved before rounds were kept)")
     if similarity is None:
         similarity = get_embedder(cfg.score.embedder)
     premises, question = _gate_question(run)
     cut = len(premises) + 1 if premises else 0
     chosen: list[str] = []
-    for round_ in sorted({int(r.get("round") or 0) for r in records}):
-        recs = [r for r in records if int(r.get("round") or 0) == round_]
+    for round_ in sorted({r["round"] for r in records}):
+        recs = [r for r in records if r["round"] == round_]
         texts = [(r.get("text") or "")[cut:] for r in recs]
         judged = gate_candidates(
             texts, question, similarity=similarity, accepted=chosen, config=gate

@@ -70,6 +70,11 @@ def test_what_cannot_be_replayed_says_why(run, tmp_path):
     asked["config"]["paraphrase"]["gate"]["llm_verify"] = True
     with pytest.raises(ValueError, match="llm_verify"):
         replay_run(asked)
+    unrounded = copy.deepcopy(run)
+    for c in unrounded["candidates"]:
+        c.pop("round")
+    with pytest.raises(ValueError, match="no ask round"):
+        replay_run(unrounded)
     gaap = copy.deepcopy(run)
     gaap["config"]["perturber"] = "gaap"
     assert replay_run(gaap) == []  # no gate: no verdict to replay
