@@ -39,12 +39,11 @@ READING = """\
 - TriviaQA and NQ-open: only {triviaqa_right} and {nq_open_right} of the labelled answers are right (the
   packaged models rarely know these), so the figures there mostly say how rarely
   a judge accepts a wrong answer.
-- The saved SciQ evaluation was made with `match` and two wrong references
-  (corrected since in `assets/datasets/sciq_sample300.jsonl`); by hand {hand} of its
-  {n} answers are right ({hand_share}), not {match} ({match_share}). It has since been re-judged by
-  the paraphrase judge with the corrected references and rescored from its saved
-  runs (no LLM call: `scripts/recompute_results.py --rescore --judge
-  paraphrase`): {paraphrase} right; RESULTS reads those labels.
+- The saved SciQ evaluation (re-made on 2026-11-29 with today's pipeline, judged by
+  the paraphrase judge against the corrected references in
+  `assets/datasets/sciq_sample300.jsonl`): by hand {hand} of its {n} answers are right
+  ({hand_share}); the paraphrase judge says {paraphrase}, the rules alone {match}
+  ({match_share}). RESULTS reads the paraphrase judge's labels.
 """
 
 
