@@ -363,7 +363,8 @@ def answer_similarity_values(data: dict[str, Any]) -> dict[str, str]:
     (mean AUROC over the folders), per folder ``asim.<folder>.<option>.vs_best`` (Δ [95 %]),
     ``.within`` (within count strata), ``.all``; ``asim.<folder>.count`` (count alone), and the
     ranges ``asim.count_range``, ``asim.within_range.arithmetic.<option>``,
-    ``asim.judge_vs_rules`` (largest |judge − rules| AUROC on all questions)."""
+    ``asim.judge_vs_rules`` (largest |judge − rules| AUROC on all questions); ``asim.commit``,
+    the code that made the study."""
     out: dict[str, str] = {}
     tune: dict[str, list[float]] = {}
     report: dict[str, list[float]] = {}
@@ -395,6 +396,7 @@ def answer_similarity_values(data: dict[str, Any]) -> dict[str, str]:
     if judge_gap:
         out["asim.judge_vs_rules"] = f"{max(judge_gap):.3f}"
     out["asim.n_folders"] = str(len(data.get("folders", [])))
+    out["asim.commit"] = str((data.get("provenance") or {}).get("commit") or "unrecorded")[:10]
     return out
 
 
