@@ -33,6 +33,8 @@ class Folder:
     llm: str = "unknown LLM"
     run_seconds: float = 0.0  # generation + scoring, summed over the saved runs
     n_runs: int = 0
+    llm_calls: int = 0  # LLM requests the saved runs made (answers and rewordings)
+    llm_cached: int = 0  # of them answered from the LLM cache: their time is not the model's
     scores: list[dict[str, str]] = field(default_factory=list)  # scores.csv, or a sweep's uq.csv
     # (question, why its saved run is degenerate: "" when it is not, None: a run that cannot tell)
     run_degenerate: list[tuple[str, str | None]] = field(default_factory=list)
@@ -64,6 +66,9 @@ def load_folder(path: Path) -> Folder | None:
         run = json.loads(run_path.read_text(encoding="utf-8"))
         folder.run_seconds += float((run.get("timings") or {}).get("total", 0.0))
         folder.n_runs += 1
+        usage = run.get("usage") or {}
+        folder.llm_calls += int(usage.get("requests", 0)) + int(usage.get("perturb_requests", 0))
+        folder.llm_cached += int(usage.get("cached", 0)) + int(usage.get("perturb_cached", 0))
         folder.llm = describe_llm((run.get("identities") or {}).get("llm") or "") or folder.llm
         folder.run_degenerate.append((str(run.get("question", "")).strip(), _degenerate(run)))
     if not folder.n_runs:  # shipped without its runs: the model config.json records

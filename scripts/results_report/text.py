@@ -69,7 +69,10 @@ def settings_line(f: Folder) -> str:
               for k, v in made_with(f.meta).items()]  # fmt: skip
     sample = f.meta.get("sample") or f.results.get("sample") or ""
     wall = f.meta.get("wall_seconds")
-    timing = f"{_seconds(f.run_seconds)} generating and scoring ({f.n_runs} saved runs)"
+    timing = f"{_seconds(f.run_seconds)} generating and scoring ({f.n_runs} saved runs"
+    if f.llm_cached:  # a run re-made from the cache records almost no time: say so
+        timing += f"; {f.llm_cached} of {f.llm_calls} LLM requests answered from the cache"
+    timing += ")"
     if wall is not None:
         timing += f"; the last call took {_seconds(float(wall))}"
     return "; ".join([", ".join(parts), sample, timing] if sample else [", ".join(parts), timing])

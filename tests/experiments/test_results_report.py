@@ -448,3 +448,15 @@ def test_a_folder_shipped_without_runs_names_the_model_its_config_records():
     loading = _results("loading")
     folder = loading.load_folder(ROOT / "docs" / "results" / "evaluate-arithmetic-100-gaap")
     assert folder.n_runs == 0 and folder.llm == "Qwen2.5-Coder-0.5B-Instruct"
+
+
+def test_the_settings_line_says_how_many_requests_the_cache_answered():
+    """A folder re-made from the LLM cache records almost no time; the line says why."""
+    loading, text = _results("loading"), _results("text")
+    path = ROOT / "docs" / "results" / "evaluate-arithmetic-100"
+    usage = [json.loads(p.read_text())["usage"] for p in sorted((path / "runs").glob("*.json"))]
+    calls = sum(u["requests"] + u["perturb_requests"] for u in usage)
+    cached = sum(u["cached"] + u["perturb_cached"] for u in usage)
+    assert cached > 0
+    line = text.settings_line(loading.load_folder(path))
+    assert f"{cached} of {calls} LLM requests answered from the cache" in line
