@@ -71,8 +71,11 @@ class RewordingDrift:
 
     @property
     def stale(self) -> bool:
-        """Today's rules would give some question other perturbations (or could not tell)."""
-        return bool(self.changed) or bool(self.unavailable)
+        """Today's rules would give some question other perturbations.
+
+        A run that cannot be replayed is named in ``unavailable``, not counted as changed.
+        """
+        return bool(self.changed)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with the verdict written out."""
@@ -161,13 +164,9 @@ def rewording_drift(folder: str | Path) -> RewordingDrift:
     if not runs.is_dir():
         raise FileNotFoundError(f"{runs}: no saved runs to replay")
     changed, unavailable, examples, replayed = [], {}, {}, 0
-    embedders: dict[str, Any] = {}
     for path in sorted(runs.glob("*.json")):
-        try:
-            run = json.loads(path.read_text(encoding="utf-8"))
-            name = RunConfig.from_dict(run["config"]).score.embedder
-            sim = embedders.setdefault(name, get_embedder(name))
-            flips = replay_run(run, sim)
+        try:  # each run's own embedder: get_embedder shares one instance per name
+            flips = replay_run(json.loads(path.read_text(encoding="utf-8")))
         except (ValueError, KeyError, TypeError) as err:
             unavailable[path.name] = str(err) or type(err).__name__
             continue

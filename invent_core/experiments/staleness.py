@@ -62,7 +62,7 @@ class StaleCheck:
     @property
     def stale(self) -> bool:
         """Whether this commit would change a number: a value, a label, a metric or the perturbations."""
-        reworded = bool((self.rewordings or {}).get("changed"))
+        reworded = bool((self.rewordings or {}).get("stale"))  # RewordingDrift's own verdict
         return (
             bool(self.moved)
             or self.labels_changed > 0
