@@ -11,6 +11,10 @@ pairs the rules leave undecided, through the LLM cache. Per option and folder:
 - its paired difference to the best baseline of the folder's ``scores.csv``
   (best by AUROC on all questions, as the results report names it), on the same
   resamples;
+- its paired difference to today's default option (:data:`DEFAULT`, the
+  ``ScoreConfig`` defaults) on all questions, same resamples, Holm-adjusted over the
+  options of the folder, so a choice between options rests on an interval and not on
+  two point values;
 - the count-only AUROC (distinct rewordings the run was asked) and Inv-Entropy's
   AUROC within strata of that count (:func:`~invent_core.evaluation.confound.stratified_auroc`).
 
@@ -29,10 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from ..config import ScoreConfig
 from ..engine.artifact import RunArtifact
 from ..evaluation.confound import stratified_auroc
 from ..evaluation.metrics import evaluate_scores
-from ..evaluation.metrics.paired import paired_difference
+from ..evaluation.metrics.paired import PairedDifference, holm_adjusted, paired_difference
 from ..evaluation.metrics.ranking import auroc_score
 from ..methods.registry import list_methods
 from ..responses.equivalence import rule_verdict
@@ -42,7 +47,7 @@ from .folder import read_evaluation
 from .rescore import NoLLM
 from .runs import run_path, score_run
 
-__all__ = ["OPTIONS", "baselines", "half", "study_folder"]
+__all__ = ["DEFAULT", "OPTIONS", "baselines", "half", "study_folder"]
 
 #: (answer_similarity, padding) pairs compared; the first is the paper's (the reference).
 OPTIONS: tuple[tuple[str, str], ...] = (
@@ -55,6 +60,10 @@ OPTIONS: tuple[tuple[str, str], ...] = (
     ("canonical", "distinct"),
     ("lexical", "distinct"),
 )
+
+
+#: today's default (answer_similarity, padding): each option is set against it, paired.
+DEFAULT: tuple[str, str] = (ScoreConfig().answer_similarity, ScoreConfig().padding)
 
 
 def baselines() -> list[str]:
@@ -142,6 +151,32 @@ def _summary(s: Any) -> dict[str, Any]:
     return {"value": s.point, "ci95": list(s.ci95)}
 
 
+def _paired(results: dict[str, Any], label: str, other: str, n: int) -> PairedDifference:
+    """``label`` − ``other`` (AUROC) over the resamples both were scored on."""
+    mine, theirs = results[label], results[other]
+    return paired_difference(
+        label,
+        other,
+        "auroc",
+        (mine.point, theirs.point),
+        (mine.values, theirs.values),
+        n_questions=n,
+    )
+
+
+def _vs_default(results: dict[str, Any], labels: Sequence[str], n: int) -> dict[str, Any]:
+    """Every option − the default, Holm-adjusted as one family per folder (JSON-ready)."""
+    default = _label(DEFAULT)
+    if default not in results:
+        return {}
+    row = {
+        label: _paired(results, label, default, n)
+        for label in labels
+        if label != default and label in results
+    }
+    return {label: d.to_dict() for label, d in holm_adjusted(row).items()}
+
+
 def _part(
     table: dict[str, np.ndarray], correct: np.ndarray, n_bootstrap: int, seed: int
 ) -> dict[str, Any]:
@@ -191,6 +226,7 @@ def study_folder(
         sub = {k: v[idx] for k, v in {**table, **extra}.items()}
         parts[name] = _part(sub, correct[idx], n_bootstrap, seed)
     out_options = {}
+    vs_default = _vs_default(parts["all"], [_label(o) for o in options], len(rows))
     for option in options:
         label = _label(option)
         cell: dict[str, Any] = {}
@@ -198,15 +234,9 @@ def study_folder(
             if label in res:
                 cell[name] = _summary(res[label])
         if best and label in parts["all"]:
-            mine, theirs = parts["all"][label], parts["all"][best]
-            cell["vs_best_baseline"] = paired_difference(
-                label,
-                best,
-                "auroc",
-                (mine.point, theirs.point),
-                (mine.values, theirs.values),
-                n_questions=len(rows),
-            ).to_dict()
+            cell["vs_best_baseline"] = _paired(parts["all"], label, best, len(rows)).to_dict()
+        if label in vs_default:
+            cell["vs_default"] = vs_default[label]
         strat = stratified_auroc(correct, table[label], count, n_bootstrap=n_bootstrap, seed=seed)
         cell["within_count_strata"] = strat
         out_options[label] = cell

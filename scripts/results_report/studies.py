@@ -17,7 +17,9 @@ from typing import Any
 import breakdown
 
 from invent_core.evaluation import rank_correlation
+from invent_core.experiments.answer_study import DEFAULT
 from invent_core.llm.names import describe_llm
+from invent_core.methods.registry import get_method
 
 from .loading import Folder
 from .text import f3, folder_stem, folder_title, md_table, notes, pm
@@ -358,28 +360,45 @@ def _interval(cell: dict | None, signed: bool = False, digits: int = 3) -> str:
     return f"{value:{s}.{digits}f} [{lo:{s}.{digits}f}, {hi:{s}.{digits}f}]"
 
 
+def _method_label(name: str) -> str:
+    """A method's label as the tables print it ("kle" → "KLE"); the name if unregistered."""
+    try:
+        return get_method(name).label
+    except ValueError:
+        return name
+
+
 def answer_similarity_values(data: dict[str, Any]) -> dict[str, str]:
     """The ψ_y study as note values: ``asim.mean_tune.<option>`` / ``asim.mean_report.<option>``
     (mean AUROC over the folders), per folder ``asim.<folder>.<option>.vs_best`` (Δ [95 %]),
     ``.within`` (within count strata), ``.all``; ``asim.<folder>.count`` (count alone), and the
     ranges ``asim.count_range``, ``asim.within_range.arithmetic.<option>``,
     ``asim.judge_vs_rules`` (largest |judge − rules| AUROC on all questions); ``asim.commit``,
-    the code that made the study."""
+    the code that made the study. Words, too, come from the data: ``asim.first_tune`` /
+    ``asim.first_report`` (the option with the highest mean among those measured on every
+    folder), ``asim.<folder>.best`` (the best baseline's label), ``asim.<folder>.<option>.side``
+    ("ahead of" / "behind" it, by the point difference), and against today's default
+    ``asim.vs_default.pairs`` (folder × option differences), ``.excluding_zero`` (how many of
+    them exclude 0, uncorrected), ``.by_chance`` (how many would at 95 % by chance alone),
+    ``.holm`` (how many hold under Holm over each folder's options)
+    and ``.largest`` (the largest |Δ|); ``.verdict`` per option and folder, and the phrases
+    of :func:`_folder_phrases`."""
     out: dict[str, str] = {}
     tune: dict[str, list[float]] = {}
     report: dict[str, list[float]] = {}
-    counts, judge_gap, within_arith = [], [], {}
+    counts, judge_gap, within_arith, vs_default = [], [], {}, []
     for block in data.get("folders", []):
         name = block["folder"].removeprefix("evaluate-")
         if block.get("count_auroc"):
             counts.append(block["count_auroc"]["value"])
             out[f"asim.{name}.count"] = _interval(block["count_auroc"])
+        if block.get("best_baseline"):
+            out[f"asim.{name}.best"] = _method_label(block["best_baseline"])
         for label, c in block["options"].items():
             tune.setdefault(label, []).append(c["tune"]["value"])
             report.setdefault(label, []).append(c["report"]["value"])
-            out[f"asim.{name}.{label}.all"] = f"{c['all']['value']:.3f}"
-            out[f"asim.{name}.{label}.vs_best"] = _interval(c.get("vs_best_baseline"), True)
-            out[f"asim.{name}.{label}.within"] = _interval(c.get("within_count_strata"), digits=2)
+            out |= _option_values(f"asim.{name}.{label}", c)
+            vs_default += [c["vs_default"]] if c.get("vs_default") else []
             if "arithmetic" in name and c.get("within_count_strata"):
                 within_arith.setdefault(label, []).append(c["within_count_strata"]["value"])
         for pad in ("paper", "distinct"):
@@ -395,9 +414,84 @@ def answer_similarity_values(data: dict[str, Any]) -> dict[str, str]:
         out["asim.count_range"] = f"{min(counts):.2f}–{max(counts):.2f}"
     if judge_gap:
         out["asim.judge_vs_rules"] = f"{max(judge_gap):.3f}"
-    out["asim.n_folders"] = str(len(data.get("folders", [])))
+    n_folders = len(data.get("folders", []))
+    out |= _first_values(tune, report, n_folders) | _vs_default_values(vs_default)
+    out |= _folder_phrases(data.get("folders", []))
+    out["asim.n_folders"] = str(n_folders)
     out["asim.commit"] = str((data.get("provenance") or {}).get("commit") or "unrecorded")[:10]
     return out
+
+
+def _option_values(key: str, c: dict[str, Any]) -> dict[str, str]:
+    """One option on one folder: ``.all``, ``.vs_best`` and its ``.side``, ``.within``."""
+    out = {
+        f"{key}.all": f"{c['all']['value']:.3f}",
+        f"{key}.vs_best": _interval(c.get("vs_best_baseline"), True),
+        f"{key}.within": _interval(c.get("within_count_strata"), digits=2),
+    }
+    if c.get("vs_best_baseline"):
+        ahead = c["vs_best_baseline"]["difference"] > 0
+        out[f"{key}.side"] = "ahead of" if ahead else "behind"
+        out[f"{key}.verdict"] = c["vs_best_baseline"]["verdict"]
+    return out
+
+
+def _folder_phrases(folders: list[dict[str, Any]]) -> dict[str, str]:
+    """Two sentences' worth of data, as words: ``asim.verdict_changes`` (per folder, the options
+    whose verdict against the best baseline differs from the default's) and
+    ``asim.within_lower`` (folders where the default reads lower within count strata than on
+    all questions: there the count carries part of its ranking); "none" when empty."""
+    default = "+".join(DEFAULT)
+    changes, lower = [], []
+    for block in folders:
+        name = block["folder"].removeprefix("evaluate-")
+        mine = block["options"].get(default, {})
+        if not mine:
+            continue
+        verdict = (mine.get("vs_best_baseline") or {}).get("verdict")
+        other = {}
+        for label, c in block["options"].items():
+            theirs = (c.get("vs_best_baseline") or {}).get("verdict")
+            if theirs and verdict and theirs != verdict:
+                other.setdefault(theirs, []).append(label.replace("+", " + "))
+        changes += [f"on {name} {' and '.join(labels)} read *{v}*" for v, labels in other.items()]
+        within = (mine.get("within_count_strata") or {}).get("value")
+        if within is not None and within < mine["all"]["value"]:
+            lower.append(name)
+    return {
+        "asim.verdict_changes": "; ".join(changes) or "none",
+        "asim.within_lower": ", ".join(lower) or "none",
+    }
+
+
+def _first_values(
+    tune: dict[str, list[float]], report: dict[str, list[float]], n_folders: int
+) -> dict[str, str]:
+    """The option with the highest mean AUROC per half, among those measured on every folder."""
+    everywhere = [label for label in tune if len(tune[label]) == n_folders]
+    out = {}
+    for half, means in (("tune", tune), ("report", report)):
+        if everywhere:
+            first = max(everywhere, key=lambda label: sum(means[label]) / len(means[label]))
+            out[f"asim.first_{half}"] = first.replace("+", " + ")
+            out[f"asim.first_{half}_mean"] = f"{sum(means[first]) / len(means[first]):.3f}"
+    return out
+
+
+def _vs_default_values(differences: list[dict[str, Any]]) -> dict[str, str]:
+    """How many option − default differences there are, how many exclude 0, the largest."""
+    if not differences:
+        return {}
+    outside = sum(d["ci95"][0] > 0 or d["ci95"][1] < 0 for d in differences)
+    return {
+        "asim.vs_default.pairs": str(len(differences)),
+        "asim.vs_default.excluding_zero": str(outside),
+        "asim.vs_default.by_chance": f"{0.05 * len(differences):.1f}",
+        "asim.vs_default.holm": str(
+            sum(bool((d.get("holm") or {}).get("significant")) for d in differences)
+        ),  # fmt: skip
+        "asim.vs_default.largest": f"{max(abs(d['difference']) for d in differences):.3f}",
+    }
 
 
 def answer_similarity_section(root: Path, values: dict[str, str] | None = None) -> list[str]:
@@ -414,13 +508,14 @@ def answer_similarity_section(root: Path, values: dict[str, str] | None = None) 
              f"`judge` option asked `{data['folders'][0]['judge'] if data['folders'] else '?'}` "
              "only about the answer pairs the rules leave undecided (cached). Halves by a hash of "
              "the question id: choose on *tune*, read on *report*. Δ is Inv-Entropy − the "
-             "folder's best baseline (by AUROC on all questions) over the same 1,000 resamples; "
+             "folder's best baseline (by AUROC on all questions) over the same 1,000 resamples, "
+             f"and Inv-Entropy under the option − under today's default ({' + '.join(DEFAULT)}); "
              "*within count strata* counts only right/wrong pairs with the same number of "
              "distinct rewordings (a method that only read the count scores 0.5 there). "
              f"Made in {data.get('seconds', 0):.0f} s at load {data.get('load_average', '?')} "
              "(`scripts/answer_similarity_study.py`).", ""]  # fmt: skip
     head = ["ψ_y + padding", "AUROC tune", "AUROC report", "AUROC all",
-            "Δ vs best baseline [95 %]", "within count strata"]  # fmt: skip
+            "Δ vs best baseline [95 %]", "Δ vs default [95 %]", "within count strata"]  # fmt: skip
     for block in data["folders"]:
         best = block.get("best_baseline") or "none"
         lines += [f"**{block['folder']}** ({block['n']} questions, {block['n_right']} right; "
@@ -429,7 +524,8 @@ def answer_similarity_section(root: Path, values: dict[str, str] | None = None) 
                   f"rewordings alone {_ci(block.get('count_auroc'))}.", ""]  # fmt: skip
         rows = [
             [f"`{label}`", _ci(c.get("tune")), _ci(c.get("report")), _ci(c.get("all")),
-             _delta(c.get("vs_best_baseline")), _ci(c.get("within_count_strata"))]
+             _delta(c.get("vs_best_baseline")), _delta(c.get("vs_default")),
+             _ci(c.get("within_count_strata"))]
             for label, c in block["options"].items()
         ]  # fmt: skip
         lines += md_table(head, rows) + [""]

@@ -11,7 +11,7 @@ import pytest
 
 from invent_core.csv_safe import read_csv, write_csv
 from invent_core.evaluation.confound import stratified_auroc
-from invent_core.experiments.answer_study import half, rescored_inv, study_folder
+from invent_core.experiments.answer_study import DEFAULT, half, rescored_inv, study_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "docs" / "results" / "evaluate-arithmetic-100"
@@ -70,7 +70,19 @@ def test_the_default_options_reproduce_the_saved_scores_and_the_study_reads_them
     cell = got["options"]["embedding+paper"]
     assert 0.0 <= cell["all"]["value"] <= 1.0
     assert cell["vs_best_baseline"]["other"] == got["best_baseline"]
+    # every option is set against today's default, paired; the default not against itself
+    assert DEFAULT == ("rules", "distinct")
+    assert cell["vs_default"]["other"] == "rules+distinct"
+    gap = cell["all"]["value"] - got["options"]["rules+distinct"]["all"]["value"]
+    assert cell["vs_default"]["difference"] == pytest.approx(gap)
+    assert "vs_default" not in got["options"]["rules+distinct"]
+    holm = cell["vs_default"]["holm"]  # one family per folder: the options against the default
+    assert holm["family"] == 1 and holm["significant"] == (not lo_hi_holds_zero(holm["ci"]))
     assert set(cell["within_count_strata"]) == {"value", "ci95", "pairs", "strata"}
+
+
+def lo_hi_holds_zero(ci: list[float]) -> bool:
+    return ci[0] <= 0 <= ci[1]
 
 
 def test_make_reference_refuses_a_bad_score_option_before_reading_anything(tmp_path):

@@ -460,3 +460,63 @@ def test_the_settings_line_says_how_many_requests_the_cache_answered():
     assert cached > 0
     line = text.settings_line(loading.load_folder(path))
     assert f"{cached} of {calls} LLM requests answered from the cache" in line
+
+
+def _option(tune, report, all_, vs_best, verdict, within, vs_default=None, holm=False):
+    cell = {
+        "tune": {"value": tune, "ci95": [0, 1]},
+        "report": {"value": report, "ci95": [0, 1]},
+        "all": {"value": all_, "ci95": [0, 1]},
+        "vs_best_baseline": {"difference": vs_best, "ci95": [vs_best - 0.1, vs_best + 0.1],
+                             "verdict": verdict},
+        "within_count_strata": {"value": within, "ci95": [0, 1]},
+    }  # fmt: skip
+    if vs_default is not None:
+        lo, hi = vs_default
+        cell["vs_default"] = {"difference": (lo + hi) / 2, "ci95": [lo, hi],
+                              "holm": {"significant": holm}}  # fmt: skip
+    return cell
+
+
+def test_the_answer_study_reading_takes_its_words_from_the_data_too():
+    # the note's verdict words (which option comes first, ahead/behind, which verdicts
+    # change, where the count carries the ranking) are computed, not written by hand
+    studies = _results("studies")
+    data = {
+        "provenance": {"commit": "0123456789abcdef"},
+        "folders": [
+            {"folder": "evaluate-arith", "best_baseline": "kle", "count_auroc": None,
+             "options": {
+                 "rules+distinct": _option(0.60, 0.80, 0.70, -0.12, "behind", 0.80),
+                 "embedding+distinct": _option(0.70, 0.78, 0.72, -0.10, "behind", 0.82,
+                                               (0.003, 0.05), holm=False),
+             }},
+            {"folder": "evaluate-quiz", "best_baseline": "p_true", "count_auroc": None,
+             "options": {
+                 "rules+distinct": _option(0.50, 0.60, 0.55, 0.02, "not distinguishable", 0.50),
+                 "embedding+distinct": _option(0.52, 0.56, 0.54, -0.2, "behind", 0.6,
+                                               (-0.04, 0.02)),
+                 "judge+distinct": _option(0.9, 0.9, 0.9, 0.1, "ahead", 0.9, (0.2, 0.3), True),
+             }},
+        ],
+    }  # fmt: skip
+    v = studies.answer_similarity_values(data)
+    # judge+distinct is measured on one folder only, so it cannot come first
+    assert v["asim.first_tune"] == "embedding + distinct" and v["asim.first_tune_mean"] == "0.610"
+    assert v["asim.first_report"] == "rules + distinct"
+    assert v["asim.arith.best"] == "KLE" and v["asim.quiz.best"] == "P(True)"
+    assert v["asim.arith.rules+distinct.side"] == "behind"
+    assert v["asim.quiz.rules+distinct.side"] == "ahead of"
+    assert v["asim.quiz.rules+distinct.verdict"] == "not distinguishable"
+    assert v["asim.verdict_changes"] == (
+        "on quiz embedding + distinct read *behind*; on quiz judge + distinct read *ahead*"
+    )
+    assert v["asim.within_lower"] == "quiz"  # 0.50 within the strata against 0.55 overall
+    assert (v["asim.vs_default.pairs"], v["asim.vs_default.excluding_zero"]) == ("3", "2")
+    assert (v["asim.vs_default.holm"], v["asim.vs_default.by_chance"]) == ("1", "0.2")
+    assert v["asim.vs_default.largest"] == "0.250"
+    # nothing to say is said as "none", never left out (the note would fail to fill)
+    calm = {"folders": [dict(data["folders"][0], options={
+        "rules+distinct": _option(0.6, 0.8, 0.7, -0.1, "behind", 0.8)})]}  # fmt: skip
+    w = studies.answer_similarity_values(calm)
+    assert w["asim.verdict_changes"] == "none" and w["asim.within_lower"] == "none"
