@@ -10,6 +10,7 @@ computed. Pages show it as it is; nothing here computes a metric.
 from __future__ import annotations
 
 import csv
+import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from invent_core.csv_safe import read_csv
 from invent_core.engine.artifact import RunArtifact
 from invent_core.evaluation.metrics import Evaluation
 from invent_core.experiments import ExperimentConfig
+from invent_core.experiments.made_with import replay_agrees
 from invent_core.methods.registry import get_method, list_methods
 
 # /2: the config nests its RunConfig, and the core's evaluation / TSU table travels along
@@ -92,6 +94,7 @@ def eval_payload(
         "rows": _rows_with_answers(result.rows, result.methods, out),
         "evaluation": evaluation.to_dict() if evaluation is not None else None,
         **({"folder": str(out)} if out is not None else {}),  # where its relabels are kept
+        **_rewording_rules(out),
     }
 
 
@@ -146,6 +149,31 @@ def _rewording_model(llm: str | None, paraphrase_llm: str | None) -> dict[str, s
     return {"paraphrase_llm": paraphrase_llm} if paraphrase_llm and paraphrase_llm != llm else {}
 
 
+def _rewording_rules(out: Path | None) -> dict[str, Any]:
+    """The round of rewording rules the folder's ``config.json`` records (``rewording_rules``).
+
+    With ``rewording_rules_replayed`` when its ``stale_check.json`` says today's round,
+    replayed on the saved candidates, chose the same perturbations; the page says from
+    both whether the evaluation is older than today's rules. Nothing when none is recorded.
+    """
+    if out is None:
+        return {}
+    rules = _json_file(Path(out) / "config.json").get("rewording_rules")
+    if not isinstance(rules, int):
+        return {}
+    same = replay_agrees(_json_file(Path(out) / "stale_check.json"), rules)
+    return {"rewording_rules": rules, **({"rewording_rules_replayed": same} if same else {})}
+
+
+def _json_file(path: Path) -> dict[str, Any]:
+    """A JSON object from ``path``; ``{}`` when it is missing or unreadable (then: not recorded)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def folder_payload(
     out: Path, cfg: Any, *, reason: str, llm: str | None = None, paraphrase_llm: str | None = None
 ) -> dict | None:
@@ -176,6 +204,7 @@ def folder_payload(
         "evaluation": None,
         "reason": reason,
         "folder": str(out),
+        **_rewording_rules(out),
     }
 
 

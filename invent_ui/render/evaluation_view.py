@@ -16,6 +16,7 @@ import streamlit as st
 from invent_core.evaluation.advice import model_advice
 from invent_core.evaluation.tables import results_table
 from invent_core.experiments import difficulty_levels
+from invent_core.experiments.made_with import NOT_RECORDED, made_with, older_than_today
 from invent_core.experiments.result import degenerate_line
 from invent_ui.data.experiments import degenerate_count
 from invent_ui.text import untrusted
@@ -63,7 +64,32 @@ def summary_tiles(payload: Mapping[str, Any], cfg: Any, n_pos: int) -> None:
     advice = model_advice(n_pos / len(rows), len(rows), llm) if rows else None
     if advice:
         st.warning(untrusted(advice), icon=":material/lightbulb:")
+    made_with_note(payload)
     degenerate_note(payload)
+
+
+def made_with_note(payload: Mapping[str, Any]) -> None:
+    """How the evaluation was made: gate, rewording rules, ψ_y and padding.
+
+    Each setting older than today's defaults goes in a box, in RESULTS' words
+    (:mod:`invent_core.experiments.made_with`).
+    """
+    made = made_with(payload, NOT_RECORDED)
+    st.caption(
+        "Made with: " + "; ".join(f"{untrusted(k)} {untrusted(v)}" for k, v in made.items()) + "."
+    )
+    older = older_than_today(payload, NOT_RECORDED)
+    if older:
+        st.info(
+            "**Made with settings older than today's defaults:** "
+            + "; ".join(
+                f"{untrusted(k)} {untrusted(then)} (today {untrusted(now)})"
+                for k, (then, now) in older.items()
+            )  # fmt: skip
+            + ". Its numbers are those of its own settings; an evaluation made today would "
+            "differ.",
+            icon=":material/history:",
+        )
 
 
 def degenerate_note(payload: Mapping[str, Any]) -> None:

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from invent_core.config import RunConfig
-from invent_core.config.paraphrase import GATE_BEFORE_OPTIONS, REWORDING_RULES
+from invent_core.config.paraphrase import REWORDING_RULES
+from invent_core.experiments.made_with import made_with, older_than_today, replay_agrees
 from invent_core.methods.registry import get_method
 from invent_core.progress import format_seconds
 
@@ -78,59 +78,10 @@ def settings_line(f: Folder) -> str:
     return "; ".join([", ".join(parts), sample, timing] if sample else [", ".join(parts), timing])
 
 
-#: What a config saved before each of these options existed was made with (their first value).
-_BEFORE = {"ψ_y": "embedding", "padding": "paper"}  # the gate's: GATE_BEFORE_OPTIONS
-
-
-def made_with(meta: dict[str, Any]) -> dict[str, str]:
-    """The gate, rewording rules, ψ_y and padding the folder was made with (its config.json).
-
-    An option missing from an older config is the value it had before the option
-    existed (the paper's: ψ_y by the embedder's cosine, padded copies scored); a
-    folder that records no round of rewording rules was made before round 5.
-    """
-    run = meta.get("config", {}).get("run", {})
-    score = run.get("score", {})
-    out = {"ψ_y": str(score.get("answer_similarity", _BEFORE["ψ_y"])),
-           "padding": str(score.get("padding", _BEFORE["padding"]))}  # fmt: skip
-    if run.get("perturber") == "paraphrase":
-        rules = meta.get("rewording_rules")
-        out = {
-            "gate": _gate_words((run.get("paraphrase") or {}).get("gate") or {}),
-            "rewording rules": f"round {rules}" if rules else "before round 5 (not recorded)",
-            **out,
-        }
-    return out
-
-
-def _gate_words(gate: dict[str, Any]) -> str:
-    if not gate.get("enabled", True):
-        return "off"
-    gate = {**GATE_BEFORE_OPTIONS, **gate}  # an option saved before it existed: its first value
-    check = "no meaning check"
-    if gate.get("meaning_check"):
-        check = "meaning check both ways" if gate["both_ways"] else "meaning check one way"
-        check += ", undecided kept" if gate["undecided_kept"] else ", undecided rejected"
-    return f"δ {gate.get('delta', 0.7)}, {check}, {gate.get('max_extra_requests', 9)} re-asks"
-
-
-def today_defaults() -> dict[str, str]:
-    """The gate, ψ_y and padding a folder made today with the default profile would have."""
-    cfg = RunConfig().to_dict()
-    return made_with({"config": {"run": cfg}, "rewording_rules": REWORDING_RULES})
-
-
 def replayed_same(f: Folder) -> bool:
-    """Whether the folder records a round of rewording rules and today's round, replayed on its
-    saved candidates (``stale_check.json``), chooses the same perturbations for every question.
-
-    A folder made before the rounds were recorded (round 4 or older) stays flagged: other
-    parts of the paraphraser changed with those rounds, which a replay of the gate cannot see.
-    """
-    rw = (f.stale_check or {}).get("rewordings") or {}
-    recorded = f.meta.get("rewording_rules")
-    return bool(recorded and rw.get("rules") == REWORDING_RULES and rw.get("replayed")
-                and not rw.get("changed") and not rw.get("unavailable"))  # fmt: skip
+    """Whether today's round, replayed on the folder's saved candidates (``stale_check.json``),
+    chooses the same perturbations for every question (:func:`replay_agrees`)."""
+    return replay_agrees(f.stale_check, f.meta.get("rewording_rules")) == REWORDING_RULES
 
 
 def older_settings(f: Folder) -> list[str]:
@@ -139,10 +90,10 @@ def older_settings(f: Folder) -> list[str]:
     Re-scoring at this commit keeps the folder's own settings, so it cannot see this:
     the perturbations (gate) or the scores (ψ_y, padding) of a folder made today differ.
     """
-    now, then = today_defaults(), made_with(f.meta)
+    older = older_than_today(f.meta)
     if replayed_same(f):  # an older round that chooses what today's would: not older in effect
-        then.pop("rewording rules", None)
-    old = [f"{k} {v} (today {now[k]})" for k, v in then.items() if k in now and now[k] != v]
+        older.pop("rewording rules", None)
+    old = [f"{k} {then} (today {now})" for k, (then, now) in older.items()]
     if not old:
         return []
     return [f"**Made with settings older than today's defaults:** {'; '.join(old)}. Its numbers "

@@ -129,6 +129,34 @@ def test_per_question_payload_of_an_evaluation_folder(tmp_path, demo_run):
     assert table["answers"][0] == " | ".join(demo_run.responses[0])
     assert table["degenerate"][0] == ""
     assert experiments.folder_payload(tmp_path / "nothing", cfg, reason="x") is None
+    # no config.json: the payload carries no round, and the page says "not recorded"
+    assert "rewording_rules" not in payload
+
+
+def test_a_folder_payload_carries_the_round_its_config_records_and_its_replay(tmp_path):
+    import json
+
+    from invent_core.config.paraphrase import REWORDING_RULES
+    from invent_core.experiments import ExperimentConfig
+
+    out = tmp_path / "eval"
+    out.mkdir()
+    pd.DataFrame([{"id": "q1", "dataset": "arithmetic", "question": "What is 2 plus 2?",
+                   "response": "4", "reference": "4", "correct": 1, "inv_entropy": 1.0}]
+                 ).to_csv(out / "scores.csv", index=False)  # fmt: skip
+    cfg = ExperimentConfig(dataset="arithmetic", limit=1)
+    older = REWORDING_RULES - 1
+    (out / "config.json").write_text(json.dumps({"rewording_rules": older}))
+    payload = experiments.folder_payload(out, cfg, reason="x")
+    assert payload["rewording_rules"] == older and "rewording_rules_replayed" not in payload
+    replay = {"rules": REWORDING_RULES, "replayed": 1, "changed": 0, "unavailable": 0}
+    (out / "stale_check.json").write_text(json.dumps({"rewordings": replay}))
+    payload = experiments.folder_payload(out, cfg, reason="x")
+    assert payload["rewording_rules_replayed"] == REWORDING_RULES
+    (out / "stale_check.json").write_text(json.dumps({"rewordings": {**replay, "changed": 1}}))
+    assert "rewording_rules_replayed" not in experiments.folder_payload(out, cfg, reason="x")
+    (out / "config.json").write_text("{not json")  # unreadable: not recorded, no error
+    assert "rewording_rules" not in experiments.folder_payload(out, cfg, reason="x")
 
 
 def test_a_folder_saved_before_degenerate_was_named_takes_it_from_its_runs(tmp_path, demo_run):
