@@ -32,6 +32,7 @@ if not known:
 picked = compare_view.choice(known, DEFAULTS)
 if picked is None:
     st.stop()
+compare_view.made_with_block(picked["folders"])
 res = guarded(
     "Comparing",
     compare_view.compared,

@@ -165,6 +165,16 @@ def _rewording_rules(out: Path | None) -> dict[str, Any]:
     return {"rewording_rules": rules, **({"rewording_rules_replayed": same} if same else {})}
 
 
+def folder_meta(out: Path) -> dict[str, Any]:
+    """What :func:`~invent_core.experiments.made_with.made_with` reads of an evaluation folder.
+
+    Its ``config.json``, with ``rewording_rules_replayed`` when today's round, replayed on
+    its saved candidates, chose the same perturbations.
+    """
+    meta = _json_file(Path(out) / "config.json")
+    return {**meta, **_rewording_rules(out)}
+
+
 def _json_file(path: Path) -> dict[str, Any]:
     """A JSON object from ``path``; ``{}`` when it is missing or unreadable (then: not recorded)."""
     try:

@@ -18,8 +18,10 @@ from invent_core.engine.artifact import RunArtifact
 from invent_core.evaluation.compare import COMPARE_METRICS
 from invent_core.evaluation.metrics import METRICS, N_BOOTSTRAP
 from invent_core.experiments.comparison import compare_evaluations, compare_methods, read_side
+from invent_core.experiments.made_with import made_with
 from invent_core.experiments.reading import INV
 from invent_ui import plots
+from invent_ui.data.experiments import folder_meta
 from invent_ui.jobs.feedback import show_error
 from invent_ui.session import places
 from invent_ui.text import untrusted
@@ -80,6 +82,26 @@ def choice(known: Mapping[str, Path], defaults: tuple[str, str]) -> dict[str, An
         return None
     opts = (tuple(metrics), bool(inter), int(n_bootstrap))
     return {"folders": folders, "methods": tuple(methods), "opts": opts}
+
+
+def made_with_block(folders: Sequence[str]) -> None:
+    """How each side was made (gate, rewording rules, ψ_y, padding); which settings differ.
+
+    Two evaluations made with different settings differ by those too, not only by what
+    the methods saw: the box says so before the numbers.
+    """
+    made = [made_with(folder_meta(Path(f))) for f in folders]
+    for side, words in zip("AB", made):
+        line = "; ".join(f"{untrusted(k)} {untrusted(v)}" for k, v in words.items())
+        st.caption(f"**{side}** made with: {line}." if len(made) > 1 else f"Made with: {line}.")
+    if len(made) == 2:
+        differ = [k for k in {**made[0], **made[1]} if made[0].get(k) != made[1].get(k)]
+        if differ:
+            st.info(
+                f"A and B were made with different {untrusted(', '.join(differ))}: a "
+                "difference below comes from these as well as from the questions' answers.",
+                icon=":material/compare_arrows:",
+            )
 
 
 def _method_picker(mode: str, shared: list[str]) -> list[str]:

@@ -121,3 +121,20 @@ def test_a_relabel_on_the_evaluation_page_recomputes_the_metrics(tmp_path, monke
     again = _page("6_Evaluation.py", **{state.EVAL_PAYLOAD: payload})  # a reload: a new session
     again.run()
     assert any("Labels: 1 of 24 changed by hand" in i.value for i in again.info)
+
+
+def test_the_compare_page_says_how_each_side_was_made_and_what_differs():
+    # the shipped pair it opens on: the paraphraser with its gate against GAAP (no gate)
+    at = _page("9_Compare_evaluations.py", cmp_boot=40)
+    at.run()
+    assert_clean(at)
+    made = [c.value for c in at.caption if " made with: " in c.value]
+    assert made[0].startswith("**A** made with: gate δ") and "rewording rules round" in made[0]
+    assert made[1] == "**B** made with: ψ_y rules; padding distinct."
+    box = next(i.value for i in at.info if i.value.startswith("A and B were made with different"))
+    assert "gate, rewording rules" in box
+    # one evaluation, two methods: one line, nothing to differ
+    at.radio(key="cmp_mode").set_value("two methods of one evaluation").run()
+    assert_clean(at)
+    assert [c.value for c in at.caption if c.value.startswith("Made with: gate δ")]
+    assert not [i.value for i in at.info if i.value.startswith("A and B were made")]
