@@ -75,6 +75,25 @@ def table(rows: list[list]) -> list[str]:
     return lines
 
 
+def per_draw(rows: list[list]) -> list[str]:
+    """Per draw (seed) and threshold: the share of what is kept that keeps the meaning, and
+    how many good rewordings are kept, so a draw labelled after the threshold was chosen
+    reads on its own."""
+    lines = []
+    for seed in sorted({r[0] for r in rows}):
+        mine = [r for r in rows if r[0] == seed]
+        good = sum(r[3] for r in mine)
+        parts = [f"seed {seed}: no model {good}/{len(mine)} = {good / len(mine):.3f}"]
+        for t in THRESHOLDS[1:5]:
+            kept = [r for r in mine if r[4] >= t]
+            g = sum(r[3] for r in kept)
+            parts.append(
+                f">= {t}: {g}/{len(kept)} = {g / max(len(kept), 1):.3f} ({g}/{good} good kept)"
+            )
+        lines.append("; ".join(parts))
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     from invent_core.llm import get_llm
     from invent_core.perturb.asks_same import same_question_p_yes
@@ -95,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     p_yes = same_question_p_yes(llm, [(r[1], r[2]) for r in rows])
     rows = [r + [float(v)] for r, v in zip(rows, p_yes)]
     seconds = time.perf_counter() - t0
-    print("\n".join(table(rows)))
+    print("\n".join(table(rows) + per_draw(rows)))
     print(f"{seconds:.0f} s at load {load:.1f} for {len(rows)} pairs (the LLM cache answers a "
           "pair asked before)")  # fmt: skip
     record = {"llm": args.llm, "path": args.path, "seconds": seconds, "load": load,
