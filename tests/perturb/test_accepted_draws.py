@@ -27,12 +27,14 @@ QUOTED = {
     41: (269, 232),
     47: (257, 231),
     53: (285, 267),
+    59: (260, 240),
 }
 #: seed -> the draw its labels belong to (each round's report draw has its own name)
 DRAWS = {seed: f"alignment_seed{seed}.json" for seed in (29, 31, 37)} | {
     41: "round4_seed41.json",
     47: "round5_seed47.json",
     53: "round6_seed53.json",
+    59: "round6_seed59.json",
 }
 
 
