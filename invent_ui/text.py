@@ -12,6 +12,7 @@ door such text goes through: it comes out showing literally, on one line.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 __all__ = ["untrusted"]
 
@@ -67,3 +68,12 @@ def _escape_start(match: re.Match) -> str:
     if mark.isdigit():
         return lead + mark + "\\"  # the "." or ")" that follows stays, escaped
     return lead + "\\" + mark
+
+
+def settings_line(words: Mapping[str, object]) -> str:
+    """``"gate δ 0.845, …; ψ_y rules; padding distinct"``: each setting's name and value escaped.
+
+    For :func:`invent_core.experiments.made_with.made_with`'s words, which a shared link or
+    an uploaded payload may carry: nothing of them is read as Markdown.
+    """
+    return "; ".join(f"{untrusted(k)} {untrusted(v)}" for k, v in words.items())
