@@ -70,7 +70,7 @@ def _escape_start(match: re.Match) -> str:
     return lead + "\\" + mark
 
 
-def settings_line(words: Mapping[str, object]) -> str:
+def made_with_line(words: Mapping[str, object]) -> str:
     """``"gate δ 0.845, …; ψ_y rules; padding distinct"``: each setting's name and value escaped.
 
     For :func:`invent_core.experiments.made_with.made_with`'s words, which a shared link or

@@ -24,7 +24,7 @@ from invent_ui import plots
 from invent_ui.data.experiments import folder_meta
 from invent_ui.jobs.feedback import show_error
 from invent_ui.session import places
-from invent_ui.text import settings_line, untrusted
+from invent_ui.text import made_with_line, untrusted
 
 from . import views
 
@@ -92,10 +92,10 @@ def made_with_block(folders: Sequence[str]) -> None:
     """
     made = [made_with(folder_meta(Path(f))) for f in folders]
     if len(made) == 1:
-        st.caption(f"Made with: {settings_line(made[0])}.")
+        st.caption(f"Made with: {made_with_line(made[0])}.")
     else:
-        st.caption(f"**A** made with: {settings_line(made[0])}.")
-        st.caption(f"**B** made with: {settings_line(made[1])}.")
+        st.caption(f"**A** made with: {made_with_line(made[0])}.")
+        st.caption(f"**B** made with: {made_with_line(made[1])}.")
     if len(made) == 2:
         differ = [k for k in {**made[0], **made[1]} if made[0].get(k) != made[1].get(k)]
         if differ:

@@ -19,7 +19,7 @@ from invent_core.experiments import difficulty_levels
 from invent_core.experiments.made_with import NOT_RECORDED, made_with, older_than_today
 from invent_core.experiments.result import degenerate_line
 from invent_ui.data.experiments import degenerate_count
-from invent_ui.text import settings_line, untrusted
+from invent_ui.text import made_with_line, untrusted
 
 from . import results_view, views
 from .downloads import download_buttons
@@ -75,7 +75,7 @@ def made_with_note(payload: Mapping[str, Any]) -> None:
     (:mod:`invent_core.experiments.made_with`).
     """
     made = made_with(payload, NOT_RECORDED)
-    st.caption(f"Made with: {settings_line(made)}.")
+    st.caption(f"Made with: {made_with_line(made)}.")
     older = older_than_today(payload, NOT_RECORDED)
     if older:
         st.info(

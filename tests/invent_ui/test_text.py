@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 sys.path.insert(0, str(Path(__file__).parent))
 from markdown_sites import ROOT, SOURCES, markdown_sites  # noqa: E402
 
-from invent_ui.text import settings_line, untrusted  # noqa: E402
+from invent_ui.text import made_with_line, untrusted  # noqa: E402
 
 #: One host for every hostile link: a leak is any rendered link or picture naming it.
 HOST = "attacker.invalid"
@@ -181,9 +181,9 @@ TRUSTED: dict[str, str] = {
     "path": "a page path constant (quiet_page_link)",
     "p.name": "a profile's name (config.PROFILES)",
     "p.help": "a profile's help (config.PROFILES)",
-    "settings_line(made)": "escapes every name and value (text.settings_line, tested)",
-    "settings_line(made[0])": "escapes every name and value (text.settings_line, tested)",
-    "settings_line(made[1])": "escapes every name and value (text.settings_line, tested)",
+    "made_with_line(made)": "escapes every name and value (text.made_with_line, tested)",
+    "made_with_line(made[0])": "escapes every name and value (text.made_with_line, tested)",
+    "made_with_line(made[1])": "escapes every name and value (text.made_with_line, tested)",
     'helps["embedder"]': "an option's help (config)",
     'helps["temperature"]': "an option's help (config)",
     "opt.help": "an option's help (config)",
@@ -245,9 +245,9 @@ def test_the_guard_sees_an_unwrapped_question(tmp_path):
     ]  # fmt: skip
 
 
-def test_settings_line_escapes_every_name_and_value():
+def test_made_with_line_escapes_every_name_and_value():
     words = {"ψ_y": "**rules**", "gate": "[off](http://example.com)", "padding": "distinct"}
-    line = settings_line(words)
+    line = made_with_line(words)
     assert line == "; ".join(f"{untrusted(k)} {untrusted(v)}" for k, v in words.items())
     assert "**rules**" not in line and "[off](" not in line
     assert line.endswith("padding distinct")
