@@ -381,7 +381,8 @@ def answer_similarity_values(data: dict[str, Any]) -> dict[str, str]:
     ``asim.vs_default.pairs`` (folder × option differences), ``.excluding_zero`` (how many of
     them exclude 0, uncorrected), ``.by_chance`` (how many would at 95 % by chance alone),
     ``.holm`` (how many hold under Holm over each folder's options)
-    and ``.largest`` (the largest |Δ|); ``.verdict`` per option and folder, and the phrases
+    and ``.largest`` (the largest |Δ|), ``.reading`` (those in words); ``.verdict`` per option
+    and folder, and the phrases
     of :func:`_folder_phrases`."""
     out: dict[str, str] = {}
     tune: dict[str, list[float]] = {}
@@ -434,6 +435,15 @@ def _option_values(key: str, c: dict[str, Any]) -> dict[str, str]:
         out[f"{key}.side"] = "ahead of" if ahead else "behind"
         out[f"{key}.verdict"] = c["vs_best_baseline"]["verdict"]
     return out
+
+
+def _holm_reading(differences: list[dict[str, Any]]) -> str:
+    """What the option − default differences say under Holm, in words for the note."""
+    held = sum(bool((d.get("holm") or {}).get("significant")) for d in differences)
+    if not held:
+        return "no difference holds under Holm, so the ranking cannot tell the options apart"
+    return (f"{held} of the differences hold under Holm (the column says which), so the "
+            "choice rests on more than the ranking")  # fmt: skip
 
 
 def _folder_phrases(folders: list[dict[str, Any]]) -> dict[str, str]:
@@ -491,6 +501,7 @@ def _vs_default_values(differences: list[dict[str, Any]]) -> dict[str, str]:
             sum(bool((d.get("holm") or {}).get("significant")) for d in differences)
         ),  # fmt: skip
         "asim.vs_default.largest": f"{max(abs(d['difference']) for d in differences):.3f}",
+        "asim.vs_default.reading": _holm_reading(differences),
     }
 
 

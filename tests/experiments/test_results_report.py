@@ -515,8 +515,13 @@ def test_the_answer_study_reading_takes_its_words_from_the_data_too():
     assert (v["asim.vs_default.pairs"], v["asim.vs_default.excluding_zero"]) == ("3", "2")
     assert (v["asim.vs_default.holm"], v["asim.vs_default.by_chance"]) == ("1", "0.2")
     assert v["asim.vs_default.largest"] == "0.250"
+    assert v["asim.vs_default.reading"].startswith("1 of the differences hold under Holm")
     # nothing to say is said as "none", never left out (the note would fail to fill)
     calm = {"folders": [dict(data["folders"][0], options={
         "rules+distinct": _option(0.6, 0.8, 0.7, -0.1, "behind", 0.8)})]}  # fmt: skip
     w = studies.answer_similarity_values(calm)
     assert w["asim.verdict_changes"] == "none" and w["asim.within_lower"] == "none"
+    two = [dict(data["folders"][1], options={k: v for k, v in data["folders"][1]["options"].items()
+                                              if k != "judge+distinct"})]  # fmt: skip
+    none_holds = studies.answer_similarity_values({"folders": two})
+    assert none_holds["asim.vs_default.reading"].startswith("no difference holds under Holm")
