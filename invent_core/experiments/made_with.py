@@ -30,6 +30,7 @@ __all__ = [
     "made_with",
     "older_than_today",
     "replay_agrees",
+    "replayed_words",
     "today_defaults",
 ]
 
@@ -60,10 +61,15 @@ def made_with(meta: Mapping[str, Any], unrecorded: str = BEFORE_ROUNDS) -> dict[
         rules, same = meta.get("rewording_rules"), meta.get("rewording_rules_replayed")
         words = f"round {rules}" if rules else unrecorded
         if rules and same and same != rules:
-            words += f" (replayed with round {same}: the same perturbations)"
+            words += replayed_words(same)
         out = {"gate": _gate_words((run.get("paraphrase") or {}).get("gate") or {}),
                "rewording rules": words, **out}  # fmt: skip
     return out
+
+
+def replayed_words(round_: int) -> str:
+    """What follows a recorded round when ``round_``, replayed on its candidates, agreed."""
+    return f" (replayed with round {round_}: the same perturbations)"
 
 
 def replay_agrees(stale_check: Mapping[str, Any] | None, recorded: int | None) -> int | None:

@@ -150,18 +150,26 @@ def _rewording_model(llm: str | None, paraphrase_llm: str | None) -> dict[str, s
 
 
 def _rewording_rules(out: Path | None) -> dict[str, Any]:
-    """The round of rewording rules the folder's ``config.json`` records (``rewording_rules``).
+    """The round of rewording rules ``out/config.json`` records, with its replay verdict.
+
+    See :func:`_round_keys`; nothing without a folder.
+    """
+    if out is None:
+        return {}
+    return _round_keys(_json_file(Path(out) / "config.json"), Path(out))
+
+
+def _round_keys(meta: Mapping[str, Any], out: Path) -> dict[str, Any]:
+    """``rewording_rules`` as ``meta`` (the folder's config.json) records it.
 
     With ``rewording_rules_replayed`` when its ``stale_check.json`` says today's round,
     replayed on the saved candidates, chose the same perturbations; the page says from
     both whether the evaluation is older than today's rules. Nothing when none is recorded.
     """
-    if out is None:
-        return {}
-    rules = _json_file(Path(out) / "config.json").get("rewording_rules")
+    rules = meta.get("rewording_rules")
     if not isinstance(rules, int):
         return {}
-    same = replay_agrees(_json_file(Path(out) / "stale_check.json"), rules)
+    same = replay_agrees(_json_file(out / "stale_check.json"), rules)
     return {"rewording_rules": rules, **({"rewording_rules_replayed": same} if same else {})}
 
 
@@ -172,7 +180,7 @@ def folder_meta(out: Path) -> dict[str, Any]:
     its saved candidates, chose the same perturbations.
     """
     meta = _json_file(Path(out) / "config.json")
-    return {**meta, **_rewording_rules(out)}
+    return {**meta, **_round_keys(meta, Path(out))}
 
 
 def _json_file(path: Path) -> dict[str, Any]:

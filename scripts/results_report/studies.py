@@ -19,10 +19,9 @@ import breakdown
 from invent_core.evaluation import rank_correlation
 from invent_core.experiments.answer_study import DEFAULT
 from invent_core.llm.names import describe_llm
-from invent_core.methods.registry import get_method
 
 from .loading import Folder
-from .text import f3, folder_stem, folder_title, md_table, notes, pm
+from .text import f3, folder_stem, folder_title, md_table, method_label, notes, pm
 
 
 def accuracy_section(docs: Path, evaluated: set[str]) -> list[str]:
@@ -360,14 +359,6 @@ def _interval(cell: dict | None, signed: bool = False, digits: int = 3) -> str:
     return f"{value:{s}.{digits}f} [{lo:{s}.{digits}f}, {hi:{s}.{digits}f}]"
 
 
-def _method_label(name: str) -> str:
-    """A method's label as the tables print it ("kle" → "KLE"); the name if unregistered."""
-    try:
-        return get_method(name).label
-    except ValueError:
-        return name
-
-
 def answer_similarity_values(data: dict[str, Any]) -> dict[str, str]:
     """The ψ_y study as note values: ``asim.mean_tune.<option>`` / ``asim.mean_report.<option>``
     (mean AUROC over the folders), per folder ``asim.<folder>.<option>.vs_best`` (Δ [95 %]),
@@ -394,7 +385,7 @@ def answer_similarity_values(data: dict[str, Any]) -> dict[str, str]:
             counts.append(block["count_auroc"]["value"])
             out[f"asim.{name}.count"] = _interval(block["count_auroc"])
         if block.get("best_baseline"):
-            out[f"asim.{name}.best"] = _method_label(block["best_baseline"])
+            out[f"asim.{name}.best"] = method_label(block["best_baseline"])
         for label, c in block["options"].items():
             tune.setdefault(label, []).append(c["tune"]["value"])
             report.setdefault(label, []).append(c["report"]["value"])
@@ -437,9 +428,8 @@ def _option_values(key: str, c: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def _holm_reading(differences: list[dict[str, Any]]) -> str:
-    """What the option − default differences say under Holm, in words for the note."""
-    held = sum(bool((d.get("holm") or {}).get("significant")) for d in differences)
+def _holm_reading(held: int) -> str:
+    """What ``held`` option − default differences holding under Holm say, in words for the note."""
     if not held:
         return "no difference holds under Holm, so the ranking cannot tell the options apart"
     return (f"{held} of the differences hold under Holm (the column says which), so the "
@@ -493,15 +483,14 @@ def _vs_default_values(differences: list[dict[str, Any]]) -> dict[str, str]:
     if not differences:
         return {}
     outside = sum(d["ci95"][0] > 0 or d["ci95"][1] < 0 for d in differences)
+    held = sum(bool((d.get("holm") or {}).get("significant")) for d in differences)
     return {
         "asim.vs_default.pairs": str(len(differences)),
         "asim.vs_default.excluding_zero": str(outside),
         "asim.vs_default.by_chance": f"{0.05 * len(differences):.1f}",
-        "asim.vs_default.holm": str(
-            sum(bool((d.get("holm") or {}).get("significant")) for d in differences)
-        ),  # fmt: skip
+        "asim.vs_default.holm": str(held),
         "asim.vs_default.largest": f"{max(abs(d['difference']) for d in differences):.3f}",
-        "asim.vs_default.reading": _holm_reading(differences),
+        "asim.vs_default.reading": _holm_reading(held),
     }
 
 

@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from invent_core.config.paraphrase import REWORDING_RULES
-from invent_core.experiments.made_with import made_with, older_than_today, replay_agrees
+from invent_core.experiments.made_with import (
+    made_with,
+    older_than_today,
+    replay_agrees,
+    replayed_words,
+)
 from invent_core.methods.registry import get_method
 from invent_core.progress import format_seconds
 
@@ -64,7 +69,7 @@ def settings_line(f: Folder) -> str:
     ]
     para = _paraphraser(run)
     parts += [para] if para else []
-    same = f" (replayed with round {REWORDING_RULES}: the same perturbations)"
+    same = replayed_words(REWORDING_RULES)
     parts += [f"{k} {v}{same if k == 'rewording rules' and replayed_same(f) else ''}"
               for k, v in made_with(f.meta).items()]  # fmt: skip
     sample = f.meta.get("sample") or f.results.get("sample") or ""
