@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -32,6 +34,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 OUT = {"overlap": ROOT / "docs" / "rewordings" / "overlap_path_p_yes_1.5b.json",
        "all": ROOT / "docs" / "rewordings" / "kept_p_yes_1.5b.json"}  # fmt: skip
 THRESHOLDS = (0.3, 0.5, 0.56, 0.6, 0.7, 0.8, 0.9)
+#: the threshold chosen on the tuning draws before the seed-59 draw (8f7e458), and the next
+PAIRED = (0.56, 0.6)
 
 
 def overlap_rows(path_kept: str = "overlap") -> list[list]:
@@ -91,7 +95,36 @@ def per_draw(rows: list[list]) -> list[str]:
                 f">= {t}: {g}/{len(kept)} = {g / max(len(kept), 1):.3f} ({g}/{good} good kept)"
             )
         lines.append("; ".join(parts))
+        for t in PAIRED:
+            (k, k_lo, k_hi), (d, lo, hi) = bootstrap(mine, t)
+            lines.append(f"  seed {seed}, >= {t}: {k:.3f} [{k_lo:.3f}, {k_hi:.3f}]; against no "
+                         f"model {d:+.3f} [{lo:+.3f}, {hi:+.3f}] (paired; 95% bootstrap over "
+                         "questions)")  # fmt: skip
     return lines
+
+
+def bootstrap(rows: list[list], t: float, n_boot: int = 2000) -> tuple[tuple[float, ...], ...]:
+    """The share of what P(Yes) >= ``t`` keeps that keeps the meaning, and that share minus
+    the share with no model on the same questions: each (value, 2.5 %, 97.5 %) over
+    resampled questions (2,000, seed 0)."""
+    by_q: dict[str, list[list]] = {}
+    for r in rows:
+        by_q.setdefault(r[1], []).append(r)
+    questions = list(by_q)
+
+    def shares(qs: list[str]) -> tuple[float, float]:
+        every = [r for q in qs for r in by_q[q]]
+        kept = [r for r in every if r[4] >= t]
+        share = sum(r[3] for r in kept) / max(len(kept), 1)
+        return share, share - sum(r[3] for r in every) / len(every)
+
+    rng = np.random.default_rng(0)
+    boot = np.array([shares([questions[i] for i in rng.integers(0, len(questions), len(questions))])
+                     for _ in range(n_boot)])  # fmt: skip
+    point = shares(questions)
+    return tuple(
+        (point[j], *(float(v) for v in np.percentile(boot[:, j], [2.5, 97.5]))) for j in (0, 1)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,9 +138,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--path", choices=sorted(OUT), default="overlap",
                    help="the kept rewordings asked about: those the overlap decided, or all")  # fmt: skip
     p.add_argument("--out", type=Path, default=None, help="default: by --path (see above)")
+    p.add_argument("--read", action="store_true",
+                   help="print the figures of the saved record (--out) without asking the model")  # fmt: skip
     args = p.parse_args(argv)
     out = args.out or OUT[args.path]
     print(provenance_line("scripts/measure_overlap_p_yes.py"))
+    if args.read:  # the saved record's figures again, no model asked
+        record = json.loads(out.read_text(encoding="utf-8"))
+        print(f"{out.relative_to(ROOT)}: made at {record['provenance'].get('commit', '?')[:10]}")
+        print("\n".join(table(record["rows"]) + per_draw(record["rows"])))
+        return 0
     rows = overlap_rows(args.path)
     t0, load = time.perf_counter(), os.getloadavg()[0]
     llm = get_llm(args.llm, stall_timeout=args.stall_timeout)
